@@ -1,0 +1,33 @@
+/* The one table of DAGGER_* settings: field, variable, kind, default, doc.
+ * Read once by dg_config_load(); `dagger-config` prints it. Add a setting by
+ * adding one line here; nothing else reads the environment. */
+#ifndef DG_CONFIG_TABLE_H
+#define DG_CONFIG_TABLE_H
+
+#define DG_CONFIG_TABLE(X)                                                                    \
+    X(num_threads, "DAGGER_NUM_THREADS", INT, "0",                                            \
+      "CPU worker threads per rank; 0 = one per core of the process binding")                 \
+    X(bind_threads, "DAGGER_BIND_THREADS", BOOL, "1",                                         \
+      "pin worker threads to the cores of the process binding (hwloc)")                       \
+    X(hang_timeout, "DAGGER_HANG_TIMEOUT", DOUBLE, "0",                                       \
+      "seconds without progress before each rank prints what it waits for; 0 = off")          \
+    X(trace_dir, "DAGGER_TRACE", STRING, "",                                                  \
+      "directory for trace files (one per rank); empty = tracing off")                        \
+    X(check_uniformity, "DAGGER_CHECK_UNIFORMITY", BOOL, "0",                                 \
+      "compare planning inputs across ranks at every region and collective call")             \
+    X(gpu_direct, "DAGGER_GPU_DIRECT", INT, "-1",                                             \
+      "send GPU buffers directly over UCX: 1 force on, 0 force off (host staging), -1 auto")  \
+    X(log_level, "DAGGER_LOG_LEVEL", INT, "1",                                                \
+      "0 errors only, 1 warnings, 2 info, 3 debug")                                           \
+    X(eager_limit, "DAGGER_EAGER_LIMIT", SIZE, "8192",                                        \
+      "largest message payload sent eagerly; larger payloads go by rendezvous")               \
+    X(peer_inflight, "DAGGER_PEER_INFLIGHT", INT, "64",                                       \
+      "bound on sends in flight to one peer rank (flow control)")                             \
+    X(peer_errors, "DAGGER_PEER_ERRORS", BOOL, "0",                                           \
+      "UCX peer error handling (detects dead peers at once; disables shared memory in UCX)")   \
+    X(task_window, "DAGGER_TASK_WINDOW", INT, "65536",                                        \
+      "tasks planned but not finished per rank before submission waits (back-pressure)")      \
+    X(slot_cache, "DAGGER_SLOT_CACHE", SIZE, "268435456",                                     \
+      "bytes of temporary slots kept between regions per memory space")
+
+#endif

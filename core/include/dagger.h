@@ -1,0 +1,12 @@
+/* Dagger-C: a runtime for distributed task-parallel C programs.
+ *
+ * The umbrella header. Include this one; the files under dagger/ hold one
+ * concern each and are documented per function. */
+#ifndef DAGGER_H
+#define DAGGER_H
+
+#include <dagger/status.h>
+#include <dagger/runtime.h>
+/* dagger/actor.h joins when the actor API lands */
+
+#endif

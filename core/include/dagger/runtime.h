@@ -1,0 +1,47 @@
+/* Runtime lifecycle: one dagger_runtime_t per process.
+ *
+ * Under a launcher (prterun, srun --mpi=pmix, Open MPI's mpirun) every rank
+ * calls dagger_init; without one the process is rank 0 of 1 (a singleton). */
+#ifndef DAGGER_RUNTIME_H
+#define DAGGER_RUNTIME_H
+
+#include <dagger/status.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct dagger_runtime dagger_runtime_t;
+
+/* Parameters of dagger_init. Zero-initialise, then set what you need; a zero
+ * field means "use the DAGGER_* setting or the default". */
+typedef struct dagger_params {
+    int num_threads;   /* CPU worker threads of this rank; 0 = DAGGER_NUM_THREADS,
+                          else one per core of the process binding */
+    int no_bind;       /* 1 = do not pin worker threads (overrides DAGGER_BIND_THREADS) */
+} dagger_params_t;
+
+/* Starts the runtime: reads the DAGGER_* settings, bootstraps (PMIx under a
+ * launcher, singleton otherwise), starts the worker threads. argc/argv may be
+ * NULL. params may be NULL for defaults. On success *rt is the new runtime.
+ * Errors: DAGGER_ERR_INVALID_ARG (rt NULL, negative thread count),
+ * DAGGER_ERR_CONFIG (a DAGGER_* value that does not parse), DAGGER_ERR_BOOTSTRAP. */
+dagger_status_t dagger_init(int *argc, char ***argv, const dagger_params_t *params,
+                            dagger_runtime_t **rt);
+
+/* Stops every actor and worker thread and frees the runtime. The handle is
+ * invalid afterwards; a second call with it is DAGGER_ERR_BAD_HANDLE (as long
+ * as the memory was not reused). */
+dagger_status_t dagger_finalize(dagger_runtime_t *rt);
+
+/* This process's rank and the number of ranks (-1 for a bad handle). */
+int dagger_rank(const dagger_runtime_t *rt);
+int dagger_nranks(const dagger_runtime_t *rt);
+
+/* Number of CPU worker threads of this rank (-1 for a bad handle). */
+int dagger_num_threads(const dagger_runtime_t *rt);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,49 @@
+# Required and optional dependencies (ENVIRONMENT.md explains the quirks).
+find_package(Threads REQUIRED)
+find_package(PkgConfig REQUIRED)
+find_package(ucx CONFIG REQUIRED)
+pkg_check_modules(PMIX REQUIRED IMPORTED_TARGET pmix>=4)
+pkg_check_modules(HWLOC REQUIRED IMPORTED_TARGET hwloc>=2)
+
+set(DAGGER_EXTRA_LINK_DEPS "")
+
+# Optional GPU backends: AUTO enables them when the toolkit is found and
+# never fails the build when it is not.
+set(DAGGER_HAVE_CUDA OFF)
+if(NOT DAGGER_CUDA STREQUAL "OFF")
+  find_package(CUDAToolkit QUIET)
+  if(CUDAToolkit_FOUND)
+    set(DAGGER_HAVE_CUDA ON)
+  elseif(DAGGER_CUDA STREQUAL "ON")
+    message(FATAL_ERROR "DAGGER_CUDA=ON but no CUDA toolkit was found")
+  endif()
+endif()
+set(DAGGER_HAVE_HIP OFF)
+if(NOT DAGGER_HIP STREQUAL "OFF")
+  find_package(hip CONFIG QUIET)
+  if(hip_FOUND)
+    set(DAGGER_HAVE_HIP ON)
+  elseif(DAGGER_HIP STREQUAL "ON")
+    message(FATAL_ERROR "DAGGER_HIP=ON but no HIP installation was found")
+  endif()
+endif()
+message(STATUS "Dagger-C: CUDA backend ${DAGGER_HAVE_CUDA}, HIP backend ${DAGGER_HAVE_HIP}, tracing ${DAGGER_TRACE}")
+
+# Test-only and benchmark-only dependencies.
+pkg_check_modules(CRITERION IMPORTED_TARGET criterion)
+
+# dg_layer(<name> <glob>...): an object library from the C files matching the
+# globs. Layers register themselves so the top level can link what exists.
+function(dg_layer name)
+  file(GLOB srcs CONFIGURE_DEPENDS ${ARGN})
+  if(NOT srcs)
+    return()
+  endif()
+  add_library(${name} OBJECT ${srcs})
+  target_include_directories(${name} PUBLIC ${PROJECT_SOURCE_DIR}/core/include ${PROJECT_SOURCE_DIR})
+  target_link_libraries(${name} PUBLIC PkgConfig::PMIX PkgConfig::HWLOC ucx::ucp ucx::uct ucx::ucs Threads::Threads)
+  if(DAGGER_TRACE)
+    target_compile_definitions(${name} PUBLIC DG_TRACE_ENABLED=1)
+  endif()
+  set_property(GLOBAL APPEND PROPERTY DAGGER_LAYERS ${name})
+endfunction()
