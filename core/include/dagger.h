@@ -6,6 +6,7 @@
 #define DAGGER_H
 
 #include <dagger/status.h>
+#include <dagger/types.h>
 #include <dagger/runtime.h>
 /* dagger/actor.h joins when the actor API lands */
 
