@@ -1,0 +1,242 @@
+/* Placement (DESIGN.md section 7): the scope filters processors; the owner
+ * of the most written bytes computes, then the owner of the most read bytes,
+ * then the lowest rank; within the rank a GPU only when the scope opts in and
+ * the codelet has that implementation. Inputs are the task's accesses
+ * (p->acc), the scopes and the processor table only. */
+#include <stdio.h>
+
+#include "core/plan/planner_internal.h"
+
+#define GPU_KINDS (DG_PLAN_KIND_BIT(DG_PLAN_CUDA) | DG_PLAN_KIND_BIT(DG_PLAN_HIP))
+
+typedef struct scopes {
+    const dg_plan_scope_t *s[2]; /* task scope, region scope (either may be NULL) */
+    uint32_t kinds;              /* effective kinds, already limited to the codelet's */
+} scopes_t;
+
+static uint32_t scope_kinds(const dg_plan_scope_t *s)
+{
+    if (!s)
+        return 0;
+    /* Naming exact processors opts into their kinds. */
+    return s->kinds ? s->kinds : (s->nprocs ? DG_PLAN_KINDS_ALL : 0);
+}
+
+static int in_ranks(const dg_plan_scope_t *s, int32_t r)
+{
+    if (!s || !s->nranks)
+        return 1;
+    for (uint32_t i = 0; i < s->nranks; i++)
+        if (s->ranks[i] == r)
+            return 1;
+    return 0;
+}
+
+static int in_procs(const dg_plan_scope_t *s, uint32_t q)
+{
+    if (!s || !s->nprocs)
+        return 1;
+    for (uint32_t i = 0; i < s->nprocs; i++)
+        if (s->procs[i] == q)
+            return 1;
+    return 0;
+}
+
+static int has_exact(const scopes_t *sc)
+{
+    return (sc->s[0] && sc->s[0]->nprocs) || (sc->s[1] && sc->s[1]->nprocs);
+}
+
+static dg_plan_kind_t kind_of(const dg_plan_prank_t *r, uint32_t local)
+{
+    if (local < r->ncpus)
+        return DG_PLAN_CPU;
+    return local < r->ncpus + r->ncuda ? DG_PLAN_CUDA : DG_PLAN_HIP;
+}
+
+/* Processor q (local index of rank r) is allowed by every filter. */
+static int proc_ok(const dg_plan_t *p, const scopes_t *sc, int32_t r, uint32_t local)
+{
+    const dg_plan_prank_t *pr = &p->ranks[r];
+    uint32_t q = pr->first_proc + local;
+    return (sc->kinds & DG_PLAN_KIND_BIT(kind_of(pr, local))) && in_procs(sc->s[0], q) &&
+           in_procs(sc->s[1], q);
+}
+
+static int rank_ok(const dg_plan_t *p, const scopes_t *sc, int32_t r)
+{
+    if (!in_ranks(sc->s[0], r) || !in_ranks(sc->s[1], r))
+        return 0;
+    const dg_plan_prank_t *pr = &p->ranks[r];
+    if (!has_exact(sc))
+        return ((sc->kinds & DG_PLAN_KIND_BIT(DG_PLAN_CPU)) && pr->ncpus) ||
+               ((sc->kinds & DG_PLAN_KIND_BIT(DG_PLAN_CUDA)) && pr->ncuda) ||
+               ((sc->kinds & DG_PLAN_KIND_BIT(DG_PLAN_HIP)) && pr->nhip);
+    const dg_plan_scope_t *e = sc->s[0] && sc->s[0]->nprocs ? sc->s[0] : sc->s[1];
+    for (uint32_t i = 0; i < e->nprocs; i++) {
+        uint32_t q = e->procs[i];
+        if (q >= pr->first_proc && q < pr->first_proc + pr->ncpus + pr->ncuda + pr->nhip &&
+            proc_ok(p, sc, r, q - pr->first_proc))
+            return 1;
+    }
+    return 0;
+}
+
+/* The lowest allowed rank, walking the shortest list that bounds it. */
+static int32_t lowest_rank(const dg_plan_t *p, const scopes_t *sc)
+{
+    int32_t best = -1;
+    for (int k = 0; k < 2; k++) {
+        const dg_plan_scope_t *s = sc->s[k];
+        if (s && s->nranks) {
+            for (uint32_t i = 0; i < s->nranks; i++)
+                if ((best < 0 || s->ranks[i] < best) && rank_ok(p, sc, s->ranks[i]))
+                    best = s->ranks[i];
+            return best;
+        }
+    }
+    for (int k = 0; k < 2; k++) {
+        const dg_plan_scope_t *s = sc->s[k];
+        if (s && s->nprocs) {
+            for (uint32_t i = 0; i < s->nprocs; i++) {
+                int32_t r;
+                dg_plan_proc_info(p, s->procs[i], &r, NULL, NULL);
+                if ((best < 0 || r < best) && rank_ok(p, sc, r))
+                    best = r;
+            }
+            return best;
+        }
+    }
+    for (int32_t r = 0; r < p->prm.nranks; r++)
+        if (rank_ok(p, sc, r))
+            return r;
+    return -1;
+}
+
+/* Owner computes: among allowed owner ranks of the arguments, the one with
+ * the most written bytes, then most read bytes, then the lowest rank. */
+static int32_t owner_rank(const dg_plan_t *p, const scopes_t *sc)
+{
+    int32_t best = -1;
+    uint64_t bw = 0, br = 0;
+    for (uint32_t i = 0; i < p->nacc; i++) {
+        const dg_plan_acc_t *a = &p->acc[i];
+        int32_t r = a->c->owner;
+        if (a->arg == UINT32_MAX || r == best)
+            continue;
+        uint64_t w = 0, rd = 0;
+        int seen = 0;
+        for (uint32_t j = 0; j < p->nacc; j++) {
+            const dg_plan_acc_t *b = &p->acc[j];
+            if (b->arg == UINT32_MAX || b->c->owner != r)
+                continue;
+            if (j < i) {
+                seen = 1;
+                break;
+            }
+            uint64_t bytes = dg_plan_spans_count(&b->spans) * b->c->g.elsize;
+            w += b->write ? bytes : 0;
+            rd += b->read ? bytes : 0;
+        }
+        if (seen || !rank_ok(p, sc, r))
+            continue;
+        if (best < 0 || w > bw || (w == bw && (rd > br || (rd == br && r < best)))) {
+            best = r;
+            bw = w;
+            br = rd;
+        }
+    }
+    return best >= 0 ? best : lowest_rank(p, sc);
+}
+
+/* Argument bytes already current in memory space `space` of rank r. */
+static uint64_t bytes_current(dg_plan_t *p, int32_t r, uint32_t space)
+{
+    uint64_t sum = 0;
+    for (uint32_t i = 0; i < p->nacc; i++) {
+        dg_plan_acc_t *a = &p->acc[i];
+        if (a->arg == UINT32_MAX)
+            continue;
+        dg_plan_cur_t *cu = dg_plan_cur_find(a->c, (dg_plan_loc_t){r, space});
+        if (cu)
+            sum += dg_plan_spans_inter_count(&a->spans, &cu->cur) * a->c->g.elsize;
+    }
+    return sum;
+}
+
+/* Picks among the n allowed processors (local indices in cand) the one with
+ * the most argument bytes current in its space, ties by task id. */
+static uint32_t pick_device(dg_plan_t *p, int32_t r, uint64_t task, uint32_t *cand, uint32_t n)
+{
+    const dg_plan_prank_t *pr = &p->ranks[r];
+    uint64_t best = 0;
+    uint32_t ntied = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        uint64_t b = bytes_current(p, r, 1 + cand[i] - pr->ncpus);
+        if (i == 0 || b > best) {
+            best = b;
+            ntied = 0;
+        }
+        if (b == best)
+            cand[ntied++] = cand[i];
+    }
+    return cand[task % ntied];
+}
+
+dagger_status_t dg_plan_place(dg_plan_t *p, uint64_t task, const dg_plan_codelet_t *cl,
+                              const dg_plan_scope_t *scope, dg_plan_loc_t *loc, uint32_t *proc,
+                              char *why, size_t len)
+{
+    scopes_t sc = {{scope, p->in_region ? &p->rscope.s : NULL}, 0};
+    uint32_t a = scope_kinds(sc.s[0]), b = scope_kinds(sc.s[1]);
+    uint32_t want = a && b ? a & b : (a ? a : (b ? b : DG_PLAN_KIND_BIT(DG_PLAN_CPU)));
+    sc.kinds = want & cl->kinds;
+    int32_t r = sc.kinds ? owner_rank(p, &sc) : -1;
+    if (r < 0) {
+        snprintf(why, len,
+                 "no processor satisfies the scope (kinds allowed 0x%x, the codelet implements "
+                 "0x%x%s%s); widen the task or region scope, or register the implementation",
+                 want, cl->kinds, scope && (scope->nranks || scope->nprocs) ? ", task scope lists "
+                 "ranks/processors" : "", p->rscope.s.nranks || p->rscope.s.nprocs ?
+                 ", region scope lists ranks/processors" : "");
+        return DAGGER_ERR_SCOPE;
+    }
+    const dg_plan_prank_t *pr = &p->ranks[r];
+    uint32_t nloc = pr->ncpus + pr->ncuda + pr->nhip;
+    uint32_t stack[256], n = 0; /* a rank has at most 256 devices (procs.c) */
+    if (sc.kinds & GPU_KINDS)
+        for (uint32_t l = pr->ncpus; l < nloc && n < 256; l++)
+            if (proc_ok(p, &sc, r, l))
+                stack[n++] = l;
+    if (n) {
+        uint32_t l = pick_device(p, r, task, stack, n);
+        *loc = (dg_plan_loc_t){r, 1 + l - pr->ncpus};
+        *proc = pr->first_proc + l;
+        return DAGGER_OK;
+    }
+    *loc = (dg_plan_loc_t){r, 0};
+    *proc = DG_PLAN_ANY_CPU;
+    if (has_exact(&sc)) {
+        const dg_plan_scope_t *e = sc.s[0] && sc.s[0]->nprocs ? sc.s[0] : sc.s[1];
+        for (uint32_t i = 0; i < e->nprocs && n < 256; i++) {
+            uint32_t q = e->procs[i];
+            if (q >= pr->first_proc && q < pr->first_proc + pr->ncpus &&
+                proc_ok(p, &sc, r, q - pr->first_proc))
+                stack[n++] = q;
+        }
+        /* Sorted order so that the choice does not depend on list order. */
+        for (uint32_t i = 1; i < n; i++)
+            for (uint32_t j = i; j > 0 && stack[j - 1] > stack[j]; j--) {
+                uint32_t t = stack[j];
+                stack[j] = stack[j - 1];
+                stack[j - 1] = t;
+            }
+        uint32_t k = 0; /* drop duplicates */
+        for (uint32_t i = 0; i < n; i++)
+            if (!k || stack[k - 1] != stack[i])
+                stack[k++] = stack[i];
+        if (k)
+            *proc = stack[task % k];
+    }
+    return DAGGER_OK;
+}

@@ -1,0 +1,164 @@
+/* The planner's state, shared by the files of core/plan/. */
+#ifndef DG_PLAN_INTERNAL_H
+#define DG_PLAN_INTERNAL_H
+
+#include "core/plan/hist.h"
+#include "core/plan/idmap.h"
+#include "core/plan/plan.h"
+
+typedef struct dg_plan_loc {
+    int32_t rank;
+    uint32_t space;
+} dg_plan_loc_t;
+
+/* The elements of a chunk that are current at one location. */
+typedef struct dg_plan_cur {
+    dg_plan_loc_t loc;
+    dg_plan_spans_t cur;
+} dg_plan_cur_t;
+
+/* A buffer of this rank: the chunk's home storage or a slot, and the ops on it. */
+typedef struct dg_plan_bufst {
+    uint32_t space;
+    uint32_t home;
+    dg_plan_hist_t hist;
+} dg_plan_bufst_t;
+
+typedef struct dg_plan_chunk {
+    uint64_t id;
+    int32_t owner;
+    uint32_t home_space;
+    uint32_t is_future;
+    uint32_t touched;              /* on the region's touched list */
+    uint64_t version;
+    dg_plan_geom_t g;
+    dg_plan_spans_t all;           /* every element of the chunk */
+    dg_plan_hist_t logical;        /* task-level accesses in this region */
+    dg_plan_cur_t *cur;            /* currency, kept on every rank */
+    uint32_t ncur, capcur;
+    dg_plan_bufst_t *bufs;         /* this rank's buffers of the chunk */
+    uint32_t nbufs, capbufs;
+    struct dg_plan_chunk *tprev, *tnext;
+} dg_plan_chunk_t;
+
+typedef struct dg_plan_codelet {
+    uint32_t id;
+    uint32_t kinds;
+    uint32_t ret_size;
+    uint32_t ndtypes;
+    dagger_dtype_t *dtypes;
+    double cost;
+    char *name;
+    size_t name_len;
+} dg_plan_codelet_t;
+
+/* One access of the task being planned. */
+typedef struct dg_plan_acc {
+    dg_plan_chunk_t *c;
+    dg_plan_spans_t spans;
+    dg_plan_loc_t loc;
+    uint32_t read, write;
+    uint32_t arg;                  /* argument index, or UINT32_MAX for the produced future */
+} dg_plan_acc_t;
+
+typedef struct dg_plan_prank {
+    uint32_t ncpus, ncuda, nhip;
+    uint32_t first_proc;
+} dg_plan_prank_t;
+
+/* Explicit dependencies reach back through this ring of recent tasks. */
+typedef struct dg_plan_taskrec {
+    uint64_t task;
+    uint64_t launch_seq;           /* on this rank, 0 if it runs elsewhere */
+    int32_t rank;
+} dg_plan_taskrec_t;
+
+/* Kept slot allocations of one local memory space: sizes and counts. */
+typedef struct dg_plan_cache {
+    uint64_t bytes;
+    uint64_t *sizes;
+    uint32_t *counts;
+    uint32_t n, cap;
+} dg_plan_cache_t;
+
+/* Owned copy of a scope (region scope). */
+typedef struct dg_plan_scope_copy {
+    dg_plan_scope_t s;
+    int32_t *ranks;
+    uint32_t *procs;
+} dg_plan_scope_copy_t;
+
+struct dg_plan {
+    dg_plan_params_t prm;
+    dg_plan_prank_t *ranks;
+    uint32_t nprocs;
+    dg_plan_mem_t mem;
+    dg_plan_hctx_t hc;
+    dg_plan_idmap_t chunks, codelets;
+    uint64_t next_chunk, next_task, next_seq;
+    uint64_t hash;
+
+    int in_region;
+    uint64_t region;               /* id of the current / last region */
+    uint64_t region_first_task;
+    uint64_t xfer_index;           /* transfers planned in this region */
+    uint64_t region_nops;          /* ops this rank emitted in this region */
+    dg_plan_scope_copy_t rscope;
+    dg_plan_chunk_t *touched_head, *touched_tail;
+
+    dg_plan_taskrec_t *ring;
+    uint32_t ring_cap;
+
+    dg_plan_cache_t *cache;        /* per local memory space */
+    uint32_t nspaces;
+
+    /* scratch, reused by every submission */
+    dg_plan_acc_t *acc;
+    uint32_t nacc, capacc;
+    dg_plan_u64vec_t deps, ldeps, xdeps;
+    dg_plan_spans_t s_stale, s_piece, s_tmp, s_all;
+    dg_plan_op_arg_t *oargs;
+    uint32_t capoargs;
+
+    dg_plan_stats_t st;
+};
+
+/* emit.c */
+uint64_t dg_plan_emit(dg_plan_t *p, dg_plan_op_t *op, dg_plan_u64vec_t *deps);
+
+/* procs.c */
+dagger_status_t dg_plan_procs_init(dg_plan_t *p);
+int dg_plan_scope_check(const dg_plan_t *p, const dg_plan_scope_t *s, char *why, size_t len);
+void dg_plan_scope_hash(uint64_t *h, const dg_plan_scope_t *s);
+dagger_status_t dg_plan_scope_copy(dg_plan_t *p, dg_plan_scope_copy_t *dst,
+                                   const dg_plan_scope_t *src);
+void dg_plan_scope_copy_release(dg_plan_t *p, dg_plan_scope_copy_t *c);
+
+/* place.c: fills loc and proc, or returns DAGGER_ERR_SCOPE with why[]. */
+dagger_status_t dg_plan_place(dg_plan_t *p, uint64_t task, const dg_plan_codelet_t *cl,
+                              const dg_plan_scope_t *scope, dg_plan_loc_t *loc, uint32_t *proc,
+                              char *why, size_t len);
+
+/* chunks.c */
+dg_plan_chunk_t *dg_plan_chunk_get(const dg_plan_t *p, uint64_t id);
+dg_plan_chunk_t *dg_plan_chunk_new(dg_plan_t *p, int32_t owner, uint32_t home_space,
+                                   const dg_plan_geom_t *g, int is_future);
+void dg_plan_chunk_touch(dg_plan_t *p, dg_plan_chunk_t *c);
+void dg_plan_chunk_untouch(dg_plan_t *p, dg_plan_chunk_t *c);
+void dg_plan_chunk_delete(dg_plan_t *p, dg_plan_chunk_t *c);
+dg_plan_cur_t *dg_plan_cur_find(dg_plan_chunk_t *c, dg_plan_loc_t loc);
+dg_plan_cur_t *dg_plan_cur_get(dg_plan_t *p, dg_plan_chunk_t *c, dg_plan_loc_t loc);
+int dg_plan_loc_is_home(const dg_plan_chunk_t *c, dg_plan_loc_t loc);
+
+/* moves.c */
+dg_plan_bufst_t *dg_plan_buf_find(dg_plan_chunk_t *c, uint32_t space);
+dg_plan_bufst_t *dg_plan_buf_get(dg_plan_t *p, dg_plan_chunk_t *c, uint32_t space);
+void dg_plan_make_current(dg_plan_t *p, dg_plan_chunk_t *c, dg_plan_loc_t loc,
+                          const dg_plan_spans_t *want);
+void dg_plan_note_write(dg_plan_t *p, dg_plan_chunk_t *c, dg_plan_loc_t loc,
+                        const dg_plan_spans_t *s);
+void dg_plan_copy_home(dg_plan_t *p, dg_plan_chunk_t *c);
+void dg_plan_release_bufs(dg_plan_t *p, dg_plan_chunk_t *c, int chunk_gone);
+uint64_t dg_plan_signal(dg_plan_t *p, int32_t from, int32_t to, uint64_t after_seq);
+
+#endif
