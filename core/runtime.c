@@ -4,8 +4,30 @@
 
 #include <stdlib.h>
 
+#include "actors/system.h"
 #include "core/log.h"
 #include "core/status_internal.h"
+
+/* Worker count and pinning: dagger_params_t overrides DAGGER_NUM_THREADS and
+ * DAGGER_BIND_THREADS. */
+static dagger_status_t start_actors(dagger_runtime_t *rt, const dagger_params_t *params)
+{
+    if (rt->cfg.num_threads < 0 || rt->cfg.num_threads > 4096)
+        return dg_error(DAGGER_ERR_CONFIG,
+                        "DAGGER_NUM_THREADS=%lld: use 0 (one per core of the process binding) or a "
+                        "count from 1 to 4096", rt->cfg.num_threads);
+    dg_act_params_t ap = {
+        .rank = rt->rank,
+        .nranks = rt->nranks,
+        .num_threads = params && params->num_threads ? params->num_threads : (int)rt->cfg.num_threads,
+        .bind = rt->cfg.bind_threads && !(params && params->no_bind),
+        .owner = rt,
+    };
+    dagger_status_t st = dg_act_system_create(&ap, &rt->actors);
+    if (st == DAGGER_OK)
+        rt->num_threads = dg_act_system_num_workers(rt->actors);
+    return st;
+}
 
 dagger_status_t dagger_init(int *argc, char ***argv, const dagger_params_t *params,
                             dagger_runtime_t **out)
@@ -31,7 +53,14 @@ dagger_status_t dagger_init(int *argc, char ***argv, const dagger_params_t *para
     dg_log_set_rank(rt->rank, (int)rt->cfg.log_level);
     if (unknown)
         dg_log(DG_LOG_WARN, "unknown settings ignored: %s (dagger-config lists the known ones)", unknown);
+    st = start_actors(rt, params);
+    if (st != DAGGER_OK) {
+        free(rt);
+        return st;
+    }
     if (dg_handle_add(rt)) {
+        if (rt->actors)
+            dg_act_system_destroy(rt->actors);
         free(rt);
         return dg_error(DAGGER_ERR_NO_MEMORY, "dagger_init: too many live runtimes in this process");
     }
@@ -43,6 +72,14 @@ dagger_status_t dagger_finalize(dagger_runtime_t *rt)
 {
     if (!dg_runtime_ok(rt))
         return dg_error(DAGGER_ERR_BAD_HANDLE, "dagger_finalize: not a live runtime handle (NULL or already finalized)");
+    if (dg_act_current_ctx())
+        return dg_error(DAGGER_ERR_STATE,
+                        "dagger_finalize: called from an actor's handler, whose worker it would have "
+                        "to join; call it from the thread that called dagger_init");
+    /* Actors stop while the handle is still live: on_stop may still send. */
+    if (rt->actors)
+        dg_act_system_destroy(rt->actors);
+    rt->actors = NULL;
     dg_handle_remove(rt);
     free(rt);
     return DAGGER_OK;

@@ -8,6 +8,6 @@
 #include <dagger/status.h>
 #include <dagger/types.h>
 #include <dagger/runtime.h>
-/* dagger/actor.h joins when the actor API lands */
+#include <dagger/actor.h>
 
 #endif

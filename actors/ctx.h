@@ -1,0 +1,32 @@
+/* The context of one handler call (the public dagger_ctx_t) and the
+ * thread-local state that tells the kernel which actor, if any, this thread
+ * is running. */
+#ifndef DG_ACT_CTX_H
+#define DG_ACT_CTX_H
+
+#include <dagger/actor.h>
+
+#include "actors/actor.h"
+#include "actors/msg.h"
+
+struct dg_act_system;
+
+struct dagger_ctx {
+    struct dg_act_system *sys;
+    dg_actor_t *actor;
+    dg_msg_t *msg; /* NULL in on_stop */
+    int worker;
+    int replied;
+};
+
+/* Per thread: the system this thread is a worker of (NULL otherwise), its
+ * worker index, and the handler context running now (NULL between handlers). */
+typedef struct dg_act_tls {
+    struct dg_act_system *sys;
+    int worker;
+    dagger_ctx_t *ctx;
+} dg_act_tls_t;
+
+extern _Thread_local dg_act_tls_t dg_act_tls;
+
+#endif

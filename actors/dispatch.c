@@ -1,0 +1,112 @@
+/* One actor's turn on a worker (see dispatch.h and actor.h). */
+#include "actors/dispatch.h"
+
+#include <sched.h>
+
+#include "actors/ctx.h"
+#include "actors/send.h"
+#include "actors/system_impl.h"
+#include "core/log.h"
+#include "core/status_internal.h"
+
+/* A message the stopped actor will never handle. */
+static void drop(dg_act_system_t *sys, dg_actor_t *a, dg_msg_t *m)
+{
+    atomic_fetch_add_explicit(&a->dropped, 1, memory_order_relaxed);
+    if (m->hdr.flags & DG_MSG_REQUEST) {
+        dg_error(DAGGER_ERR_ACTOR_STOPPED, "actor '%s' (%d:%u) was stopped before handling the request",
+                 a->name, sys->rank, a->id);
+        dg_act_fail_request(sys, m, DAGGER_ERR_ACTOR_STOPPED, dagger_error_detail());
+    }
+    dg_msg_free(m);
+}
+
+static void report_failure(dg_act_system_t *sys, dagger_ctx_t *ctx, dagger_status_t st)
+{
+    dg_actor_t *a = ctx->actor;
+    const dg_msg_t *m = ctx->msg;
+    uint64_t n = atomic_load_explicit(&a->failed, memory_order_relaxed);
+    char detail[512];
+    snprintf(detail, sizeof(detail), "handler of '%s' in actor '%s' (%d:%u) returned %s: %s",
+             dg_msgtypes_name(&sys->types, m->hdr.type), a->name, sys->rank, a->id,
+             dagger_strerror(st), dagger_error_detail());
+    if (dg_act_log_sampled(n))
+        dg_log(DG_LOG_WARN, "%s (%llu failures so far)", detail, (unsigned long long)n);
+    if (!ctx->replied)
+        dg_act_fail_request(sys, m, st, detail);
+}
+
+static void handle(dg_act_system_t *sys, dagger_ctx_t *ctx, dg_msg_t *m)
+{
+    dg_actor_t *a = ctx->actor;
+    dagger_handler_fn fn = dg_actor_handler(a, m->hdr.type);
+    DG_ASSERT(fn); /* local sends and deliveries check for a handler */
+    ctx->msg = m;
+    ctx->replied = 0;
+    dagger_status_t st = fn(ctx);
+    dg_count(&a->handled);
+    if (DG_UNLIKELY(st != DAGGER_OK)) {
+        dg_count(&a->failed);
+        report_failure(sys, ctx, st);
+    }
+    ctx->msg = NULL;
+    dg_msg_free(m);
+}
+
+/* The stop requested by dg_act_stop: drop what is queued, run on_stop, then
+ * tell joiners. Messages that slip in later are dropped by later turns. */
+static void finish_stop(dg_act_system_t *sys, dagger_ctx_t *ctx)
+{
+    dg_actor_t *a = ctx->actor;
+    dg_mpsc_node_t *n;
+    while (dg_mpsc_pop(&a->mbox, &n) == DG_MPSC_ITEM)
+        drop(sys, a, DG_CONTAINER_OF(n, dg_msg_t, link));
+    if (a->on_stop) {
+        ctx->msg = NULL;
+        a->on_stop(ctx);
+    }
+    pthread_mutex_lock(&sys->life_lock);
+    atomic_store_explicit(&a->state, DG_ACTOR_STOPPED, memory_order_seq_cst);
+    pthread_cond_broadcast(&sys->life_cond);
+    pthread_mutex_unlock(&sys->life_lock);
+}
+
+/* Hands the actor back: clear `scheduled`, then look again, because a sender
+ * that found it still set relied on us to notice its message (or a stop). */
+static void release(dg_act_system_t *sys, dg_actor_t *a, int producer_mid_push)
+{
+    atomic_store_explicit(&a->scheduled, 0, memory_order_seq_cst);
+    int more = !dg_mpsc_is_empty(&a->mbox) ||
+               atomic_load_explicit(&a->state, memory_order_seq_cst) == DG_ACTOR_STOPPING;
+    if (more && atomic_exchange_explicit(&a->scheduled, 1, memory_order_seq_cst) == 0) {
+        if (producer_mid_push)
+            sched_yield(); /* it may be waiting for this core to finish its push */
+        dg_act_schedule(sys, a); /* our reference moves to the queue */
+        return;
+    }
+    atomic_fetch_sub_explicit(&a->refs, 1, memory_order_release); /* last touch */
+}
+
+void dg_act_run_actor(dg_act_system_t *sys, dg_act_worker_t *w, dg_actor_t *a)
+{
+    dagger_ctx_t ctx = {.sys = sys, .actor = a, .msg = NULL, .worker = w->index, .replied = 0};
+    dg_act_tls.ctx = &ctx;
+    int busy = 0;
+    for (int i = 0; i < DG_ACT_BATCH; i++) {
+        dg_mpsc_node_t *n;
+        dg_mpsc_pop_t r = dg_mpsc_pop(&a->mbox, &n);
+        if (r != DG_MPSC_ITEM) {
+            busy = r == DG_MPSC_BUSY;
+            break;
+        }
+        dg_msg_t *m = DG_CONTAINER_OF(n, dg_msg_t, link);
+        if (DG_LIKELY(atomic_load_explicit(&a->state, memory_order_acquire) == DG_ACTOR_RUNNING))
+            handle(sys, &ctx, m);
+        else
+            drop(sys, a, m);
+    }
+    if (atomic_load_explicit(&a->state, memory_order_acquire) == DG_ACTOR_STOPPING)
+        finish_stop(sys, &ctx);
+    dg_act_tls.ctx = NULL;
+    release(sys, a, busy);
+}

@@ -1,0 +1,19 @@
+/* Running one actor on a worker: a batch of its messages, its stop, and the
+ * hand-back of its `scheduled` flag. */
+#ifndef DG_ACT_DISPATCH_H
+#define DG_ACT_DISPATCH_H
+
+#include "actors/actor.h"
+
+struct dg_act_system;
+struct dg_act_worker;
+
+/* At most this many messages per turn, so one busy actor cannot starve the
+ * others queued on the same worker. */
+#define DG_ACT_BATCH 64
+
+/* Runs a scheduled actor (the caller holds the run-queue reference); the
+ * actor is queued again if mail is left, else its reference is dropped. */
+void dg_act_run_actor(struct dg_act_system *sys, struct dg_act_worker *w, dg_actor_t *a);
+
+#endif

@@ -1,0 +1,61 @@
+/* Allocation and wire conversion of actor messages (layout in msg.h). */
+#include "actors/msg.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/status_internal.h"
+
+dg_msg_t *dg_msg_alloc(size_t size)
+{
+    if (size > DG_MSG_MAX_PAYLOAD)
+        return NULL;
+    dg_msg_t *msg = malloc(sizeof(*msg) + size);
+    if (!msg)
+        return NULL;
+    memset(msg, 0, sizeof(*msg));
+    msg->hdr.size = (uint32_t)size;
+    return msg;
+}
+
+void dg_msg_free(dg_msg_t *msg)
+{
+    free(msg);
+}
+
+dg_msg_t *dg_msg_make(dagger_actor_addr_t from, dagger_actor_addr_t to, uint32_t type,
+                      uint32_t flags, uint64_t corr, const void *payload, size_t size)
+{
+    dg_msg_t *msg = dg_msg_alloc(size);
+    if (!msg)
+        return NULL;
+    msg->hdr.from = from;
+    msg->hdr.to = to;
+    msg->hdr.type = type;
+    msg->hdr.flags = flags;
+    msg->hdr.corr = corr;
+    if (size)
+        memcpy(msg->payload, payload, size);
+    return msg;
+}
+
+dagger_status_t dg_msg_from_wire(const void *bytes, size_t len, dg_msg_t **out)
+{
+    *out = NULL;
+    if (!bytes || len < sizeof(dg_msg_hdr_t))
+        return dg_error(DAGGER_ERR_PROTOCOL,
+                        "actor message of %zu bytes is shorter than its %zu-byte header", len,
+                        sizeof(dg_msg_hdr_t));
+    dg_msg_hdr_t hdr;
+    memcpy(&hdr, bytes, sizeof(hdr));
+    if ((size_t)hdr.size != len - sizeof(hdr))
+        return dg_error(DAGGER_ERR_PROTOCOL,
+                        "actor message header announces %u payload bytes but %zu arrived",
+                        hdr.size, len - sizeof(hdr));
+    dg_msg_t *msg = dg_msg_alloc(hdr.size);
+    if (!msg)
+        return dg_error(DAGGER_ERR_NO_MEMORY, "no memory for a %u-byte actor message", hdr.size);
+    memcpy(dg_msg_wire(msg), bytes, len);
+    *out = msg;
+    return DAGGER_OK;
+}

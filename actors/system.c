@@ -1,0 +1,181 @@
+/* The actor system: creation, teardown and the contracts of system.h. */
+#include "actors/system.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "actors/ctx.h"
+#include "actors/system_impl.h"
+#include "core/log.h"
+#include "core/status_internal.h"
+
+_Thread_local dg_act_tls_t dg_act_tls = {NULL, -1, NULL};
+
+static void init_sync(dg_act_system_t *sys)
+{
+    pthread_condattr_t attr;
+    pthread_condattr_init(&attr);
+    pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+    pthread_mutex_init(&sys->life_lock, NULL);
+    pthread_cond_init(&sys->life_cond, &attr);
+    pthread_mutex_init(&sys->poller_lock, NULL);
+    pthread_cond_init(&sys->poller_cond, NULL);
+    pthread_condattr_destroy(&attr);
+}
+
+static void cleanup_sync(dg_act_system_t *sys)
+{
+    pthread_cond_destroy(&sys->poller_cond);
+    pthread_mutex_destroy(&sys->poller_lock);
+    pthread_cond_destroy(&sys->life_cond);
+    pthread_mutex_destroy(&sys->life_lock);
+}
+
+static dagger_status_t check_params(const dg_act_params_t *p, dg_act_system_t **out)
+{
+    DG_CHECK_ARG(p && out, "dg_act_system_create: NULL parameters or output pointer");
+    DG_CHECK_ARG(p->num_threads >= 0, "worker thread count %d is negative", p->num_threads);
+    DG_CHECK_ARG(p->nranks >= 1 && p->rank >= 0 && p->rank < p->nranks,
+                 "rank %d of %d ranks is out of range", p->rank, p->nranks);
+    return DAGGER_OK;
+}
+
+dagger_status_t dg_act_system_create(const dg_act_params_t *p, dg_act_system_t **out)
+{
+    dagger_status_t st = check_params(p, out);
+    if (st != DAGGER_OK)
+        return st;
+    *out = NULL;
+    dg_act_system_t *sys = calloc(1, sizeof(*sys));
+    if (!sys)
+        return dg_error(DAGGER_ERR_NO_MEMORY, "no memory for the actor system");
+    sys->rank = p->rank;
+    atomic_init(&sys->nranks, p->nranks);
+    sys->owner = p->owner;
+    sys->bind = p->bind;
+    atomic_init(&sys->next_corr, 1);
+    init_sync(sys);
+    dg_registry_init(&sys->reg);
+    dg_futures_init(&sys->futures);
+    if ((st = dg_msgtypes_init(&sys->types)) != DAGGER_OK)
+        goto fail_types;
+    if ((st = dg_topo_init(&sys->topo)) != DAGGER_OK)
+        goto fail_topo;
+    if ((st = dg_act_workers_start(sys, p->num_threads ? p->num_threads : sys->topo.ncores)) != DAGGER_OK)
+        goto fail_workers;
+    if ((st = dg_timers_start(&sys->timers, sys)) != DAGGER_OK)
+        goto fail_timers;
+    *out = sys;
+    return DAGGER_OK;
+
+fail_timers:
+    dg_act_workers_stop(sys);
+fail_workers:
+    dg_topo_cleanup(&sys->topo);
+fail_topo:
+    dg_msgtypes_cleanup(&sys->types);
+fail_types:
+    dg_futures_cleanup(&sys->futures);
+    dg_registry_cleanup(&sys->reg);
+    cleanup_sync(sys);
+    free(sys);
+    return st;
+}
+
+void dg_act_system_destroy(dg_act_system_t *sys)
+{
+    if (!sys)
+        return;
+    dg_act_system_stop_all(sys);
+    dg_timers_stop(&sys->timers);
+    dg_act_workers_stop(sys);
+    dg_topo_cleanup(&sys->topo);
+    dg_msgtypes_cleanup(&sys->types);
+    dg_futures_cleanup(&sys->futures);
+    dg_registry_cleanup(&sys->reg);
+    cleanup_sync(sys);
+    free(sys);
+}
+
+int dg_act_system_num_workers(const dg_act_system_t *sys)
+{
+    return sys->nworkers;
+}
+
+int dg_act_system_rank(const dg_act_system_t *sys)
+{
+    return sys->rank;
+}
+
+int dg_act_current_worker(const dg_act_system_t *sys)
+{
+    return dg_act_tls.sys == sys ? dg_act_tls.worker : -1;
+}
+
+dagger_ctx_t *dg_act_current_ctx(void)
+{
+    return dg_act_tls.ctx;
+}
+
+struct dg_msgtypes *dg_act_system_types(dg_act_system_t *sys)
+{
+    return &sys->types;
+}
+
+uint64_t dg_act_next_corr(dg_act_system_t *sys)
+{
+    return atomic_fetch_add_explicit(&sys->next_corr, 1, memory_order_relaxed);
+}
+
+/* ----------------------------------------------------------- contracts */
+
+void dg_act_system_set_route(dg_act_system_t *sys, int my_rank, int nranks, dg_act_route_fn fn,
+                             void *ctx)
+{
+    if (my_rank != sys->rank)
+        dg_log(DG_LOG_ERROR, "dg_act_system_set_route: rank %d given, but actors were created on rank %d",
+               my_rank, sys->rank);
+    DG_ASSERT(my_rank == sys->rank);
+    atomic_store_explicit(&sys->route_ctx, ctx, memory_order_relaxed);
+    atomic_store_explicit(&sys->nranks, nranks, memory_order_relaxed);
+    atomic_store_explicit(&sys->route_fn, fn, memory_order_release);
+}
+
+void dg_act_system_set_poller(dg_act_system_t *sys, const dg_act_poller_t *p)
+{
+    pthread_mutex_lock(&sys->poller_lock);
+    if (p)
+        sys->poller_next = *p;
+    else
+        memset(&sys->poller_next, 0, sizeof(sys->poller_next));
+    uint64_t gen = atomic_fetch_add(&sys->poller_gen, 1) + 1;
+    if (dg_act_current_worker(sys) != 0 && atomic_load(&sys->running)) {
+        dg_act_worker_wake(&sys->workers[0]);
+        while (sys->poller_ack < gen && atomic_load(&sys->running))
+            pthread_cond_wait(&sys->poller_cond, &sys->poller_lock);
+    }
+    pthread_mutex_unlock(&sys->poller_lock);
+}
+
+void dg_act_system_wake(dg_act_system_t *sys, int w)
+{
+    if (w >= 0 && w < sys->nworkers)
+        dg_act_worker_wake(&sys->workers[w]);
+}
+
+void dg_act_system_add_idle_source(dg_act_system_t *sys, int (*fn)(void *ctx, int worker), void *ctx)
+{
+    pthread_mutex_lock(&sys->life_lock);
+    int n = atomic_load_explicit(&sys->nidle, memory_order_relaxed);
+    if (n < DG_ACT_MAX_IDLE_SOURCES) {
+        sys->idle[n].fn = fn;
+        sys->idle[n].ctx = ctx;
+        atomic_store_explicit(&sys->nidle, n + 1, memory_order_release);
+    } else {
+        dg_log(DG_LOG_ERROR, "dg_act_system_add_idle_source: already %d sources; this one is ignored",
+               n);
+    }
+    pthread_mutex_unlock(&sys->life_lock);
+    for (int i = 0; i < sys->nworkers; i++) /* sleepers should poll it from now on */
+        dg_act_worker_wake(&sys->workers[i]);
+}

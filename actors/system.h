@@ -1,0 +1,129 @@
+/* The actor system of one rank: worker threads, actors, message types,
+ * futures and timers. This header is the kernel's interface to the other
+ * layers (the runtime object, the transport, the task executor); the
+ * contracts below are those of docs/design.md section 3. */
+#ifndef DG_ACT_SYSTEM_H
+#define DG_ACT_SYSTEM_H
+
+#include <dagger/actor.h>
+#include <stdint.h>
+
+#include "actors/msg.h"
+
+typedef struct dg_act_system dg_act_system_t;
+
+typedef struct dg_act_params {
+    int rank;        /* this rank (0 for a singleton) */
+    int nranks;      /* ranks in the job (1 for a singleton) */
+    int num_threads; /* worker threads; 0 = one per core of the process binding */
+    int bind;        /* 1: pin each worker to one core of the process binding */
+    void *owner;     /* what dagger_ctx_runtime() returns (the dagger_runtime_t) */
+} dg_act_params_t;
+
+/* Reads the process binding (hwloc), starts the workers and the timer
+ * thread. Errors: DAGGER_ERR_INVALID_ARG, DAGGER_ERR_NO_MEMORY,
+ * DAGGER_ERR_SYSTEM (threads, eventfd or hwloc failed). */
+dagger_status_t dg_act_system_create(const dg_act_params_t *params, dg_act_system_t **sys);
+
+/* Stops every live actor and joins it (workers keep running, so the
+ * transport can still progress). Must not be called from a handler. */
+void dg_act_system_stop_all(dg_act_system_t *sys);
+
+/* dg_act_system_stop_all, then stops the timer and worker threads and frees
+ * everything (pending futures and timers included). */
+void dg_act_system_destroy(dg_act_system_t *sys);
+
+int dg_act_system_num_workers(const dg_act_system_t *sys);
+int dg_act_system_rank(const dg_act_system_t *sys);
+
+/* The worker index of the calling thread if it is a worker of sys, else -1. */
+int dg_act_current_worker(const dg_act_system_t *sys);
+
+/* The handler context running on this thread, or NULL outside handlers. */
+dagger_ctx_t *dg_act_current_ctx(void);
+
+/* The system's message type registry. */
+struct dg_msgtypes *dg_act_system_types(dg_act_system_t *sys);
+
+/* ------------------------------------------------ contracts (design.md §3) */
+
+/* The transport installs this; the kernel calls it for messages whose
+ * destination rank is not the local rank. Ownership of msg passes to route
+ * (also when it fails). Until a route is installed, such sends fail with
+ * DAGGER_ERR_NO_SUCH_ACTOR ("rank N is not reachable"). Install it before
+ * remote traffic starts; fn NULL removes it. my_rank must be the rank the
+ * system was created with. */
+typedef dagger_status_t (*dg_act_route_fn)(void *ctx, dg_msg_t *msg);
+void dg_act_system_set_route(dg_act_system_t *sys, int my_rank, int nranks, dg_act_route_fn fn,
+                             void *ctx);
+
+/* Delivers a message that arrived from another rank to a local actor (or to
+ * a future of this rank). Takes ownership of msg in every case. The type is
+ * checked against this rank's registry; a destination without a handler for
+ * it counts the message (dagger_actor_stats_t.unhandled) and logs a warning.
+ * A failed request from a future is answered with an error reply. Returns
+ * the delivery status (DAGGER_ERR_MSG_TYPE, DAGGER_ERR_MSG_SIZE,
+ * DAGGER_ERR_NO_SUCH_ACTOR, DAGGER_ERR_ACTOR_STOPPED, DAGGER_ERR_PROTOCOL for
+ * a message not addressed to this rank). Any thread. */
+dagger_status_t dg_act_deliver(dg_act_system_t *sys, dg_msg_t *msg);
+
+/* Worker 0 calls poll() every time it looks for work and arm()+waits on fd
+ * before blocking: this is how UCX progress shares the communication worker.
+ * poll returns >0 when it did work; arm returns 0 when armed (worker 0 may
+ * sleep in poll(2) on its wake-up fd and on fd), non-zero when events are
+ * pending (worker 0 polls again instead of sleeping). p NULL removes the
+ * poller. Unless called on worker 0 itself, this returns after worker 0 has
+ * switched to the new poller: after set_poller(sys, NULL) returns, the old
+ * poll/arm are never called again. */
+typedef struct dg_act_poller {
+    int (*poll)(void *ctx); /* >0: did work */
+    int (*arm)(void *ctx);  /* 0: armed, may sleep */
+    int fd;
+    void *ctx;
+} dg_act_poller_t;
+void dg_act_system_set_poller(dg_act_system_t *sys, const dg_act_poller_t *p);
+
+/* Any thread: wake worker w (e.g. worker 0 after pushing to the outbox). A
+ * wake-up is never lost: a worker about to sleep sees it and runs its loop
+ * (worker 0 calls poll()) once more. */
+void dg_act_system_wake(dg_act_system_t *sys, int w);
+
+/* Extra work sources polled by idle workers before they sleep (the task
+ * executor's ready queues). fn returns >0 when it did work. Whoever adds
+ * work for a source must dg_act_system_wake() a worker. At most
+ * DG_ACT_MAX_IDLE_SOURCES sources (more are refused with an error log). */
+#define DG_ACT_MAX_IDLE_SOURCES 16
+void dg_act_system_add_idle_source(dg_act_system_t *sys, int (*fn)(void *ctx, int worker),
+                                   void *ctx);
+
+/* ----------------------------------------- kernel calls for the other layers */
+
+/* The public calls of dagger/actor.h minus the runtime-handle check; what
+ * (e.g. "dagger_send") starts error details. */
+dagger_status_t dg_act_spawn(dg_act_system_t *sys, const dagger_actor_desc_t *desc,
+                             dagger_actor_addr_t *addr);
+dagger_status_t dg_act_stop(dg_act_system_t *sys, dagger_actor_addr_t addr);
+dagger_status_t dg_act_join(dg_act_system_t *sys, dagger_actor_addr_t addr, int64_t timeout_us,
+                            dagger_actor_stats_t *stats);
+
+/* Sends a copy of payload. from is usually dg_act_self_or_none(sys). */
+dagger_status_t dg_act_send(dg_act_system_t *sys, dagger_actor_addr_t from, dagger_actor_addr_t to,
+                            uint32_t type, uint32_t flags, uint64_t corr, const void *payload,
+                            size_t size, const char *what);
+
+/* Sends a message built with dg_msg_alloc (no copy). Takes ownership of msg
+ * in every case (freed on error). */
+dagger_status_t dg_act_msg_send(dg_act_system_t *sys, dg_msg_t *msg, const char *what);
+
+/* The checks of dg_act_send without sending: type and size, and whether the
+ * destination would take it now (timers check this when they are set). */
+dagger_status_t dg_act_check_dest(dg_act_system_t *sys, dagger_actor_addr_t to, uint32_t type,
+                                  size_t size, const char *what);
+
+/* The running actor's address on this thread, or "no actor" of this rank. */
+dagger_actor_addr_t dg_act_self_or_none(dg_act_system_t *sys);
+
+/* A fresh correlation id (unique within this rank, never 0). */
+uint64_t dg_act_next_corr(dg_act_system_t *sys);
+
+#endif

@@ -1,0 +1,321 @@
+/* Worker threads and their idle loop (protocol in worker.h). */
+#include "actors/worker.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include "actors/clock.h"
+#include "actors/ctx.h"
+#include "actors/dispatch.h"
+#include "actors/system_impl.h"
+#include "core/log.h"
+#include "core/status_internal.h"
+
+/* How long an idle worker keeps looking for work before it sleeps, and how
+ * many cheap checks it makes between two sched_yield calls. Long enough to
+ * catch the answer of a round trip without a wake-up, short enough that an
+ * idle process costs nothing to its neighbours. */
+#define DG_SPIN_NS      50000ull
+#define DG_SPIN_CHECKS  32
+
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield");
+#endif
+}
+
+/* ---------------------------------------------------------------- queues */
+
+static void shared_push(dg_act_worker_t *w, dg_actor_t *a)
+{
+    atomic_store_explicit(&a->rq.next, NULL, memory_order_relaxed);
+    pthread_mutex_lock(&w->shared_lock);
+    if (w->shared_tail)
+        atomic_store_explicit(&w->shared_tail->next, &a->rq, memory_order_relaxed);
+    else
+        w->shared_head = &a->rq;
+    w->shared_tail = &a->rq;
+    atomic_fetch_add_explicit(&w->shared_len, 1, memory_order_seq_cst);
+    pthread_mutex_unlock(&w->shared_lock);
+}
+
+static dg_actor_t *shared_pop(dg_act_worker_t *w)
+{
+    if (atomic_load_explicit(&w->shared_len, memory_order_relaxed) == 0)
+        return NULL;
+    pthread_mutex_lock(&w->shared_lock);
+    dg_mpsc_node_t *n = w->shared_head;
+    if (n) {
+        w->shared_head = atomic_load_explicit(&n->next, memory_order_relaxed);
+        if (!w->shared_head)
+            w->shared_tail = NULL;
+        atomic_fetch_sub_explicit(&w->shared_len, 1, memory_order_relaxed);
+    }
+    pthread_mutex_unlock(&w->shared_lock);
+    return n ? DG_CONTAINER_OF(n, dg_actor_t, rq) : NULL;
+}
+
+static dg_actor_t *pinned_pop(dg_act_worker_t *w)
+{
+    dg_mpsc_node_t *n;
+    return dg_mpsc_pop(&w->pinned, &n) == DG_MPSC_ITEM ? DG_CONTAINER_OF(n, dg_actor_t, rq) : NULL;
+}
+
+/* The next actor to run: pinned ones first, but every 8th pick the shared
+ * queue first so neither kind starves; then steal from the others. */
+static dg_actor_t *next_actor(dg_act_system_t *sys, dg_act_worker_t *w, unsigned tick)
+{
+    dg_actor_t *a = (tick & 7) ? pinned_pop(w) : shared_pop(w);
+    if (!a)
+        a = (tick & 7) ? shared_pop(w) : pinned_pop(w);
+    for (int k = 1; !a && k < sys->nworkers; k++)
+        a = shared_pop(&sys->workers[(w->index + k) % sys->nworkers]);
+    return a;
+}
+
+static int work_available(dg_act_system_t *sys, dg_act_worker_t *w)
+{
+    if (!dg_mpsc_is_empty(&w->pinned))
+        return 1;
+    for (int k = 0; k < sys->nworkers; k++)
+        if (atomic_load_explicit(&sys->workers[k].shared_len, memory_order_seq_cst))
+            return 1;
+    return 0;
+}
+
+/* -------------------------------------------------------------- waking */
+
+void dg_act_worker_wake(dg_act_worker_t *w)
+{
+    if (atomic_exchange_explicit(&w->signalled, 1, memory_order_seq_cst) == 0) {
+        uint64_t one = 1;
+        ssize_t rc = write(w->efd, &one, sizeof(one));
+        DG_UNUSED(rc); /* the counter cannot overflow: signalled dedups writes */
+    }
+}
+
+static void wake_one_sleeper(dg_act_system_t *sys)
+{
+    for (int k = 0; k < sys->nworkers; k++)
+        if (atomic_load_explicit(&sys->workers[k].sleeping, memory_order_seq_cst)) {
+            dg_act_worker_wake(&sys->workers[k]);
+            return;
+        }
+}
+
+void dg_act_schedule(dg_act_system_t *sys, dg_actor_t *a)
+{
+    if (a->pinned) {
+        dg_act_worker_t *w = &sys->workers[a->worker];
+        dg_mpsc_push(&w->pinned, &a->rq);
+        atomic_thread_fence(memory_order_seq_cst);
+        if (atomic_load_explicit(&w->sleeping, memory_order_seq_cst))
+            dg_act_worker_wake(w);
+        return;
+    }
+    /* Unpinned: onto this worker's own queue (the actor it talks to is
+     * likely warm in this cache), or round robin from a plain thread. */
+    int t = dg_act_current_worker(sys);
+    if (t < 0)
+        t = (int)(atomic_fetch_add_explicit(&sys->rr, 1, memory_order_relaxed) % (unsigned)sys->nworkers);
+    shared_push(&sys->workers[t], a);
+    atomic_thread_fence(memory_order_seq_cst);
+    if (atomic_load_explicit(&sys->workers[t].sleeping, memory_order_seq_cst))
+        dg_act_worker_wake(&sys->workers[t]);
+    else if (atomic_load_explicit(&sys->nspinning, memory_order_seq_cst) == 0 &&
+             atomic_load_explicit(&sys->nsleeping, memory_order_seq_cst) > 0)
+        wake_one_sleeper(sys); /* nobody idle is looking: let a sleeper steal it */
+}
+
+/* ------------------------------------------------------------ idle work */
+
+/* Worker 0 switches to the poller set by dg_act_system_set_poller. */
+static void adopt_poller(dg_act_system_t *sys, dg_act_poller_t *cur, uint64_t *seen)
+{
+    uint64_t gen = atomic_load_explicit(&sys->poller_gen, memory_order_acquire);
+    if (gen == *seen)
+        return;
+    pthread_mutex_lock(&sys->poller_lock);
+    *cur = sys->poller_next;
+    *seen = sys->poller_ack = atomic_load_explicit(&sys->poller_gen, memory_order_relaxed);
+    pthread_cond_broadcast(&sys->poller_cond);
+    pthread_mutex_unlock(&sys->poller_lock);
+}
+
+static int poll_idle_sources(dg_act_system_t *sys, int worker)
+{
+    int n = atomic_load_explicit(&sys->nidle, memory_order_acquire), did = 0;
+    for (int i = 0; i < n; i++)
+        did |= sys->idle[i].fn(sys->idle[i].ctx, worker) > 0;
+    return did;
+}
+
+/* Blocks until woken (see worker.h for why no wake-up is lost). */
+static void worker_sleep(dg_act_system_t *sys, dg_act_worker_t *w, const dg_act_poller_t *poller)
+{
+    atomic_store_explicit(&w->sleeping, 1, memory_order_seq_cst);
+    atomic_fetch_add_explicit(&sys->nsleeping, 1, memory_order_seq_cst);
+    atomic_fetch_sub_explicit(&sys->nspinning, 1, memory_order_seq_cst);
+    atomic_thread_fence(memory_order_seq_cst);
+    int nfds = poller->poll ? 2 : 1;
+    if (!work_available(sys, w) && !atomic_load(&w->signalled) && !atomic_load(&sys->quit) &&
+        (!poller->arm || poller->arm(poller->ctx) == 0)) {
+        struct pollfd fds[2] = {{.fd = w->efd, .events = POLLIN}, {.fd = poller->fd, .events = POLLIN}};
+        if (poll(fds, (nfds_t)nfds, -1) < 0 && errno != EINTR)
+            dg_log(DG_LOG_ERROR, "worker %d: poll failed: %s", w->index, strerror(errno));
+    }
+    atomic_store_explicit(&w->sleeping, 0, memory_order_seq_cst);
+    atomic_fetch_sub_explicit(&sys->nsleeping, 1, memory_order_seq_cst);
+    if (atomic_exchange_explicit(&w->signalled, 0, memory_order_seq_cst)) {
+        uint64_t v;
+        ssize_t rc = read(w->efd, &v, sizeof(v)); /* non-blocking: may find it drained */
+        DG_UNUSED(rc);
+    }
+}
+
+/* A short wait between two looks for work: cheap checks, then a yield. */
+static void spin_pause(dg_act_system_t *sys, dg_act_worker_t *w)
+{
+    for (int i = 0; i < DG_SPIN_CHECKS; i++) {
+        if (work_available(sys, w))
+            return;
+        cpu_relax();
+    }
+    sched_yield();
+}
+
+static void pin_self(dg_act_system_t *sys, dg_act_worker_t *w)
+{
+    if (sys->bind && dg_topo_bind_self(&sys->topo, w->index) != 0)
+        dg_log(w->index == 0 ? DG_LOG_WARN : DG_LOG_DEBUG,
+               "worker %d: cannot pin to a core (%s); running unpinned (DAGGER_BIND_THREADS=0 "
+               "silences this)", w->index, strerror(errno));
+}
+
+static void *worker_main(void *arg)
+{
+    dg_act_worker_t *w = arg;
+    dg_act_system_t *sys = w->sys;
+    dg_act_tls.sys = sys;
+    dg_act_tls.worker = w->index;
+    pin_self(sys, w);
+    dg_act_poller_t poller = {0};
+    uint64_t poller_seen = 0, spin_since = 0;
+    int spinning = 0;
+    for (unsigned tick = 0;; tick++) {
+        int did = 0;
+        if (w->index == 0) {
+            adopt_poller(sys, &poller, &poller_seen);
+            if (poller.poll)
+                did = poller.poll(poller.ctx) > 0;
+        }
+        dg_actor_t *a = next_actor(sys, w, tick);
+        if (a)
+            dg_act_run_actor(sys, w, a);
+        else if (!did)
+            did = poll_idle_sources(sys, w->index);
+        if (a || did) {
+            if (spinning)
+                atomic_fetch_sub_explicit(&sys->nspinning, 1, memory_order_seq_cst);
+            spinning = 0;
+            continue;
+        }
+        if (atomic_load_explicit(&sys->quit, memory_order_acquire))
+            break;
+        if (!spinning) {
+            spinning = 1;
+            spin_since = dg_now_ns();
+            atomic_fetch_add_explicit(&sys->nspinning, 1, memory_order_seq_cst);
+        } else if (dg_now_ns() - spin_since > DG_SPIN_NS) {
+            worker_sleep(sys, w, &poller); /* leaves the spinning count */
+            spinning = 0;
+            continue;
+        }
+        spin_pause(sys, w);
+    }
+    if (spinning)
+        atomic_fetch_sub_explicit(&sys->nspinning, 1, memory_order_seq_cst);
+    dg_act_tls.sys = NULL;
+    dg_act_tls.worker = -1;
+    return NULL;
+}
+
+/* ------------------------------------------------------------ lifecycle */
+
+static int worker_init(dg_act_system_t *sys, dg_act_worker_t *w, int index)
+{
+    memset(w, 0, sizeof(*w));
+    dg_mpsc_init(&w->pinned);
+    pthread_mutex_init(&w->shared_lock, NULL);
+    atomic_init(&w->shared_len, 0);
+    atomic_init(&w->sleeping, 0);
+    atomic_init(&w->signalled, 0);
+    w->index = index;
+    w->sys = sys;
+    w->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    return w->efd < 0 ? -1 : 0;
+}
+
+static void worker_cleanup(dg_act_worker_t *w)
+{
+    if (w->efd >= 0)
+        close(w->efd);
+    pthread_mutex_destroy(&w->shared_lock);
+}
+
+dagger_status_t dg_act_workers_start(dg_act_system_t *sys, int n)
+{
+    sys->workers = aligned_alloc(DG_CACHELINE, (size_t)n * sizeof(dg_act_worker_t));
+    if (!sys->workers)
+        return dg_error(DAGGER_ERR_NO_MEMORY, "no memory for %d worker threads", n);
+    sys->nworkers = 0;
+    for (int i = 0; i < n; i++) {
+        if (worker_init(sys, &sys->workers[i], i)) {
+            dagger_status_t st = dg_error(DAGGER_ERR_SYSTEM, "eventfd for worker %d failed: %s", i,
+                                          strerror(errno));
+            worker_cleanup(&sys->workers[i]);
+            dg_act_workers_stop(sys);
+            return st;
+        }
+        sys->nworkers = i + 1;
+    }
+    atomic_store(&sys->running, 1);
+    for (int i = 0; i < n; i++) {
+        int rc = pthread_create(&sys->workers[i].thread, NULL, worker_main, &sys->workers[i]);
+        if (rc) {
+            dagger_status_t st = dg_error(DAGGER_ERR_SYSTEM, "cannot start worker thread %d of %d: %s",
+                                          i, n, strerror(rc));
+            dg_act_workers_stop(sys);
+            return st;
+        }
+        sys->workers[i].started = 1;
+    }
+    return DAGGER_OK;
+}
+
+void dg_act_workers_stop(dg_act_system_t *sys)
+{
+    atomic_store(&sys->quit, 1);
+    for (int i = 0; i < sys->nworkers; i++)
+        dg_act_worker_wake(&sys->workers[i]);
+    for (int i = 0; i < sys->nworkers; i++)
+        if (sys->workers[i].started)
+            pthread_join(sys->workers[i].thread, NULL);
+    pthread_mutex_lock(&sys->poller_lock);
+    atomic_store(&sys->running, 0);
+    pthread_cond_broadcast(&sys->poller_cond); /* a set_poller waiting for worker 0 */
+    pthread_mutex_unlock(&sys->poller_lock);
+    for (int i = 0; i < sys->nworkers; i++)
+        worker_cleanup(&sys->workers[i]);
+    free(sys->workers);
+    sys->workers = NULL;
+    sys->nworkers = 0;
+}

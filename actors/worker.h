@@ -1,0 +1,64 @@
+/* Worker threads: run queues, the idle loop, sleeping and waking.
+ *
+ * Each worker has two run queues: a lock-free MPSC queue of the actors pinned
+ * to it (only it runs them) and a small locked queue of unpinned actors that
+ * any idle worker may steal from. An idle worker spins for a short while
+ * (checking its queues, polling, sched_yield between rounds), then sleeps in
+ * poll(2) on its eventfd (worker 0 also on the poller's fd).
+ *
+ * Wake-ups are never lost: a worker announces `sleeping` (and the counters),
+ * issues a full fence and checks its queues once more before blocking; a
+ * producer pushes, issues a full fence and then reads `sleeping`. Of the two,
+ * at least one sees the other. `signalled` collapses repeated wake-ups into
+ * one eventfd write. */
+#ifndef DG_ACT_WORKER_H
+#define DG_ACT_WORKER_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stddef.h>
+
+#include "actors/actor.h"
+#include "actors/mpsc.h"
+#include "core/common.h"
+
+struct dg_act_system;
+
+typedef struct dg_act_worker {
+    dg_mpsc_t pinned; /* actors pinned to this worker */
+
+    _Alignas(DG_CACHELINE) pthread_mutex_t shared_lock;
+    dg_mpsc_node_t *shared_head, *shared_tail; /* unpinned actors (stealable) */
+    _Atomic size_t shared_len;
+
+    _Alignas(DG_CACHELINE) _Atomic int sleeping;
+    _Atomic int signalled;
+    int efd;
+    int index;
+    int started;
+    pthread_t thread;
+    struct dg_act_system *sys;
+} dg_act_worker_t;
+
+/* Creates the workers' eventfds and starts the threads. */
+dagger_status_t dg_act_workers_start(struct dg_act_system *sys, int n);
+/* Tells the workers to exit once out of work, joins them, frees them. */
+void dg_act_workers_stop(struct dg_act_system *sys);
+
+/* Queues an actor whose `scheduled` flag the caller just set (holding one
+ * `refs`), and wakes a worker if needed. */
+void dg_act_schedule(struct dg_act_system *sys, dg_actor_t *a);
+
+/* Marks the actor scheduled and queues it unless it already is. */
+static inline void dg_act_schedule_if_idle(struct dg_act_system *sys, dg_actor_t *a)
+{
+    if (atomic_exchange_explicit(&a->scheduled, 1, memory_order_seq_cst) == 0) {
+        atomic_fetch_add_explicit(&a->refs, 1, memory_order_relaxed);
+        dg_act_schedule(sys, a);
+    }
+}
+
+/* Wakes worker w if it sleeps, or makes its next sleep attempt return. */
+void dg_act_worker_wake(dg_act_worker_t *w);
+
+#endif

@@ -1,0 +1,58 @@
+/* Helpers for the actor kernel's unit tests: a system with a few workers,
+ * type registration, and bounded waits (no test may hang). */
+#ifndef DG_ACT_TEST_H
+#define DG_ACT_TEST_H
+
+#include <criterion/criterion.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <time.h>
+
+#include "actors/msgtype.h"
+#include "actors/system.h"
+
+static inline dg_act_system_t *act_test_system(int nthreads)
+{
+    dg_act_params_t p = {.rank = 0, .nranks = 1, .num_threads = nthreads, .bind = 0};
+    dg_act_system_t *sys = NULL;
+    dagger_status_t st = dg_act_system_create(&p, &sys);
+    cr_assert_eq(st, DAGGER_OK, "dg_act_system_create: %s", dagger_error_detail());
+    return sys;
+}
+
+static inline uint32_t act_test_type(dg_act_system_t *sys, const char *name,
+                                     dagger_msg_encoding_t enc, size_t size)
+{
+    dagger_msg_type_desc_t d = {name, enc, size};
+    uint32_t id = 0;
+    dagger_status_t st = dg_msgtypes_register(dg_act_system_types(sys), &d, &id);
+    cr_assert_eq(st, DAGGER_OK, "register %s: %s", name, dagger_error_detail());
+    return id;
+}
+
+static inline double act_test_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static inline void act_test_sleep_ms(int ms)
+{
+    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+    nanosleep(&ts, NULL);
+}
+
+/* Waits (up to 10 s) until *counter reaches at least want. */
+#define ACT_WAIT_FOR(counter, want)                                                   \
+    do {                                                                              \
+        double t0_ = act_test_now();                                                  \
+        while ((long long)atomic_load(counter) < (long long)(want) &&                 \
+               act_test_now() - t0_ < 10.0)                                           \
+            act_test_sleep_ms(1);                                                     \
+        cr_assert_geq((long long)atomic_load(counter), (long long)(want),             \
+                      "timed out waiting for %s to reach %lld", #counter,             \
+                      (long long)(want));                                             \
+    } while (0)
+
+#endif
