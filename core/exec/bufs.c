@@ -1,0 +1,170 @@
+/* Buffer table (open addressing on (chunk, space)) and the reuse pool. */
+#include "core/exec/bufs.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/common.h"
+#include "core/status_internal.h"
+
+#define DG_TOMB UINT64_MAX
+#define DG_BUF_ALIGN 64
+
+typedef struct dg_pool_block {
+    struct dg_pool_block *next;
+    size_t bytes;
+} dg_pool_block_t;
+
+static uint64_t slot_hash(uint64_t chunk, uint32_t space)
+{
+    uint64_t h = chunk * 0x9e3779b97f4a7c15ull ^ ((uint64_t)space << 56);
+    return h ^ (h >> 29);
+}
+
+dagger_status_t dg_bufs_init(dg_bufs_t *b, size_t pool_limit)
+{
+    memset(b, 0, sizeof(*b));
+    b->cap = 1024;
+    b->slots = calloc(b->cap, sizeof(*b->slots));
+    if (!b->slots)
+        return dg_error(DAGGER_ERR_NO_MEMORY, "buffer table: out of memory");
+    pthread_mutex_init(&b->pool_lock, NULL);
+    b->pool_limit = pool_limit;
+    return DAGGER_OK;
+}
+
+void dg_bufs_cleanup(dg_bufs_t *b)
+{
+    for (size_t i = 0; i < b->cap; i++)
+        if (b->slots[i].chunk && b->slots[i].chunk != DG_TOMB)
+            free(b->slots[i].ptr);
+    free(b->slots);
+    for (dg_pool_block_t *p = b->pool, *n; p; p = n) {
+        n = p->next;
+        free(p);
+    }
+    pthread_mutex_destroy(&b->pool_lock);
+    memset(b, 0, sizeof(*b));
+}
+
+static dg_buf_entry_t *probe(dg_bufs_t *b, uint64_t chunk, uint32_t space, int for_insert)
+{
+    size_t mask = b->cap - 1;
+    dg_buf_entry_t *tomb = NULL;
+    for (size_t i = slot_hash(chunk, space) & mask;; i = (i + 1) & mask) {
+        dg_buf_entry_t *e = &b->slots[i];
+        if (e->chunk == 0)
+            return for_insert ? (tomb ? tomb : e) : NULL;
+        if (e->chunk == DG_TOMB) {
+            if (!tomb)
+                tomb = e;
+            continue;
+        }
+        if (e->chunk == chunk && e->space == space)
+            return e;
+    }
+}
+
+static int grow(dg_bufs_t *b)
+{
+    dg_bufs_t nb = *b;
+    /* Mostly tombstones (chunks created and freed): rehash at the same size. */
+    nb.cap = b->used * 2 >= b->cap / 2 ? b->cap * 2 : b->cap;
+    nb.slots = calloc(nb.cap, sizeof(*nb.slots));
+    if (!nb.slots)
+        return -1;
+    nb.used = nb.tombs = 0;
+    for (size_t i = 0; i < b->cap; i++) {
+        dg_buf_entry_t *e = &b->slots[i];
+        if (e->chunk && e->chunk != DG_TOMB) {
+            *probe(&nb, e->chunk, e->space, 1) = *e;
+            nb.used++;
+        }
+    }
+    free(b->slots);
+    b->slots = nb.slots;
+    b->cap = nb.cap;
+    b->used = nb.used;
+    b->tombs = 0;
+    return 0;
+}
+
+static void *pool_take(dg_bufs_t *b, size_t bytes)
+{
+    void *ptr = NULL;
+    pthread_mutex_lock(&b->pool_lock);
+    for (dg_pool_block_t **pp = &b->pool; *pp; pp = &(*pp)->next) {
+        if ((*pp)->bytes == bytes) {
+            dg_pool_block_t *blk = *pp;
+            *pp = blk->next;
+            b->pool_bytes -= bytes;
+            ptr = blk;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&b->pool_lock);
+    return ptr;
+}
+
+dagger_status_t dg_bufs_alloc(dg_bufs_t *b, uint64_t chunk, uint32_t space, size_t bytes,
+                              int home, int zero, void **ptr)
+{
+    DG_ASSERT(chunk != 0 && chunk != DG_TOMB);
+    if ((b->used + b->tombs + 1) * 4 > b->cap * 3 && grow(b))
+        return dg_error(DAGGER_ERR_NO_MEMORY, "buffer table: out of memory");
+    size_t alloc = bytes < sizeof(dg_pool_block_t) ? sizeof(dg_pool_block_t) : bytes;
+    void *mem = pool_take(b, alloc);
+    if (!mem) {
+        size_t rounded = (alloc + DG_BUF_ALIGN - 1) / DG_BUF_ALIGN * DG_BUF_ALIGN;
+        mem = aligned_alloc(DG_BUF_ALIGN, rounded);
+        if (!mem)
+            return dg_error(DAGGER_ERR_NO_MEMORY, "cannot allocate %zu bytes for chunk %llu",
+                            bytes, (unsigned long long)chunk);
+    }
+    if (zero)
+        memset(mem, 0, alloc);
+    dg_buf_entry_t *e = probe(b, chunk, space, 1);
+    DG_ASSERT(e->chunk == 0 || e->chunk == DG_TOMB);
+    if (e->chunk == DG_TOMB)
+        b->tombs--;
+    *e = (dg_buf_entry_t){chunk, space, (uint32_t)home, mem, alloc};
+    b->used++;
+    *ptr = mem;
+    return DAGGER_OK;
+}
+
+dg_buf_entry_t *dg_bufs_find(dg_bufs_t *b, uint64_t chunk, uint32_t space)
+{
+    return probe(b, chunk, space, 0);
+}
+
+void *dg_bufs_remove(dg_bufs_t *b, uint64_t chunk, uint32_t space, size_t *bytes)
+{
+    dg_buf_entry_t *e = probe(b, chunk, space, 0);
+    if (!e)
+        return NULL;
+    void *ptr = e->ptr;
+    *bytes = e->bytes;
+    e->chunk = DG_TOMB;
+    e->ptr = NULL;
+    b->used--;
+    b->tombs++;
+    return ptr;
+}
+
+void dg_bufs_release(dg_bufs_t *b, void *ptr, size_t bytes)
+{
+    if (!ptr)
+        return;
+    pthread_mutex_lock(&b->pool_lock);
+    if (b->pool_bytes + bytes <= b->pool_limit) {
+        dg_pool_block_t *blk = ptr;
+        blk->bytes = bytes;
+        blk->next = b->pool;
+        b->pool = blk;
+        b->pool_bytes += bytes;
+        ptr = NULL;
+    }
+    pthread_mutex_unlock(&b->pool_lock);
+    free(ptr);
+}

@@ -1,0 +1,46 @@
+/* The memory of this rank's buffers: the one copy of a chunk in one memory
+ * space, found by (chunk id, space). The submitting thread owns the table
+ * (allocations happen when an ALLOC op is emitted, lookups when ops are
+ * emitted); only the release of memory happens later, on whichever thread
+ * runs the FREE op, through a locked pool that keeps freed blocks for reuse. */
+#ifndef DG_EXEC_BUFS_H
+#define DG_EXEC_BUFS_H
+
+#include <dagger/status.h>
+#include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct dg_buf_entry {
+    uint64_t chunk;   /* 0: empty slot */
+    uint32_t space;
+    uint32_t home;    /* 1: the chunk's own storage */
+    void *ptr;
+    size_t bytes;
+} dg_buf_entry_t;
+
+typedef struct dg_bufs {
+    dg_buf_entry_t *slots;
+    size_t cap, used, tombs;
+    /* Released blocks kept for reuse, by exact size (slots of one array's
+     * blocks have few distinct sizes). Guarded by pool_lock. */
+    pthread_mutex_t pool_lock;
+    struct dg_pool_block *pool;
+    size_t pool_bytes, pool_limit;
+} dg_bufs_t;
+
+dagger_status_t dg_bufs_init(dg_bufs_t *b, size_t pool_limit);
+void dg_bufs_cleanup(dg_bufs_t *b);
+
+/* Allocates bytes (from the pool when a block of that size is kept) and
+ * records it as the buffer of (chunk, space). zero: clear the memory. */
+dagger_status_t dg_bufs_alloc(dg_bufs_t *b, uint64_t chunk, uint32_t space, size_t bytes,
+                              int home, int zero, void **ptr);
+/* The buffer of (chunk, space), or NULL. */
+dg_buf_entry_t *dg_bufs_find(dg_bufs_t *b, uint64_t chunk, uint32_t space);
+/* Forgets (chunk, space) and returns its memory for a later dg_bufs_release. */
+void *dg_bufs_remove(dg_bufs_t *b, uint64_t chunk, uint32_t space, size_t *bytes);
+/* Any thread: gives memory back (kept in the pool up to its limit). */
+void dg_bufs_release(dg_bufs_t *b, void *ptr, size_t bytes);
+
+#endif

@@ -1,0 +1,612 @@
+/* The executor: op ring, dependency edges, dispatch of ready ops, waiting. */
+#include "core/exec/exec.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "actors/system.h"
+#include "core/common.h"
+#include "core/exec/xfer.h"
+#include "core/log.h"
+#include "core/status_internal.h"
+
+/* Trivial ops (ALLOC, FREE, REGION_END) finish on the thread that readies
+ * them; a thread-local list keeps chains of them from recursing. */
+static _Thread_local dg_xop_t *tl_trivial;
+static _Thread_local int tl_draining;
+
+static int source(void *ctx, int worker);
+
+/* ------------------------------------------------------------ lifecycle */
+
+static uint64_t pow2_at_least(uint64_t v)
+{
+    uint64_t p = 64;
+    while (p < v)
+        p <<= 1;
+    return p;
+}
+
+dagger_status_t dg_exec_create(const dg_exec_params_t *p, dg_exec_t **out)
+{
+    dg_exec_t *ex = calloc(1, sizeof(*ex));
+    if (!ex)
+        return dg_error(DAGGER_ERR_NO_MEMORY, "executor: out of memory");
+    ex->rank = p->rank;
+    ex->nranks = p->nranks;
+    ex->actors = p->actors;
+    ex->tx = p->tx;
+    ex->plan = p->plan;
+    ex->hang_timeout = p->hang_timeout;
+    ex->nworkers = dg_act_system_num_workers(p->actors);
+    uint64_t n = pow2_at_least(p->window ? p->window : 16384);
+    ex->mask = n - 1;
+    ex->ring = calloc(n, sizeof(*ex->ring));
+    ex->own = calloc((size_t)ex->nworkers, sizeof(*ex->own));
+    ex->ncodelet_slots = 256;
+    ex->codelets = calloc(ex->ncodelet_slots, sizeof(*ex->codelets));
+    if (!ex->ring || !ex->own || !ex->codelets || dg_readyq_init(&ex->shared)) {
+        dg_exec_destroy(ex);
+        return dg_error(DAGGER_ERR_NO_MEMORY, "executor: out of memory");
+    }
+    for (int w = 0; w < ex->nworkers; w++)
+        dg_readyq_init(&ex->own[w]);
+    pthread_mutex_init(&ex->wait_lock, NULL);
+    pthread_cond_init(&ex->wait_cond, NULL);
+    pthread_mutex_init(&ex->fail_lock, NULL);
+    dagger_status_t st = dg_bufs_init(&ex->bufs, p->pool_limit);
+    if (st == DAGGER_OK && p->tx)
+        st = dg_xfer_create(ex, p->tx, &ex->xfer);
+    if (st != DAGGER_OK) {
+        dg_exec_destroy(ex);
+        return st;
+    }
+    dg_act_system_add_idle_source(ex->actors, source, ex);
+    *out = ex;
+    return DAGGER_OK;
+}
+
+void dg_exec_destroy(dg_exec_t *ex)
+{
+    if (!ex)
+        return;
+    if (ex->ring)
+        dg_exec_wait_all(ex);
+    if (ex->xfer)
+        dg_xfer_destroy(ex->xfer);
+    if (ex->ring)
+        for (uint64_t i = 0; i <= ex->mask; i++)
+            free(ex->ring[i].blob);
+    dg_bufs_cleanup(&ex->bufs);
+    if (ex->own)
+        for (int w = 0; w < ex->nworkers; w++)
+            dg_readyq_cleanup(&ex->own[w]);
+    if (ex->shared.heap)
+        dg_readyq_cleanup(&ex->shared);
+    free(ex->own);
+    free(ex->ring);
+    free(ex->codelets);
+    free(ex);
+}
+
+/* ------------------------------------------------------------ codelets */
+
+dagger_status_t dg_exec_codelet_add(dg_exec_t *ex, uint32_t id, const char *name,
+                                    dagger_impl_fn cpu, dagger_impl_fn cuda, dagger_impl_fn hip)
+{
+    size_t used = 0;
+    for (size_t i = 0; i < ex->ncodelet_slots; i++)
+        used += ex->codelets[i].id != 0;
+    if ((used + 1) * 2 > ex->ncodelet_slots) {
+        size_t ncap = ex->ncodelet_slots * 2;
+        dg_exec_codelet_t *nc = calloc(ncap, sizeof(*nc));
+        if (!nc)
+            return dg_error(DAGGER_ERR_NO_MEMORY, "codelet table: out of memory");
+        for (size_t i = 0; i < ex->ncodelet_slots; i++) {
+            if (!ex->codelets[i].id)
+                continue;
+            size_t j = ex->codelets[i].id & (ncap - 1);
+            while (nc[j].id)
+                j = (j + 1) & (ncap - 1);
+            nc[j] = ex->codelets[i];
+        }
+        free(ex->codelets);
+        ex->codelets = nc;
+        ex->ncodelet_slots = ncap;
+    }
+    size_t j = id & (ex->ncodelet_slots - 1);
+    while (ex->codelets[j].id && ex->codelets[j].id != id)
+        j = (j + 1) & (ex->ncodelet_slots - 1);
+    dg_exec_codelet_t *c = &ex->codelets[j];
+    c->id = id;
+    snprintf(c->name, sizeof(c->name), "%s", name);
+    c->cpu = cpu;
+    c->cuda = cuda;
+    c->hip = hip;
+    return DAGGER_OK;
+}
+
+const dg_exec_codelet_t *dg_exec_codelet(const dg_exec_t *ex, uint32_t id)
+{
+    for (size_t j = id & (ex->ncodelet_slots - 1);; j = (j + 1) & (ex->ncodelet_slots - 1)) {
+        if (ex->codelets[j].id == id)
+            return &ex->codelets[j];
+        if (!ex->codelets[j].id)
+            return NULL;
+    }
+}
+
+/* ------------------------------------------------------------ outcome */
+
+void dg_exec_fail(dg_exec_t *ex, uint64_t task, dagger_status_t st, const char *msg)
+{
+    pthread_mutex_lock(&ex->fail_lock);
+    if (!atomic_load(&ex->failed) || task < ex->fail_task) {
+        ex->fail_task = task;
+        ex->fail_status = st;
+        snprintf(ex->fail_msg, sizeof(ex->fail_msg), "%s", msg);
+        atomic_store(&ex->failed, 1);
+    }
+    pthread_mutex_unlock(&ex->fail_lock);
+}
+
+void dg_exec_region_reset(dg_exec_t *ex)
+{
+    pthread_mutex_lock(&ex->fail_lock);
+    atomic_store(&ex->failed, 0);
+    ex->fail_task = UINT64_MAX;
+    ex->fail_status = DAGGER_OK;
+    ex->fail_msg[0] = '\0';
+    pthread_mutex_unlock(&ex->fail_lock);
+    ex->n_launch = ex->n_slots = ex->bytes_sent = ex->bytes_received = 0;
+}
+
+/* ------------------------------------------------------------ waking */
+
+static void notify_waiters(dg_exec_t *ex)
+{
+    if (atomic_load_explicit(&ex->waiters, memory_order_seq_cst)) {
+        pthread_mutex_lock(&ex->wait_lock);
+        pthread_cond_broadcast(&ex->wait_cond);
+        pthread_mutex_unlock(&ex->wait_lock);
+    }
+}
+
+/* Waits until cond(ex, arg) holds, checking for hangs. */
+static dagger_status_t wait_until(dg_exec_t *ex, int (*cond)(dg_exec_t *, const void *),
+                                  const void *arg)
+{
+    uint64_t last_progress = atomic_load(&ex->progress);
+    double idle = 0;
+    int dumped = 0;
+    while (!cond(ex, arg)) {
+        pthread_mutex_lock(&ex->wait_lock);
+        atomic_store(&ex->waiters, 1);
+        if (!cond(ex, arg)) {
+            struct timespec ts;
+            clock_gettime(CLOCK_REALTIME, &ts);
+            ts.tv_nsec += 200 * 1000 * 1000;
+            if (ts.tv_nsec >= 1000000000L) {
+                ts.tv_sec++;
+                ts.tv_nsec -= 1000000000L;
+            }
+            pthread_cond_timedwait(&ex->wait_cond, &ex->wait_lock, &ts);
+        }
+        atomic_store(&ex->waiters, 0);
+        pthread_mutex_unlock(&ex->wait_lock);
+        uint64_t now = atomic_load(&ex->progress);
+        if (now != last_progress) {
+            last_progress = now;
+            idle = 0;
+            dumped = 0;
+            continue;
+        }
+        idle += 0.2;
+        if (ex->hang_timeout > 0 && idle >= ex->hang_timeout && !dumped) {
+            dg_exec_dump(ex, "no progress within DAGGER_HANG_TIMEOUT");
+            dumped = 1;
+        }
+    }
+    return DAGGER_OK;
+}
+
+static int all_retired(dg_exec_t *ex, const void *arg)
+{
+    (void)arg;
+    return atomic_load(&ex->retired) == ex->emitted;
+}
+
+dagger_status_t dg_exec_wait_all(dg_exec_t *ex)
+{
+    return wait_until(ex, all_retired, NULL);
+}
+
+static int slot_free(dg_exec_t *ex, const void *arg)
+{
+    const dg_xop_t *op = arg;
+    (void)ex;
+    return atomic_load_explicit(&op->retired, memory_order_acquire);
+}
+
+/* ------------------------------------------------------------ readiness */
+
+static void wake_one(dg_exec_t *ex, int worker)
+{
+    if (worker < 0)
+        worker = (int)(atomic_fetch_add_explicit(&ex->wake_rr, 1, memory_order_relaxed) %
+                       (uint32_t)ex->nworkers);
+    dg_act_system_wake(ex->actors, worker);
+}
+
+static void run_trivial(dg_exec_t *ex, dg_xop_t *op)
+{
+    if (op->kind == DG_PLAN_OP_FREE)
+        dg_bufs_release(&ex->bufs, op->u.free_ptr, op->free_bytes);
+    dg_exec_finish(ex, op);
+}
+
+static void ready(dg_exec_t *ex, dg_xop_t *op)
+{
+    op->ready_order = atomic_fetch_add_explicit(&ex->ready_counter, 1, memory_order_relaxed);
+    switch (op->kind) {
+    case DG_PLAN_OP_LAUNCH: {
+        int w = op->u.launch.worker;
+        dg_readyq_t *q = w >= 0 ? &ex->own[w] : &ex->shared;
+        if (dg_readyq_push(q, op)) {
+            dg_exec_fail(ex, op->u.launch.task, DAGGER_ERR_NO_MEMORY, "ready queue: out of memory");
+            dg_exec_finish(ex, op);
+            return;
+        }
+        wake_one(ex, w);
+        return;
+    }
+    case DG_PLAN_OP_COPY:
+        if (dg_readyq_push(&ex->shared, op)) {
+            dg_exec_fail(ex, UINT64_MAX, DAGGER_ERR_NO_MEMORY, "ready queue: out of memory");
+            dg_exec_finish(ex, op);
+            return;
+        }
+        wake_one(ex, -1);
+        return;
+    case DG_PLAN_OP_SEND:
+        dg_xfer_send(ex->xfer, op);
+        return;
+    case DG_PLAN_OP_RECV:
+        dg_xfer_recv(ex->xfer, op);
+        return;
+    default:
+        op->link = tl_trivial;
+        tl_trivial = op;
+        if (tl_draining)
+            return;
+        tl_draining = 1;
+        while (tl_trivial) {
+            dg_xop_t *t = tl_trivial;
+            tl_trivial = t->link;
+            run_trivial(ex, t);
+        }
+        tl_draining = 0;
+        return;
+    }
+}
+
+void dg_exec_finish(dg_exec_t *ex, dg_xop_t *op)
+{
+    dg_xedge_t *e = atomic_exchange_explicit(&op->succ, DG_XOP_CLOSED, memory_order_acq_rel);
+    while (e) {
+        /* Read the edge before releasing its op: once released, that op may
+         * finish and its slot be reused by the submitting thread. */
+        dg_xedge_t *next = e->next;
+        dg_xop_t *succ = e->op;
+        if (atomic_fetch_sub_explicit(&succ->pending, 1, memory_order_acq_rel) == 1)
+            ready(ex, succ);
+        e = next;
+    }
+    if (op->edges != op->inline_edges)
+        free(op->edges);
+    op->edges = NULL;
+    free(op->blob);
+    op->blob = NULL;
+    atomic_store_explicit(&op->retired, 1, memory_order_release);
+    atomic_fetch_add_explicit(&ex->progress, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&ex->retired, 1, memory_order_acq_rel);
+    notify_waiters(ex);
+}
+
+/* ------------------------------------------------------------ emitting */
+
+static void *op_alloc(dg_xop_t *op, size_t bytes)
+{
+    if (bytes <= sizeof(op->inline_blob))
+        return op->inline_blob;
+    op->blob = malloc(bytes);
+    return op->blob;
+}
+
+static void fill_strides(const dg_plan_geom_t *g, size_t *strides)
+{
+    size_t s = 1;
+    for (uint32_t k = 0; k < g->ndims; k++) {
+        strides[k] = g->strides[k] ? (size_t)g->strides[k] : s;
+        s *= (size_t)g->dims[k];
+    }
+}
+
+static unsigned char *buffer_base(dg_exec_t *ex, dg_plan_buf_t b)
+{
+    dg_buf_entry_t *e = dg_bufs_find(&ex->bufs, b.chunk, b.space);
+    return e ? e->ptr : NULL;
+}
+
+static int resolve_arg(dg_exec_t *ex, const dg_plan_op_arg_t *a, dg_xarg_t *x, unsigned char **vbytes)
+{
+    memset(x, 0, sizeof(*x));
+    x->kind = a->kind;
+    x->mode = a->mode;
+    if (a->kind == DG_PLAN_ARG_VALUE) {
+        memcpy(*vbytes, a->value, a->len);
+        x->data = *vbytes;
+        x->bytes = a->len;
+        *vbytes += (a->len + 15) & ~(size_t)15;
+        return 0;
+    }
+    unsigned char *base = buffer_base(ex, a->buf);
+    if (!base)
+        return -1;
+    if (a->kind == DG_PLAN_ARG_FUTURE) {
+        x->data = base;
+        x->bytes = a->len;
+        x->dtype = DAGGER_U8;
+        return 0;
+    }
+    const dg_plan_geom_t *g = a->geom;
+    fill_strides(g, x->strides);
+    size_t origin = 0;
+    x->ndims = a->view.ndims;
+    for (uint32_t k = 0; k < a->view.ndims; k++) {
+        origin += (size_t)a->view.off[k] * x->strides[k];
+        x->dims[k] = (size_t)a->view.ext[k];
+    }
+    x->data = base + origin * g->elsize;
+    x->dtype = g->dtype;
+    x->mod = a->view.mod;
+    return 0;
+}
+
+static int emit_launch(dg_exec_t *ex, dg_xop_t *op, const dg_plan_op_t *p)
+{
+    dg_xlaunch_t *l = &op->u.launch;
+    size_t vbytes = 0;
+    for (uint32_t i = 0; i < p->u.launch.nargs; i++)
+        if (p->u.launch.args[i].kind == DG_PLAN_ARG_VALUE)
+            vbytes += (p->u.launch.args[i].len + 15) & ~(size_t)15;
+    size_t argbytes = (p->u.launch.nargs * sizeof(dg_xarg_t) + 15) & ~(size_t)15;
+    unsigned char *mem = op_alloc(op, argbytes + vbytes);
+    if (!mem)
+        return -1;
+    l->task = p->u.launch.task;
+    l->codelet = p->u.launch.codelet;
+    l->priority = p->u.launch.priority;
+    l->nargs = p->u.launch.nargs;
+    l->args = (dg_xarg_t *)mem;
+    l->worker = -1;
+    if (p->u.launch.proc != DG_PLAN_ANY_CPU) {
+        int32_t rank;
+        dg_plan_kind_t kind;
+        uint32_t index;
+        if (dg_plan_proc_info(ex->plan, p->u.launch.proc, &rank, &kind, &index) == DAGGER_OK &&
+            kind == DG_PLAN_CPU)
+            l->worker = (int32_t)(index % (uint32_t)ex->nworkers);
+    }
+    unsigned char *values = mem + argbytes;
+    for (uint32_t i = 0; i < l->nargs; i++)
+        if (resolve_arg(ex, &p->u.launch.args[i], &l->args[i], &values)) {
+            dg_exec_fail(ex, l->task, DAGGER_ERR_INTERNAL, "an argument buffer of the task is missing");
+            l->nargs = 0;
+        }
+    l->ret = p->u.launch.ret.chunk ? buffer_base(ex, p->u.launch.ret) : NULL;
+    l->ret_size = p->u.launch.ret_size;
+    ex->n_launch++;
+    return 0;
+}
+
+static int emit_xfer(dg_exec_t *ex, dg_xop_t *op, const dg_plan_op_t *p)
+{
+    dg_xxfer_t *x = &op->u.xfer;
+    x->tag = p->u.xfer.tag;
+    x->peer = p->u.xfer.peer;
+    x->chunk = p->u.xfer.buf.chunk;
+    x->version = p->u.xfer.version;
+    x->elsize = p->u.xfer.elsize;
+    x->nspans = p->u.xfer.nspans;
+    x->bytes = p->u.xfer.bytes;
+    x->base = x->chunk ? buffer_base(ex, p->u.xfer.buf) : NULL;
+    x->spans = op_alloc(op, x->nspans * sizeof(dg_plan_span_t) + 1);
+    if (!x->spans)
+        return -1;
+    memcpy(x->spans, p->u.xfer.spans, x->nspans * sizeof(dg_plan_span_t));
+    if (p->kind == DG_PLAN_OP_SEND)
+        ex->bytes_sent += x->bytes;
+    else
+        ex->bytes_received += x->bytes;
+    return 0;
+}
+
+static int emit_copy(dg_exec_t *ex, dg_xop_t *op, const dg_plan_op_t *p)
+{
+    dg_xcopy_t *c = &op->u.copy;
+    c->src = buffer_base(ex, p->u.copy.src);
+    c->dst = buffer_base(ex, p->u.copy.dst);
+    c->elsize = p->u.copy.elsize;
+    c->nspans = p->u.copy.nspans;
+    c->spans = op_alloc(op, c->nspans * sizeof(dg_plan_span_t) + 1);
+    if (!c->spans)
+        return -1;
+    memcpy(c->spans, p->u.copy.spans, c->nspans * sizeof(dg_plan_span_t));
+    return 0;
+}
+
+static int emit_mem(dg_exec_t *ex, dg_xop_t *op, const dg_plan_op_t *p)
+{
+    const dg_plan_buf_t b = p->u.mem.buf;
+    if (p->kind == DG_PLAN_OP_ALLOC) {
+        if (dg_bufs_find(&ex->bufs, b.chunk, b.space))
+            return 0; /* the home storage made at creation */
+        void *ptr;
+        ex->n_slots += !p->u.mem.home;
+        return dg_bufs_alloc(&ex->bufs, b.chunk, b.space, (size_t)p->u.mem.bytes, p->u.mem.home,
+                             p->u.mem.home, &ptr) == DAGGER_OK ? 0 : -1;
+    }
+    op->u.free_ptr = dg_bufs_remove(&ex->bufs, b.chunk, b.space, &op->free_bytes);
+    return 0;
+}
+
+static dg_xop_t *acquire_slot(dg_exec_t *ex, uint64_t seq)
+{
+    dg_xop_t *op = &ex->ring[seq & ex->mask];
+    if (op->seq != 0 && !atomic_load_explicit(&op->retired, memory_order_acquire))
+        wait_until(ex, slot_free, op); /* back-pressure: the window is full */
+    op->seq = seq;
+    atomic_store_explicit(&op->succ, NULL, memory_order_relaxed);
+    atomic_store_explicit(&op->retired, 0, memory_order_relaxed);
+    op->blob = NULL;
+    op->edges = op->inline_edges;
+    return op;
+}
+
+static void register_deps(dg_exec_t *ex, dg_xop_t *op, const dg_plan_op_t *p)
+{
+    atomic_store_explicit(&op->pending, 1, memory_order_relaxed);
+    if (p->ndeps > DG_XOP_INLINE_EDGES) {
+        op->edges = malloc(p->ndeps * sizeof(dg_xedge_t));
+        if (!op->edges) {
+            /* Without edges, wait for the dependencies here: correct, slower. */
+            op->edges = op->inline_edges;
+            for (uint32_t i = 0; i < p->ndeps; i++) {
+                dg_xop_t *dep = &ex->ring[p->deps[i] & ex->mask];
+                if (dep->seq == p->deps[i])
+                    wait_until(ex, slot_free, dep);
+            }
+            return;
+        }
+    }
+    for (uint32_t i = 0; i < p->ndeps; i++) {
+        dg_xop_t *dep = &ex->ring[p->deps[i] & ex->mask];
+        if (dep->seq != p->deps[i])
+            continue; /* long finished: its slot was reused */
+        dg_xedge_t *e = &op->edges[i];
+        e->op = op;
+        atomic_fetch_add_explicit(&op->pending, 1, memory_order_relaxed);
+        dg_xedge_t *head = atomic_load_explicit(&dep->succ, memory_order_acquire);
+        for (;;) {
+            if (head == DG_XOP_CLOSED) {
+                atomic_fetch_sub_explicit(&op->pending, 1, memory_order_relaxed);
+                break;
+            }
+            e->next = head;
+            if (atomic_compare_exchange_weak_explicit(&dep->succ, &head, e, memory_order_acq_rel,
+                                                      memory_order_acquire))
+                break;
+        }
+    }
+}
+
+void dg_exec_emit(void *ctx, const dg_plan_op_t *p)
+{
+    dg_exec_t *ex = ctx;
+    dg_xop_t *op = acquire_slot(ex, p->seq);
+    op->kind = p->kind;
+    ex->emitted++;
+    int rc = 0;
+    switch (p->kind) {
+    case DG_PLAN_OP_LAUNCH: rc = emit_launch(ex, op, p); break;
+    case DG_PLAN_OP_SEND:
+    case DG_PLAN_OP_RECV: rc = emit_xfer(ex, op, p); break;
+    case DG_PLAN_OP_COPY: rc = emit_copy(ex, op, p); break;
+    case DG_PLAN_OP_ALLOC:
+    case DG_PLAN_OP_FREE: rc = emit_mem(ex, op, p); break;
+    default: break;
+    }
+    if (rc) {
+        ex->emit_status = DAGGER_ERR_NO_MEMORY;
+        dg_exec_fail(ex, UINT64_MAX, DAGGER_ERR_NO_MEMORY, "out of memory while planning");
+        if (p->kind == DG_PLAN_OP_LAUNCH)
+            op->u.launch.nargs = 0;
+    }
+    register_deps(ex, op, p);
+    if (atomic_fetch_sub_explicit(&op->pending, 1, memory_order_acq_rel) == 1)
+        ready(ex, op);
+}
+
+/* ------------------------------------------------------------ workers */
+
+static int source(void *ctx, int worker)
+{
+    dg_exec_t *ex = ctx;
+    int did = 0;
+    if (worker == 0 && ex->xfer)
+        did += dg_xfer_poll(ex->xfer);
+    dg_xop_t *op = NULL;
+    if (worker >= 0 && worker < ex->nworkers)
+        op = dg_readyq_pop(&ex->own[worker]);
+    if (!op)
+        op = dg_readyq_pop(&ex->shared);
+    if (op) {
+        dg_exec_run(ex, op, worker);
+        did++;
+    }
+    return did;
+}
+
+/* ------------------------------------------------------------ diagnostics */
+
+static const char *kind_name(dg_plan_op_kind_t k)
+{
+    switch (k) {
+    case DG_PLAN_OP_LAUNCH: return "launch";
+    case DG_PLAN_OP_SEND: return "send";
+    case DG_PLAN_OP_RECV: return "recv";
+    case DG_PLAN_OP_COPY: return "copy";
+    case DG_PLAN_OP_ALLOC: return "alloc";
+    case DG_PLAN_OP_FREE: return "free";
+    case DG_PLAN_OP_REGION_END: return "region-end";
+    }
+    return "?";
+}
+
+void dg_exec_dump(dg_exec_t *ex, const char *why)
+{
+    uint64_t retired = atomic_load(&ex->retired);
+    dg_log(DG_LOG_ERROR, "%s: %llu of %llu ops of this rank finished; unfinished ops:", why,
+           (unsigned long long)retired, (unsigned long long)ex->emitted);
+    int shown = 0;
+    for (uint64_t i = 0; i <= ex->mask && shown < 32; i++) {
+        dg_xop_t *op = &ex->ring[i];
+        if (!op->seq || atomic_load(&op->retired))
+            continue;
+        shown++;
+        int32_t pending = atomic_load(&op->pending);
+        if (op->kind == DG_PLAN_OP_SEND || op->kind == DG_PLAN_OP_RECV)
+            dg_log(DG_LOG_ERROR, "  op %llu %s tag %llx (region %llu, transfer %llu) %s rank %d, "
+                   "chunk %llu, %llu bytes, waiting for %d earlier ops",
+                   (unsigned long long)op->seq, kind_name(op->kind),
+                   (unsigned long long)op->u.xfer.tag, (unsigned long long)(op->u.xfer.tag >> 32),
+                   (unsigned long long)(op->u.xfer.tag & 0xffffffffu),
+                   op->kind == DG_PLAN_OP_SEND ? "to" : "from", op->u.xfer.peer,
+                   (unsigned long long)op->u.xfer.chunk, (unsigned long long)op->u.xfer.bytes,
+                   pending);
+        else if (op->kind == DG_PLAN_OP_LAUNCH)
+            dg_log(DG_LOG_ERROR, "  op %llu launch of task %llu (%s), waiting for %d earlier ops",
+                   (unsigned long long)op->seq, (unsigned long long)op->u.launch.task,
+                   dg_exec_codelet(ex, op->u.launch.codelet)
+                       ? dg_exec_codelet(ex, op->u.launch.codelet)->name : "?",
+                   pending);
+        else
+            dg_log(DG_LOG_ERROR, "  op %llu %s, waiting for %d earlier ops",
+                   (unsigned long long)op->seq, kind_name(op->kind), pending);
+    }
+    if (ex->xfer)
+        dg_xfer_dump(ex->xfer);
+}

@@ -1,0 +1,120 @@
+/* The executor: turns this rank's planned ops into work. The planner calls
+ * dg_exec_emit on the submitting thread; each op waits for its dependencies
+ * (lock-free edges, xop.h) and, once ready, runs where it belongs:
+ *   LAUNCH, COPY  -> the ready queues, taken by the CPU worker threads
+ *                    (processor actors: any worker, or the exact one a
+ *                    scope named; work is shared inside the rank only)
+ *   SEND, RECV    -> the data channel of the transport (xfer.c); receives
+ *                    are matched by tag, eager data is scattered at once,
+ *                    rendezvous data lands straight in the destination
+ *   ALLOC, FREE   -> memory, done when emitted / when ready (bufs.h)
+ * The submitting thread never waits for data: it waits only when the window
+ * of ops in flight is full, and at region end. */
+#ifndef DG_EXEC_EXEC_H
+#define DG_EXEC_EXEC_H
+
+#include <dagger/task.h>
+#include <pthread.h>
+#include <stdatomic.h>
+
+#include "core/exec/bufs.h"
+#include "core/exec/readyq.h"
+#include "core/exec/xop.h"
+#include "core/plan/plan.h"
+
+struct dg_act_system;
+struct dg_tx;
+struct dg_xfer;
+
+typedef struct dg_exec_codelet {
+    uint32_t id;                      /* 0: empty */
+    char name[64];
+    dagger_impl_fn cpu, cuda, hip;
+} dg_exec_codelet_t;
+
+typedef struct dg_exec_params {
+    int rank, nranks;
+    struct dg_act_system *actors;     /* workers run the ready queues */
+    struct dg_tx *tx;                 /* NULL when alone */
+    const dg_plan_t *plan;            /* processor ids */
+    uint32_t window;                  /* ops in flight; rounded up to a power of two */
+    size_t pool_limit;                /* bytes of released buffers kept for reuse */
+    double hang_timeout;              /* seconds; 0 = off */
+} dg_exec_params_t;
+
+typedef struct dg_exec dg_exec_t;
+
+struct dg_exec {
+    int rank, nranks, nworkers;
+    struct dg_act_system *actors;
+    struct dg_tx *tx;
+    const dg_plan_t *plan;
+    double hang_timeout;
+
+    /* the ring of ops in flight */
+    dg_xop_t *ring;
+    uint64_t mask;
+    uint64_t emitted;                 /* ops emitted (the submitting thread) */
+    _Atomic uint64_t retired;         /* ops finished */
+    _Atomic uint64_t ready_counter;   /* ready order */
+    _Atomic uint64_t progress;        /* bumps on every finished op (hang detector) */
+
+    /* waiting of the submitting thread */
+    pthread_mutex_t wait_lock;
+    pthread_cond_t wait_cond;
+    _Atomic int waiters;
+
+    /* work */
+    dg_readyq_t shared;               /* any CPU worker */
+    dg_readyq_t *own;                 /* per worker: exact-processor tasks */
+    _Atomic uint32_t wake_rr;
+    dg_bufs_t bufs;
+    struct dg_xfer *xfer;
+
+    /* codelet implementations by id (open addressing) */
+    dg_exec_codelet_t *codelets;
+    size_t ncodelet_slots;
+
+    /* the current region's outcome on this rank */
+    pthread_mutex_t fail_lock;
+    _Atomic int failed;
+    uint64_t fail_task;               /* first failed task (lowest id) */
+    dagger_status_t fail_status;
+    char fail_msg[512];
+    dagger_status_t emit_status;      /* an error while emitting (out of memory) */
+
+    /* counters of this rank's share */
+    uint64_t n_launch, n_slots, bytes_sent, bytes_received;
+};
+
+dagger_status_t dg_exec_create(const dg_exec_params_t *p, dg_exec_t **out);
+/* Waits for every op, then frees everything. */
+void dg_exec_destroy(dg_exec_t *ex);
+
+/* The planner's emit callback (ctx = the executor). */
+void dg_exec_emit(void *ctx, const dg_plan_op_t *op);
+
+/* Waits until every emitted op has finished. With a hang timeout, prints what
+ * this rank waits for when nothing progresses for that long. */
+dagger_status_t dg_exec_wait_all(dg_exec_t *ex);
+
+/* Codelet implementations (the planner knows codelets by id only). */
+dagger_status_t dg_exec_codelet_add(dg_exec_t *ex, uint32_t id, const char *name,
+                                    dagger_impl_fn cpu, dagger_impl_fn cuda, dagger_impl_fn hip);
+const dg_exec_codelet_t *dg_exec_codelet(const dg_exec_t *ex, uint32_t id);
+
+/* Records the failure of a task (keeps the lowest task id). */
+void dg_exec_fail(dg_exec_t *ex, uint64_t task, dagger_status_t st, const char *msg);
+/* Clears the region outcome (at region begin). */
+void dg_exec_region_reset(dg_exec_t *ex);
+
+/* Called by whoever finishes an op: releases its successors. */
+void dg_exec_finish(dg_exec_t *ex, dg_xop_t *op);
+
+/* Prints what this rank waits for (hang detector, SIGUSR1). */
+void dg_exec_dump(dg_exec_t *ex, const char *why);
+
+/* Runs a ready LAUNCH or COPY op on the calling worker (run.c). */
+void dg_exec_run(dg_exec_t *ex, dg_xop_t *op, int worker);
+
+#endif

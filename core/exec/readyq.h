@@ -1,0 +1,27 @@
+/* Ready work of this rank's CPU workers: tasks and local copies whose
+ * dependencies are done. Higher priority first, then the order in which the
+ * work became ready (FIFO: Kahn's algorithm with a FIFO frontier). */
+#ifndef DG_EXEC_READYQ_H
+#define DG_EXEC_READYQ_H
+
+#include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/exec/xop.h"
+
+typedef struct dg_readyq {
+    pthread_mutex_t lock;
+    dg_xop_t **heap;
+    size_t n, cap;
+    _Atomic size_t approx; /* size without the lock, to skip empty queues */
+} dg_readyq_t;
+
+int dg_readyq_init(dg_readyq_t *q);
+void dg_readyq_cleanup(dg_readyq_t *q);
+/* Returns -1 when out of memory. */
+int dg_readyq_push(dg_readyq_t *q, dg_xop_t *op);
+/* The next op, or NULL. */
+dg_xop_t *dg_readyq_pop(dg_readyq_t *q);
+
+#endif

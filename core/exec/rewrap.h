@@ -1,0 +1,43 @@
+/* The move_rewrap header: what a transfer of a view carries in front of its
+ * children (the bytes of the view's spans, packed in span order).
+ *
+ *   u64 tag          (region << 32) | transfer index: names the RECV it is for
+ *   u64 chunk        chunk id
+ *   u64 version      chunk version the bytes belong to
+ *   u32 elsize       bytes per element (the dtype's size)
+ *   u32 nspans       children: contiguous element ranges of the chunk's storage
+ *   u64 bytes        total payload bytes
+ *   u64 span_hash    hash of every span's (begin, end)
+ *   u64 first, last  first element and one past the last (for messages)
+ *
+ * Both ranks planned the same transfer, so the receiver rebuilds the object
+ * from its own RECV op (buffer, spans): the header only lets it verify that
+ * sender and receiver agree, and say how they differ when they do not. */
+#ifndef DG_EXEC_REWRAP_H
+#define DG_EXEC_REWRAP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/plan/spans.h"
+
+#define DG_REWRAP_HDR_LEN 64
+
+typedef struct dg_rewrap_hdr {
+    uint64_t tag, chunk, version;
+    uint32_t elsize, nspans;
+    uint64_t bytes, span_hash, first, last;
+} dg_rewrap_hdr_t;
+
+/* The header of a transfer of these spans. */
+void dg_rewrap_describe(dg_rewrap_hdr_t *h, uint64_t tag, uint64_t chunk, uint64_t version,
+                        uint32_t elsize, const dg_plan_span_t *spans, uint32_t nspans);
+void dg_rewrap_encode(const dg_rewrap_hdr_t *h, void *buf);
+/* 0, or -1 when len is too short. */
+int dg_rewrap_decode(const void *buf, size_t len, dg_rewrap_hdr_t *h);
+/* 1 when the two describe the same transfer; otherwise writes how they
+ * differ to why. */
+int dg_rewrap_match(const dg_rewrap_hdr_t *mine, const dg_rewrap_hdr_t *theirs, char *why,
+                    size_t whylen);
+
+#endif

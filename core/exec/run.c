@@ -1,0 +1,141 @@
+/* Running ready work on a CPU worker: tasks (the codelet's implementation,
+ * with its arguments resolved to memory) and copies between buffers. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "core/common.h"
+#include "core/exec/exec.h"
+#include "core/status_internal.h"
+
+struct dagger_task {
+    dg_exec_t *ex;
+    dg_xop_t *op;
+    int worker;
+    int failed;
+};
+
+static void run_copy(dg_xop_t *op)
+{
+    const dg_xcopy_t *c = &op->u.copy;
+    if (!c->src || !c->dst)
+        return;
+    for (uint32_t i = 0; i < c->nspans; i++) {
+        size_t off = (size_t)c->spans[i].begin * c->elsize;
+        size_t len = (size_t)(c->spans[i].end - c->spans[i].begin) * c->elsize;
+        memcpy(c->dst + off, c->src + off, len);
+    }
+}
+
+static void run_launch(dg_exec_t *ex, dg_xop_t *op, int worker)
+{
+    dg_xlaunch_t *l = &op->u.launch;
+    /* After a failure on this rank, later tasks of the region are skipped:
+     * their inputs may be garbage. Transfers still run, so every rank's plan
+     * completes and the region ends with the first error everywhere. */
+    if (atomic_load_explicit(&ex->failed, memory_order_relaxed))
+        return;
+    const dg_exec_codelet_t *cl = dg_exec_codelet(ex, l->codelet);
+    if (!cl || !cl->cpu) {
+        char msg[160];
+        snprintf(msg, sizeof(msg), "codelet %s has no CPU implementation on rank %d",
+                 cl ? cl->name : "?", ex->rank);
+        dg_exec_fail(ex, l->task, DAGGER_ERR_UNSUPPORTED, msg);
+        return;
+    }
+    if (l->ret)
+        memset(l->ret, 0, l->ret_size);
+    struct dagger_task t = {ex, op, worker, 0};
+    int rc = cl->cpu(&t);
+    if (rc != DAGGER_OK && !t.failed) {
+        char msg[200];
+        snprintf(msg, sizeof(msg), "task %llu (%s) on rank %d returned %d",
+                 (unsigned long long)l->task, cl->name, ex->rank, rc);
+        dg_exec_fail(ex, l->task, DAGGER_ERR_TASK_FAILED, msg);
+    }
+}
+
+void dg_exec_run(dg_exec_t *ex, dg_xop_t *op, int worker)
+{
+    if (op->kind == DG_PLAN_OP_COPY)
+        run_copy(op);
+    else
+        run_launch(ex, op, worker);
+    dg_exec_finish(ex, op);
+}
+
+/* ------------------------------------------------------------ task API */
+
+dagger_slot_t dagger_task_arg(dagger_task_t *t, int i)
+{
+    dagger_slot_t s;
+    memset(&s, 0, sizeof(s));
+    if (!t || i < 0 || (uint32_t)i >= t->op->u.launch.nargs)
+        return s;
+    const dg_xarg_t *a = &t->op->u.launch.args[i];
+    s.data = a->data;
+    s.dtype = a->dtype;
+    s.ndims = (int)a->ndims;
+    s.mod = a->mod;
+    s.count = a->ndims ? 1 : 0;
+    for (uint32_t k = 0; k < a->ndims; k++) {
+        s.dims[k] = a->dims[k];
+        s.strides[k] = a->strides[k];
+        s.count *= a->dims[k];
+    }
+    s.bytes = a->kind == DG_PLAN_ARG_VIEW ? s.count * dagger_dtype_size(a->dtype) : a->bytes;
+    return s;
+}
+
+int dagger_task_nargs(dagger_task_t *t)
+{
+    return t ? (int)t->op->u.launch.nargs : 0;
+}
+
+dagger_status_t dagger_task_return(dagger_task_t *t, const void *value, size_t len)
+{
+    DG_CHECK_ARG(t, "dagger_task_return: NULL task");
+    const dg_xlaunch_t *l = &t->op->u.launch;
+    if (!l->ret)
+        return dg_error(DAGGER_ERR_STATE, "dagger_task_return: codelet %s declares no return value "
+                        "(set return_size in its description)",
+                        dg_exec_codelet(t->ex, l->codelet)->name);
+    if (len > l->ret_size || (len && !value))
+        return dg_error(DAGGER_ERR_OVERFLOW, "dagger_task_return: %zu bytes for a return_size of %u",
+                        len, l->ret_size);
+    memcpy(l->ret, value, len);
+    return DAGGER_OK;
+}
+
+int dagger_task_fail(dagger_task_t *t, const char *fmt, ...)
+{
+    if (!t)
+        return DAGGER_ERR_TASK_FAILED;
+    char detail[384], msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(detail, sizeof(detail), fmt, ap);
+    va_end(ap);
+    const dg_exec_codelet_t *cl = dg_exec_codelet(t->ex, t->op->u.launch.codelet);
+    snprintf(msg, sizeof(msg), "task %llu (%s) failed on rank %d: %s",
+             (unsigned long long)t->op->u.launch.task, cl ? cl->name : "?", t->ex->rank, detail);
+    dg_exec_fail(t->ex, t->op->u.launch.task, DAGGER_ERR_TASK_FAILED, msg);
+    t->failed = 1;
+    return DAGGER_ERR_TASK_FAILED;
+}
+
+uint64_t dagger_task_seq(dagger_task_t *t)
+{
+    return t ? t->op->u.launch.task : 0;
+}
+
+int dagger_task_rank(dagger_task_t *t)
+{
+    return t ? t->ex->rank : -1;
+}
+
+void *dagger_task_stream(dagger_task_t *t)
+{
+    (void)t;
+    return NULL;
+}

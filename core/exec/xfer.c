@@ -1,0 +1,386 @@
+/* SEND and RECV ops over the transport's data channel (see xfer.h). */
+#include "core/exec/xfer.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "actors/system.h"
+#include "core/common.h"
+#include "core/exec/rewrap.h"
+#include "core/log.h"
+#include "transport/tx.h"
+
+/* A tag's meeting point: whichever of the RECV op and the data comes first
+ * waits here for the other. */
+typedef struct dg_rv {
+    struct dg_rv *next;
+    uint64_t tag;
+    dg_xop_t *op;              /* the posted RECV, or NULL */
+    dg_rewrap_hdr_t hdr;       /* the arrived header (when op is NULL) */
+    int src;
+    void *eager;               /* arrived eager bytes (a copy) */
+    void *rndv;                /* arrived rendezvous descriptor */
+    size_t len;
+} dg_rv_t;
+
+#define DG_RV_BUCKETS 1024
+
+/* A RECV whose rendezvous data the owner must pull (dg_xfer_poll). */
+typedef struct dg_pull {
+    struct dg_pull *next;
+    dg_xop_t *op;
+    void *rndv;
+    size_t len;
+} dg_pull_t;
+
+struct dg_xfer {
+    dg_exec_t *ex;
+    dg_tx_t *tx;
+    pthread_mutex_t lock;      /* guards buckets and pulls */
+    dg_rv_t *buckets[DG_RV_BUCKETS];
+    dg_pull_t *pulls;
+};
+
+/* A packed receive: the staging buffer and where its bytes go. */
+typedef struct dg_unpack {
+    dg_xfer_t *xf;
+    dg_xop_t *op;
+    void *staging;
+} dg_unpack_t;
+
+static dg_rv_t **bucket(dg_xfer_t *xf, uint64_t tag)
+{
+    uint64_t h = tag * 0x9e3779b97f4a7c15ull;
+    return &xf->buckets[(h >> 40) % DG_RV_BUCKETS];
+}
+
+/* Unlinks and returns the entry of tag, or NULL. Lock held. */
+static dg_rv_t *rv_take(dg_xfer_t *xf, uint64_t tag)
+{
+    for (dg_rv_t **pp = bucket(xf, tag); *pp; pp = &(*pp)->next)
+        if ((*pp)->tag == tag) {
+            dg_rv_t *rv = *pp;
+            *pp = rv->next;
+            return rv;
+        }
+    return NULL;
+}
+
+static void rv_put(dg_xfer_t *xf, dg_rv_t *rv)
+{
+    dg_rv_t **b = bucket(xf, rv->tag);
+    rv->next = *b;
+    *b = rv;
+}
+
+static void fail_xfer(dg_xfer_t *xf, dg_xop_t *op, dagger_status_t st, const char *msg)
+{
+    /* Transfers carry no task; they sort after every task failure. */
+    dg_exec_fail(xf->ex, UINT64_MAX - 1, st, msg);
+    (void)op;
+}
+
+/* ------------------------------------------------------------ scatter/gather */
+
+static void scatter(const dg_xxfer_t *x, const unsigned char *src)
+{
+    for (uint32_t i = 0; i < x->nspans; i++) {
+        size_t len = (size_t)(x->spans[i].end - x->spans[i].begin) * x->elsize;
+        memcpy(x->base + (size_t)x->spans[i].begin * x->elsize, src, len);
+        src += len;
+    }
+}
+
+static void gather(const dg_xxfer_t *x, unsigned char *dst)
+{
+    for (uint32_t i = 0; i < x->nspans; i++) {
+        size_t len = (size_t)(x->spans[i].end - x->spans[i].begin) * x->elsize;
+        memcpy(dst, x->base + (size_t)x->spans[i].begin * x->elsize, len);
+        dst += len;
+    }
+}
+
+/* ------------------------------------------------------------ sending */
+
+typedef struct dg_send_ctx {
+    dg_xfer_t *xf;
+    dg_xop_t *op;
+    void *packed;
+} dg_send_ctx_t;
+
+static void send_done(void *arg, dagger_status_t st)
+{
+    dg_send_ctx_t *s = arg;
+    if (st != DAGGER_OK) {
+        char msg[160];
+        snprintf(msg, sizeof(msg), "sending transfer tag %llx to rank %d failed: %s",
+                 (unsigned long long)s->op->u.xfer.tag, s->op->u.xfer.peer, dagger_strerror(st));
+        fail_xfer(s->xf, s->op, st, msg);
+    }
+    free(s->packed);
+    dg_exec_finish(s->xf->ex, s->op);
+    free(s);
+}
+
+void dg_xfer_send(dg_xfer_t *xf, dg_xop_t *op)
+{
+    const dg_xxfer_t *x = &op->u.xfer;
+    dg_send_ctx_t *s = calloc(1, sizeof(*s));
+    const void *payload = NULL;
+    if (s && x->bytes && x->base) {
+        if (x->nspans == 1) {
+            payload = x->base + (size_t)x->spans[0].begin * x->elsize;
+        } else {
+            s->packed = malloc(x->bytes);
+            if (s->packed)
+                gather(x, s->packed);
+            payload = s->packed;
+        }
+    }
+    if (!s || (x->bytes && !payload)) {
+        free(s ? s->packed : NULL);
+        free(s);
+        fail_xfer(xf, op, DAGGER_ERR_NO_MEMORY, "out of memory packing a transfer");
+        dg_exec_finish(xf->ex, op);
+        return;
+    }
+    s->xf = xf;
+    s->op = op;
+    dg_rewrap_hdr_t h;
+    unsigned char hdr[DG_REWRAP_HDR_LEN];
+    dg_rewrap_describe(&h, x->tag, x->chunk, x->version, x->elsize, x->spans, x->nspans);
+    dg_rewrap_encode(&h, hdr);
+    dagger_status_t st = dg_tx_send(xf->tx, x->peer, DG_TX_CH_DATA, hdr, sizeof(hdr), payload,
+                                    x->bytes, 0, send_done, s);
+    if (st != DAGGER_OK)
+        send_done(s, st);
+}
+
+/* ------------------------------------------------------------ receiving */
+
+static int header_ok(dg_xfer_t *xf, dg_xop_t *op, const dg_rewrap_hdr_t *theirs, int src)
+{
+    const dg_xxfer_t *x = &op->u.xfer;
+    dg_rewrap_hdr_t mine;
+    dg_rewrap_describe(&mine, x->tag, x->chunk, x->version, x->elsize, x->spans, x->nspans);
+    char why[400];
+    if (dg_rewrap_match(&mine, theirs, why, sizeof(why)) && src == x->peer)
+        return 1;
+    if (src != x->peer)
+        snprintf(why, sizeof(why), "transfer tag %llx arrived from rank %d, the plan says rank %d",
+                 (unsigned long long)x->tag, src, x->peer);
+    char msg[480];
+    snprintf(msg, sizeof(msg), "rank %d: %s", xf->ex->rank, why);
+    fail_xfer(xf, op, DAGGER_ERR_PROTOCOL, msg);
+    return 0;
+}
+
+static void unpack_done(void *arg, dagger_status_t st)
+{
+    dg_unpack_t *u = arg;
+    if (st != DAGGER_OK)
+        fail_xfer(u->xf, u->op, st, "receiving a transfer failed (a peer was lost?)");
+    else if (u->staging)
+        scatter(&u->op->u.xfer, u->staging);
+    free(u->staging);
+    dg_exec_finish(u->xf->ex, u->op);
+    free(u);
+}
+
+/* Owner thread: pull rendezvous data for op, straight into place when the
+ * view is one span. */
+static void pull(dg_xfer_t *xf, dg_xop_t *op, void *rndv, size_t len)
+{
+    const dg_xxfer_t *x = &op->u.xfer;
+    dg_unpack_t *u = calloc(1, sizeof(*u));
+    void *dst = NULL;
+    if (u) {
+        u->xf = xf;
+        u->op = op;
+        if (x->nspans == 1 && x->base)
+            dst = x->base + (size_t)x->spans[0].begin * x->elsize;
+        else
+            dst = u->staging = malloc(len);
+    }
+    if (!u || !dst) {
+        dg_tx_drop(xf->tx, rndv);
+        if (u)
+            free(u);
+        fail_xfer(xf, op, DAGGER_ERR_NO_MEMORY, "out of memory receiving a transfer");
+        dg_exec_finish(xf->ex, op);
+        return;
+    }
+    if (dg_tx_recv_into(xf->tx, rndv, dst, len, unpack_done, u) != DAGGER_OK)
+        unpack_done(u, DAGGER_ERR_TRANSPORT);
+}
+
+/* The RECV op and its data have met. eager: the bytes; otherwise rndv. */
+static void complete_recv(dg_xfer_t *xf, dg_xop_t *op, const dg_rewrap_hdr_t *h, int src,
+                          const void *eager, void *rndv, size_t len)
+{
+    if (!header_ok(xf, op, h, src) || len != op->u.xfer.bytes) {
+        if (rndv)
+            dg_tx_drop(xf->tx, rndv);
+        dg_exec_finish(xf->ex, op);
+        return;
+    }
+    if (!rndv) {
+        if (len && op->u.xfer.base)
+            scatter(&op->u.xfer, eager);
+        dg_exec_finish(xf->ex, op);
+        return;
+    }
+    if (dg_tx_is_owner(xf->tx)) {
+        pull(xf, op, rndv, len);
+        return;
+    }
+    dg_pull_t *p = malloc(sizeof(*p));
+    if (!p) {
+        fail_xfer(xf, op, DAGGER_ERR_NO_MEMORY, "out of memory receiving a transfer");
+        dg_exec_finish(xf->ex, op);
+        return;
+    }
+    *p = (dg_pull_t){NULL, op, rndv, len};
+    pthread_mutex_lock(&xf->lock);
+    p->next = xf->pulls;
+    xf->pulls = p;
+    pthread_mutex_unlock(&xf->lock);
+    dg_act_system_wake(xf->ex->actors, 0);
+}
+
+/* Data channel handler (owner thread). */
+static int on_data(void *ctx, const dg_tx_msg_t *msg)
+{
+    dg_xfer_t *xf = ctx;
+    dg_rewrap_hdr_t h;
+    if (dg_rewrap_decode(msg->hdr, msg->hdr_len, &h)) {
+        dg_log(DG_LOG_ERROR, "dropped a data message from rank %d: short move_rewrap header",
+               msg->src);
+        if (msg->rndv)
+            dg_tx_drop(xf->tx, msg->rndv);
+        return 0;
+    }
+    pthread_mutex_lock(&xf->lock);
+    dg_rv_t *rv = rv_take(xf, h.tag);
+    if (rv) {
+        pthread_mutex_unlock(&xf->lock);
+        dg_xop_t *op = rv->op;
+        free(rv);
+        complete_recv(xf, op, &h, msg->src, msg->data, msg->rndv, msg->len);
+        return 0;
+    }
+    rv = calloc(1, sizeof(*rv));
+    void *copy = msg->data && msg->len ? malloc(msg->len) : NULL;
+    if (!rv || (msg->data && msg->len && !copy)) {
+        pthread_mutex_unlock(&xf->lock);
+        free(rv);
+        free(copy);
+        dg_log(DG_LOG_ERROR, "out of memory keeping early transfer tag %llx", (unsigned long long)h.tag);
+        if (msg->rndv)
+            dg_tx_drop(xf->tx, msg->rndv);
+        return 0;
+    }
+    if (copy)
+        memcpy(copy, msg->data, msg->len);
+    *rv = (dg_rv_t){.tag = h.tag, .hdr = h, .src = msg->src, .eager = copy, .rndv = msg->rndv,
+                    .len = msg->len};
+    rv_put(xf, rv);
+    pthread_mutex_unlock(&xf->lock);
+    return msg->rndv ? DG_TX_KEEP : 0;
+}
+
+void dg_xfer_recv(dg_xfer_t *xf, dg_xop_t *op)
+{
+    pthread_mutex_lock(&xf->lock);
+    dg_rv_t *rv = rv_take(xf, op->u.xfer.tag);
+    if (!rv) {
+        rv = calloc(1, sizeof(*rv));
+        if (!rv) {
+            pthread_mutex_unlock(&xf->lock);
+            fail_xfer(xf, op, DAGGER_ERR_NO_MEMORY, "out of memory posting a receive");
+            dg_exec_finish(xf->ex, op);
+            return;
+        }
+        rv->tag = op->u.xfer.tag;
+        rv->op = op;
+        rv_put(xf, rv);
+        pthread_mutex_unlock(&xf->lock);
+        return;
+    }
+    pthread_mutex_unlock(&xf->lock);
+    complete_recv(xf, op, &rv->hdr, rv->src, rv->eager, rv->rndv, rv->len);
+    free(rv->eager);
+    free(rv);
+}
+
+int dg_xfer_poll(dg_xfer_t *xf)
+{
+    if (!__atomic_load_n(&xf->pulls, __ATOMIC_RELAXED) || !dg_tx_is_owner(xf->tx))
+        return 0;
+    pthread_mutex_lock(&xf->lock);
+    dg_pull_t *p = xf->pulls;
+    xf->pulls = NULL;
+    pthread_mutex_unlock(&xf->lock);
+    int n = 0;
+    while (p) {
+        dg_pull_t *next = p->next;
+        pull(xf, p->op, p->rndv, p->len);
+        free(p);
+        p = next;
+        n++;
+    }
+    return n;
+}
+
+/* ------------------------------------------------------------ lifecycle */
+
+dagger_status_t dg_xfer_create(dg_exec_t *ex, struct dg_tx *tx, dg_xfer_t **out)
+{
+    dg_xfer_t *xf = calloc(1, sizeof(*xf));
+    if (!xf)
+        return DAGGER_ERR_NO_MEMORY;
+    xf->ex = ex;
+    xf->tx = tx;
+    pthread_mutex_init(&xf->lock, NULL);
+    dagger_status_t st = dg_tx_set_handler(tx, DG_TX_CH_DATA, on_data, xf);
+    if (st != DAGGER_OK) {
+        free(xf);
+        return st;
+    }
+    *out = xf;
+    return DAGGER_OK;
+}
+
+void dg_xfer_destroy(dg_xfer_t *xf)
+{
+    for (int b = 0; b < DG_RV_BUCKETS; b++)
+        for (dg_rv_t *rv = xf->buckets[b], *n; rv; rv = n) {
+            n = rv->next;
+            if (rv->rndv)
+                dg_tx_drop(xf->tx, rv->rndv);
+            free(rv->eager);
+            free(rv);
+        }
+    pthread_mutex_destroy(&xf->lock);
+    free(xf);
+}
+
+void dg_xfer_dump(dg_xfer_t *xf)
+{
+    pthread_mutex_lock(&xf->lock);
+    int shown = 0;
+    for (int b = 0; b < DG_RV_BUCKETS && shown < 32; b++)
+        for (dg_rv_t *rv = xf->buckets[b]; rv && shown < 32; rv = rv->next, shown++) {
+            if (rv->op)
+                dg_log(DG_LOG_ERROR, "  waiting for transfer tag %llx from rank %d (chunk %llu, "
+                       "%llu bytes): never arrived", (unsigned long long)rv->tag,
+                       rv->op->u.xfer.peer, (unsigned long long)rv->op->u.xfer.chunk,
+                       (unsigned long long)rv->op->u.xfer.bytes);
+            else
+                dg_log(DG_LOG_ERROR, "  transfer tag %llx arrived from rank %d (chunk %llu) but "
+                       "this rank has not planned its receive yet", (unsigned long long)rv->tag,
+                       rv->src, (unsigned long long)rv->hdr.chunk);
+        }
+    pthread_mutex_unlock(&xf->lock);
+}

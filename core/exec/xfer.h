@@ -1,0 +1,31 @@
+/* Transfers between ranks: SEND and RECV ops on the transport's data channel,
+ * in the move_rewrap form: a header (rewrap.h) plus the bytes of the view's
+ * spans (its children), packed when there are several. Receives are matched
+ * by tag; data that arrives before its RECV is ready waits (eager bytes in a
+ * copy, rendezvous bytes at the sender) and rendezvous data is received
+ * straight into the destination when the view is one span. */
+#ifndef DG_EXEC_XFER_H
+#define DG_EXEC_XFER_H
+
+#include <dagger/status.h>
+
+#include "core/exec/exec.h"
+
+typedef struct dg_xfer dg_xfer_t;
+
+/* Registers the data channel handler (every rank, before any transfer). */
+dagger_status_t dg_xfer_create(dg_exec_t *ex, struct dg_tx *tx, dg_xfer_t **out);
+void dg_xfer_destroy(dg_xfer_t *xf);
+
+/* A ready SEND / RECV op (any thread). The op is finished when its bytes
+ * have left / arrived. */
+void dg_xfer_send(dg_xfer_t *xf, dg_xop_t *op);
+void dg_xfer_recv(dg_xfer_t *xf, dg_xop_t *op);
+
+/* The transport owner's share (worker 0): receives that wait for it. */
+int dg_xfer_poll(dg_xfer_t *xf);
+
+/* Prints receives that still wait (hang detector). */
+void dg_xfer_dump(dg_xfer_t *xf);
+
+#endif

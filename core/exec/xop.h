@@ -1,0 +1,90 @@
+/* Executor ops: the runtime copy of one planned op of this rank, with the
+ * edges that make it wait for earlier ops.
+ *
+ * Ops live in a ring indexed by their sequence number, so a dependency on op
+ * d is a look at ring[d & mask]; the ring's size is the window of ops in
+ * flight (back-pressure). Dependencies are registered without locks: each
+ * waiting op owns one edge per dependency, pushed on the dependency's
+ * successor stack; completion swaps that stack for DG_XOP_CLOSED and
+ * releases the successors it held. */
+#ifndef DG_EXEC_XOP_H
+#define DG_EXEC_XOP_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "core/plan/plan.h"
+
+typedef struct dg_xop dg_xop_t;
+
+typedef struct dg_xedge {
+    struct dg_xedge *next;
+    dg_xop_t *op; /* the waiting op */
+} dg_xedge_t;
+
+#define DG_XOP_CLOSED ((dg_xedge_t *)(uintptr_t)1)
+#define DG_XOP_INLINE_EDGES 4
+#define DG_XOP_INLINE_BLOB 256
+
+/* A view or future argument resolved to memory at emit time. */
+typedef struct dg_xarg {
+    dg_plan_arg_kind_t kind;
+    dagger_access_t mode;
+    void *data;                       /* the view's origin, the value or the future */
+    size_t bytes;                     /* values and futures */
+    dagger_dtype_t dtype;
+    dagger_modifier_t mod;
+    uint32_t ndims;
+    size_t dims[DAGGER_MAX_DIMS];
+    size_t strides[DAGGER_MAX_DIMS];
+} dg_xarg_t;
+
+typedef struct dg_xlaunch {
+    uint64_t task;
+    uint32_t codelet;
+    int32_t worker;                   /* exact worker, or -1 for any CPU worker */
+    int32_t priority;
+    uint32_t nargs;
+    dg_xarg_t *args;
+    void *ret;                        /* return value buffer, NULL if none */
+    uint32_t ret_size;
+} dg_xlaunch_t;
+
+typedef struct dg_xxfer {
+    uint64_t tag;
+    int32_t peer;
+    uint64_t chunk, version;
+    uint32_t elsize, nspans;
+    dg_plan_span_t *spans;            /* element offsets into base */
+    unsigned char *base;
+    uint64_t bytes;
+} dg_xxfer_t;
+
+typedef struct dg_xcopy {
+    unsigned char *src, *dst;
+    uint32_t elsize, nspans;
+    dg_plan_span_t *spans;
+} dg_xcopy_t;
+
+struct dg_xop {
+    uint64_t seq;                     /* written by the submitting thread only */
+    dg_plan_op_kind_t kind;
+    _Atomic(dg_xedge_t *) succ;       /* waiting ops, or DG_XOP_CLOSED once done */
+    _Atomic int32_t pending;          /* unfinished dependencies + 1 while registering */
+    _Atomic int retired;              /* 1 once done and its memory may be reused */
+    uint64_t ready_order;             /* when it became ready (FIFO among ready work) */
+    dg_xop_t *link;                   /* the finishing thread's list of trivial ready ops */
+    dg_xedge_t inline_edges[DG_XOP_INLINE_EDGES];
+    dg_xedge_t *edges;                /* inline_edges or a malloc'ed array */
+    void *blob;                       /* malloc'ed payload when inline_blob is too small */
+    size_t free_bytes;                /* FREE: size of free_ptr */
+    union {
+        dg_xlaunch_t launch;
+        dg_xxfer_t xfer;
+        dg_xcopy_t copy;
+        void *free_ptr;               /* FREE: memory to release when it runs */
+    } u;
+    _Alignas(16) unsigned char inline_blob[DG_XOP_INLINE_BLOB];
+};
+
+#endif
