@@ -1,0 +1,244 @@
+/* The task runtime: start-up (processor table, planner, executor), futures
+ * bookkeeping, uniformity comparison and the collectives it needs. */
+#include "core/api/tasks.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "actors/system.h"
+#include "core/common.h"
+#include "core/runtime.h"
+#include "core/status_internal.h"
+#include "transport/coll.h"
+#include "transport/wire.h"
+
+typedef struct dg_future_rec {
+    uint64_t id; /* 0: empty */
+    int owner;
+    size_t size;
+} dg_future_rec_t;
+
+/* ------------------------------------------------------------ start-up */
+
+/* This rank's inventory: u32 CPU workers, u32 devices, u32 kind per device. */
+static dagger_status_t exchange_inventories(dg_tasks_t *t, uint32_t ncpus)
+{
+    t->rank_descs = calloc((size_t)t->nranks, sizeof(*t->rank_descs));
+    if (!t->rank_descs)
+        return dg_error(DAGGER_ERR_NO_MEMORY, "dagger_init: out of memory");
+    if (!t->tx) {
+        t->rank_descs[0].ncpus = ncpus;
+        return DAGGER_OK;
+    }
+    unsigned char mine[8];
+    dg_wire_cursor_t c = dg_wire_cursor(mine, sizeof(mine));
+    dg_wire_put_u32(&c, ncpus);
+    dg_wire_put_u32(&c, 0);
+    void *all = NULL;
+    size_t *lens = calloc((size_t)t->nranks, sizeof(size_t));
+    if (!lens)
+        return dg_error(DAGGER_ERR_NO_MEMORY, "dagger_init: out of memory");
+    dagger_status_t st = dg_coll_allgather(t->tx, mine, sizeof(mine), &all, lens);
+    if (st == DAGGER_OK) {
+        const unsigned char *p = all;
+        for (int r = 0; r < t->nranks; r++) {
+            dg_wire_cursor_t rc = dg_wire_cursor(p, lens[r]);
+            t->rank_descs[r].ncpus = dg_wire_get_u32(&rc);
+            t->rank_descs[r].ndevs = 0;
+            dg_wire_get_u32(&rc);
+            if (rc.bad || !t->rank_descs[r].ncpus)
+                st = dg_error(DAGGER_ERR_PROTOCOL, "dagger_init: rank %d sent a malformed "
+                              "processor inventory", r);
+            p += lens[r];
+        }
+    }
+    free(all);
+    free(lens);
+    return st;
+}
+
+dagger_status_t dg_tasks_create(dagger_runtime_t *rt, struct dg_act_system *actors,
+                                struct dg_tx *tx, dg_tasks_t **out)
+{
+    dg_tasks_t *t = calloc(1, sizeof(*t));
+    if (!t)
+        return dg_error(DAGGER_ERR_NO_MEMORY, "dagger_init: out of memory");
+    t->rt = rt;
+    t->rank = rt->rank;
+    t->nranks = rt->nranks;
+    t->tx = rt->nranks > 1 ? tx : NULL;
+    t->uniformity = rt->cfg.check_uniformity;
+    t->nfuture_slots = 64;
+    t->futures = calloc(t->nfuture_slots, sizeof(*t->futures));
+    dagger_status_t st = t->futures ? DAGGER_OK
+                                    : dg_error(DAGGER_ERR_NO_MEMORY, "dagger_init: out of memory");
+    if (st == DAGGER_OK)
+        st = exchange_inventories(t, (uint32_t)dg_act_system_num_workers(actors));
+    if (st == DAGGER_OK) {
+        dg_exec_params_t ep = {
+            .rank = t->rank, .nranks = t->nranks, .actors = actors, .tx = t->tx,
+            .window = (uint32_t)rt->cfg.task_window, .pool_limit = rt->cfg.slot_cache,
+            .hang_timeout = rt->cfg.hang_timeout,
+        };
+        st = dg_exec_create(&ep, &t->exec);
+    }
+    if (st == DAGGER_OK) {
+        dg_plan_params_t pp = {
+            .nranks = t->nranks, .my_rank = t->rank, .ranks = t->rank_descs,
+            .emit = dg_exec_emit, .emit_ctx = t->exec, .slot_cache_bytes = rt->cfg.slot_cache,
+        };
+        st = dg_plan_create(&pp, &t->plan);
+        if (st == DAGGER_OK)
+            t->exec->plan = t->plan;
+    }
+    if (st != DAGGER_OK) {
+        dg_tasks_destroy(t);
+        return st;
+    }
+    *out = t;
+    return DAGGER_OK;
+}
+
+void dg_tasks_destroy(dg_tasks_t *t)
+{
+    if (!t)
+        return;
+    if (t->region)
+        dagger_region_end(t->region);
+    dg_exec_destroy(t->exec);
+    dg_plan_destroy(t->plan);
+    free(t->rank_descs);
+    free(t->futures);
+    free(t);
+}
+
+dg_tasks_t *dg_tasks_get(dagger_runtime_t *rt, const char *fn)
+{
+    if (!dg_runtime_ok(rt)) {
+        dg_error(DAGGER_ERR_BAD_HANDLE, "%s: not a live runtime handle (NULL or finalized)", fn);
+        return NULL;
+    }
+    return rt->tasks;
+}
+
+/* ------------------------------------------------------------ futures */
+
+static dg_future_rec_t *future_slot(dg_future_rec_t *tab, size_t cap, uint64_t id)
+{
+    for (size_t i = (id * 0x9e3779b97f4a7c15ull) & (cap - 1);; i = (i + 1) & (cap - 1))
+        if (tab[i].id == id || tab[i].id == 0)
+            return &tab[i];
+}
+
+dagger_status_t dg_tasks_future_add(dg_tasks_t *t, uint64_t id, int owner, size_t size)
+{
+    if ((t->nfutures + 1) * 2 > t->nfuture_slots) {
+        size_t ncap = t->nfuture_slots * 2;
+        dg_future_rec_t *n = calloc(ncap, sizeof(*n));
+        if (!n)
+            return dg_error(DAGGER_ERR_NO_MEMORY, "futures: out of memory");
+        for (size_t i = 0; i < t->nfuture_slots; i++)
+            if (t->futures[i].id)
+                *future_slot(n, ncap, t->futures[i].id) = t->futures[i];
+        free(t->futures);
+        t->futures = n;
+        t->nfuture_slots = ncap;
+    }
+    dg_future_rec_t *r = future_slot(t->futures, t->nfuture_slots, id);
+    if (!r->id)
+        t->nfutures++;
+    *r = (dg_future_rec_t){id, owner, size};
+    return DAGGER_OK;
+}
+
+int dg_tasks_future_find(const dg_tasks_t *t, uint64_t id, int *owner, size_t *size)
+{
+    if (!id)
+        return 0;
+    const dg_future_rec_t *r = future_slot(t->futures, t->nfuture_slots, id);
+    if (!r->id)
+        return 0;
+    *owner = r->owner;
+    *size = r->size;
+    return 1;
+}
+
+/* ------------------------------------------------------------ collectives */
+
+dagger_status_t dg_tasks_bcast(dg_tasks_t *t, void *buf, size_t len, int root)
+{
+    return t->tx ? dg_coll_bcast(t->tx, buf, len, root) : DAGGER_OK;
+}
+
+dagger_status_t dg_tasks_allreduce_u64(dg_tasks_t *t, uint64_t *v, size_t n, int op)
+{
+    return t->tx ? dg_coll_allreduce(t->tx, v, n, DAGGER_REDUCE_U64, (dagger_reduce_op_t)op)
+                 : DAGGER_OK;
+}
+
+/* ------------------------------------------------------------ uniformity */
+
+static int describe_point(const dg_tasks_t *t, const dg_check_point_t *c, char *buf, size_t len)
+{
+    switch (c->kind) {
+    case DG_CHECK_TASK: {
+        const dg_exec_codelet_t *cl = dg_exec_codelet(t->exec, c->codelet);
+        return snprintf(buf, len, "submit task %llu (codelet %s)", (unsigned long long)c->task,
+                        cl ? cl->name : "unregistered");
+    }
+    case DG_CHECK_REGION_END:
+        return snprintf(buf, len, "end the region after task %llu", (unsigned long long)c->task - 1);
+    case DG_CHECK_REGION_BEGIN:
+        return snprintf(buf, len, "begin a region");
+    case DG_CHECK_CHUNK:
+        return snprintf(buf, len, "create or free a chunk");
+    default:
+        return snprintf(buf, len, "check a user value (dagger_check_uniform #%llu)",
+                        (unsigned long long)c->task);
+    }
+}
+
+dagger_status_t dg_tasks_check(dg_tasks_t *t, const dg_check_point_t *mine)
+{
+    if (!t->uniformity || !t->tx)
+        return DAGGER_OK;
+    t->checks++;
+    void *all = NULL;
+    size_t *lens = calloc((size_t)t->nranks, sizeof(size_t));
+    if (!lens)
+        return dg_error(DAGGER_ERR_NO_MEMORY, "uniformity check: out of memory");
+    dagger_status_t st = dg_coll_allgather(t->tx, mine, sizeof(*mine), &all, lens);
+    if (st != DAGGER_OK) {
+        free(lens);
+        return st;
+    }
+    const dg_check_point_t *pts = all;
+    int bad = 0;
+    for (int r = 0; r < t->nranks; r++)
+        bad |= lens[r] != sizeof(*mine) || memcmp(&pts[r], &pts[0], sizeof(*mine)) != 0;
+    char msg[900];
+    size_t n = 0;
+    if (bad) {
+        /* The same text on every rank: built from the gathered points only. */
+        n += (size_t)snprintf(msg, sizeof(msg), "ranks disagree on what to plan next:");
+        for (int r = 0; r < t->nranks && n + 80 < sizeof(msg); r++) {
+            int first = 1;
+            for (int q = 0; q < r; q++)
+                first &= memcmp(&pts[q], &pts[r], sizeof(*mine)) != 0;
+            if (!first)
+                continue;
+            n += (size_t)snprintf(msg + n, sizeof(msg) - n, " ranks");
+            for (int q = r; q < t->nranks; q++)
+                if (!memcmp(&pts[q], &pts[r], sizeof(*mine)))
+                    n += (size_t)snprintf(msg + n, sizeof(msg) - n, " %d", q);
+            n += (size_t)snprintf(msg + n, sizeof(msg) - n, " ");
+            n += (size_t)describe_point(t, &pts[r], msg + n, sizeof(msg) - n);
+            n += (size_t)snprintf(msg + n, sizeof(msg) - n, ";");
+        }
+        snprintf(msg + n, sizeof(msg) - n, " (a value, branch or random seed that differs "
+                 "between ranks reaches the submissions)");
+    }
+    free(all);
+    free(lens);
+    return bad ? dg_error(DAGGER_ERR_DIVERGENCE, "%s", msg) : DAGGER_OK;
+}

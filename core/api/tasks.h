@@ -1,0 +1,74 @@
+/* The task runtime of one rank: the planner, the executor, the open region
+ * and the bookkeeping the public chunk/codelet/region calls share. Hangs off
+ * the runtime object (rt->tasks). */
+#ifndef DG_API_TASKS_H
+#define DG_API_TASKS_H
+
+#include <dagger/region.h>
+
+#include "core/exec/exec.h"
+#include "core/plan/plan.h"
+
+struct dg_act_system;
+struct dg_tx;
+
+typedef struct dg_tasks {
+    dagger_runtime_t *rt;
+    int rank, nranks;
+    struct dg_tx *tx;                 /* NULL when alone */
+    dg_plan_t *plan;
+    dg_exec_t *exec;
+    dg_plan_rank_desc_t *rank_descs;  /* processor table input */
+    dagger_region_t *region;          /* the open region, or NULL */
+    uint64_t regions;                 /* regions begun */
+    uint64_t default_owner;           /* next owner of a chunk created with owner -1 */
+    int uniformity;                   /* compare planning inputs across ranks */
+    uint64_t checks;                  /* uniformity checks done (for messages) */
+    /* task -> rank, for futures and statistics (this region) */
+    dagger_region_stats_t stats;
+    dg_plan_stats_t stats_base;       /* planner counters at region begin */
+    /* futures: id -> (owner rank, size), open addressing */
+    struct dg_future_rec *futures;
+    size_t nfuture_slots, nfutures;
+} dg_tasks_t;
+
+struct dagger_region {
+    dg_tasks_t *tasks;
+    uint64_t id;
+    uint64_t first_task;              /* planner task id of the region's first task */
+    int diverged;                     /* a uniformity check failed: nothing more is planned */
+    char diverged_msg[900];
+};
+
+/* Collective: exchanges processor inventories, creates planner and executor. */
+dagger_status_t dg_tasks_create(dagger_runtime_t *rt, struct dg_act_system *actors,
+                                struct dg_tx *tx, dg_tasks_t **out);
+void dg_tasks_destroy(dg_tasks_t *t);
+
+/* The task runtime of a live runtime handle, or NULL (with an error detail). */
+dg_tasks_t *dg_tasks_get(dagger_runtime_t *rt, const char *fn);
+
+/* Futures: where a future's value lives. */
+dagger_status_t dg_tasks_future_add(dg_tasks_t *t, uint64_t id, int owner, size_t size);
+int dg_tasks_future_find(const dg_tasks_t *t, uint64_t id, int *owner, size_t *size);
+
+/* Uniformity: a point of the program every rank should reach identically.
+ * dg_tasks_check compares it across ranks (when checking is on) and gives
+ * every rank the same DAGGER_ERR_DIVERGENCE describing who does what. */
+enum {
+    DG_CHECK_TASK = 1, DG_CHECK_REGION_BEGIN = 2, DG_CHECK_REGION_END = 3, DG_CHECK_USER = 4,
+    DG_CHECK_CHUNK = 5
+};
+typedef struct dg_check_point {
+    uint64_t hash;     /* planner hash (with the submission) or the user value's hash */
+    uint64_t task;     /* the task id it concerns, or the user check's number */
+    uint32_t kind;
+    uint32_t codelet;
+} dg_check_point_t;
+dagger_status_t dg_tasks_check(dg_tasks_t *t, const dg_check_point_t *mine);
+
+/* Collectives that also work alone (tx NULL). */
+dagger_status_t dg_tasks_bcast(dg_tasks_t *t, void *buf, size_t len, int root);
+dagger_status_t dg_tasks_allreduce_u64(dg_tasks_t *t, uint64_t *v, size_t n, int op);
+
+#endif

@@ -1,0 +1,79 @@
+/* Chunks and views: the data tasks work on.
+ *
+ * A chunk is an N-dimensional block of elements (column-major: dimension 0
+ * varies fastest) owned by exactly one rank. Every rank creates the same chunks
+ * in the same order (SPMD): on the owner the chunk has memory, elsewhere it is
+ * metadata only. A view is a chunk plus a sub-box plus a dependency modifier;
+ * tasks access views. */
+#ifndef DAGGER_CHUNK_H
+#define DAGGER_CHUNK_H
+
+#include <dagger/runtime.h>
+#include <dagger/status.h>
+#include <dagger/types.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* A chunk handle: a value, identical on every rank. id 0 is never a chunk. */
+typedef struct dagger_chunk {
+    uint64_t id;
+} dagger_chunk_t;
+
+/* Description of a new chunk. owner < 0 picks the default owner (chunks are
+ * dealt round-robin over ranks in creation order). */
+typedef struct dagger_chunk_desc {
+    dagger_dtype_t dtype;
+    int ndims;                      /* 1 .. DAGGER_MAX_DIMS */
+    size_t dims[DAGGER_MAX_DIMS];
+    int owner;                      /* owning rank, or -1 for the default */
+} dagger_chunk_desc_t;
+
+/* Creates a chunk (collective: every rank calls it in the same order). On the
+ * owner the memory is allocated and zeroed. Not allowed inside a region.
+ * Errors: DAGGER_ERR_INVALID_ARG (ndims, zero dims, owner >= nranks),
+ * DAGGER_ERR_DTYPE, DAGGER_ERR_STATE (inside a region). */
+dagger_status_t dagger_chunk_create(dagger_runtime_t *rt, const dagger_chunk_desc_t *desc,
+                                    dagger_chunk_t *out);
+
+/* Frees a chunk (collective). Inside a region the memory is released after the
+ * last task that uses it. Errors: DAGGER_ERR_BAD_HANDLE. */
+dagger_status_t dagger_chunk_free(dagger_runtime_t *rt, dagger_chunk_t c);
+
+/* The owner's memory of a chunk, for reading and writing between regions.
+ * *data is NULL on ranks that do not own it. The strides (in elements) are
+ * written to strides when not NULL. Errors: DAGGER_ERR_BAD_HANDLE,
+ * DAGGER_ERR_STATE (inside a region: the data may be elsewhere). */
+dagger_status_t dagger_chunk_data(dagger_runtime_t *rt, dagger_chunk_t c, void **data,
+                                  size_t strides[DAGGER_MAX_DIMS]);
+
+/* The owning rank of a chunk, or -1 for a bad handle. */
+int dagger_chunk_owner(dagger_runtime_t *rt, dagger_chunk_t c);
+
+/* A view: part of a chunk a task accesses. Build views with the functions
+ * below; they check bounds when the view is used. */
+typedef struct dagger_view {
+    dagger_chunk_t chunk;
+    int ndims;
+    dagger_modifier_t mod;
+    size_t off[DAGGER_MAX_DIMS];
+    size_t ext[DAGGER_MAX_DIMS];
+} dagger_view_t;
+
+/* The whole chunk (ext = dims, off = 0, FULL). A bad handle gives a view with
+ * ndims 0, which is rejected when used. */
+dagger_view_t dagger_view(dagger_runtime_t *rt, dagger_chunk_t c);
+
+/* A sub-box of a view: off is relative to v's box. ext entries must fit. */
+dagger_view_t dagger_view_sub(dagger_view_t v, const size_t off[], const size_t ext[]);
+
+/* The same box with a dependency modifier (dimensions 0 and 1). */
+dagger_view_t dagger_view_mod(dagger_view_t v, dagger_modifier_t mod);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

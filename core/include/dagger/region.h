@@ -1,0 +1,120 @@
+/* Regions: where tasks are submitted.
+ *
+ * Every rank opens the same regions and submits the same tasks in the same
+ * order. Each rank plans the same global schedule, runs its share and moves
+ * data by itself. dagger_region_end waits for the region's work and returns the
+ * same status on every rank. The result equals running the tasks one after the
+ * other in submission order. */
+#ifndef DAGGER_REGION_H
+#define DAGGER_REGION_H
+
+#include <dagger/chunk.h>
+#include <dagger/runtime.h>
+#include <dagger/status.h>
+#include <dagger/task.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct dagger_region dagger_region_t;
+
+/* Where tasks may run. Zero-initialised = anywhere on CPUs. Fields combine
+ * (all must hold): kinds restricts processor kinds (GPU kinds only when set
+ * here), ranks/nranks a set of ranks, proc an exact processor (global id from
+ * dagger_procs(); -1 or 0-initialised `has_proc` = none). */
+typedef struct dagger_scope {
+    uint32_t kinds;          /* mask of dagger_proc_kind_t; 0 = CPU */
+    const int *ranks;        /* NULL = all ranks */
+    int nranks;
+    int has_proc;            /* 1: run exactly on processor `proc` */
+    int proc;
+} dagger_scope_t;
+
+/* A scope of one rank, for immediate use: &DAGGER_SCOPE_RANK(1). */
+#define DAGGER_SCOPE_RANK(r) ((dagger_scope_t){.ranks = (const int[]){(r)}, .nranks = 1})
+
+/* The global processor table (identical on every rank, sorted by rank, kind,
+ * index). */
+typedef struct dagger_proc_info {
+    int id;
+    int rank;
+    dagger_proc_kind_t kind;
+    int index;               /* thread or device index within the rank */
+} dagger_proc_info_t;
+
+/* Number of processors in the job; with procs non-NULL, writes up to cap entries. */
+int dagger_procs(dagger_runtime_t *rt, dagger_proc_info_t *procs, int cap);
+
+/* Opens a region. scope may be NULL (anywhere on CPUs). One region at a time
+ * per runtime. Errors: DAGGER_ERR_STATE (a region is already open),
+ * DAGGER_ERR_SCOPE (the scope names no processor). */
+dagger_status_t dagger_region_begin(dagger_runtime_t *rt, const dagger_scope_t *scope,
+                                    dagger_region_t **out);
+
+/* Options of one submission. Zero-initialised = defaults. */
+typedef struct dagger_task_opts {
+    const dagger_scope_t *scope;  /* intersected with the region's scope */
+    int priority;                 /* higher runs first among ready tasks */
+    const uint64_t *after;        /* explicit dependencies: task sequence numbers of
+                                     earlier tasks of this region */
+    int nafter;
+} dagger_task_opts_t;
+
+/* Submits a task. seq_out (may be NULL) receives the task's sequence number in
+ * the region; future_out (may be NULL) its future when the codelet returns a
+ * value. The call plans the task and returns without waiting for data.
+ * Errors (the task is not submitted, the region stays usable):
+ * DAGGER_ERR_BAD_HANDLE, DAGGER_ERR_INVALID_ARG, DAGGER_ERR_BAD_VIEW,
+ * DAGGER_ERR_DTYPE, DAGGER_ERR_SCOPE, DAGGER_ERR_CYCLE,
+ * DAGGER_ERR_DIVERGENCE (uniformity checking found ranks disagreeing). */
+dagger_status_t dagger_submit(dagger_region_t *r, dagger_codelet_t cl, int nargs,
+                              const dagger_arg_t *args, const dagger_task_opts_t *opts,
+                              uint64_t *seq_out, dagger_future_t *future_out);
+
+/* Variadic form: dagger_spawn(r, cl, DAGGER_INOUT(v), DAGGER_VALUE(&x, 8), DAGGER_END) */
+#define DAGGER_END ((dagger_arg_t){.kind = (dagger_arg_kind_t)0})
+dagger_status_t dagger_spawn(dagger_region_t *r, dagger_codelet_t cl, ...);
+
+/* Ends the region: plans the copy-back of data written away from its home,
+ * waits until this rank's share is done, and agrees with the other ranks on
+ * the status: DAGGER_OK, or the first failed task by sequence number (the
+ * detail names its codelet, rank and message). The same on every rank. The
+ * region handle is freed; the runtime stays usable after an error. */
+dagger_status_t dagger_region_end(dagger_region_t *r);
+
+/* Counters of this rank's share of the current or last region, from the plan. */
+typedef struct dagger_region_stats {
+    uint64_t tasks;          /* tasks planned (all ranks) */
+    uint64_t tasks_local;    /* tasks this rank runs */
+    uint64_t transfers;      /* transfers planned between ranks (all ranks) */
+    uint64_t copies;         /* copies between memory spaces of one rank (all ranks) */
+    uint64_t slots;          /* temporary buffers this rank allocated for remote data */
+    uint64_t bytes_sent;     /* bytes this rank sends */
+    uint64_t bytes_received;
+} dagger_region_stats_t;
+dagger_status_t dagger_region_stats(dagger_runtime_t *rt, dagger_region_stats_t *out);
+
+/* Collective: the value of a future, the same bytes on every rank. *len gets
+ * its length. Outside a region, or inside one (it then waits for the task).
+ * Errors: DAGGER_ERR_BAD_HANDLE, DAGGER_ERR_OVERFLOW (cap too small). */
+dagger_status_t dagger_fetch(dagger_runtime_t *rt, dagger_future_t f, void *buf, size_t cap,
+                             size_t *len);
+
+/* Uniformity checking: with on = 1, every submission and region end compares
+ * the planning inputs across ranks; a divergence returns DAGGER_ERR_DIVERGENCE
+ * on every rank naming the first divergent task and the ranks that disagree,
+ * instead of a hang or a wrong result. Collective. Also DAGGER_CHECK_UNIFORMITY=1. */
+dagger_status_t dagger_check_uniformity(dagger_runtime_t *rt, int on);
+
+/* Collective: checks that bytes are identical on every rank (only while
+ * uniformity checking is on; otherwise returns DAGGER_OK at once).
+ * DAGGER_ERR_DIVERGENCE names the ranks that disagree. */
+dagger_status_t dagger_check_uniform(dagger_runtime_t *rt, const void *bytes, size_t len);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

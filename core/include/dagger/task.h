@@ -1,0 +1,130 @@
+/* Codelets and tasks.
+ *
+ * A codelet is a named computation with one implementation per processor kind
+ * (CPU now; CUDA and HIP slots). It is identified across ranks by its name,
+ * never by a function pointer. A task is one call of a codelet on arguments
+ * (views with an access mode, by-value bytes, futures of earlier tasks),
+ * submitted inside a region (dagger/region.h). */
+#ifndef DAGGER_TASK_H
+#define DAGGER_TASK_H
+
+#include <dagger/chunk.h>
+#include <dagger/runtime.h>
+#include <dagger/status.h>
+#include <dagger/types.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct dagger_task dagger_task_t; /* the running task, inside an implementation */
+
+/* An implementation returns DAGGER_OK, or fails with dagger_task_fail(). */
+typedef int (*dagger_impl_fn)(dagger_task_t *t);
+
+/* Processor kinds, usable as a mask in scopes. */
+typedef enum dagger_proc_kind {
+    DAGGER_PROC_CPU = 1,
+    DAGGER_PROC_CUDA = 2,
+    DAGGER_PROC_HIP = 4
+} dagger_proc_kind_t;
+
+#define DAGGER_MAX_ARGS 16
+#define DAGGER_MAX_RETURN 256 /* largest value a task may return, in bytes */
+
+typedef struct dagger_codelet_desc {
+    const char *name;          /* unique; the id is a hash of it */
+    dagger_impl_fn cpu;        /* CPU implementation (required unless a GPU one is given) */
+    dagger_impl_fn cuda;       /* runs on the host thread that drives the device, with the
+                                  device's stream current; NULL if none */
+    dagger_impl_fn hip;
+    size_t return_size;        /* bytes of the value the task returns (0: none) */
+    int nargs;                 /* > 0: check the argument count and... */
+    const dagger_dtype_t *arg_dtypes; /* ...when not NULL, the dtype of each view argument
+                                         (0 for "any", for value arguments) */
+    double cost;               /* optional relative cost hint; 0 = unknown */
+} dagger_codelet_desc_t;
+
+typedef struct dagger_codelet {
+    uint32_t id;
+} dagger_codelet_t;
+
+/* Registers a codelet (collective: every rank registers the same codelets).
+ * Registering the same name again with the same description returns the same
+ * codelet. Errors: DAGGER_ERR_INVALID_ARG (no name, no implementation,
+ * return_size > DAGGER_MAX_RETURN), DAGGER_ERR_EXISTS (same name, different
+ * description), DAGGER_ERR_TYPE_CONFLICT (two names with the same hash). */
+dagger_status_t dagger_codelet_register(dagger_runtime_t *rt, const dagger_codelet_desc_t *desc,
+                                        dagger_codelet_t *out);
+
+/* A future: the value a task returns. A value, identical on every rank. */
+typedef struct dagger_future {
+    uint64_t id;
+} dagger_future_t;
+
+/* One argument of a task. Build them with the DAGGER_IN/OUT/INOUT/VALUE/FUTURE
+ * macros. */
+typedef enum dagger_arg_kind {
+    DAGGER_ARG_VIEW = 1,
+    DAGGER_ARG_VALUE = 2,
+    DAGGER_ARG_FUTURE = 3
+} dagger_arg_kind_t;
+
+typedef struct dagger_arg {
+    dagger_arg_kind_t kind;
+    dagger_access_t mode;      /* for views */
+    dagger_view_t view;
+    const void *bytes;         /* for values: copied at submission */
+    size_t len;
+    dagger_future_t future;
+} dagger_arg_t;
+
+#define DAGGER_IN(v)    ((dagger_arg_t){.kind = DAGGER_ARG_VIEW, .mode = DAGGER_MODE_IN, .view = (v)})
+#define DAGGER_OUT(v)   ((dagger_arg_t){.kind = DAGGER_ARG_VIEW, .mode = DAGGER_MODE_OUT, .view = (v)})
+#define DAGGER_INOUT(v) ((dagger_arg_t){.kind = DAGGER_ARG_VIEW, .mode = DAGGER_MODE_INOUT, .view = (v)})
+#define DAGGER_VALUE(ptr, n) ((dagger_arg_t){.kind = DAGGER_ARG_VALUE, .bytes = (ptr), .len = (n)})
+#define DAGGER_FUTURE(f) ((dagger_arg_t){.kind = DAGGER_ARG_FUTURE, .future = (f)})
+
+/* ---- Inside a running task ---- */
+
+/* What an implementation sees of a view argument: the data pointer is the view's
+ * origin in this memory space; element (i0, i1, ...) of the view is at
+ * data + (i0*strides[0] + i1*strides[1] + ...) * elem_size. Only the elements the
+ * modifier selects belong to the task. */
+typedef struct dagger_slot {
+    void *data;
+    dagger_dtype_t dtype;
+    int ndims;
+    dagger_modifier_t mod;
+    size_t dims[DAGGER_MAX_DIMS];    /* the view's extents */
+    size_t strides[DAGGER_MAX_DIMS]; /* in elements */
+    size_t count;                    /* product of dims (the box, ignoring the modifier) */
+    size_t bytes;                    /* for values and futures: their length */
+} dagger_slot_t;
+
+/* Argument i of the running task. For a value or a future, data points to its
+ * bytes and bytes is the length. An index out of range gives data == NULL. */
+dagger_slot_t dagger_task_arg(dagger_task_t *t, int i);
+int dagger_task_nargs(dagger_task_t *t);
+
+/* Sets the task's return value (len <= the codelet's return_size). */
+dagger_status_t dagger_task_return(dagger_task_t *t, const void *value, size_t len);
+
+/* Marks the task failed with a message; returns DAGGER_ERR_TASK_FAILED so an
+ * implementation can end with `return dagger_task_fail(t, "...", ...);`. The
+ * region then ends with that error on every rank. */
+int dagger_task_fail(dagger_task_t *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* The task's sequence number in its region, its rank and processor. */
+uint64_t dagger_task_seq(dagger_task_t *t);
+int dagger_task_rank(dagger_task_t *t);
+
+/* For GPU implementations: the device stream (cudaStream_t / hipStream_t). */
+void *dagger_task_stream(dagger_task_t *t);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
