@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "actors/system.h"
+#include "core/api/tasks.h"
 #include "core/log.h"
 #include "core/status_internal.h"
 
@@ -64,6 +65,14 @@ dagger_status_t dagger_init(int *argc, char ***argv, const dagger_params_t *para
         free(rt);
         return dg_error(DAGGER_ERR_NO_MEMORY, "dagger_init: too many live runtimes in this process");
     }
+    /* The task runtime (planner, executor) runs on the actor workers. */
+    st = dg_tasks_create(rt, rt->actors, NULL, &rt->tasks);
+    if (st != DAGGER_OK) {
+        dg_handle_remove(rt);
+        dg_act_system_destroy(rt->actors);
+        free(rt);
+        return st;
+    }
     *out = rt;
     return DAGGER_OK;
 }
@@ -76,10 +85,15 @@ dagger_status_t dagger_finalize(dagger_runtime_t *rt)
         return dg_error(DAGGER_ERR_STATE,
                         "dagger_finalize: called from an actor's handler, whose worker it would have "
                         "to join; call it from the thread that called dagger_init");
+    /* Tasks finish while the workers run; their memory goes after the
+     * workers stopped (a worker may still look at the ready queues). */
+    dg_tasks_drain(rt->tasks);
     /* Actors stop while the handle is still live: on_stop may still send. */
     if (rt->actors)
         dg_act_system_destroy(rt->actors);
     rt->actors = NULL;
+    dg_tasks_destroy(rt->tasks);
+    rt->tasks = NULL;
     dg_handle_remove(rt);
     free(rt);
     return DAGGER_OK;

@@ -11,6 +11,7 @@
 
 
 struct dg_act_system;
+struct dg_tasks;
 
 struct dagger_runtime {
     int rank;
@@ -18,6 +19,7 @@ struct dagger_runtime {
     int num_threads;
     dg_config_t cfg;
     struct dg_act_system *actors;
+    struct dg_tasks *tasks;  /* planner + executor + regions (core/api/tasks.h) */
 };
 
 /* Validates a runtime handle given to a public call without dereferencing

@@ -99,12 +99,20 @@ dagger_status_t dg_tasks_create(dagger_runtime_t *rt, struct dg_act_system *acto
     return DAGGER_OK;
 }
 
-void dg_tasks_destroy(dg_tasks_t *t)
+void dg_tasks_drain(dg_tasks_t *t)
 {
     if (!t)
         return;
     if (t->region)
         dagger_region_end(t->region);
+    if (t->exec)
+        dg_exec_wait_all(t->exec);
+}
+
+void dg_tasks_destroy(dg_tasks_t *t)
+{
+    if (!t)
+        return;
     dg_exec_destroy(t->exec);
     dg_plan_destroy(t->plan);
     free(t->rank_descs);

@@ -43,6 +43,9 @@ struct dagger_region {
 /* Collective: exchanges processor inventories, creates planner and executor. */
 dagger_status_t dg_tasks_create(dagger_runtime_t *rt, struct dg_act_system *actors,
                                 struct dg_tx *tx, dg_tasks_t **out);
+/* Ends an open region and waits for every op (the workers must run). */
+void dg_tasks_drain(dg_tasks_t *t);
+/* Frees everything (after the workers stopped). */
 void dg_tasks_destroy(dg_tasks_t *t);
 
 /* The task runtime of a live runtime handle, or NULL (with an error detail). */

@@ -9,5 +9,9 @@
 #include <dagger/types.h>
 #include <dagger/runtime.h>
 #include <dagger/actor.h>
+#include <dagger/coll.h>
+#include <dagger/chunk.h>
+#include <dagger/task.h>
+#include <dagger/region.h>
 
 #endif

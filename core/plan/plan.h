@@ -226,6 +226,8 @@ dagger_status_t dg_plan_chunk_create(dg_plan_t *p, const dg_plan_chunk_desc_t *d
 dagger_status_t dg_plan_chunk_free(dg_plan_t *p, uint64_t id);
 /* The layout of a live chunk, or NULL. */
 const dg_plan_geom_t *dg_plan_chunk_geom(const dg_plan_t *p, uint64_t id);
+/* The owning rank of a live chunk (query.c). DAGGER_ERR_NOT_FOUND otherwise. */
+dagger_status_t dg_plan_chunk_owner(const dg_plan_t *p, uint64_t id, int32_t *owner);
 
 dagger_status_t dg_plan_region_begin(dg_plan_t *p, const dg_plan_scope_t *scope);
 /* Copies changed data home, frees or caches slots, emits REGION_END. */
