@@ -5,19 +5,46 @@
 
 #include <criterion/criterion.h>
 #include <sched.h>
+#include <string.h>
 #include <stdatomic.h>
 #include <time.h>
 
 #include "actors/msgtype.h"
 #include "actors/system.h"
+#include "core/handles.h"
+#include "core/runtime.h"
 
-static inline dg_act_system_t *act_test_system(int nthreads)
+static inline dg_act_system_t *act_test_system_owned(int nthreads, void *owner)
 {
-    dg_act_params_t p = {.rank = 0, .nranks = 1, .num_threads = nthreads, .bind = 0};
+    dg_act_params_t p = {.rank = 0, .nranks = 1, .num_threads = nthreads, .bind = 0, .owner = owner};
     dg_act_system_t *sys = NULL;
     dagger_status_t st = dg_act_system_create(&p, &sys);
     cr_assert_eq(st, DAGGER_OK, "dg_act_system_create: %s", dagger_error_detail());
     return sys;
+}
+
+static inline dg_act_system_t *act_test_system(int nthreads)
+{
+    return act_test_system_owned(nthreads, NULL);
+}
+
+/* A runtime handle over a kernel-level system, so the public dagger_* actor
+ * calls can be tested without the rest of the runtime (and its layers). */
+static inline dg_act_system_t *act_test_runtime(dagger_runtime_t *rt, int nthreads)
+{
+    memset(rt, 0, sizeof(*rt));
+    rt->nranks = 1;
+    rt->actors = act_test_system_owned(nthreads, rt);
+    rt->num_threads = dg_act_system_num_workers(rt->actors);
+    cr_assert_eq(dg_handle_add(rt), 0);
+    return rt->actors;
+}
+
+static inline void act_test_runtime_done(dagger_runtime_t *rt)
+{
+    dg_handle_remove(rt);
+    dg_act_system_destroy(rt->actors);
+    rt->actors = NULL;
 }
 
 static inline uint32_t act_test_type(dg_act_system_t *sys, const char *name,

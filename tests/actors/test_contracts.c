@@ -1,0 +1,326 @@
+/* The kernel's contracts with the transport and the task executor
+ * (docs/design.md section 3): route, deliver, poller, wake, idle sources. */
+#include <pthread.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include "act_test.h"
+
+static dagger_runtime_t rt_storage, *rt = &rt_storage;
+static dg_act_system_t *sys;
+static dagger_msg_type_t NUM, PONG;
+
+/* ------------------------------------------------- a fake transport */
+
+typedef struct {
+    pthread_mutex_t lock;
+    dg_msg_t *msgs[64];
+    int n;
+} captured_t;
+
+static captured_t cap = {PTHREAD_MUTEX_INITIALIZER, {0}, 0};
+
+static dagger_status_t capture_route(void *ctx, dg_msg_t *msg)
+{
+    cr_assert_eq(ctx, &cap);
+    pthread_mutex_lock(&cap.lock);
+    cr_assert_lt(cap.n, 64);
+    cap.msgs[cap.n++] = msg;
+    pthread_mutex_unlock(&cap.lock);
+    return DAGGER_OK;
+}
+
+static dg_msg_t *captured(int i)
+{
+    double t0 = act_test_now();
+    for (;;) {
+        pthread_mutex_lock(&cap.lock);
+        dg_msg_t *m = i < cap.n ? cap.msgs[i] : NULL;
+        pthread_mutex_unlock(&cap.lock);
+        if (m || act_test_now() - t0 > 10)
+            return m;
+        act_test_sleep_ms(1);
+    }
+}
+
+static void setup(void)
+{
+    sys = act_test_runtime(rt, 2);
+    dagger_msg_type_desc_t num = {"ct.num", DAGGER_MSG_FIXED, sizeof(int)};
+    dagger_msg_type_desc_t pong = {"ct.pong", DAGGER_MSG_FIXED, sizeof(int)};
+    cr_assert_eq(dagger_msg_type_register(rt, &num, &NUM), DAGGER_OK);
+    cr_assert_eq(dagger_msg_type_register(rt, &pong, &PONG), DAGGER_OK);
+}
+
+static void teardown(void)
+{
+    act_test_runtime_done(rt);
+    for (int i = 0; i < cap.n; i++)
+        dg_msg_free(cap.msgs[i]);
+    cap.n = 0;
+}
+
+TestSuite(contracts, .init = setup, .fini = teardown, .timeout = 30);
+
+typedef struct {
+    _Atomic int got;
+    int value;
+    dagger_actor_addr_t sender;
+} sink_t;
+
+static dagger_status_t on_num(dagger_ctx_t *ctx)
+{
+    sink_t *s = dagger_ctx_state(ctx);
+    memcpy(&s->value, dagger_ctx_payload(ctx), sizeof(int));
+    s->sender = dagger_ctx_sender(ctx);
+    atomic_fetch_add(&s->got, 1);
+    return DAGGER_OK;
+}
+
+static dagger_actor_addr_t spawn_sink(sink_t *s)
+{
+    dagger_handler_t h[] = {{NUM, on_num}};
+    dagger_actor_desc_t d = {.name = "sink", .state = s, .handlers = h, .nhandlers = 1};
+    dagger_actor_addr_t a;
+    cr_assert_eq(dagger_actor_spawn(rt, &d, &a), DAGGER_OK);
+    return a;
+}
+
+static dg_msg_t *remote_msg(dagger_actor_addr_t from, dagger_actor_addr_t to, uint32_t type,
+                            uint32_t flags, uint64_t corr, int v)
+{
+    dg_msg_t *m = dg_msg_make(from, to, type, flags, corr, &v, sizeof(v));
+    cr_assert_not_null(m);
+    return m;
+}
+
+/* -------------------------------------------------------------- route */
+
+Test(contracts, without_a_route_other_ranks_are_not_reachable)
+{
+    int v = 1;
+    dagger_actor_addr_t remote = {1, 5};
+    cr_assert_eq(dagger_send(rt, remote, NUM, &v, sizeof(v)), DAGGER_ERR_NO_SUCH_ACTOR);
+    cr_assert(strstr(dagger_error_detail(), "rank 1 is not reachable") &&
+              strstr(dagger_error_detail(), "single-rank"), "%s", dagger_error_detail());
+}
+
+Test(contracts, route_takes_messages_for_other_ranks_with_full_headers)
+{
+    dg_act_system_set_route(sys, 0, 3, capture_route, &cap);
+    int v = 77;
+    dagger_actor_addr_t remote = {2, 5};
+    cr_assert_eq(dagger_send(rt, remote, NUM, &v, sizeof(v)), DAGGER_OK);
+    dg_msg_t *m = captured(0);
+    cr_assert_not_null(m);
+    cr_assert_eq(m->hdr.to.rank, 2);
+    cr_assert_eq(m->hdr.to.id, 5u);
+    cr_assert_eq(m->hdr.from.rank, 0);
+    cr_assert_eq(m->hdr.from.id, DG_ACT_ID_NONE, "sent by a plain thread");
+    cr_assert_eq(m->hdr.type, NUM);
+    cr_assert_eq(m->hdr.size, sizeof(int));
+    cr_assert_eq(*(int *)m->payload, 77);
+    cr_assert_eq(dagger_send(rt, remote, NUM, &v, 2), DAGGER_ERR_MSG_SIZE, "checked before routing");
+    dagger_actor_addr_t beyond = {3, 5}, negative = {-2, 5};
+    cr_assert_eq(dagger_send(rt, beyond, NUM, &v, sizeof(v)), DAGGER_ERR_NO_SUCH_ACTOR);
+    cr_assert(strstr(dagger_error_detail(), "rank 3 does not exist"), "%s", dagger_error_detail());
+    cr_assert_eq(dagger_send(rt, negative, NUM, &v, sizeof(v)), DAGGER_ERR_NO_SUCH_ACTOR);
+}
+
+/* ------------------------------------------------------------ deliver */
+
+Test(contracts, delivered_messages_reach_local_actors_with_the_remote_sender)
+{
+    sink_t s = {0};
+    dagger_actor_addr_t a = spawn_sink(&s);
+    dagger_actor_addr_t from = {1, 42};
+    cr_assert_eq(dg_act_deliver(sys, remote_msg(from, a, NUM, 0, 0, 5)), DAGGER_OK);
+    ACT_WAIT_FOR(&s.got, 1);
+    dg_act_system_stop_all(sys);
+    cr_assert_eq(s.value, 5);
+    cr_assert(dagger_actor_addr_eq(s.sender, from));
+}
+
+Test(contracts, delivery_checks_type_handler_and_rank)
+{
+    sink_t s = {0};
+    dagger_actor_addr_t a = spawn_sink(&s);
+    dagger_actor_addr_t from = {1, 42};
+    cr_assert_eq(dg_act_deliver(sys, remote_msg(from, a, 0x777u, 0, 0, 1)), DAGGER_ERR_MSG_TYPE,
+                 "unregistered here");
+    cr_assert_eq(dg_act_deliver(sys, remote_msg(from, a, PONG, 0, 0, 1)), DAGGER_ERR_MSG_TYPE,
+                 "no handler");
+    cr_assert_eq(dg_act_deliver(sys, remote_msg(from, a, PONG, 0, 0, 1)), DAGGER_ERR_MSG_TYPE);
+    dg_msg_t *wrong_size = dg_msg_make(from, a, NUM, 0, 0, "abcdefgh", 8);
+    cr_assert_eq(dg_act_deliver(sys, wrong_size), DAGGER_ERR_MSG_SIZE);
+    dagger_actor_addr_t elsewhere = {1, a.id};
+    cr_assert_eq(dg_act_deliver(sys, remote_msg(from, elsewhere, NUM, 0, 0, 1)), DAGGER_ERR_PROTOCOL);
+    dagger_actor_addr_t nobody = {0, 99999};
+    cr_assert_eq(dg_act_deliver(sys, remote_msg(from, nobody, NUM, 0, 0, 1)), DAGGER_ERR_NO_SUCH_ACTOR);
+    cr_assert_eq(dagger_actor_stop(rt, a), DAGGER_OK);
+    dagger_actor_stats_t st;
+    cr_assert_eq(dagger_actor_join(rt, a, DAGGER_WAIT_FOREVER, &st), DAGGER_OK);
+    cr_assert_eq(st.unhandled, 2, "messages without a handler are counted at delivery");
+    cr_assert_eq(st.handled, 0);
+}
+
+Test(contracts, a_remote_request_that_cannot_be_delivered_gets_an_error_reply)
+{
+    dg_act_system_set_route(sys, 0, 2, capture_route, &cap);
+    sink_t s = {0};
+    dagger_actor_addr_t a = spawn_sink(&s);
+    cr_assert_eq(dagger_actor_stop(rt, a), DAGGER_OK);
+    dagger_actor_addr_t remote_future = {1, DG_ACT_ID_FUTURE};
+    cr_assert_eq(dg_act_deliver(sys, remote_msg(remote_future, a, NUM, DG_MSG_REQUEST, 77, 1)),
+                 DAGGER_ERR_ACTOR_STOPPED);
+    dg_msg_t *e = captured(0);
+    cr_assert_not_null(e, "an error reply went back to rank 1");
+    cr_assert(dagger_actor_addr_eq(e->hdr.to, remote_future));
+    cr_assert_eq(e->hdr.corr, 77);
+    cr_assert_eq(e->hdr.flags, DG_MSG_REPLY | DG_MSG_ERROR);
+    const dg_msg_error_t *err = (const dg_msg_error_t *)e->payload;
+    cr_assert_eq(err->status, DAGGER_ERR_ACTOR_STOPPED);
+    cr_assert(strstr(err->detail, "'sink'"), "%s", err->detail);
+}
+
+Test(contracts, a_request_to_another_rank_completes_when_its_reply_is_delivered)
+{
+    dg_act_system_set_route(sys, 0, 2, capture_route, &cap);
+    dagger_actor_addr_t remote = {1, 9};
+    int v = 3;
+    dagger_request_t req;
+    cr_assert_eq(dagger_request_start(rt, remote, NUM, &v, sizeof(v), &req), DAGGER_OK);
+    dg_msg_t *q = captured(0);
+    cr_assert_not_null(q);
+    cr_assert_eq(q->hdr.flags, DG_MSG_REQUEST);
+    cr_assert_eq(q->hdr.from.id, DG_ACT_ID_FUTURE);
+    /* Rank 1 answers: the transport delivers the reply here. */
+    cr_assert_eq(dg_act_deliver(sys, remote_msg(remote, q->hdr.from, PONG, DG_MSG_REPLY, q->hdr.corr, 4)),
+                 DAGGER_OK);
+    int out = 0;
+    dagger_reply_t r = {.buf = &out, .capacity = sizeof(out)};
+    cr_assert_eq(dagger_request_wait(rt, req, DAGGER_WAIT_FOREVER, &r), DAGGER_OK);
+    cr_assert_eq(out, 4);
+    cr_assert(dagger_actor_addr_eq(r.from, remote));
+    dagger_request_destroy(rt, req);
+}
+
+/* ------------------------------------------------------------- poller */
+
+typedef struct {
+    int fd;
+    _Atomic long polls, arms, events;
+} fake_poller_t;
+
+static int fake_poll(void *ctx)
+{
+    fake_poller_t *p = ctx;
+    atomic_fetch_add(&p->polls, 1);
+    uint64_t v;
+    if (read(p->fd, &v, sizeof(v)) == sizeof(v)) {
+        atomic_fetch_add(&p->events, 1);
+        return 1;
+    }
+    return 0;
+}
+
+static int fake_arm(void *ctx)
+{
+    fake_poller_t *p = ctx;
+    atomic_fetch_add(&p->arms, 1);
+    return 0;
+}
+
+Test(contracts, worker0_polls_arms_blocks_and_wakes_on_the_poller_fd)
+{
+    fake_poller_t p = {.fd = eventfd(0, EFD_NONBLOCK)};
+    cr_assert_geq(p.fd, 0);
+    dg_act_poller_t poller = {fake_poll, fake_arm, p.fd, &p};
+    dg_act_system_set_poller(sys, &poller);
+    ACT_WAIT_FOR(&p.arms, 1); /* worker 0 ran out of work, armed, and blocks */
+    act_test_sleep_ms(20);
+    long polls = atomic_load(&p.polls), arms = atomic_load(&p.arms);
+    act_test_sleep_ms(100);
+    cr_assert_leq(atomic_load(&p.polls) - polls, 2, "worker 0 keeps polling while idle: it should block");
+    uint64_t one = 1;
+    cr_assert_eq(write(p.fd, &one, sizeof(one)), sizeof(one));
+    ACT_WAIT_FOR(&p.events, 1); /* the fd woke worker 0, which polled */
+    ACT_WAIT_FOR(&p.arms, arms + 1);
+
+    polls = atomic_load(&p.polls);
+    dg_act_system_wake(sys, 0);
+    ACT_WAIT_FOR(&p.polls, polls + 1); /* a wake makes worker 0 poll again */
+
+    dg_act_system_set_poller(sys, NULL);
+    polls = atomic_load(&p.polls);
+    arms = atomic_load(&p.arms);
+    cr_assert_eq(write(p.fd, &one, sizeof(one)), sizeof(one));
+    dg_act_system_wake(sys, 0);
+    act_test_sleep_ms(30);
+    cr_assert_eq(atomic_load(&p.polls), polls, "poll called after set_poller(NULL) returned");
+    cr_assert_eq(atomic_load(&p.arms), arms);
+    close(p.fd);
+}
+
+static int busy_arm(void *ctx)
+{
+    fake_poller_t *p = ctx;
+    atomic_fetch_add(&p->arms, 1);
+    return atomic_load(&p->arms) < 5; /* "events pending" four times, then armed */
+}
+
+Test(contracts, a_poller_with_pending_events_is_polled_again_instead_of_sleeping)
+{
+    fake_poller_t p = {.fd = eventfd(0, EFD_NONBLOCK)};
+    dg_act_poller_t poller = {fake_poll, busy_arm, p.fd, &p};
+    dg_act_system_set_poller(sys, &poller);
+    ACT_WAIT_FOR(&p.arms, 5);
+    dg_act_system_set_poller(sys, NULL);
+    cr_assert_geq(atomic_load(&p.polls), 5, "each refused arm is followed by a poll");
+    close(p.fd);
+}
+
+/* ------------------------------------------------------- idle sources */
+
+typedef struct {
+    _Atomic int pending;
+    _Atomic long calls, done;
+    _Atomic int worker_seen;
+} source_t;
+
+static int fake_source(void *ctx, int worker)
+{
+    source_t *s = ctx;
+    atomic_fetch_add(&s->calls, 1);
+    atomic_store(&s->worker_seen, worker);
+    if (atomic_exchange(&s->pending, 0)) {
+        atomic_fetch_add(&s->done, 1);
+        return 1;
+    }
+    return 0;
+}
+
+Test(contracts, idle_sources_are_polled_and_a_wake_gets_their_work_done)
+{
+    source_t s = {0};
+    dg_act_system_add_idle_source(sys, fake_source, &s);
+    ACT_WAIT_FOR(&s.calls, 1);
+    act_test_sleep_ms(20); /* everyone is asleep now */
+    for (int i = 1; i <= 3; i++) {
+        atomic_store(&s.pending, 1);
+        dg_act_system_wake(sys, 1);
+        ACT_WAIT_FOR(&s.done, i);
+    }
+    int w = atomic_load(&s.worker_seen);
+    cr_assert(w == 0 || w == 1);
+    dg_act_system_stop_all(sys);
+    act_test_runtime_done(rt); /* the source lives on this stack frame */
+    sys = act_test_runtime(rt, 1);
+}
+
+Test(contracts, wake_ignores_workers_that_do_not_exist)
+{
+    dg_act_system_wake(sys, -1);
+    dg_act_system_wake(sys, 2);
+    dg_act_system_wake(sys, 1000);
+}
