@@ -47,12 +47,15 @@ dagger_status_t dg_exec_create(const dg_exec_params_t *p, dg_exec_t **out)
     ex->own = calloc((size_t)ex->nworkers, sizeof(*ex->own));
     ex->ncodelet_slots = 256;
     ex->codelets = calloc(ex->ncodelet_slots, sizeof(*ex->codelets));
-    if (!ex->ring || !ex->own || !ex->codelets || dg_readyq_init(&ex->shared)) {
+    if (!ex->ring || !ex->own || !ex->codelets || dg_readyq_init(&ex->shared, n)) {
         dg_exec_destroy(ex);
         return dg_error(DAGGER_ERR_NO_MEMORY, "executor: out of memory");
     }
     for (int w = 0; w < ex->nworkers; w++)
-        dg_readyq_init(&ex->own[w]);
+        if (dg_readyq_init(&ex->own[w], 0)) {
+            dg_exec_destroy(ex);
+            return dg_error(DAGGER_ERR_NO_MEMORY, "executor: out of memory");
+        }
     pthread_mutex_init(&ex->wait_lock, NULL);
     pthread_cond_init(&ex->wait_cond, NULL);
     pthread_mutex_init(&ex->fail_lock, NULL);
@@ -232,12 +235,11 @@ static int slot_free(dg_exec_t *ex, const void *arg)
 
 /* ------------------------------------------------------------ readiness */
 
+/* Wakes the named worker, or for shared work any sleeping worker when none
+ * is spinning (the actor kernel's wake does exactly that for a busy target). */
 static void wake_one(dg_exec_t *ex, int worker)
 {
-    if (worker < 0)
-        worker = (int)(atomic_fetch_add_explicit(&ex->wake_rr, 1, memory_order_relaxed) %
-                       (uint32_t)ex->nworkers);
-    dg_act_system_wake(ex->actors, worker);
+    dg_act_system_wake(ex->actors, worker < 0 ? 0 : worker);
 }
 
 static void run_trivial(dg_exec_t *ex, dg_xop_t *op)
@@ -249,10 +251,11 @@ static void run_trivial(dg_exec_t *ex, dg_xop_t *op)
 
 static void ready(dg_exec_t *ex, dg_xop_t *op)
 {
-    op->ready_order = atomic_fetch_add_explicit(&ex->ready_counter, 1, memory_order_relaxed);
     switch (op->kind) {
     case DG_PLAN_OP_LAUNCH: {
         int w = op->u.launch.worker;
+        if (w >= 0 || op->u.launch.priority)
+            op->ready_order = atomic_fetch_add_explicit(&ex->ready_counter, 1, memory_order_relaxed);
         dg_readyq_t *q = w >= 0 ? &ex->own[w] : &ex->shared;
         if (dg_readyq_push(q, op)) {
             dg_exec_fail(ex, op->u.launch.task, DAGGER_ERR_NO_MEMORY, "ready queue: out of memory");
@@ -263,6 +266,7 @@ static void ready(dg_exec_t *ex, dg_xop_t *op)
         return;
     }
     case DG_PLAN_OP_COPY:
+        op->ready_order = atomic_fetch_add_explicit(&ex->ready_counter, 1, memory_order_relaxed);
         if (dg_readyq_push(&ex->shared, op)) {
             dg_exec_fail(ex, UINT64_MAX, DAGGER_ERR_NO_MEMORY, "ready queue: out of memory");
             dg_exec_finish(ex, op);

@@ -67,7 +67,6 @@ struct dg_exec {
     /* work */
     dg_readyq_t shared;               /* any CPU worker */
     dg_readyq_t *own;                 /* per worker: exact-processor tasks */
-    _Atomic uint32_t wake_rr;
     dg_bufs_t bufs;
     struct dg_xfer *xfer;
 

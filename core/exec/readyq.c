@@ -17,8 +17,11 @@ static int before(const dg_xop_t *a, const dg_xop_t *b)
     return a->ready_order < b->ready_order;
 }
 
-int dg_readyq_init(dg_readyq_t *q)
+int dg_readyq_init(dg_readyq_t *q, size_t fifo_cap)
 {
+    q->fifo.cells = NULL;
+    if (fifo_cap && dg_mpmc_init(&q->fifo, fifo_cap))
+        return -1;
     q->n = 0;
     q->cap = 256;
     q->heap = malloc(q->cap * sizeof(*q->heap));
@@ -29,12 +32,18 @@ int dg_readyq_init(dg_readyq_t *q)
 
 void dg_readyq_cleanup(dg_readyq_t *q)
 {
+    if (q->fifo.cells)
+        dg_mpmc_cleanup(&q->fifo);
     free(q->heap);
     pthread_mutex_destroy(&q->lock);
 }
 
 int dg_readyq_push(dg_readyq_t *q, dg_xop_t *op)
 {
+    /* FIFO order among priority-0 work holds in the ring; work that
+     * overflows it (or has a priority) is ordered by ready_order in the heap. */
+    if (q->fifo.cells && prio(op) == 0 && dg_mpmc_push(&q->fifo, op) == 0)
+        return 0;
     pthread_mutex_lock(&q->lock);
     if (q->n == q->cap) {
         dg_xop_t **h = realloc(q->heap, q->cap * 2 * sizeof(*h));
@@ -59,12 +68,11 @@ int dg_readyq_push(dg_readyq_t *q, dg_xop_t *op)
     return 0;
 }
 
-dg_xop_t *dg_readyq_pop(dg_readyq_t *q)
+/* Pops the heap's top when it has at least min_prio. Lock not held. */
+static dg_xop_t *heap_pop(dg_readyq_t *q, int64_t min_prio)
 {
-    if (atomic_load_explicit(&q->approx, memory_order_relaxed) == 0)
-        return NULL;
     pthread_mutex_lock(&q->lock);
-    if (q->n == 0) {
+    if (q->n == 0 || prio(q->heap[0]) < min_prio) {
         pthread_mutex_unlock(&q->lock);
         return NULL;
     }
@@ -87,4 +95,17 @@ dg_xop_t *dg_readyq_pop(dg_readyq_t *q)
     atomic_store_explicit(&q->approx, q->n, memory_order_relaxed);
     pthread_mutex_unlock(&q->lock);
     return top;
+}
+
+dg_xop_t *dg_readyq_pop(dg_readyq_t *q)
+{
+    /* Prioritised work (>= 0) first, then the priority-0 ring, then work
+     * with a negative priority. */
+    int heap = atomic_load_explicit(&q->approx, memory_order_relaxed) != 0;
+    dg_xop_t *op = heap ? heap_pop(q, 0) : NULL;
+    if (!op && q->fifo.cells)
+        op = dg_mpmc_pop(&q->fifo);
+    if (!op && heap)
+        op = heap_pop(q, INT64_MIN);
+    return op;
 }
