@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "core/hash.h"
+#include "core/plan/uhash.h"
 #include "core/plan/planner_internal.h"
 #include "core/status_internal.h"
 
@@ -58,9 +59,9 @@ dagger_status_t dg_plan_codelet_register(dg_plan_t *p, const dg_plan_codelet_des
     *c = (dg_plan_codelet_t){.id = cid, .kinds = d->kinds, .ret_size = d->ret_size,
                              .ndtypes = d->ndtypes, .dtypes = dt, .cost = d->cost,
                              .name = name, .name_len = len};
-    p->hash = dg_hash_u64(p->hash, 0xc0de1e7);
-    p->hash = dg_hash_bytes(p->hash, name, len);
-    p->hash = dg_hash_u64(p->hash, ((uint64_t)d->kinds << 32) | d->ret_size);
+    p->hash = dg_plan_hmix(p->hash, 0xc0de1e7);
+    p->hash = dg_plan_hbytes(p->hash, name, len);
+    p->hash = dg_plan_hmix(p->hash, ((uint64_t)d->kinds << 32) | d->ret_size);
     *id = cid;
     return DAGGER_OK;
 }

@@ -14,7 +14,25 @@ struct dg_plan_hnode {
     uint32_t prio;
     uint32_t write;
     dg_plan_spans_t spans;
+    dg_plan_span_t one; /* a one-span set lives here, without an allocation */
 };
+
+/* Sets a node's spans; one span is stored inline (most accesses are one). */
+static void node_set(dg_plan_hctx_t *c, dg_plan_hnode_t *n, const dg_plan_spans_t *s)
+{
+    if (s->n == 1) {
+        dg_plan_spans_release(c->mem, &n->spans);
+        n->one = s->v[0];
+        n->spans.v = &n->one;
+        n->spans.n = 1;
+        n->spans.cap = 0;
+        return;
+    }
+    if (!n->spans.cap)
+        dg_plan_spans_init(&n->spans);
+    dg_plan_spans_copy(c->mem, &n->spans, s);
+    dg_plan_spans_shrink(c->mem, &n->spans);
+}
 
 void dg_plan_u64vec_push(dg_plan_mem_t *m, dg_plan_u64vec_t *v, uint64_t x)
 {
@@ -247,8 +265,7 @@ static void prune(dg_plan_hctx_t *c, dg_plan_hist_t *h, dg_plan_hnode_t **root,
             h->n--;
             continue;
         }
-        dg_plan_spans_copy(c->mem, &n->spans, &c->tmp);
-        dg_plan_spans_shrink(c->mem, &n->spans);
+        node_set(c, n, &c->tmp);
         n->lo = dg_plan_spans_lo(&n->spans);
         n->hi = n->maxhi = dg_plan_spans_hi(&n->spans);
         *root = insert(*root, n);
@@ -268,7 +285,7 @@ void dg_plan_hist_add(dg_plan_hctx_t *c, dg_plan_hist_t *h, const dg_plan_spans_
     if (!n)
         return;
     memset(n, 0, sizeof(*n));
-    dg_plan_spans_copy(c->mem, &n->spans, s);
+    node_set(c, n, s);
     n->lo = dg_plan_spans_lo(s);
     n->hi = n->maxhi = dg_plan_spans_hi(s);
     n->key = ++c->next_key;

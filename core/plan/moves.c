@@ -264,6 +264,9 @@ void dg_plan_make_current(dg_plan_t *p, dg_plan_chunk_t *c, dg_plan_loc_t loc,
 void dg_plan_note_write(dg_plan_t *p, dg_plan_chunk_t *c, dg_plan_loc_t loc,
                         const dg_plan_spans_t *s)
 {
+    if (c->ncur == 1 && c->cur[0].loc.rank == loc.rank && c->cur[0].loc.space == loc.space &&
+        dg_plan_spans_subset(s, &c->cur[0].cur))
+        return; /* the only copy, already current there: nothing changes */
     uint32_t k = 0;
     for (uint32_t i = 0; i < c->ncur; i++) {
         dg_plan_cur_t *cu = &c->cur[i];

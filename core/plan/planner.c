@@ -5,6 +5,7 @@
 #include "core/common.h"
 
 #include "core/hash.h"
+#include "core/plan/uhash.h"
 #include "core/plan/planner_internal.h"
 #include "core/status_internal.h"
 
@@ -60,10 +61,10 @@ dagger_status_t dg_plan_create(const dg_plan_params_t *params, dg_plan_t **out)
         return st;
     }
     /* The processor table is a planning input. */
-    p->hash = dg_hash_u64(p->hash, (uint64_t)params->nranks);
+    p->hash = dg_plan_hmix(p->hash, (uint64_t)params->nranks);
     for (int32_t r = 0; r < params->nranks; r++) {
         const dg_plan_prank_t *pr = &p->ranks[r];
-        p->hash = dg_hash_u64(p->hash, ((uint64_t)pr->ncpus << 40) ^
+        p->hash = dg_plan_hmix(p->hash, ((uint64_t)pr->ncpus << 40) ^
                                            ((uint64_t)pr->ncuda << 20) ^ pr->nhip);
     }
     *out = p;
@@ -124,12 +125,12 @@ dagger_status_t dg_plan_chunk_create(dg_plan_t *p, const dg_plan_chunk_desc_t *d
     dg_plan_chunk_t *c = dg_plan_chunk_new(p, d->owner, d->home_space, &g, 0);
     if (!c)
         return finish(p, __func__);
-    p->hash = dg_hash_u64(p->hash, 0xc4u);
-    p->hash = dg_hash_u64(p->hash, c->id);
-    p->hash = dg_hash_u64(p->hash, ((uint64_t)(uint32_t)d->owner << 32) | d->home_space);
-    p->hash = dg_hash_u64(p->hash, ((uint64_t)g.dtype << 8) | g.ndims);
-    p->hash = dg_hash_bytes(p->hash, g.dims, sizeof(g.dims));
-    p->hash = dg_hash_bytes(p->hash, g.strides, sizeof(g.strides));
+    p->hash = dg_plan_hmix(p->hash, 0xc4u);
+    p->hash = dg_plan_hmix(p->hash, c->id);
+    p->hash = dg_plan_hmix(p->hash, ((uint64_t)(uint32_t)d->owner << 32) | d->home_space);
+    p->hash = dg_plan_hmix(p->hash, ((uint64_t)g.dtype << 8) | g.ndims);
+    p->hash = dg_plan_hbytes(p->hash, g.dims, sizeof(g.dims));
+    p->hash = dg_plan_hbytes(p->hash, g.strides, sizeof(g.strides));
     *id = c->id;
     return finish(p, __func__);
 }
@@ -144,8 +145,8 @@ dagger_status_t dg_plan_chunk_free(dg_plan_t *p, uint64_t id)
         return dg_error(DAGGER_ERR_NOT_FOUND,
                         "dg_plan_chunk_free: chunk %llu is unknown or already freed",
                         (unsigned long long)id);
-    p->hash = dg_hash_u64(p->hash, 0xf4eeu);
-    p->hash = dg_hash_u64(p->hash, id);
+    p->hash = dg_plan_hmix(p->hash, 0xf4eeu);
+    p->hash = dg_plan_hmix(p->hash, id);
     /* The owner releases the storage once every op on it is done; slots
      * elsewhere likewise. Nothing is copied back: the contents die. */
     if (c->owner == p->prm.my_rank)
@@ -175,8 +176,8 @@ dagger_status_t dg_plan_region_begin(dg_plan_t *p, const dg_plan_scope_t *scope)
     p->region_first_task = p->next_task + 1;
     p->xfer_index = 0;
     p->region_nops = 0;
-    p->hash = dg_hash_u64(p->hash, 0x4e610u);
-    p->hash = dg_hash_u64(p->hash, p->region);
+    p->hash = dg_plan_hmix(p->hash, 0x4e610u);
+    p->hash = dg_plan_hmix(p->hash, p->region);
     dg_plan_scope_hash(&p->hash, scope);
     return finish(p, __func__);
 }
@@ -205,7 +206,7 @@ dagger_status_t dg_plan_region_end(dg_plan_t *p)
     p->region_nops = 0;
     dg_plan_scope_copy_release(p, &p->rscope);
     p->in_region = 0;
-    p->hash = dg_hash_u64(p->hash, 0xe4du);
+    p->hash = dg_plan_hmix(p->hash, 0xe4du);
     return finish(p, __func__);
 }
 

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "core/hash.h"
+#include "core/plan/uhash.h"
 #include "core/plan/planner_internal.h"
 #include "core/status_internal.h"
 
@@ -132,14 +133,14 @@ int dg_plan_scope_check(const dg_plan_t *p, const dg_plan_scope_t *s, char *why,
 void dg_plan_scope_hash(uint64_t *h, const dg_plan_scope_t *s)
 {
     if (!s) {
-        *h = dg_hash_u64(*h, 0x5c09e);
+        *h = dg_plan_hmix(*h, 0x5c09e);
         return;
     }
-    *h = dg_hash_u64(*h, ((uint64_t)s->nranks << 40) ^ ((uint64_t)s->nprocs << 8) ^ s->kinds);
+    *h = dg_plan_hmix(*h, ((uint64_t)s->nranks << 40) ^ ((uint64_t)s->nprocs << 8) ^ s->kinds);
     if (s->nranks)
-        *h = dg_hash_bytes(*h, s->ranks, s->nranks * sizeof(*s->ranks));
+        *h = dg_plan_hbytes(*h, s->ranks, s->nranks * sizeof(*s->ranks));
     if (s->nprocs)
-        *h = dg_hash_bytes(*h, s->procs, s->nprocs * sizeof(*s->procs));
+        *h = dg_plan_hbytes(*h, s->procs, s->nprocs * sizeof(*s->procs));
 }
 
 dagger_status_t dg_plan_scope_copy(dg_plan_t *p, dg_plan_scope_copy_t *dst,

@@ -8,7 +8,8 @@
 
 void dg_plan_spans_release(dg_plan_mem_t *m, dg_plan_spans_t *s)
 {
-    dg_plan_mem_free(m, s->v, (size_t)s->cap * sizeof(dg_plan_span_t));
+    if (s->cap) /* cap 0: storage borrowed from the owner (dg_plan_spans_borrow) */
+        dg_plan_mem_free(m, s->v, (size_t)s->cap * sizeof(dg_plan_span_t));
     dg_plan_spans_init(s);
 }
 
@@ -19,8 +20,14 @@ int dg_plan_spans_reserve(dg_plan_mem_t *m, dg_plan_spans_t *s, uint32_t n)
     uint32_t cap = s->cap ? s->cap : 1;
     while (cap < n)
         cap *= 2;
-    dg_plan_span_t *v = dg_plan_mem_realloc(m, s->v, (size_t)s->cap * sizeof(*v),
-                                            (size_t)cap * sizeof(*v));
+    dg_plan_span_t *v;
+    if (s->cap) {
+        v = dg_plan_mem_realloc(m, s->v, (size_t)s->cap * sizeof(*v), (size_t)cap * sizeof(*v));
+    } else { /* borrowed or empty: take owned storage, keep the contents */
+        v = dg_plan_mem_alloc(m, (size_t)cap * sizeof(*v));
+        if (v && s->n)
+            memcpy(v, s->v, (size_t)s->n * sizeof(*v));
+    }
     if (!v)
         return -1;
     s->v = v;
@@ -58,7 +65,7 @@ void dg_plan_spans_shrink(dg_plan_mem_t *m, dg_plan_spans_t *s)
     uint32_t cap = 1;
     while (cap < s->n)
         cap *= 2;
-    if (cap >= s->cap || s->n == 0)
+    if (cap >= s->cap || s->n == 0 || s->cap == 0)
         return;
     dg_plan_span_t *v = dg_plan_mem_realloc(m, s->v, (size_t)s->cap * sizeof(*v),
                                             (size_t)cap * sizeof(*v));

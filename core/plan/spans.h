@@ -15,7 +15,7 @@ typedef struct dg_plan_span {
 
 typedef struct dg_plan_spans {
     dg_plan_span_t *v;
-    uint32_t n, cap;
+    uint32_t n, cap; /* cap 0 with v set: borrowed storage of n spans, never freed */
 } dg_plan_spans_t;
 
 static inline void dg_plan_spans_init(dg_plan_spans_t *s)

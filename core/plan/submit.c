@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "core/hash.h"
+#include "core/plan/uhash.h"
 #include "core/plan/planner_internal.h"
 #include "core/status_internal.h"
 
@@ -164,28 +165,28 @@ static dagger_status_t validate(dg_plan_t *p, uint64_t tid, const dg_plan_codele
 
 static void hash_task(dg_plan_t *p, uint64_t tid, const dg_plan_task_desc_t *t)
 {
-    uint64_t h = dg_hash_u64(p->hash, 0x7a5c);
-    h = dg_hash_u64(h, tid);
-    h = dg_hash_u64(h, ((uint64_t)t->codelet << 32) | t->nargs);
+    uint64_t h = dg_plan_hmix(p->hash, 0x7a5c);
+    h = dg_plan_hmix(h, tid);
+    h = dg_plan_hmix(h, ((uint64_t)t->codelet << 32) | t->nargs);
     for (uint32_t i = 0; i < t->nargs; i++) {
         const dg_plan_arg_t *a = &t->args[i];
-        h = dg_hash_u64(h, ((uint64_t)a->kind << 8) | (uint64_t)a->mode);
+        h = dg_plan_hmix(h, ((uint64_t)a->kind << 8) | (uint64_t)a->mode);
         if (a->kind == DG_PLAN_ARG_VIEW) {
-            h = dg_hash_u64(h, a->view.chunk);
-            h = dg_hash_u64(h, ((uint64_t)a->view.ndims << 8) | (uint64_t)a->view.mod);
-            h = dg_hash_bytes(h, a->view.off, a->view.ndims * sizeof(uint64_t));
-            h = dg_hash_bytes(h, a->view.ext, a->view.ndims * sizeof(uint64_t));
+            h = dg_plan_hmix(h, a->view.chunk);
+            h = dg_plan_hmix(h, ((uint64_t)a->view.ndims << 8) | (uint64_t)a->view.mod);
+            h = dg_plan_hbytes(h, a->view.off, a->view.ndims * sizeof(uint64_t));
+            h = dg_plan_hbytes(h, a->view.ext, a->view.ndims * sizeof(uint64_t));
         } else if (a->kind == DG_PLAN_ARG_VALUE) {
-            h = dg_hash_u64(h, a->len);
-            h = dg_hash_bytes(h, a->value, a->len);
+            h = dg_plan_hmix(h, a->len);
+            h = dg_plan_hbytes(h, a->value, a->len);
         } else {
-            h = dg_hash_u64(h, a->future);
+            h = dg_plan_hmix(h, a->future);
         }
     }
     dg_plan_scope_hash(&h, t->scope);
-    h = dg_hash_u64(h, (uint64_t)(uint32_t)t->priority);
+    h = dg_plan_hmix(h, (uint64_t)(uint32_t)t->priority);
     if (t->ndeps)
-        h = dg_hash_bytes(h, t->deps, t->ndeps * sizeof(uint64_t));
+        h = dg_plan_hbytes(h, t->deps, t->ndeps * sizeof(uint64_t));
     p->hash = h;
 }
 
@@ -295,14 +296,17 @@ static dagger_status_t plan_task(dg_plan_t *p, uint64_t tid, const dg_plan_codel
     /* Logical dependencies (an output): all queries before any insertion, so
      * the accesses of one task never depend on each other. */
     p->ldeps.n = 0;
-    for (uint32_t i = 0; i < p->nacc; i++) {
-        dg_plan_acc_t *a = &p->acc[i];
-        dg_plan_chunk_touch(p, a->c);
-        dg_plan_hist_deps(&p->hc, &a->c->logical, &a->spans, (int)a->write, &p->ldeps);
-    }
     for (uint32_t i = 0; i < p->nacc; i++)
-        dg_plan_hist_add(&p->hc, &p->acc[i].c->logical, &p->acc[i].spans,
-                         (int)p->acc[i].write, tid);
+        dg_plan_chunk_touch(p, p->acc[i].c);
+    if (p->prm.on_task) { /* only an output: kept when someone reads it */
+        for (uint32_t i = 0; i < p->nacc; i++) {
+            dg_plan_acc_t *a = &p->acc[i];
+            dg_plan_hist_deps(&p->hc, &a->c->logical, &a->spans, (int)a->write, &p->ldeps);
+        }
+        for (uint32_t i = 0; i < p->nacc; i++)
+            dg_plan_hist_add(&p->hc, &p->acc[i].c->logical, &p->acc[i].spans,
+                             (int)p->acc[i].write, tid);
+    }
     for (uint32_t i = 0; i < p->nacc; i++)
         if (p->acc[i].read)
             dg_plan_make_current(p, p->acc[i].c, p->acc[i].loc, &p->acc[i].spans);

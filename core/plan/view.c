@@ -132,6 +132,27 @@ void dg_plan_view_spans(dg_plan_mem_t *m, const dg_plan_geom_t *g, const dg_plan
         base += (k < g->ndims ? v->off[k] : 0) * g->strides[k];
     }
     const uint64_t s0 = g->strides[0], s1 = g->strides[1], s2 = g->strides[2], s3 = g->strides[3];
+    if (v->mod == DAGGER_FULL && s0 == 1) {
+        /* Leading dimensions that are whole and contiguous fold into one run
+         * (a full view of a dense chunk is one span, built in O(1)). */
+        uint64_t run = ext[0];
+        uint32_t k = 1;
+        while (k < DAGGER_MAX_DIMS && ext[k - 1] == g->dims[k - 1] &&
+               g->strides[k] == g->strides[k - 1] * g->dims[k - 1]) {
+            run *= ext[k];
+            k++;
+        }
+        uint64_t n[DAGGER_MAX_DIMS] = {1, 1, 1, 1};
+        for (uint32_t d = k; d < DAGGER_MAX_DIMS; d++)
+            n[d] = ext[d];
+        for (uint64_t k3 = 0; k3 < n[3]; k3++)
+            for (uint64_t k2 = 0; k2 < n[2]; k2++)
+                for (uint64_t j = 0; j < n[1]; j++) {
+                    uint64_t at = base + k3 * s3 + k2 * s2 + j * s1;
+                    dg_plan_spans_append(m, out, at, at + run);
+                }
+        return;
+    }
     /* Offsets grow strictly in (k3, k2, j, i) order because strides never
      * overlap, so appending keeps the set sorted and merges neighbours. */
     for (uint64_t k3 = 0; k3 < ext[3]; k3++)

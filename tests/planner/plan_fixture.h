@@ -44,7 +44,8 @@ static inline void w_on_task(void *ctx, const dg_plan_task_info_t *info)
     t->space = info->space;
     t->hash = info->hash;
     t->ndeps = info->ndeps < 64 ? info->ndeps : 64;
-    memcpy(t->deps, info->deps, t->ndeps * sizeof(uint64_t));
+    if (t->ndeps)
+        memcpy(t->deps, info->deps, t->ndeps * sizeof(uint64_t));
 }
 
 /* P ranks with `cpus` threads each; ndevs[r] devices of kind kinds[r] (may be NULL). */
