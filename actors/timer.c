@@ -227,8 +227,8 @@ dagger_status_t dg_timers_add(dg_timers_t *ts, dagger_actor_addr_t from, dagger_
     *slot = t;
     if (t->pos == 0) /* new earliest deadline: the thread must re-plan its sleep */
         pthread_cond_signal(&ts->cond);
+    *id = t->id; /* before unlocking: a due timer may fire and be freed at once */
     pthread_mutex_unlock(&ts->lock);
-    *id = t->id;
     return DAGGER_OK;
 }
 
