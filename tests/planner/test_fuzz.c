@@ -14,14 +14,14 @@
 #include "planner/plan_fixture.h"
 
 #if defined(__SANITIZE_ADDRESS__)
-#define FUZZ_DEFAULT 250
+#define FUZZ_DEFAULT 1000
 #elif defined(__has_feature)
 #if __has_feature(address_sanitizer)
-#define FUZZ_DEFAULT 250
+#define FUZZ_DEFAULT 1000
 #endif
 #endif
 #ifndef FUZZ_DEFAULT
-#define FUZZ_DEFAULT 2000
+#define FUZZ_DEFAULT 4000
 #endif
 
 /* Seeds that once failed; they run first, every time. */
