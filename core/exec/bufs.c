@@ -15,10 +15,11 @@ typedef struct dg_pool_block {
     size_t bytes;
 } dg_pool_block_t;
 
+/* Chunk ids come from a counter: neighbouring ids in neighbouring slots
+ * keep lookups of chunks created together in the same cache lines. */
 static uint64_t slot_hash(uint64_t chunk, uint32_t space)
 {
-    uint64_t h = chunk * 0x9e3779b97f4a7c15ull ^ ((uint64_t)space << 56);
-    return h ^ (h >> 29);
+    return (chunk << 1) ^ ((uint64_t)space * 0x9e3779b97f4a7c15ull);
 }
 
 dagger_status_t dg_bufs_init(dg_bufs_t *b, size_t pool_limit)
