@@ -1,0 +1,74 @@
+/* Collectives over all ranks: barrier, broadcast, allgather, allreduce.
+ *
+ * Every rank calls the same collectives in the same order (they are
+ * numbered). Results are bit-identical on every rank: reductions combine
+ * contributions in a fixed order (a binomial tree over ranks 0..n-1, lower
+ * ranks on the left) at rank 0, which then broadcasts the result. A rank
+ * that calls a different collective, or the same one with a different
+ * root, count, type or operation, makes the call fail on every rank with
+ * DAGGER_ERR_DIVERGENCE and a detail naming both ranks and both calls,
+ * instead of hanging. A lost rank makes it fail with DAGGER_ERR_PEER_LOST.
+ *
+ * Call them from one thread at a time (the thread that submits work). */
+#ifndef DAGGER_COLL_H
+#define DAGGER_COLL_H
+
+#include <stddef.h>
+
+#include <dagger/runtime.h>
+#include <dagger/status.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Element types of dagger_allreduce. */
+typedef enum dagger_reduce_type {
+    DAGGER_REDUCE_I64 = 1, /* int64_t */
+    DAGGER_REDUCE_U64 = 2, /* uint64_t */
+    DAGGER_REDUCE_F64 = 3  /* double */
+} dagger_reduce_type_t;
+
+/* Operations of dagger_allreduce. Integer sums wrap around (two's
+ * complement); BOR is for the integer types only. MIN/MAX of doubles
+ * propagate NaN. */
+typedef enum dagger_reduce_op {
+    DAGGER_OP_SUM = 1,
+    DAGGER_OP_MIN = 2,
+    DAGGER_OP_MAX = 3,
+    DAGGER_OP_BOR = 4 /* bitwise or */
+} dagger_reduce_op_t;
+
+/* Combines two contributions of len bytes: acc = acc (+) in, where acc holds
+ * the lower ranks' part and in the higher ranks' part. It must be
+ * associative; it need not be commutative. ctx is the pointer given to
+ * dagger_allreduce_bytes on the calling rank. */
+typedef void (*dagger_combine_fn)(void *acc, const void *in, size_t len, void *ctx);
+
+/* Returns on every rank once every rank has called it. */
+dagger_status_t dagger_barrier(dagger_runtime_t *rt);
+
+/* Copies len bytes at buf on rank root into buf on every rank. */
+dagger_status_t dagger_bcast(dagger_runtime_t *rt, void *buf, size_t len, int root);
+
+/* Gathers len bytes from every rank (lengths may differ between ranks).
+ * On success *all is a malloc'ed buffer (release it with free()) holding
+ * every rank's bytes in rank order, and lens[r] (lens has dagger_nranks
+ * entries) is the length rank r gave. */
+dagger_status_t dagger_allgather(dagger_runtime_t *rt, const void *mine, size_t len, void **all,
+                                 size_t *lens);
+
+/* Reduces count elements of type at buf over all ranks with op; the
+ * result replaces buf on every rank. */
+dagger_status_t dagger_allreduce(dagger_runtime_t *rt, void *buf, size_t count,
+                                 dagger_reduce_type_t type, dagger_reduce_op_t op);
+
+/* Reduces len bytes at buf over all ranks with fn (see dagger_combine_fn);
+ * the result replaces buf on every rank. */
+dagger_status_t dagger_allreduce_bytes(dagger_runtime_t *rt, void *buf, size_t len,
+                                       dagger_combine_fn fn, void *ctx);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

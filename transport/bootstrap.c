@@ -1,0 +1,233 @@
+/* Bootstrap: singleton or PMIx client (see bootstrap.h). Only standard PMIx
+ * keys are read, so prterun, srun --mpi=pmix and Open MPI's mpirun all work
+ * without launcher-specific variables. */
+#include "transport/bootstrap.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/common.h"
+#include "core/status_internal.h"
+#include "transport/bootstrap_pmix.h"
+
+static int launched_by_pmix(void)
+{
+    return getenv("PMIX_NAMESPACE") || getenv("PMIX_RANK");
+}
+
+static void init_singleton(dg_boot_t *boot)
+{
+    boot->rank = 0;
+    boot->size = 1;
+    boot->local_rank = 0;
+    boot->local_size = 1;
+    boot->singleton = 1;
+    if (gethostname(boot->hostname, sizeof(boot->hostname) - 1))
+        snprintf(boot->hostname, sizeof(boot->hostname), "localhost");
+}
+
+/* Reads an integer-valued key of proc; -1 when the launcher does not
+ * provide it (callers fall back to something sensible or fail). */
+static long get_number(const pmix_proc_t *proc, const char *key)
+{
+    pmix_value_t *val = NULL;
+    if (PMIx_Get(proc, key, NULL, 0, &val) != PMIX_SUCCESS || !val)
+        return -1;
+    long v = -1;
+    switch (val->type) {
+    case PMIX_UINT32: v = (long)val->data.uint32; break;
+    case PMIX_UINT16: v = (long)val->data.uint16; break;
+    case PMIX_INT32: v = (long)val->data.int32; break;
+    case PMIX_INT: v = (long)val->data.integer; break;
+    case PMIX_UINT: v = (long)val->data.uint; break;
+    case PMIX_PROC_RANK: v = (long)val->data.rank; break;
+    case PMIX_UINT64: v = (long)val->data.uint64; break;
+    case PMIX_SIZE: v = (long)val->data.size; break;
+    default: break;
+    }
+    PMIX_VALUE_RELEASE(val);
+    return v;
+}
+
+static void get_hostname(const pmix_proc_t *me, char *out, size_t cap)
+{
+    pmix_value_t *val = NULL;
+    if (PMIx_Get(me, PMIX_HOSTNAME, NULL, 0, &val) == PMIX_SUCCESS && val &&
+        val->type == PMIX_STRING && val->data.string) {
+        snprintf(out, cap, "%s", val->data.string);
+    } else if (gethostname(out, cap - 1)) {
+        snprintf(out, cap, "localhost");
+    }
+    if (val)
+        PMIX_VALUE_RELEASE(val);
+}
+
+static dagger_status_t pmix_failure(const char *what, pmix_status_t rc)
+{
+    const char *ns = getenv("PMIX_NAMESPACE");
+    const char *rk = getenv("PMIX_RANK");
+    return dg_error(DAGGER_ERR_BOOTSTRAP,
+                    "%s failed: %s (%d); PMIx library %s; PMIX_NAMESPACE=%s PMIX_RANK=%s. This "
+                    "process was started by a launcher but cannot use its PMIx server: start it "
+                    "with the launcher that set these variables (prterun, srun --mpi=pmix, "
+                    "mpirun), or unset PMIX_NAMESPACE and PMIX_RANK to run as a single rank",
+                    what, PMIx_Error_string(rc), (int)rc, PMIx_Get_version(), ns ? ns : "(unset)",
+                    rk ? rk : "(unset)");
+}
+
+static dagger_status_t read_identity(dg_boot_t *boot)
+{
+    struct dg_boot_pmix *px = boot->pmix;
+    pmix_proc_t job;
+    PMIX_LOAD_PROCID(&job, px->me.nspace, PMIX_RANK_WILDCARD);
+    boot->rank = (int)px->me.rank;
+    long size = get_number(&job, PMIX_JOB_SIZE);
+    if (size < 1 || boot->rank >= size)
+        return dg_error(DAGGER_ERR_BOOTSTRAP,
+                        "the launcher gave rank %d but job size %ld (PMIX_JOB_SIZE); PMIx %s",
+                        boot->rank, size, PMIx_Get_version());
+    boot->size = (int)size;
+    long lrank = get_number(&px->me, PMIX_LOCAL_RANK);
+    long lsize = get_number(&job, PMIX_LOCAL_SIZE);
+    /* A launcher that does not publish node-local placement: treat every
+     * rank as alone on its node (only affects resource sharing hints). */
+    boot->local_rank = lrank >= 0 ? (int)lrank : 0;
+    boot->local_size = lsize >= 1 ? (int)lsize : 1;
+    get_hostname(&px->me, boot->hostname, sizeof(boot->hostname));
+    return DAGGER_OK;
+}
+
+dagger_status_t dg_boot_init(dg_boot_t *boot)
+{
+    DG_CHECK_ARG(boot, "dg_boot_init: boot is NULL");
+    memset(boot, 0, sizeof(*boot));
+    if (!launched_by_pmix()) {
+        init_singleton(boot);
+        return DAGGER_OK;
+    }
+    boot->pmix = calloc(1, sizeof(*boot->pmix));
+    if (!boot->pmix)
+        return dg_error(DAGGER_ERR_NO_MEMORY, "dg_boot_init: out of memory");
+    pmix_status_t rc = PMIx_Init(&boot->pmix->me, NULL, 0);
+    if (rc != PMIX_SUCCESS) {
+        dagger_status_t st = pmix_failure("PMIx_Init", rc);
+        free(boot->pmix);
+        boot->pmix = NULL;
+        return st;
+    }
+    dagger_status_t st = read_identity(boot);
+    if (st != DAGGER_OK)
+        dg_boot_finalize(boot);
+    return st;
+}
+
+static dagger_status_t fence(dg_boot_t *boot, int collect)
+{
+    pmix_info_t info;
+    bool yes = true;
+    PMIX_INFO_CONSTRUCT(&info);
+    PMIX_INFO_LOAD(&info, PMIX_COLLECT_DATA, &yes, PMIX_BOOL);
+    pmix_status_t rc = PMIx_Fence(NULL, 0, collect ? &info : NULL, collect ? 1 : 0);
+    PMIX_INFO_DESTRUCT(&info);
+    return rc == PMIX_SUCCESS ? DAGGER_OK : pmix_failure("PMIx_Fence", rc);
+}
+
+dagger_status_t dg_boot_fence(dg_boot_t *boot)
+{
+    DG_CHECK_ARG(boot, "dg_boot_fence: boot is NULL");
+    return boot->singleton ? DAGGER_OK : fence(boot, 0);
+}
+
+/* Publishes mine under this exchange's key and fences with data collection. */
+static dagger_status_t publish(dg_boot_t *boot, const char *key, const void *mine, size_t len)
+{
+    pmix_value_t val;
+    PMIX_VALUE_CONSTRUCT(&val);
+    val.type = PMIX_BYTE_OBJECT;
+    val.data.bo.bytes = (char *)(uintptr_t)mine;
+    val.data.bo.size = len;
+    pmix_status_t rc = PMIx_Put(PMIX_GLOBAL, key, &val);
+    if (rc != PMIX_SUCCESS)
+        return pmix_failure("PMIx_Put", rc);
+    rc = PMIx_Commit();
+    if (rc != PMIX_SUCCESS)
+        return pmix_failure("PMIx_Commit", rc);
+    return fence(boot, 1);
+}
+
+/* Fetches every rank's value of key into one buffer (see dg_boot_allgather). */
+static dagger_status_t collect(dg_boot_t *boot, const char *key, void **all, size_t *offsets)
+{
+    pmix_value_t **vals = calloc((size_t)boot->size, sizeof(*vals));
+    if (!vals)
+        return dg_error(DAGGER_ERR_NO_MEMORY, "dg_boot_allgather: out of memory");
+    dagger_status_t st = DAGGER_OK;
+    size_t total = 0;
+    for (int r = 0; r < boot->size && st == DAGGER_OK; r++) {
+        pmix_proc_t peer;
+        PMIX_LOAD_PROCID(&peer, boot->pmix->me.nspace, (pmix_rank_t)r);
+        pmix_status_t rc = PMIx_Get(&peer, key, NULL, 0, &vals[r]);
+        if (rc != PMIX_SUCCESS)
+            st = pmix_failure("PMIx_Get of a peer's start-up data", rc);
+        else if (!vals[r] || vals[r]->type != PMIX_BYTE_OBJECT)
+            st = dg_error(DAGGER_ERR_BOOTSTRAP, "rank %d published start-up data of another type", r);
+        else
+            total += vals[r]->data.bo.size;
+    }
+    unsigned char *buf = st == DAGGER_OK ? malloc(total ? total : 1) : NULL;
+    if (st == DAGGER_OK && !buf)
+        st = dg_error(DAGGER_ERR_NO_MEMORY, "dg_boot_allgather: out of memory for %zu bytes", total);
+    size_t at = 0;
+    for (int r = 0; r < boot->size; r++) {
+        if (buf) {
+            offsets[r] = at;
+            if (vals[r]->data.bo.size)
+                memcpy(buf + at, vals[r]->data.bo.bytes, vals[r]->data.bo.size);
+            at += vals[r]->data.bo.size;
+        }
+        if (vals[r])
+            PMIX_VALUE_RELEASE(vals[r]);
+    }
+    free(vals);
+    if (buf) {
+        offsets[boot->size] = at;
+        *all = buf;
+    }
+    return st;
+}
+
+dagger_status_t dg_boot_allgather(dg_boot_t *boot, const void *mine, size_t len, void **all,
+                                  size_t *offsets)
+{
+    DG_CHECK_ARG(boot && all && offsets && (mine || !len),
+                 "dg_boot_allgather: NULL boot, output or input with %zu bytes", len);
+    *all = NULL;
+    if (boot->singleton) {
+        *all = malloc(len ? len : 1);
+        if (!*all)
+            return dg_error(DAGGER_ERR_NO_MEMORY, "dg_boot_allgather: out of memory");
+        if (len)
+            memcpy(*all, mine, len);
+        offsets[0] = 0;
+        offsets[1] = len;
+        return DAGGER_OK;
+    }
+    char key[PMIX_MAX_KEYLEN + 1];
+    snprintf(key, sizeof(key), "dagger.xchg.%u", boot->exchanges++);
+    dagger_status_t st = publish(boot, key, mine, len);
+    return st == DAGGER_OK ? collect(boot, key, all, offsets) : st;
+}
+
+void dg_boot_finalize(dg_boot_t *boot)
+{
+    if (!boot)
+        return;
+    if (boot->pmix) {
+        dg_boot_unwatch(boot, NULL);
+        PMIx_Finalize(NULL, 0);
+        free(boot->pmix);
+    }
+    memset(boot, 0, sizeof(*boot));
+}

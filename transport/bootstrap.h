@@ -1,0 +1,63 @@
+/* Bootstrap: who am I, how many are we, and a one-off exchange of bytes.
+ *
+ * Under a launcher (prterun, srun --mpi=pmix, Open MPI's mpirun) this is a
+ * PMIx client that reads only standard PMIx keys. Without a launcher
+ * (neither PMIX_NAMESPACE nor PMIX_RANK in the environment) the process is
+ * rank 0 of 1 and PMIx is never initialised. When the variables are there
+ * but PMIx cannot start, that is an error: never N silent singletons. */
+#ifndef DG_BOOTSTRAP_H
+#define DG_BOOTSTRAP_H
+
+#include <dagger/status.h>
+#include <stddef.h>
+
+#define DG_BOOT_HOSTNAME_MAX 256
+
+struct dg_boot_pmix; /* PMIx state, private to bootstrap.c */
+
+typedef struct dg_boot {
+    int rank;        /* this process, 0 .. size-1 */
+    int size;        /* ranks in the job */
+    int local_rank;  /* rank among the job's processes on this node */
+    int local_size;  /* the job's processes on this node */
+    int singleton;   /* 1: no launcher, PMIx not used */
+    char hostname[DG_BOOT_HOSTNAME_MAX]; /* node identity (PMIX_HOSTNAME) */
+    unsigned exchanges; /* allgathers done so far: names their keys */
+    struct dg_boot_pmix *pmix;           /* NULL for a singleton */
+} dg_boot_t;
+
+/* Called on a PMIx thread when the launcher reports that a process of the
+ * job is gone (rank -1 when the report names no rank: the launcher itself
+ * was lost). why is a short text for the user. Must be quick and thread-safe. */
+typedef void (*dg_boot_lost_fn)(void *ctx, int rank, const char *why);
+
+/* Finds out the identity as described above. Errors: DAGGER_ERR_BOOTSTRAP
+ * with the PMIx error string and the PMIx version in the detail. */
+dagger_status_t dg_boot_init(dg_boot_t *boot);
+
+/* Exchanges len bytes from every rank (lengths may differ). On success
+ * *all is a malloc'ed buffer holding every rank's bytes in rank order (free
+ * it with free()), and offsets[r] .. offsets[r+1] delimit rank r's bytes
+ * (offsets has size+1 entries, given by the caller). Collective: every rank
+ * calls it the same number of times. Meant for start-up, not hot paths. */
+dagger_status_t dg_boot_allgather(dg_boot_t *boot, const void *mine, size_t len, void **all,
+                                  size_t *offsets);
+
+/* A plain barrier through the launcher (no data). */
+dagger_status_t dg_boot_fence(dg_boot_t *boot);
+
+/* Asks the launcher to report lost processes of the job to fn (through PMIx
+ * events). A singleton has nobody to lose: a no-op. One watcher at a time;
+ * dg_boot_finalize removes it. */
+dagger_status_t dg_boot_watch(dg_boot_t *boot, dg_boot_lost_fn fn, void *ctx);
+
+/* Removes the watcher registered with ctx (any watcher when ctx is NULL);
+ * once it returns its fn is not running and will not be called again. A
+ * no-op when there is no such watcher. */
+void dg_boot_unwatch(dg_boot_t *boot, const void *ctx);
+
+/* Leaves PMIx (not collective: ranks may finish at different times) and
+ * clears boot. Safe on a boot whose init failed or that was finalized. */
+void dg_boot_finalize(dg_boot_t *boot);
+
+#endif

@@ -1,0 +1,208 @@
+/* The tree every collective runs (see coll.h): up to rank 0 combining
+ * parts and comparing call signatures, then rank 0's verdict and result
+ * down to everyone.
+ *
+ * Binomial tree over ranks: the parent of r clears r's lowest set bit; the
+ * children of r are r + 2^k for 2^k below that bit. The subtree of child
+ * r + 2^k holds ranks [r + 2^k, r + 2^(k+1)), so folding children in
+ * increasing k keeps rank order: lower ranks always on the left. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/common.h"
+#include "core/status_internal.h"
+#include "transport/coll_internal.h"
+
+dagger_status_t dg_coll_buf_append(dg_coll_buf_t *b, const void *src, size_t len)
+{
+    if (b->len + len > b->cap) {
+        size_t cap = DG_MAX(b->cap * 2, b->len + len);
+        unsigned char *p = realloc(b->p, cap ? cap : 1);
+        if (!p)
+            return dg_error(DAGGER_ERR_NO_MEMORY, "collective: out of memory for %zu bytes", cap);
+        b->p = p;
+        b->cap = cap;
+    }
+    if (len)
+        memcpy(b->p + b->len, src, len);
+    b->len += len;
+    return DAGGER_OK;
+}
+
+void dg_coll_buf_free(dg_coll_buf_t *b)
+{
+    free(b->p);
+    memset(b, 0, sizeof(*b));
+}
+
+void dg_coll_call_init(dg_coll_call_t *call, dg_tx_t *tx, const dg_coll_sig_t *sig)
+{
+    memset(call, 0, sizeof(*call));
+    call->tx = tx;
+    call->sig = *sig;
+    call->seq = tx->coll->seq++;
+}
+
+static void describe_sig(const dg_coll_sig_t *s, char *buf, size_t cap)
+{
+    unsigned long long n = (unsigned long long)s->size;
+    switch (s->kind) {
+    case DG_COLL_BARRIER: snprintf(buf, cap, "dagger_barrier()"); break;
+    case DG_COLL_BCAST: snprintf(buf, cap, "dagger_bcast(%llu bytes, root %d)", n, (int)s->root); break;
+    case DG_COLL_ALLGATHER: snprintf(buf, cap, "dagger_allgather()"); break;
+    case DG_COLL_ALLREDUCE:
+        snprintf(buf, cap, "dagger_allreduce(%llu x %s, %s)", n, dg_coll_type_name(s->type),
+                 dg_coll_op_name(s->op));
+        break;
+    case DG_COLL_ALLREDUCE_BYTES: snprintf(buf, cap, "dagger_allreduce_bytes(%llu bytes)", n); break;
+    default: snprintf(buf, cap, "an unknown collective (kind %d)", s->kind); break;
+    }
+}
+
+static int same_sig(const dg_coll_sig_t *a, const dg_coll_sig_t *b)
+{
+    return a->kind == b->kind && a->op == b->op && a->type == b->type && a->root == b->root &&
+           a->size == b->size;
+}
+
+/* Sets the failure every rank will report, with its text, once. */
+static void fail_with(dagger_status_t st, dg_coll_buf_t *text, int *fail, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static void fail_with(dagger_status_t st, dg_coll_buf_t *text, int *fail, const char *fmt, ...)
+{
+    char line[768];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof(line), fmt, ap);
+    va_end(ap);
+    *fail = -(int)st;
+    text->len = 0;
+    dg_coll_buf_append(text, line, strlen(line));
+}
+
+/* Folds a child's up message into acc, or records why the call failed. */
+static void absorb(dg_coll_call_t *call, const dg_coll_msg_t *m, dg_coll_buf_t *acc, int *fail,
+                   dg_coll_buf_t *text)
+{
+    if (m->hdr.fail) {
+        fail_with((dagger_status_t)(-(int)m->hdr.fail), text, fail, "%.*s", (int)DG_MIN(m->len, 700), (const char *)m->data);
+    } else if (!same_sig(&m->hdr.sig, &call->sig)) {
+        char mine[128], theirs[128];
+        describe_sig(&call->sig, mine, sizeof(mine));
+        describe_sig(&m->hdr.sig, theirs, sizeof(theirs));
+        fail_with(DAGGER_ERR_DIVERGENCE, text, fail,
+                  "collective #%llu: rank %d called %s but rank %d called %s (every rank must call "
+                  "the same collectives in the same order with the same arguments)",
+                  (unsigned long long)call->seq, call->tx->rank, mine, m->src, theirs);
+    } else if (call->merge) {
+        dagger_status_t st = call->merge(call, acc, m->data, m->len);
+        if (st != DAGGER_OK)
+            fail_with(st, text, fail, "collective #%llu at rank %d: %s",
+                      (unsigned long long)call->seq, call->tx->rank, dagger_error_detail());
+    }
+}
+
+static void send_done(void *arg, dagger_status_t st)
+{
+    dg_coll_call_t *call = arg;
+    if (st != DAGGER_OK)
+        atomic_store(&call->send_failed, (int)st);
+    atomic_fetch_sub(&call->sends_left, 1);
+}
+
+static void send_part(dg_coll_call_t *call, int dest, int phase, int fail, const dg_coll_buf_t *b)
+{
+    unsigned char hdr[DG_COLL_HDR_LEN];
+    dg_coll_hdr_t h = {.seq = call->seq, .phase = (uint8_t)phase, .fail = (uint16_t)fail,
+                       .sig = call->sig};
+    dg_coll_hdr_encode(&h, hdr);
+    atomic_fetch_add(&call->sends_left, 1);
+    if (dg_tx_send(call->tx, dest, DG_TX_CH_COLL, hdr, sizeof(hdr), b->p, b->len, 0, send_done,
+                   call) != DAGGER_OK)
+        send_done(call, DAGGER_ERR_TRANSPORT);
+}
+
+static int sends_complete(void *arg)
+{
+    return atomic_load(&((dg_coll_call_t *)arg)->sends_left) == 0;
+}
+
+/* The buffers handed to sends must outlive them. */
+static dagger_status_t finish_sends(dg_coll_call_t *call, dagger_status_t st)
+{
+    dagger_status_t w = dg_tx_wait(call->tx, sends_complete, call, 0);
+    if (st == DAGGER_OK && w != DAGGER_OK)
+        st = w;
+    if (st == DAGGER_OK && atomic_load(&call->send_failed))
+        st = dg_tx_health(call->tx) != DAGGER_OK
+                 ? DAGGER_ERR_PEER_LOST
+                 : dg_error(DAGGER_ERR_TRANSPORT, "collective #%llu: a send failed",
+                            (unsigned long long)call->seq);
+    return st;
+}
+
+/* Up phase: children in rank order, then the parent. Returns the mask of
+ * r's lowest set bit (the bound on its children), or an error. */
+static dagger_status_t gather_up(dg_coll_call_t *call, dg_coll_buf_t *acc, int *fail,
+                                 dg_coll_buf_t *text, int *top)
+{
+    dg_tx_t *tx = call->tx;
+    int r = tx->rank, mask = 1;
+    for (; mask < tx->size; mask <<= 1) {
+        if (r & mask)
+            break;
+        if (r + mask >= tx->size)
+            continue;
+        dg_coll_msg_t *m;
+        dagger_status_t st = dg_coll_take(tx->coll, call->seq, DG_COLL_UP, r + mask, &m);
+        if (st != DAGGER_OK)
+            return st;
+        if (!*fail)
+            absorb(call, m, acc, fail, text);
+        dg_coll_msg_free(m);
+    }
+    *top = mask;
+    return DAGGER_OK;
+}
+
+dagger_status_t dg_coll_run(dg_coll_call_t *call, dg_coll_buf_t *acc, dg_coll_buf_t *result)
+{
+    dg_tx_t *tx = call->tx;
+    int r = tx->rank, fail = 0, top = 1;
+    dg_coll_buf_t text = {0}, down = {0};
+    memset(result, 0, sizeof(*result));
+    if (call->local != DAGGER_OK)
+        fail_with(call->local, &text, &fail, "rank %d: %s", r, dagger_error_detail());
+    dagger_status_t st = gather_up(call, acc, &fail, &text, &top);
+    int verdict = fail;
+    if (st == DAGGER_OK && r != 0) {
+        send_part(call, r - top, DG_COLL_UP, fail, fail ? &text : acc);
+        dg_coll_msg_t *m;
+        st = dg_coll_take(tx->coll, call->seq, DG_COLL_DOWN, r - top, &m);
+        if (st == DAGGER_OK) {
+            verdict = m->hdr.fail;
+            down = (dg_coll_buf_t){m->data, m->len, m->len};
+            m->data = NULL;
+            dg_coll_msg_free(m);
+        }
+    } else if (st == DAGGER_OK) {
+        down = fail ? text : *acc;
+        memset(fail ? &text : acc, 0, sizeof(down));
+    }
+    /* Down phase: the largest subtree first, it has the longest way to go. */
+    for (int mask = top >> 1; st == DAGGER_OK && mask >= 1; mask >>= 1)
+        if (r + mask < tx->size)
+            send_part(call, r + mask, DG_COLL_DOWN, verdict, &down);
+    st = finish_sends(call, st);
+    dg_coll_buf_free(&text);
+    dg_coll_buf_free(acc);
+    if (st == DAGGER_OK && verdict)
+        st = dg_error((dagger_status_t)(-verdict), "%.*s", (int)down.len, (const char *)down.p);
+    if (st == DAGGER_OK)
+        *result = down;
+    else
+        dg_coll_buf_free(&down);
+    return st;
+}

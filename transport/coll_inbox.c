@@ -1,0 +1,163 @@
+/* Arrived collective messages. The channel handler (owner thread) stores
+ * each one, pulling rendezvous payloads into a buffer of its own; the
+ * thread running the collective takes them by (sequence, phase, sender),
+ * so messages of a collective a peer already started simply wait here. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/common.h"
+#include "core/log.h"
+#include "core/status_internal.h"
+#include "transport/coll_internal.h"
+#include "transport/wire.h"
+
+void dg_coll_hdr_encode(const dg_coll_hdr_t *h, void *buf)
+{
+    dg_wire_cursor_t c = dg_wire_cursor(buf, DG_COLL_HDR_LEN);
+    dg_wire_put_u64(&c, h->seq);
+    dg_wire_put_u8(&c, h->phase);
+    dg_wire_put_u16(&c, h->fail);
+    dg_wire_put_u8(&c, h->sig.kind);
+    dg_wire_put_u8(&c, h->sig.op);
+    dg_wire_put_u8(&c, h->sig.type);
+    dg_wire_put_u32(&c, (uint32_t)h->sig.root);
+    dg_wire_put_u64(&c, h->sig.size);
+}
+
+int dg_coll_hdr_decode(const void *buf, size_t len, dg_coll_hdr_t *h)
+{
+    dg_wire_cursor_t c = dg_wire_cursor(buf, len);
+    h->seq = dg_wire_get_u64(&c);
+    h->phase = dg_wire_get_u8(&c);
+    h->fail = dg_wire_get_u16(&c);
+    h->sig.kind = dg_wire_get_u8(&c);
+    h->sig.op = dg_wire_get_u8(&c);
+    h->sig.type = dg_wire_get_u8(&c);
+    h->sig.root = (int32_t)dg_wire_get_u32(&c);
+    h->sig.size = dg_wire_get_u64(&c);
+    return c.bad || c.left || h->phase > DG_COLL_DOWN ? -1 : 0;
+}
+
+void dg_coll_msg_free(dg_coll_msg_t *m)
+{
+    if (m) {
+        free(m->data);
+        free(m);
+    }
+}
+
+static void payload_arrived(void *arg, dagger_status_t st)
+{
+    dg_coll_msg_t *m = arg;
+    dg_coll_t *c = m->coll;
+    pthread_mutex_lock(&c->lock);
+    m->status = st;
+    m->ready = 1;
+    pthread_mutex_unlock(&c->lock);
+    dg_tx_notify(c->tx);
+}
+
+int dg_coll_on_msg(void *ctx, const dg_tx_msg_t *msg)
+{
+    dg_coll_t *c = ctx;
+    dg_coll_msg_t *m = calloc(1, sizeof(*m));
+    unsigned char *data = m ? malloc(msg->len ? msg->len : 1) : NULL;
+    if (!data || dg_coll_hdr_decode(msg->hdr, msg->hdr_len, &m->hdr)) {
+        dg_log(DG_LOG_ERROR, "dropped a collective message from rank %d: %s", msg->src,
+               data ? "malformed header" : "out of memory");
+        free(m);
+        free(data);
+        dg_tx_drop(c->tx, msg->rndv);
+        return 0;
+    }
+    m->coll = c;
+    m->src = msg->src;
+    m->data = data;
+    m->len = msg->len;
+    m->ready = msg->rndv == NULL;
+    if (msg->data && msg->len)
+        memcpy(data, msg->data, msg->len);
+    pthread_mutex_lock(&c->lock);
+    m->next = c->inbox;
+    c->inbox = m;
+    pthread_mutex_unlock(&c->lock);
+    if (msg->rndv && dg_tx_recv_into(c->tx, msg->rndv, data, msg->len, payload_arrived, m))
+        payload_arrived(m, DAGGER_ERR_NO_MEMORY);
+    dg_tx_notify(c->tx);
+    return 0;
+}
+
+typedef struct dg_coll_want {
+    dg_coll_t *c;
+    uint64_t seq;
+    int phase, src;
+    dg_coll_msg_t *found;
+} dg_coll_want_t;
+
+/* Unlinks the wanted message once it is complete. */
+static int take_if_ready(void *arg)
+{
+    dg_coll_want_t *w = arg;
+    if (w->found)
+        return 1;
+    pthread_mutex_lock(&w->c->lock);
+    for (dg_coll_msg_t **pp = &w->c->inbox; *pp; pp = &(*pp)->next) {
+        dg_coll_msg_t *m = *pp;
+        if (m->hdr.seq == w->seq && m->hdr.phase == w->phase && m->src == w->src && m->ready) {
+            *pp = m->next;
+            m->next = NULL;
+            w->found = m;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&w->c->lock);
+    return w->found != NULL;
+}
+
+dagger_status_t dg_coll_take(dg_coll_t *c, uint64_t seq, int phase, int src, dg_coll_msg_t **out)
+{
+    dg_coll_want_t w = {c, seq, phase, src, NULL};
+    *out = NULL;
+    dagger_status_t st = dg_tx_wait(c->tx, take_if_ready, &w, 0);
+    if (st != DAGGER_OK)
+        return st;
+    if (w.found->status != DAGGER_OK) {
+        dagger_status_t bad = w.found->status;
+        dg_coll_msg_free(w.found);
+        return dg_error(bad, "collective #%llu: the payload from rank %d did not arrive",
+                        (unsigned long long)seq, src);
+    }
+    *out = w.found;
+    return DAGGER_OK;
+}
+
+dagger_status_t dg_coll_create(dg_tx_t *tx)
+{
+    dg_coll_t *c = calloc(1, sizeof(*c));
+    if (!c)
+        return dg_error(DAGGER_ERR_NO_MEMORY, "dg_tx_create: out of memory");
+    c->tx = tx;
+    pthread_mutex_init(&c->lock, NULL);
+    tx->coll = c;
+    return dg_tx_set_handler(tx, DG_TX_CH_COLL, dg_coll_on_msg, c);
+}
+
+void dg_coll_destroy(dg_tx_t *tx)
+{
+    dg_coll_t *c = tx->coll;
+    if (!c)
+        return;
+    while (c->inbox) {
+        dg_coll_msg_t *m = c->inbox;
+        c->inbox = m->next;
+        dg_coll_msg_free(m);
+    }
+    pthread_mutex_destroy(&c->lock);
+    free(c);
+    tx->coll = NULL;
+}
+
+unsigned long long dg_coll_count(const dg_tx_t *tx)
+{
+    return tx && tx->coll ? (unsigned long long)tx->coll->seq : 0;
+}

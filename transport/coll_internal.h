@@ -1,0 +1,106 @@
+/* Collectives' private state: call signatures, the message header, the
+ * inbox of arrived messages and the tree algorithm (see coll.h). */
+#ifndef DG_COLL_INTERNAL_H
+#define DG_COLL_INTERNAL_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "transport/coll.h"
+#include "transport/tx_internal.h"
+
+typedef enum dg_coll_kind {
+    DG_COLL_BARRIER = 1,
+    DG_COLL_BCAST = 2,
+    DG_COLL_ALLGATHER = 3,
+    DG_COLL_ALLREDUCE = 4,
+    DG_COLL_ALLREDUCE_BYTES = 5
+} dg_coll_kind_t;
+
+enum { DG_COLL_UP = 0, DG_COLL_DOWN = 1 };
+
+/* What a rank called: ranks must agree on all of it. */
+typedef struct dg_coll_sig {
+    uint8_t kind, op, type;
+    int32_t root;
+    uint64_t size;  /* bytes (bcast, allreduce_bytes) or elements (allreduce) */
+} dg_coll_sig_t;
+
+/* The channel header of every collective message. fail is 0, or the
+ * (negated) status every rank will return; the payload is then its text. */
+typedef struct dg_coll_hdr {
+    uint64_t seq;
+    uint8_t phase;
+    uint16_t fail;
+    dg_coll_sig_t sig;
+} dg_coll_hdr_t;
+
+#define DG_COLL_HDR_LEN 26
+void dg_coll_hdr_encode(const dg_coll_hdr_t *h, void *buf);
+int dg_coll_hdr_decode(const void *buf, size_t len, dg_coll_hdr_t *h);
+
+typedef struct dg_coll dg_coll_t;
+
+typedef struct dg_coll_msg {
+    struct dg_coll_msg *next;
+    dg_coll_t *coll;
+    dg_coll_hdr_t hdr;
+    int src;
+    unsigned char *data;        /* malloc'ed payload */
+    size_t len;
+    int ready;                  /* payload complete (rendezvous done) */
+    dagger_status_t status;     /* of the rendezvous receive */
+} dg_coll_msg_t;
+
+struct dg_coll {
+    dg_tx_t *tx;
+    pthread_mutex_t lock;       /* inbox and the messages' ready flags */
+    dg_coll_msg_t *inbox;       /* arrived, not yet taken; any order */
+    uint64_t seq;               /* the next collective's number (caller thread) */
+};
+
+/* coll_inbox.c: the channel handler and waiting for one message. */
+int dg_coll_on_msg(void *ctx, const dg_tx_msg_t *msg);
+dagger_status_t dg_coll_take(dg_coll_t *c, uint64_t seq, int phase, int src, dg_coll_msg_t **out);
+void dg_coll_msg_free(dg_coll_msg_t *m);
+
+/* A growable byte buffer. */
+typedef struct dg_coll_buf {
+    unsigned char *p;
+    size_t len, cap;
+} dg_coll_buf_t;
+dagger_status_t dg_coll_buf_append(dg_coll_buf_t *b, const void *src, size_t len);
+void dg_coll_buf_free(dg_coll_buf_t *b);
+
+/* One collective call on this rank. */
+typedef struct dg_coll_call dg_coll_call_t;
+struct dg_coll_call {
+    dg_tx_t *tx;
+    dg_coll_sig_t sig;
+    uint64_t seq;
+    dagger_status_t local;      /* this rank's own argument error: it still takes part */
+    /* Folds a child subtree's part (higher ranks) into acc (lower ranks). */
+    dagger_status_t (*merge)(dg_coll_call_t *call, dg_coll_buf_t *acc, const void *in,
+                             size_t len);
+    dagger_combine_fn combine;  /* allreduce_bytes */
+    void *combine_ctx;
+    _Atomic(int) sends_left;
+    _Atomic(int) send_failed;
+};
+
+/* coll.c: runs the up and down phases. acc holds this rank's part and is
+ * consumed; on success *result holds rank 0's result (caller frees it). */
+dagger_status_t dg_coll_run(dg_coll_call_t *call, dg_coll_buf_t *acc, dg_coll_buf_t *result);
+/* Starts a call: numbers it and fills the common fields. */
+void dg_coll_call_init(dg_coll_call_t *call, dg_tx_t *tx, const dg_coll_sig_t *sig);
+
+/* coll_reduce.c: element-wise reductions. */
+size_t dg_coll_type_size(dagger_reduce_type_t type);
+int dg_coll_op_valid(dagger_reduce_type_t type, dagger_reduce_op_t op);
+void dg_coll_reduce(dagger_reduce_type_t type, dagger_reduce_op_t op, void *acc, const void *in,
+                    size_t count);
+const char *dg_coll_type_name(int type);
+const char *dg_coll_op_name(int op);
+
+#endif

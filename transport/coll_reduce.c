@@ -1,0 +1,103 @@
+/* Element-wise reductions for allreduce: acc[i] = acc[i] op in[i]. Parts
+ * arrive in message buffers of any alignment, so elements are moved with
+ * memcpy. Integer sums wrap (computed unsigned: no undefined overflow). */
+#include <math.h>
+#include <string.h>
+
+#include "transport/coll_internal.h"
+
+size_t dg_coll_type_size(dagger_reduce_type_t type)
+{
+    switch (type) {
+    case DAGGER_REDUCE_I64: return sizeof(int64_t);
+    case DAGGER_REDUCE_U64: return sizeof(uint64_t);
+    case DAGGER_REDUCE_F64: return sizeof(double);
+    }
+    return 0;
+}
+
+int dg_coll_op_valid(dagger_reduce_type_t type, dagger_reduce_op_t op)
+{
+    switch (op) {
+    case DAGGER_OP_SUM:
+    case DAGGER_OP_MIN:
+    case DAGGER_OP_MAX: return dg_coll_type_size(type) != 0;
+    case DAGGER_OP_BOR: return type == DAGGER_REDUCE_I64 || type == DAGGER_REDUCE_U64;
+    }
+    return 0;
+}
+
+const char *dg_coll_type_name(int type)
+{
+    switch (type) {
+    case DAGGER_REDUCE_I64: return "int64";
+    case DAGGER_REDUCE_U64: return "uint64";
+    case DAGGER_REDUCE_F64: return "double";
+    }
+    return "unknown type";
+}
+
+const char *dg_coll_op_name(int op)
+{
+    switch (op) {
+    case DAGGER_OP_SUM: return "sum";
+    case DAGGER_OP_MIN: return "min";
+    case DAGGER_OP_MAX: return "max";
+    case DAGGER_OP_BOR: return "bitwise or";
+    }
+    return "unknown op";
+}
+
+static int64_t fold_i64(dagger_reduce_op_t op, int64_t a, int64_t b)
+{
+    switch (op) {
+    case DAGGER_OP_SUM: return (int64_t)((uint64_t)a + (uint64_t)b);
+    case DAGGER_OP_MIN: return b < a ? b : a;
+    case DAGGER_OP_MAX: return b > a ? b : a;
+    case DAGGER_OP_BOR: return (int64_t)((uint64_t)a | (uint64_t)b);
+    }
+    return a;
+}
+
+static uint64_t fold_u64(dagger_reduce_op_t op, uint64_t a, uint64_t b)
+{
+    switch (op) {
+    case DAGGER_OP_SUM: return a + b;
+    case DAGGER_OP_MIN: return b < a ? b : a;
+    case DAGGER_OP_MAX: return b > a ? b : a;
+    case DAGGER_OP_BOR: return a | b;
+    }
+    return a;
+}
+
+static double fold_f64(dagger_reduce_op_t op, double a, double b)
+{
+    if ((op == DAGGER_OP_MIN || op == DAGGER_OP_MAX) && (isnan(a) || isnan(b)))
+        return isnan(a) ? a : b;
+    switch (op) {
+    case DAGGER_OP_SUM: return a + b;
+    case DAGGER_OP_MIN: return b < a ? b : a;
+    case DAGGER_OP_MAX: return b > a ? b : a;
+    case DAGGER_OP_BOR: break;
+    }
+    return a;
+}
+
+#define DG_REDUCE_LOOP(T, FOLD)                                              \
+    for (size_t i = 0; i < count; i++) {                                     \
+        T a, b;                                                              \
+        memcpy(&a, (char *)acc + i * sizeof(T), sizeof(T));                  \
+        memcpy(&b, (const char *)in + i * sizeof(T), sizeof(T));             \
+        a = FOLD(op, a, b);                                                  \
+        memcpy((char *)acc + i * sizeof(T), &a, sizeof(T));                  \
+    }
+
+void dg_coll_reduce(dagger_reduce_type_t type, dagger_reduce_op_t op, void *acc, const void *in,
+                    size_t count)
+{
+    switch (type) {
+    case DAGGER_REDUCE_I64: DG_REDUCE_LOOP(int64_t, fold_i64) break;
+    case DAGGER_REDUCE_U64: DG_REDUCE_LOOP(uint64_t, fold_u64) break;
+    case DAGGER_REDUCE_F64: DG_REDUCE_LOOP(double, fold_f64) break;
+    }
+}

@@ -1,0 +1,182 @@
+/* The messaging layer: one UCX context and worker per rank, an endpoint to
+ * every rank (itself included), active messages on channels, rendezvous
+ * straight into the receiver's buffer, RMA, flow control per peer, and
+ * failure detection.
+ *
+ * Threads. The worker belongs to one thread at a time, the owner (in the
+ * runtime: actor worker 0; in tests: the test thread). Only the owner calls
+ * dg_tx_progress/arm, dg_tx_recv_into, dg_tx_drop and the RMA set-up calls.
+ * Any thread may call dg_tx_send/put/get: from a non-owner they go through a
+ * lock-free outbox and the owner is woken (params.wake). Completion
+ * callbacks and channel handlers run on the owner, inside dg_tx_progress,
+ * never inside the call that started the operation. */
+#ifndef DG_TX_H
+#define DG_TX_H
+
+#include <dagger/status.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/config.h"
+#include "transport/bootstrap.h"
+
+typedef struct dg_tx dg_tx_t;
+typedef struct dg_tx_mem dg_tx_mem_t;
+typedef struct dg_tx_rkey dg_tx_rkey_t;
+
+/* Channels: one UCX active-message id each. */
+typedef enum dg_tx_channel {
+    DG_TX_CH_COLL = 0,  /* collectives (coll.c registers it) */
+    DG_TX_CH_ACTOR = 1, /* actor messages */
+    DG_TX_CH_DATA = 2,  /* data transfers (move_rewrap) */
+    DG_TX_CH_TEST = 3,  /* free for tests and benchmarks */
+    DG_TX_CH_CTRL = 4,  /* the transport's own (connection handshake) */
+    DG_TX_NCHANNELS = 5
+} dg_tx_channel_t;
+
+/* Largest channel header (the bytes before the payload) a sender may give. */
+#define DG_TX_MAX_HDR 192
+
+/* A message as its channel handler sees it. */
+typedef struct dg_tx_msg {
+    int src;             /* sending rank */
+    unsigned channel;
+    const void *hdr;     /* the sender's channel header; valid during the call */
+    size_t hdr_len;
+    const void *data;    /* eager payload, valid during the call; NULL when rndv */
+    size_t len;          /* payload length in bytes */
+    void *rndv;          /* rendezvous: pass to dg_tx_recv_into or dg_tx_drop */
+} dg_tx_msg_t;
+
+/* A channel handler. Returns 0, or DG_TX_KEEP when it keeps msg->rndv to
+ * call dg_tx_recv_into / dg_tx_drop later (on the owner thread). A
+ * rendezvous message that is neither received nor kept is dropped. */
+#define DG_TX_KEEP 1
+typedef int (*dg_tx_handler_fn)(void *ctx, const dg_tx_msg_t *msg);
+
+/* Completion of a send, put, get or receive: DAGGER_OK, or the error (for
+ * example DAGGER_ERR_PEER_LOST). Called once, on the owner thread. */
+typedef void (*dg_tx_done_fn)(void *arg, dagger_status_t status);
+
+/* dg_tx_send flags. */
+#define DG_TX_COPY 1u /* copy the payload now: the caller may reuse it at once */
+
+typedef struct dg_tx_params {
+    dg_boot_t *boot;            /* required: identity, start-up exchange, launcher events */
+    const dg_config_t *cfg;     /* DAGGER_EAGER_LIMIT, _PEER_INFLIGHT, _PEER_ERRORS; NULL:
+                                   read the environment */
+    const void *inventory;      /* opaque bytes every rank learns about this rank */
+    size_t inventory_len;
+    uint64_t build_id;          /* 0: dg_tx_build_id() (other values are for tests) */
+    const char *tls;            /* UCX transports (as UCX_TLS); NULL: environment/default */
+    void (*wake)(void *ctx);    /* wakes the owner; NULL: signal the UCX worker's fd */
+    void *wake_ctx;
+    double lost_grace_s;        /* once a peer is lost, end this process after this many
+                                   seconds if it has not ended by itself; 0: never */
+} dg_tx_params_t;
+
+/* This build's identity: ranks must agree on it (DAGGER_ERR_BUILD_MISMATCH). */
+uint64_t dg_tx_build_id(void);
+
+/* Collective over all ranks: creates the UCX context and worker, exchanges
+ * addresses, inventories and build ids through the bootstrap, connects to
+ * every rank and starts the collectives. The calling thread becomes the
+ * owner. Errors: DAGGER_ERR_BUILD_MISMATCH naming the ranks, DAGGER_ERR_TRANSPORT,
+ * DAGGER_ERR_BOOTSTRAP, DAGGER_ERR_CONFIG. */
+dagger_status_t dg_tx_create(const dg_tx_params_t *params, dg_tx_t **out);
+
+/* Collective when healthy: completes this rank's operations, meets the
+ * others in a final barrier, then closes everything (owner thread). After a
+ * lost peer it closes without waiting for anyone. Never hangs on a peer
+ * that has already left. */
+dagger_status_t dg_tx_destroy(dg_tx_t *tx);
+
+int dg_tx_rank(const dg_tx_t *tx);
+int dg_tx_size(const dg_tx_t *tx);
+/* The inventory bytes rank r gave at start-up (valid until destroy). */
+const void *dg_tx_inventory(const dg_tx_t *tx, int r, size_t *len);
+/* Rank r's host name as its launcher reported it. */
+const char *dg_tx_hostname(const dg_tx_t *tx, int r);
+
+/* Installs the handler of a channel. Do it on every rank before anything
+ * is sent on that channel (for example before a barrier that precedes the
+ * first message); a message for a channel without handler is dropped with
+ * an error in the log. */
+dagger_status_t dg_tx_set_handler(dg_tx_t *tx, unsigned channel, dg_tx_handler_fn fn, void *ctx);
+
+/* Sends hdr (hdr_len <= DG_TX_MAX_HDR, copied) and payload to rank dest on
+ * channel. Payloads up to DAGGER_EAGER_LIMIT go eagerly, larger ones by
+ * rendezvous (the receiver pulls them into its buffer). Without DG_TX_COPY
+ * the payload must stay valid until done runs. done may be NULL. Messages
+ * from one sender to one receiver on one channel arrive in send order. */
+dagger_status_t dg_tx_send(dg_tx_t *tx, int dest, unsigned channel, const void *hdr,
+                           size_t hdr_len, const void *payload, size_t len, unsigned flags,
+                           dg_tx_done_fn done, void *arg);
+
+/* Owner only: receives the rendezvous payload of a message into buf (of
+ * exactly msg->len bytes), with no intermediate copy. done runs when the
+ * bytes are in buf. */
+dagger_status_t dg_tx_recv_into(dg_tx_t *tx, void *rndv, void *buf, size_t len,
+                                dg_tx_done_fn done, void *arg);
+/* Owner only: discards a kept rendezvous payload (the sender completes). */
+void dg_tx_drop(dg_tx_t *tx, void *rndv);
+
+/* Owner only: one round of progress. Returns >0 when something happened
+ * (a message, a completion, a queued send went out), 0 when idle. */
+int dg_tx_progress(dg_tx_t *tx);
+/* Owner only: prepares to sleep on dg_tx_fd. 0: armed, the caller may block
+ * in poll() on the fd; 1: work is pending, call dg_tx_progress again. */
+int dg_tx_arm(dg_tx_t *tx);
+/* The file descriptor that becomes readable when the owner has work. */
+int dg_tx_fd(const dg_tx_t *tx);
+/* Makes the calling thread the owner (a hand-over: the previous owner must
+ * have stopped calling owner-only functions). */
+void dg_tx_adopt(dg_tx_t *tx);
+/* 1 when the calling thread is the owner. */
+int dg_tx_is_owner(const dg_tx_t *tx);
+
+/* Waits until done(arg) returns non-zero. The owner makes progress while it
+ * waits and sleeps on the fd when idle; another thread sleeps until the
+ * owner's progress notifies it. timeout_s <= 0 waits without limit.
+ * Errors: DAGGER_ERR_PEER_LOST (naming the rank), DAGGER_ERR_TIMEOUT. */
+dagger_status_t dg_tx_wait(dg_tx_t *tx, int (*done)(void *arg), void *arg, double timeout_s);
+/* Wakes threads blocked in dg_tx_wait on another thread than the owner
+ * (channel handlers call it after they changed what such a wait checks). */
+void dg_tx_notify(dg_tx_t *tx);
+
+/* Waits until every operation this rank started has completed. */
+dagger_status_t dg_tx_flush(dg_tx_t *tx);
+
+/* DAGGER_OK while every peer is there; DAGGER_ERR_PEER_LOST with a detail
+ * naming the lost rank afterwards. */
+dagger_status_t dg_tx_health(dg_tx_t *tx);
+/* The first rank found lost, -1 while none is, dg_tx_size() when the
+ * launcher itself was lost. */
+int dg_tx_lost_rank(const dg_tx_t *tx);
+/* Reports rank r as lost (used by the detectors and by tests). */
+void dg_tx_mark_lost(dg_tx_t *tx, int r, const char *why);
+
+/* Counters for tests and benchmarks. */
+typedef struct dg_tx_stats {
+    uint64_t sends, recvs, queued;   /* sends started, messages handled, sends that waited */
+    int max_inflight;                /* most operations in flight to one peer at once */
+} dg_tx_stats_t;
+void dg_tx_get_stats(const dg_tx_t *tx, dg_tx_stats_t *out);
+
+/* RMA (owner only for set-up). Registers [addr, addr+len) for remote access. */
+dagger_status_t dg_tx_mem_map(dg_tx_t *tx, void *addr, size_t len, dg_tx_mem_t **out);
+void dg_tx_mem_unmap(dg_tx_t *tx, dg_tx_mem_t *mem);
+/* Packs the remote key of mem into a malloc'ed buffer (free() it) to send to peers. */
+dagger_status_t dg_tx_mem_pack(dg_tx_t *tx, const dg_tx_mem_t *mem, void **buf, size_t *len);
+/* Unpacks a peer's packed key for use with dg_tx_put/get towards that peer. */
+dagger_status_t dg_tx_rkey_unpack(dg_tx_t *tx, int peer, const void *buf, dg_tx_rkey_t **out);
+void dg_tx_rkey_destroy(dg_tx_rkey_t *rkey);
+/* Writes len bytes from local to remote_addr at peer. done runs once the
+ * bytes are visible at the peer; local stays untouched until then. */
+dagger_status_t dg_tx_put(dg_tx_t *tx, int peer, const void *local, size_t len,
+                          uint64_t remote_addr, dg_tx_rkey_t *rkey, dg_tx_done_fn done, void *arg);
+/* Reads len bytes at remote_addr of peer into local; done runs once they are there. */
+dagger_status_t dg_tx_get(dg_tx_t *tx, int peer, void *local, size_t len, uint64_t remote_addr,
+                          dg_tx_rkey_t *rkey, dg_tx_done_fn done, void *arg);
+
+#endif

@@ -1,0 +1,167 @@
+/* The transport's private state, shared by the tx_*.c files. */
+#ifndef DG_TX_INTERNAL_H
+#define DG_TX_INTERNAL_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <sys/types.h>
+#include <ucp/api/ucp.h>
+
+#include "transport/tx.h"
+#include "transport/tx_proc.h"
+
+struct dg_coll;
+struct dg_tx_liveness;
+
+typedef enum dg_tx_op_kind {
+    DG_TX_OP_SEND,
+    DG_TX_OP_PUT,
+    DG_TX_OP_GET,
+    DG_TX_OP_RECV
+} dg_tx_op_kind_t;
+
+/* One operation from start to completion. Its header bytes live here, so
+ * they stay valid until UCX completes the send (UCX 1.13 does not copy
+ * active-message headers: a stack header is corrupted over tcp). */
+typedef struct dg_tx_op {
+    struct dg_tx_op *next;      /* outbox, pending or completed list */
+    dg_tx_t *tx;
+    dg_tx_op_kind_t kind;
+    int peer;
+    unsigned channel;
+    int large;                  /* counts against DG_TX_LARGE_INFLIGHT */
+    int posted;                 /* counts against the peer's in-flight bound */
+    dagger_status_t status;
+    const void *buf;            /* payload or local RMA buffer */
+    size_t len;
+    uint64_t raddr;             /* RMA */
+    void *rndv;                 /* receive: the rendezvous descriptor */
+    dg_tx_rkey_t *rkey;
+    dg_tx_done_fn done;
+    void *arg;
+    size_t hdr_len;             /* frame + channel header */
+    unsigned char hdr[];        /* then the copied payload with DG_TX_COPY */
+} dg_tx_op_t;
+
+struct dg_tx_mem {
+    ucp_mem_h memh;
+    void *addr;
+    size_t len;
+};
+
+struct dg_tx_rkey {
+    ucp_rkey_h rkey;
+    int peer;
+};
+
+/* A FIFO of operations touched by the owner only. */
+typedef struct dg_tx_queue {
+    dg_tx_op_t *head, *tail;
+} dg_tx_queue_t;
+
+typedef struct dg_tx_peer {
+    dg_tx_t *tx;
+    int rank;
+    ucp_ep_h ep;
+    int inflight;               /* posted operations not yet complete */
+    int large_inflight;         /* of which large ones */
+    dg_tx_queue_t pending;      /* operations waiting for room, in order */
+    const char *hostname;       /* points into the start-up exchange */
+    const void *inventory;
+    size_t inventory_len;
+    dg_proc_id_t proc;          /* to tell whether the process is still there */
+    int local;                  /* same host as this rank */
+} dg_tx_peer_t;
+
+/* Large operations in flight to one peer at once: many large transfers in
+ * flight over tcp collapse throughput (ENVIRONMENT.md). */
+#define DG_TX_LARGE_INFLIGHT 4
+
+struct dg_tx {
+    int rank, size;
+    dg_boot_t *boot;
+    size_t eager_limit;
+    int peer_inflight;
+    int peer_errors;
+    ucp_context_h ucp;
+    ucp_worker_h worker;
+    int efd;
+    dg_tx_peer_t *peers;
+    void *exchange;             /* every rank's start-up record (peers point into it) */
+    struct dg_tx_chan {
+        dg_tx_t *tx;
+        unsigned channel;
+        dg_tx_handler_fn fn;
+        void *ctx;
+    } chans[DG_TX_NCHANNELS];
+
+    _Atomic(uintptr_t) owner;   /* thread tag of the owner (tx_progress.c) */
+    _Atomic(dg_tx_op_t *) outbox; /* LIFO of operations from other threads */
+    dg_tx_queue_t completed;    /* owner: finished, done callbacks not yet run */
+    long queued_ops;            /* owner: operations in the peers' pending queues */
+    _Atomic(long) live_ops;     /* started and not yet completed */
+    void (*wake)(void *ctx);
+    void *wake_ctx;
+
+    pthread_mutex_t lock;       /* with cond: non-owner threads in dg_tx_wait */
+    pthread_cond_t cond;
+    _Atomic(int) waiters;
+
+    _Atomic(int) lost_rank;     /* first lost rank, -1 while all are there */
+    char lost_why[384];         /* written once by whoever set lost_rank */
+    _Atomic(int) lost_ready;    /* lost_why is complete */
+    _Atomic(int) leaving;       /* past the final barrier: peers may go */
+    double lost_grace_s;
+    struct dg_tx_liveness *liveness;
+
+    int hellos;                 /* owner: handshake messages received */
+    struct dg_coll *coll;
+    dg_tx_stats_t stats;        /* owner */
+};
+
+/* tx_ops.c: operation life cycle. */
+dg_tx_op_t *dg_tx_op_new(dg_tx_t *tx, dg_tx_op_kind_t kind, int peer, size_t extra);
+void dg_tx_queue_push(dg_tx_queue_t *q, dg_tx_op_t *op);
+dg_tx_op_t *dg_tx_queue_pop(dg_tx_queue_t *q);
+/* Hands op to the owner: directly when called by the owner, else through
+ * the outbox (and wakes the owner). */
+dagger_status_t dg_tx_submit(dg_tx_t *tx, dg_tx_op_t *op);
+/* Owner: starts op now or queues it behind the peer's earlier operations. */
+void dg_tx_start_or_queue(dg_tx_t *tx, dg_tx_op_t *op);
+/* Owner: records that op finished with status (from a UCX callback or at once). */
+void dg_tx_op_finished(dg_tx_op_t *op, dagger_status_t status);
+/* Owner: runs done callbacks of finished operations, starts queued ones. */
+int dg_tx_run_completions(dg_tx_t *tx);
+/* Owner: takes what other threads put in the outbox. */
+int dg_tx_drain_outbox(dg_tx_t *tx);
+/* Converts a UCX status into ours, with a detail naming what failed. */
+dagger_status_t dg_tx_ucs_error(ucs_status_t st, const char *what, int peer);
+
+/* tx_post.c: posting to UCX, per kind. */
+void dg_tx_post(dg_tx_t *tx, dg_tx_op_t *op);
+
+/* tx_recv.c */
+dagger_status_t dg_tx_register_channels(dg_tx_t *tx);
+
+/* tx_connect.c: the start-up handshake (listen before the exchange). */
+dagger_status_t dg_tx_listen_hello(dg_tx_t *tx);
+dagger_status_t dg_tx_handshake(dg_tx_t *tx);
+
+/* tx_liveness.c: local peers' processes, the launcher's events, SIGTERM. */
+dagger_status_t dg_tx_liveness_start(dg_tx_t *tx);
+void dg_tx_liveness_stop(dg_tx_t *tx);
+
+/* coll.c */
+dagger_status_t dg_coll_create(dg_tx_t *tx);
+void dg_coll_destroy(dg_tx_t *tx);
+
+/* Wakes the owner (any thread). */
+static inline void dg_tx_wake_owner(dg_tx_t *tx)
+{
+    if (tx->wake)
+        tx->wake(tx->wake_ctx);
+    else
+        ucp_worker_signal(tx->worker);
+}
+
+#endif

@@ -1,0 +1,387 @@
+/* Creation and destruction of the transport: UCX context and worker, the
+ * start-up exchange (addresses, inventories, build ids), endpoints. */
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "core/common.h"
+#include "core/hash.h"
+#include "core/log.h"
+#include "core/status_internal.h"
+#include "transport/coll.h"
+#include "transport/tx_internal.h"
+#include "transport/tx_startup.h"
+#include "transport/wire.h"
+
+uint64_t dg_tx_build_id(void)
+{
+    /* Two builds differ in at least one of these; equal builds never do. */
+    static const char id[] = "dagger-c 0.1 " __DATE__ " " __TIME__ " " __VERSION__;
+    uint64_t h = dg_hash_bytes(DG_HASH_SEED, id, sizeof(id) - 1);
+    h = dg_hash_u64(h, DG_WIRE_VERSION);
+    h = dg_hash_u64(h, sizeof(void *));
+    return h ? h : 1;
+}
+
+static dagger_status_t open_ucx(dg_tx_t *tx, const char *tls)
+{
+    ucp_config_t *config;
+    ucs_status_t st = ucp_config_read(NULL, NULL, &config);
+    if (st != UCS_OK)
+        return dg_error(DAGGER_ERR_TRANSPORT, "reading the UCX configuration: %s (check UCX_* "
+                        "variables)", ucs_status_string(st));
+    if (tls && (st = ucp_config_modify(config, "TLS", tls)) != UCS_OK) {
+        ucp_config_release(config);
+        return dg_error(DAGGER_ERR_TRANSPORT, "UCX transports '%s': %s", tls, ucs_status_string(st));
+    }
+    ucp_params_t p = {
+        .field_mask = UCP_PARAM_FIELD_FEATURES,
+        .features = UCP_FEATURE_AM | UCP_FEATURE_RMA | UCP_FEATURE_WAKEUP,
+    };
+    st = ucp_init(&p, config, &tx->ucp);
+    ucp_config_release(config);
+    if (st != UCS_OK)
+        return dg_error(DAGGER_ERR_TRANSPORT, "ucp_init: %s (check UCX_TLS and the UCX install)",
+                        ucs_status_string(st));
+    /* One thread at a time, possibly a different one over time (the owner
+     * hand-over): SERIALIZED, not SINGLE. */
+    ucp_worker_params_t wp = {
+        .field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE,
+        .thread_mode = UCS_THREAD_MODE_SERIALIZED,
+    };
+    st = ucp_worker_create(tx->ucp, &wp, &tx->worker);
+    if (st == UCS_OK)
+        st = ucp_worker_get_efd(tx->worker, &tx->efd);
+    if (st != UCS_OK)
+        return dg_error(DAGGER_ERR_TRANSPORT, "creating the UCX worker: %s", ucs_status_string(st));
+    return DAGGER_OK;
+}
+
+/* Lists the ranks whose build id differs from rank 0's. */
+static dagger_status_t check_builds(dg_tx_t *tx, const dg_tx_record_t *recs)
+{
+    char list[256] = "";
+    int bad = 0, first = 0;
+    for (int r = 1; r < tx->size; r++) {
+        if (recs[r].build_id == recs[0].build_id)
+            continue;
+        if (!bad)
+            first = r;
+        size_t used = strlen(list);
+        if (bad++ < 16)
+            snprintf(list + used, sizeof(list) - used, "%s%d", bad > 1 ? ", " : "", r);
+    }
+    if (!bad)
+        return DAGGER_OK;
+    return dg_error(DAGGER_ERR_BUILD_MISMATCH,
+                    "rank%s %s%s run%s a different build of libdagger than rank 0 (build id "
+                    "%016llx, rank 0 has %016llx): launch the same build on every rank",
+                    bad > 1 ? "s" : "", list, bad > 16 ? ", ..." : "", bad > 1 ? "" : "s",
+                    (unsigned long long)recs[first].build_id,
+                    (unsigned long long)recs[0].build_id);
+}
+
+/* A rank that could not open UCX still takes part in the exchange (so
+ * nobody waits for it forever) with an empty address and its error text. */
+static dagger_status_t check_opened(dg_tx_t *tx, const dg_tx_record_t *recs)
+{
+    for (int r = 0; r < tx->size; r++)
+        if (!recs[r].address_len)
+            return dg_error(DAGGER_ERR_TRANSPORT, "rank %d could not start UCX: %.*s", r,
+                            (int)recs[r].inventory_len, (const char *)recs[r].inventory);
+    return DAGGER_OK;
+}
+
+static dagger_status_t decode_all(dg_tx_t *tx, const size_t *offsets, dg_tx_record_t *recs)
+{
+    const unsigned char *all = tx->exchange;
+    for (int r = 0; r < tx->size; r++)
+        if (dg_tx_record_decode(all + offsets[r], offsets[r + 1] - offsets[r], &recs[r]))
+            return dg_error(DAGGER_ERR_BOOTSTRAP, "the start-up record of rank %d is malformed "
+                            "(a different Dagger-C version?)", r);
+    dagger_status_t st = check_opened(tx, recs);
+    if (st == DAGGER_OK)
+        st = check_builds(tx, recs);
+    if (st != DAGGER_OK)
+        return st;
+    const dg_tx_record_t *mine = &recs[tx->rank];
+    for (int r = 0; r < tx->size; r++) {
+        dg_tx_peer_t *p = &tx->peers[r];
+        p->tx = tx;
+        p->rank = r;
+        p->hostname = recs[r].hostname;
+        p->inventory = recs[r].inventory;
+        p->inventory_len = recs[r].inventory_len;
+        p->proc = recs[r].proc;
+        p->local = r != tx->rank && !strcmp(recs[r].hostname, mine->hostname);
+    }
+    return DAGGER_OK;
+}
+
+/* Everyone's record through the bootstrap; fills peers and recs. */
+static dagger_status_t exchange(dg_tx_t *tx, const dg_tx_params_t *prm, dagger_status_t opened,
+                                dg_tx_record_t *recs)
+{
+    ucp_address_t *addr = NULL;
+    size_t addr_len = 0;
+    if (opened == DAGGER_OK && ucp_worker_get_address(tx->worker, &addr, &addr_len) != UCS_OK)
+        opened = dg_error(DAGGER_ERR_TRANSPORT, "ucp_worker_get_address failed");
+    const char *why = opened == DAGGER_OK ? NULL : dagger_error_detail();
+    dg_tx_record_t rec = {
+        .build_id = prm->build_id ? prm->build_id : dg_tx_build_id(),
+        .hostname = prm->boot->hostname,
+        .address = why ? NULL : addr,
+        .address_len = why ? 0 : addr_len,
+        .inventory = why ? why : prm->inventory,
+        .inventory_len = why ? strlen(why) : prm->inventory_len,
+    };
+    dg_proc_self(&rec.proc);
+    size_t len = dg_tx_record_size(&rec);
+    void *mine = malloc(len);
+    size_t *offsets = calloc((size_t)tx->size + 1, sizeof(*offsets));
+    dagger_status_t st = DAGGER_OK;
+    if (!mine || !offsets) {
+        st = dg_error(DAGGER_ERR_NO_MEMORY, "dg_tx_create: out of memory");
+    } else {
+        dg_tx_record_encode(&rec, mine);
+        st = dg_boot_allgather(prm->boot, mine, len, &tx->exchange, offsets);
+    }
+    if (addr)
+        ucp_worker_release_address(tx->worker, addr);
+    if (st == DAGGER_OK)
+        st = decode_all(tx, offsets, recs);
+    free(mine);
+    free(offsets);
+    return st;
+}
+
+static void on_ep_error(void *arg, ucp_ep_h ep, ucs_status_t status)
+{
+    dg_tx_peer_t *p = arg;
+    (void)ep;
+    dg_tx_mark_lost(p->tx, p->rank, ucs_status_string(status));
+}
+
+static dagger_status_t connect_all(dg_tx_t *tx, const dg_tx_record_t *recs)
+{
+    for (int r = 0; r < tx->size; r++) {
+        ucp_ep_params_t ep = {
+            .field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS | UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE,
+            .address = recs[r].address,
+            .err_mode = tx->peer_errors ? UCP_ERR_HANDLING_MODE_PEER : UCP_ERR_HANDLING_MODE_NONE,
+        };
+        if (tx->peer_errors) {
+            ep.field_mask |= UCP_EP_PARAM_FIELD_ERR_HANDLER;
+            ep.err_handler.cb = on_ep_error;
+            ep.err_handler.arg = &tx->peers[r];
+        }
+        ucs_status_t st = ucp_ep_create(tx->worker, &ep, &tx->peers[r].ep);
+        if (st != UCS_OK)
+            return dg_tx_ucs_error(st, "connecting", r);
+    }
+    return DAGGER_OK;
+}
+
+/* Fails what never started (after a loss, or operations left at destroy). */
+static void fail_unstarted(dg_tx_t *tx, dagger_status_t why)
+{
+    dg_tx_drain_outbox(tx);
+    for (int r = 0; r < tx->size; r++) {
+        dg_tx_op_t *op;
+        while ((op = dg_tx_queue_pop(&tx->peers[r].pending))) {
+            tx->queued_ops--;
+            dg_tx_op_finished(op, why);
+        }
+    }
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Closes every endpoint. Force-closing needs peer error handling on both
+ * sides (UCX would report errors at the peer otherwise), so without it the
+ * endpoints are flushed, which needs no peer once they are wired up (the
+ * start-up handshake did that). Requests still open at the deadline (a
+ * dead peer) are released so the worker can be destroyed. */
+static void close_endpoints(dg_tx_t *tx)
+{
+    void **reqs = calloc((size_t)tx->size, sizeof(*reqs));
+    ucp_request_param_t p = {.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS,
+                             .flags = tx->peer_errors ? UCP_EP_CLOSE_FLAG_FORCE : 0};
+    for (int r = 0; r < tx->size; r++) {
+        void *req = tx->peers[r].ep ? ucp_ep_close_nbx(tx->peers[r].ep, &p) : NULL;
+        tx->peers[r].ep = NULL;
+        if (UCS_PTR_IS_PTR(req) && reqs)
+            reqs[r] = req;
+    }
+    double deadline = now_s() + (atomic_load(&tx->lost_rank) >= 0 ? 1.0 : 5.0);
+    for (int open = 1; open && reqs;) {
+        open = 0;
+        ucp_worker_progress(tx->worker);
+        int late = now_s() > deadline;
+        for (int r = 0; r < tx->size; r++) {
+            if (reqs[r] && (late || ucp_request_check_status(reqs[r]) != UCS_INPROGRESS)) {
+                ucp_request_free(reqs[r]);
+                reqs[r] = NULL;
+            }
+            open |= reqs[r] != NULL;
+        }
+        if (open)
+            sched_yield();
+    }
+    free(reqs);
+}
+
+static void teardown(dg_tx_t *tx)
+{
+    dg_tx_liveness_stop(tx);
+    if (tx->worker) {
+        fail_unstarted(tx, atomic_load(&tx->lost_rank) >= 0 ? DAGGER_ERR_PEER_LOST
+                                                            : DAGGER_ERR_STATE);
+        if (tx->peers)
+            close_endpoints(tx);
+        dg_tx_run_completions(tx);
+    }
+    dg_coll_destroy(tx);
+    if (tx->worker)
+        ucp_worker_destroy(tx->worker);
+    if (tx->ucp)
+        ucp_cleanup(tx->ucp);
+    free(tx->peers);
+    free(tx->exchange);
+    pthread_cond_destroy(&tx->cond);
+    pthread_mutex_destroy(&tx->lock);
+    free(tx);
+}
+
+static dagger_status_t apply_config(dg_tx_t *tx, const dg_tx_params_t *prm)
+{
+    dg_config_t env;
+    const dg_config_t *cfg = prm->cfg;
+    if (!cfg) {
+        dagger_status_t st = dg_config_load(&env, NULL);
+        if (st != DAGGER_OK)
+            return st;
+        cfg = &env;
+    }
+    if (cfg->peer_inflight < 1 || cfg->peer_inflight > 1 << 20)
+        return dg_error(DAGGER_ERR_CONFIG, "DAGGER_PEER_INFLIGHT=%lld: use 1 .. 1048576",
+                        cfg->peer_inflight);
+    tx->eager_limit = cfg->eager_limit;
+    tx->peer_inflight = (int)cfg->peer_inflight;
+    tx->peer_errors = cfg->peer_errors;
+    return DAGGER_OK;
+}
+
+static dg_tx_t *alloc_tx(const dg_tx_params_t *prm)
+{
+    dg_tx_t *tx = calloc(1, sizeof(*tx));
+    if (!tx)
+        return NULL;
+    tx->peers = calloc((size_t)prm->boot->size, sizeof(*tx->peers));
+    if (!tx->peers) {
+        free(tx);
+        return NULL;
+    }
+    tx->boot = prm->boot;
+    tx->rank = prm->boot->rank;
+    tx->size = prm->boot->size;
+    tx->wake = prm->wake;
+    tx->wake_ctx = prm->wake_ctx;
+    tx->lost_grace_s = prm->lost_grace_s;
+    tx->efd = -1;
+    atomic_init(&tx->lost_rank, -1);
+    pthread_mutex_init(&tx->lock, NULL);
+    pthread_cond_init(&tx->cond, NULL);
+    dg_tx_adopt(tx);
+    return tx;
+}
+
+dagger_status_t dg_tx_create(const dg_tx_params_t *prm, dg_tx_t **out)
+{
+    DG_CHECK_ARG(prm && prm->boot && prm->boot->size > 0 && out,
+                 "dg_tx_create: NULL parameters, bootstrap or output");
+    DG_CHECK_ARG(prm->inventory || !prm->inventory_len,
+                 "dg_tx_create: NULL inventory of %zu bytes", prm->inventory_len);
+    *out = NULL;
+    dg_tx_t *tx = alloc_tx(prm);
+    if (!tx)
+        return dg_error(DAGGER_ERR_NO_MEMORY, "dg_tx_create: out of memory");
+    dg_tx_record_t *recs = calloc((size_t)tx->size, sizeof(*recs));
+    dagger_status_t opened = apply_config(tx, prm);
+    if (opened == DAGGER_OK)
+        opened = recs ? open_ucx(tx, prm->tls) : dg_error(DAGGER_ERR_NO_MEMORY, "out of memory");
+    /* Listen before anyone knows our address: peers may send at once. */
+    if (opened == DAGGER_OK)
+        opened = dg_tx_register_channels(tx);
+    if (opened == DAGGER_OK)
+        opened = dg_coll_create(tx);
+    if (opened == DAGGER_OK)
+        opened = dg_tx_listen_hello(tx);
+    /* Everyone exchanges, even a rank that failed above, so that all ranks
+     * fail together instead of waiting for it. */
+    dagger_status_t st = recs ? exchange(tx, prm, opened, recs) : opened;
+    if (st == DAGGER_OK)
+        st = connect_all(tx, recs);
+    free(recs);
+    if (st == DAGGER_OK)
+        st = dg_tx_liveness_start(tx);
+    if (st == DAGGER_OK)
+        st = dg_tx_handshake(tx);
+    if (st != DAGGER_OK) {
+        char why[1024];
+        snprintf(why, sizeof(why), "%s", dagger_error_detail());
+        teardown(tx);
+        return dg_error(st, "%s", why);
+    }
+    *out = tx;
+    return DAGGER_OK;
+}
+
+dagger_status_t dg_tx_destroy(dg_tx_t *tx)
+{
+    DG_CHECK_ARG(tx, "dg_tx_destroy: NULL transport");
+    DG_CHECK_ARG(dg_tx_is_owner(tx), "dg_tx_destroy: call it on the owner thread");
+    dagger_status_t st = dg_tx_health(tx);
+    if (st == DAGGER_OK)
+        st = dg_tx_flush(tx);
+    if (st == DAGGER_OK)
+        st = dg_coll_barrier(tx);
+    char why[1024];
+    snprintf(why, sizeof(why), "%s", st == DAGGER_OK ? "" : dagger_error_detail());
+    atomic_store(&tx->leaving, 1); /* peers may leave from here on */
+    teardown(tx);
+    return st == DAGGER_OK ? DAGGER_OK : dg_error(st, "%s", why);
+}
+
+int dg_tx_rank(const dg_tx_t *tx)
+{
+    return tx ? tx->rank : -1;
+}
+
+int dg_tx_size(const dg_tx_t *tx)
+{
+    return tx ? tx->size : -1;
+}
+
+const void *dg_tx_inventory(const dg_tx_t *tx, int r, size_t *len)
+{
+    if (!tx || r < 0 || r >= tx->size) {
+        if (len)
+            *len = 0;
+        return NULL;
+    }
+    if (len)
+        *len = tx->peers[r].inventory_len;
+    return tx->peers[r].inventory;
+}
+
+const char *dg_tx_hostname(const dg_tx_t *tx, int r)
+{
+    return tx && r >= 0 && r < tx->size ? tx->peers[r].hostname : NULL;
+}

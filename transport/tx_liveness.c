@@ -1,0 +1,216 @@
+/* Finding out that a peer is gone, whatever the launcher does about it:
+ *  - PMIx events (PRRTE sends them) through dg_boot_watch;
+ *  - UCX endpoint errors with DAGGER_PEER_ERRORS=1 (tx_lifecycle.c);
+ *  - a thread that looks at the processes of the peers on this host every
+ *    DG_LIVE_PERIOD_MS (Slurm and Open MPI's mpirun send no event);
+ *  - a SIGTERM handler: Open MPI 4.1's mpirun (and srun -K) kill the other
+ *    ranks as soon as one fails, so say which one before dying.
+ * Each marks the peer lost (dg_tx_mark_lost), which ends every wait of the
+ * transport with DAGGER_ERR_PEER_LOST naming it. With lost_grace_s > 0 a rank
+ * that keeps running anyway is ended after that many seconds. */
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/common.h"
+#include "core/log.h"
+#include "core/status_internal.h"
+#include "transport/tx_internal.h"
+
+#define DG_LIVE_PERIOD_MS 250
+
+struct dg_tx_liveness {
+    pthread_t thread;
+    int running;
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+    int stop;
+    int term_installed;
+    struct sigaction old_term;
+};
+
+/* The transport the SIGTERM handler reports about (one per process). */
+static _Atomic(dg_tx_t *) dg_term_tx;
+
+static void probe_local_peers(dg_tx_t *tx)
+{
+    for (int r = 0; r < tx->size; r++) {
+        const dg_tx_peer_t *p = &tx->peers[r];
+        if (!p->local)
+            continue;
+        int ws = 0;
+        dg_proc_state_t state = dg_proc_probe(&p->proc, &ws);
+        if (state == DG_PROC_ALIVE)
+            continue;
+        char why[96] = "its process ";
+        dg_proc_describe(why, sizeof(why), state, ws);
+        dg_tx_mark_lost(tx, r, why);
+        return;
+    }
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* One look: a loss found by any detector starts the grace period. */
+static void check(dg_tx_t *tx, double *lost_since)
+{
+    if (atomic_load(&tx->lost_rank) < 0) {
+        probe_local_peers(tx);
+        return;
+    }
+    if (tx->lost_grace_s <= 0)
+        return;
+    if (*lost_since == 0) {
+        *lost_since = now_s();
+    } else if (now_s() - *lost_since >= tx->lost_grace_s) {
+        dg_tx_health(tx);
+        dg_log(DG_LOG_ERROR, "ending this rank: %s (it did not end by itself within %.0f s)",
+               dagger_error_detail(), tx->lost_grace_s);
+        _exit(1);
+    }
+}
+
+static void *watch(void *arg)
+{
+    dg_tx_t *tx = arg;
+    struct dg_tx_liveness *lv = tx->liveness;
+    double lost_since = 0;
+    pthread_mutex_lock(&lv->lock);
+    while (!lv->stop) {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        long long ns = (long long)ts.tv_nsec + DG_LIVE_PERIOD_MS * 1000000ll;
+        ts.tv_sec += (time_t)(ns / 1000000000ll);
+        ts.tv_nsec = (long)(ns % 1000000000ll);
+        pthread_cond_timedwait(&lv->cond, &lv->lock, &ts);
+        if (lv->stop)
+            break;
+        pthread_mutex_unlock(&lv->lock);
+        check(tx, &lost_since);
+        pthread_mutex_lock(&lv->lock);
+    }
+    pthread_mutex_unlock(&lv->lock);
+    return NULL;
+}
+
+/* Async-signal-safe: names local peers that are gone, then dies of the
+ * signal as it would have without us (SA_RESETHAND restored the default). */
+static void on_sigterm(int sig)
+{
+    char line[1024] = "dagger[rank ";
+    dg_tx_t *tx = atomic_load(&dg_term_tx);
+    dg_str_append_int(line, sizeof(line), tx ? tx->rank : -1);
+    dg_str_append(line, sizeof(line), "] error: terminated by SIGTERM (launchers end every rank "
+                                      "when one fails)");
+    int found = 0;
+    for (int r = 0; tx && r < tx->size; r++) {
+        const dg_tx_peer_t *p = &tx->peers[r];
+        int ws = 0;
+        dg_proc_state_t state = p->local ? dg_proc_probe(&p->proc, &ws) : DG_PROC_ALIVE;
+        if (state == DG_PROC_ALIVE)
+            continue;
+        dg_str_append(line, sizeof(line), found++ ? "; rank " : ": rank ");
+        dg_str_append_int(line, sizeof(line), r);
+        dg_str_append(line, sizeof(line), " (pid ");
+        dg_str_append_int(line, sizeof(line), p->proc.pid);
+        dg_str_append(line, sizeof(line), ") ");
+        dg_proc_describe(line, sizeof(line), state, ws);
+    }
+    if (tx && !found && atomic_load(&tx->lost_ready)) {
+        dg_str_append(line, sizeof(line), ": ");
+        dg_str_append(line, sizeof(line), tx->lost_why);
+    } else if (tx && !found) {
+        dg_str_append(line, sizeof(line), ": every rank on this host is still running");
+    }
+    dg_str_append(line, sizeof(line) - 1, "\n");
+    ssize_t rc = write(STDERR_FILENO, line, strlen(line));
+    (void)rc;
+    raise(sig);
+}
+
+/* Only when nobody else handles SIGTERM, and for one transport. */
+static void install_sigterm(dg_tx_t *tx, struct dg_tx_liveness *lv)
+{
+    struct sigaction cur;
+    dg_tx_t *none = NULL;
+    if (sigaction(SIGTERM, NULL, &cur) || cur.sa_handler != SIG_DFL ||
+        !atomic_compare_exchange_strong(&dg_term_tx, &none, tx))
+        return;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_handler = on_sigterm;
+    sa.sa_flags = SA_RESETHAND;
+    sigemptyset(&sa.sa_mask);
+    if (sigaction(SIGTERM, &sa, &lv->old_term) == 0)
+        lv->term_installed = 1;
+    else
+        atomic_store(&dg_term_tx, NULL);
+}
+
+static void remove_sigterm(dg_tx_t *tx, struct dg_tx_liveness *lv)
+{
+    if (!lv->term_installed)
+        return;
+    struct sigaction cur;
+    if (sigaction(SIGTERM, NULL, &cur) == 0 && cur.sa_handler == on_sigterm)
+        sigaction(SIGTERM, &lv->old_term, NULL);
+    dg_tx_t *mine = tx;
+    atomic_compare_exchange_strong(&dg_term_tx, &mine, NULL);
+    lv->term_installed = 0;
+}
+
+static void on_launcher_report(void *ctx, int rank, const char *why)
+{
+    dg_tx_mark_lost(ctx, rank, why);
+}
+
+dagger_status_t dg_tx_liveness_start(dg_tx_t *tx)
+{
+    struct dg_tx_liveness *lv = calloc(1, sizeof(*lv));
+    if (!lv)
+        return dg_error(DAGGER_ERR_NO_MEMORY, "dg_tx_create: out of memory");
+    pthread_mutex_init(&lv->lock, NULL);
+    pthread_cond_init(&lv->cond, NULL);
+    tx->liveness = lv;
+    /* A second transport in the same process (tests do that) leaves the
+     * launcher's events to the first. */
+    if (dg_boot_watch(tx->boot, on_launcher_report, tx) != DAGGER_OK)
+        dg_log(DG_LOG_DEBUG, "launcher events not watched: %s", dagger_error_detail());
+    install_sigterm(tx, lv);
+    int locals = 0;
+    for (int r = 0; r < tx->size; r++)
+        locals += tx->peers[r].local;
+    if (locals || tx->lost_grace_s > 0) {
+        if (pthread_create(&lv->thread, NULL, watch, tx))
+            return dg_error(DAGGER_ERR_SYSTEM, "dg_tx_create: cannot start the liveness thread");
+        lv->running = 1;
+    }
+    return DAGGER_OK;
+}
+
+void dg_tx_liveness_stop(dg_tx_t *tx)
+{
+    struct dg_tx_liveness *lv = tx->liveness;
+    if (!lv)
+        return;
+    if (lv->running) {
+        pthread_mutex_lock(&lv->lock);
+        lv->stop = 1;
+        pthread_cond_signal(&lv->cond);
+        pthread_mutex_unlock(&lv->lock);
+        pthread_join(lv->thread, NULL);
+    }
+    remove_sigterm(tx, lv);
+    dg_boot_unwatch(tx->boot, tx);
+    pthread_cond_destroy(&lv->cond);
+    pthread_mutex_destroy(&lv->lock);
+    free(lv);
+    tx->liveness = NULL;
+}

@@ -1,0 +1,79 @@
+/* The operations any thread may start: active-message sends and RMA
+ * put/get. They are validated here, then handed to the owner. */
+#include <string.h>
+
+#include "core/common.h"
+#include "core/status_internal.h"
+#include "transport/tx_internal.h"
+#include "transport/wire.h"
+
+dagger_status_t dg_tx_send(dg_tx_t *tx, int dest, unsigned channel, const void *hdr,
+                           size_t hdr_len, const void *payload, size_t len, unsigned flags,
+                           dg_tx_done_fn done, void *arg)
+{
+    DG_CHECK_ARG(tx && dest >= 0 && dest < tx->size,
+                 "dg_tx_send: NULL transport or destination rank %d outside 0..%d", dest,
+                 tx ? tx->size - 1 : -1);
+    DG_CHECK_ARG(channel < DG_TX_NCHANNELS, "dg_tx_send: channel %u (< %d)", channel,
+                 DG_TX_NCHANNELS);
+    DG_CHECK_ARG(hdr_len <= DG_TX_MAX_HDR && (hdr || !hdr_len),
+                 "dg_tx_send: header of %zu bytes (at most %d, non-NULL when not empty)", hdr_len,
+                 DG_TX_MAX_HDR);
+    DG_CHECK_ARG(payload || !len, "dg_tx_send: NULL payload of %zu bytes", len);
+    size_t copied = (flags & DG_TX_COPY) ? len : 0;
+    dg_tx_op_t *op = dg_tx_op_new(tx, DG_TX_OP_SEND, dest, DG_WIRE_FRAME_LEN + hdr_len + copied);
+    if (!op)
+        return dg_error(DAGGER_ERR_NO_MEMORY, "dg_tx_send: out of memory for a %zu-byte message",
+                        len);
+    dg_wire_frame_encode(op->hdr, &(dg_wire_frame_t){.src = (uint32_t)tx->rank});
+    if (hdr_len)
+        memcpy(op->hdr + DG_WIRE_FRAME_LEN, hdr, hdr_len);
+    op->hdr_len = DG_WIRE_FRAME_LEN + hdr_len;
+    op->channel = channel;
+    op->len = len;
+    op->large = len > tx->eager_limit;
+    op->buf = payload;
+    if (copied) {
+        memcpy(op->hdr + op->hdr_len, payload, len);
+        op->buf = op->hdr + op->hdr_len;
+    }
+    op->done = done;
+    op->arg = arg;
+    return dg_tx_submit(tx, op);
+}
+
+static dagger_status_t rma(dg_tx_t *tx, dg_tx_op_kind_t kind, int peer, const void *local,
+                           size_t len, uint64_t remote_addr, dg_tx_rkey_t *rkey,
+                           dg_tx_done_fn done, void *arg)
+{
+    const char *name = kind == DG_TX_OP_PUT ? "dg_tx_put" : "dg_tx_get";
+    DG_CHECK_ARG(tx && peer >= 0 && peer < tx->size, "%s: NULL transport or rank %d outside 0..%d",
+                 name, peer, tx ? tx->size - 1 : -1);
+    DG_CHECK_ARG(rkey && rkey->peer == peer,
+                 "%s: the remote key is NULL or was unpacked for rank %d, not rank %d", name,
+                 rkey ? rkey->peer : -1, peer);
+    DG_CHECK_ARG(local || !len, "%s: NULL local buffer of %zu bytes", name, len);
+    dg_tx_op_t *op = dg_tx_op_new(tx, kind, peer, 0);
+    if (!op)
+        return dg_error(DAGGER_ERR_NO_MEMORY, "%s: out of memory", name);
+    op->buf = local;
+    op->len = len;
+    op->large = len > tx->eager_limit;
+    op->raddr = remote_addr;
+    op->rkey = rkey;
+    op->done = done;
+    op->arg = arg;
+    return dg_tx_submit(tx, op);
+}
+
+dagger_status_t dg_tx_put(dg_tx_t *tx, int peer, const void *local, size_t len,
+                          uint64_t remote_addr, dg_tx_rkey_t *rkey, dg_tx_done_fn done, void *arg)
+{
+    return rma(tx, DG_TX_OP_PUT, peer, local, len, remote_addr, rkey, done, arg);
+}
+
+dagger_status_t dg_tx_get(dg_tx_t *tx, int peer, void *local, size_t len, uint64_t remote_addr,
+                          dg_tx_rkey_t *rkey, dg_tx_done_fn done, void *arg)
+{
+    return rma(tx, DG_TX_OP_GET, peer, local, len, remote_addr, rkey, done, arg);
+}
