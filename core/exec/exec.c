@@ -2,6 +2,7 @@
 #include "core/exec/exec.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -11,6 +12,27 @@
 #include "core/exec/xfer.h"
 #include "core/log.h"
 #include "core/status_internal.h"
+
+/* SIGUSR1 asks every waiting rank to print what it waits for. */
+static volatile sig_atomic_t dg_dump_requested;
+
+static void on_sigusr1(int sig)
+{
+    (void)sig;
+    dg_dump_requested = 1;
+}
+
+void dg_exec_install_dump_signal(void)
+{
+    struct sigaction old, sa;
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_handler = on_sigusr1;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = SA_RESTART;
+    /* Never take SIGUSR1 away from a program that handles it itself. */
+    if (sigaction(SIGUSR1, NULL, &old) == 0 && old.sa_handler == SIG_DFL)
+        sigaction(SIGUSR1, &sa, NULL);
+}
 
 /* Trivial ops (ALLOC, FREE, REGION_END) finish on the thread that readies
  * them; a thread-local list keeps chains of them from recursing. */
@@ -199,6 +221,10 @@ static dagger_status_t wait_until(dg_exec_t *ex, int (*cond)(dg_exec_t *, const 
         }
         atomic_store(&ex->waiters, 0);
         pthread_mutex_unlock(&ex->wait_lock);
+        if (dg_dump_requested) {
+            dg_dump_requested = 0;
+            dg_exec_dump(ex, "SIGUSR1");
+        }
         uint64_t now = atomic_load(&ex->progress);
         if (now != last_progress) {
             last_progress = now;

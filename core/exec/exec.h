@@ -112,6 +112,9 @@ void dg_exec_finish(dg_exec_t *ex, dg_xop_t *op);
 
 /* Prints what this rank waits for (hang detector, SIGUSR1). */
 void dg_exec_dump(dg_exec_t *ex, const char *why);
+/* Makes SIGUSR1 print the dump of a waiting rank (unless the program handles
+ * SIGUSR1 itself). */
+void dg_exec_install_dump_signal(void);
 
 /* Runs a ready LAUNCH or COPY op on the calling worker (run.c). */
 void dg_exec_run(dg_exec_t *ex, dg_xop_t *op, int worker);
