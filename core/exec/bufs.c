@@ -8,7 +8,6 @@
 #include "core/status_internal.h"
 
 #define DG_TOMB UINT64_MAX
-#define DG_BUF_ALIGN 64
 
 typedef struct dg_pool_block {
     struct dg_pool_block *next;
@@ -31,18 +30,21 @@ dagger_status_t dg_bufs_init(dg_bufs_t *b, size_t pool_limit)
         return dg_error(DAGGER_ERR_NO_MEMORY, "buffer table: out of memory");
     pthread_mutex_init(&b->pool_lock, NULL);
     b->pool_limit = pool_limit;
+    b->spaces[0].ops = &dg_host_memspace_ops;
     return DAGGER_OK;
 }
 
 void dg_bufs_cleanup(dg_bufs_t *b)
 {
-    for (size_t i = 0; i < b->cap; i++)
-        if (b->slots[i].chunk && b->slots[i].chunk != DG_TOMB)
-            free(b->slots[i].ptr);
+    for (size_t i = 0; i < b->cap; i++) {
+        dg_buf_entry_t *e = &b->slots[i];
+        if (e->chunk && e->chunk != DG_TOMB)
+            b->spaces[e->space].ops->free(&b->spaces[e->space], e->ptr, e->bytes);
+    }
     free(b->slots);
     for (dg_pool_block_t *p = b->pool, *n; p; p = n) {
         n = p->next;
-        free(p);
+        dg_host_memspace_ops.free(&b->spaces[0], p, p->bytes);
     }
     pthread_mutex_destroy(&b->pool_lock);
     memset(b, 0, sizeof(*b));
@@ -111,18 +113,21 @@ dagger_status_t dg_bufs_alloc(dg_bufs_t *b, uint64_t chunk, uint32_t space, size
                               int home, int zero, void **ptr)
 {
     DG_ASSERT(chunk != 0 && chunk != DG_TOMB);
+    dg_memspace_t *ms = space < DG_MAX_SPACES ? &b->spaces[space] : NULL;
+    if (!ms || !ms->ops)
+        return dg_error(DAGGER_ERR_UNSUPPORTED, "memory space %u does not exist on this rank",
+                        space);
     if ((b->used + b->tombs + 1) * 4 > b->cap * 3 && grow(b))
         return dg_error(DAGGER_ERR_NO_MEMORY, "buffer table: out of memory");
     size_t alloc = bytes < sizeof(dg_pool_block_t) ? sizeof(dg_pool_block_t) : bytes;
-    void *mem = pool_take(b, alloc);
+    void *mem = space == 0 ? pool_take(b, alloc) : NULL;
     if (!mem) {
-        size_t rounded = (alloc + DG_BUF_ALIGN - 1) / DG_BUF_ALIGN * DG_BUF_ALIGN;
-        mem = aligned_alloc(DG_BUF_ALIGN, rounded);
+        mem = ms->ops->alloc(ms, alloc);
         if (!mem)
-            return dg_error(DAGGER_ERR_NO_MEMORY, "cannot allocate %zu bytes for chunk %llu",
-                            bytes, (unsigned long long)chunk);
+            return dg_error(DAGGER_ERR_NO_MEMORY, "cannot allocate %zu bytes of %s memory for "
+                            "chunk %llu", bytes, ms->ops->name, (unsigned long long)chunk);
     }
-    if (zero)
+    if (zero && space == 0)
         memset(mem, 0, alloc);
     dg_buf_entry_t *e = probe(b, chunk, space, 1);
     DG_ASSERT(e->chunk == 0 || e->chunk == DG_TOMB);
@@ -153,10 +158,14 @@ void *dg_bufs_remove(dg_bufs_t *b, uint64_t chunk, uint32_t space, size_t *bytes
     return ptr;
 }
 
-void dg_bufs_release(dg_bufs_t *b, void *ptr, size_t bytes)
+void dg_bufs_release(dg_bufs_t *b, uint32_t space, void *ptr, size_t bytes)
 {
     if (!ptr)
         return;
+    if (space != 0) {
+        b->spaces[space].ops->free(&b->spaces[space], ptr, bytes);
+        return;
+    }
     pthread_mutex_lock(&b->pool_lock);
     if (b->pool_bytes + bytes <= b->pool_limit) {
         dg_pool_block_t *blk = ptr;
@@ -167,5 +176,14 @@ void dg_bufs_release(dg_bufs_t *b, void *ptr, size_t bytes)
         ptr = NULL;
     }
     pthread_mutex_unlock(&b->pool_lock);
-    free(ptr);
+    if (ptr)
+        dg_host_memspace_ops.free(&b->spaces[0], ptr, bytes);
+}
+
+dagger_status_t dg_bufs_copy(dg_bufs_t *b, uint32_t dst_space, void *dst, uint32_t src_space,
+                             const void *src, size_t bytes)
+{
+    uint32_t dev = dst_space ? dst_space : src_space;
+    dg_memspace_t *ms = &b->spaces[dev];
+    return ms->ops->copy(ms, dst, dst_space == 0, src, src_space == 0, bytes);
 }

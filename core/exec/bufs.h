@@ -11,6 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "devices/memspace.h"
+
 typedef struct dg_buf_entry {
     uint64_t chunk;   /* 0: empty slot */
     uint32_t space;
@@ -19,13 +21,16 @@ typedef struct dg_buf_entry {
     size_t bytes;
 } dg_buf_entry_t;
 
+#define DG_MAX_SPACES 16
+
 typedef struct dg_bufs {
+    dg_memspace_t spaces[DG_MAX_SPACES]; /* by space index; ops NULL = absent */
     dg_buf_entry_t *slots;
     size_t cap, used, tombs;
     /* Released blocks kept for reuse, by exact size (slots of one array's
      * blocks have few distinct sizes). Guarded by pool_lock. */
     pthread_mutex_t pool_lock;
-    struct dg_pool_block *pool;
+    struct dg_pool_block *pool;       /* host blocks only */
     size_t pool_bytes, pool_limit;
 } dg_bufs_t;
 
@@ -40,7 +45,12 @@ dagger_status_t dg_bufs_alloc(dg_bufs_t *b, uint64_t chunk, uint32_t space, size
 dg_buf_entry_t *dg_bufs_find(dg_bufs_t *b, uint64_t chunk, uint32_t space);
 /* Forgets (chunk, space) and returns its memory for a later dg_bufs_release. */
 void *dg_bufs_remove(dg_bufs_t *b, uint64_t chunk, uint32_t space, size_t *bytes);
-/* Any thread: gives memory back (kept in the pool up to its limit). */
-void dg_bufs_release(dg_bufs_t *b, void *ptr, size_t bytes);
+/* Any thread: copies bytes between two buffers of this rank (either space
+ * may be a device; the copy goes through that device's ops). */
+dagger_status_t dg_bufs_copy(dg_bufs_t *b, uint32_t dst_space, void *dst, uint32_t src_space,
+                             const void *src, size_t bytes);
+/* Any thread: gives memory of space back (host blocks are kept in the pool
+ * up to its limit). */
+void dg_bufs_release(dg_bufs_t *b, uint32_t space, void *ptr, size_t bytes);
 
 #endif

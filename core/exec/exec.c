@@ -271,7 +271,7 @@ static void wake_one(dg_exec_t *ex, int worker)
 static void run_trivial(dg_exec_t *ex, dg_xop_t *op)
 {
     if (op->kind == DG_PLAN_OP_FREE)
-        dg_bufs_release(&ex->bufs, op->u.free_ptr, op->free_bytes);
+        dg_bufs_release(&ex->bufs, op->free_space, op->u.free_ptr, op->free_bytes);
     dg_exec_finish(ex, op);
 }
 
@@ -469,6 +469,8 @@ static int emit_copy(dg_exec_t *ex, dg_xop_t *op, const dg_plan_op_t *p)
     dg_xcopy_t *c = &op->u.copy;
     c->src = buffer_base(ex, p->u.copy.src);
     c->dst = buffer_base(ex, p->u.copy.dst);
+    c->src_space = p->u.copy.src.space;
+    c->dst_space = p->u.copy.dst.space;
     c->elsize = p->u.copy.elsize;
     c->nspans = p->u.copy.nspans;
     c->spans = op_alloc(op, c->nspans * sizeof(dg_plan_span_t) + 1);
@@ -490,6 +492,7 @@ static int emit_mem(dg_exec_t *ex, dg_xop_t *op, const dg_plan_op_t *p)
                              p->u.mem.home, &ptr) == DAGGER_OK ? 0 : -1;
     }
     op->u.free_ptr = dg_bufs_remove(&ex->bufs, b.chunk, b.space, &op->free_bytes);
+    op->free_space = b.space;
     return 0;
 }
 

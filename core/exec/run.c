@@ -15,7 +15,7 @@ struct dagger_task {
     int failed;
 };
 
-static void run_copy(dg_xop_t *op)
+static void run_copy(dg_exec_t *ex, dg_xop_t *op)
 {
     const dg_xcopy_t *c = &op->u.copy;
     if (!c->src || !c->dst)
@@ -23,7 +23,12 @@ static void run_copy(dg_xop_t *op)
     for (uint32_t i = 0; i < c->nspans; i++) {
         size_t off = (size_t)c->spans[i].begin * c->elsize;
         size_t len = (size_t)(c->spans[i].end - c->spans[i].begin) * c->elsize;
-        memcpy(c->dst + off, c->src + off, len);
+        dagger_status_t st = dg_bufs_copy(&ex->bufs, c->dst_space, c->dst + off, c->src_space,
+                                          c->src + off, len);
+        if (st != DAGGER_OK) {
+            dg_exec_fail(ex, UINT64_MAX - 1, st, "a copy between memory spaces failed");
+            return;
+        }
     }
 }
 
@@ -58,7 +63,7 @@ static void run_launch(dg_exec_t *ex, dg_xop_t *op, int worker)
 void dg_exec_run(dg_exec_t *ex, dg_xop_t *op, int worker)
 {
     if (op->kind == DG_PLAN_OP_COPY)
-        run_copy(op);
+        run_copy(ex, op);
     else
         run_launch(ex, op, worker);
     dg_exec_finish(ex, op);

@@ -62,6 +62,7 @@ typedef struct dg_xxfer {
 
 typedef struct dg_xcopy {
     unsigned char *src, *dst;
+    uint32_t src_space, dst_space;
     uint32_t elsize, nspans;
     dg_plan_span_t *spans;
 } dg_xcopy_t;
@@ -77,7 +78,8 @@ struct dg_xop {
     dg_xedge_t inline_edges[DG_XOP_INLINE_EDGES];
     dg_xedge_t *edges;                /* inline_edges or a malloc'ed array */
     void *blob;                       /* malloc'ed payload when inline_blob is too small */
-    size_t free_bytes;                /* FREE: size of free_ptr */
+    size_t free_bytes;                /* FREE: size of free_ptr... */
+    uint32_t free_space;              /* ...and its memory space */
     union {
         dg_xlaunch_t launch;
         dg_xxfer_t xfer;

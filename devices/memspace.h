@@ -1,0 +1,41 @@
+/* Memory spaces: where a buffer's bytes live (host memory, or one GPU's
+ * memory). The executor allocates, frees and copies through these ops only,
+ * so a device backend plugs in without touching the planner or the executor.
+ * Space 0 of every rank is host memory; space 1 + d is device d. */
+#ifndef DG_DEV_MEMSPACE_H
+#define DG_DEV_MEMSPACE_H
+
+#include <dagger/status.h>
+#include <stddef.h>
+
+typedef enum dg_dev_kind {
+    DG_DEV_HOST = 0,
+    DG_DEV_CUDA = 1,
+    DG_DEV_HIP = 2
+} dg_dev_kind_t;
+
+typedef struct dg_memspace dg_memspace_t;
+
+typedef struct dg_memspace_ops {
+    const char *name;
+    dg_dev_kind_t kind;
+    /* bytes of memory, aligned for any element type; NULL when out of memory */
+    void *(*alloc)(dg_memspace_t *ms, size_t bytes);
+    void (*free)(dg_memspace_t *ms, void *ptr, size_t bytes);
+    /* copies bytes; each side is in this space or in host memory (dst_host /
+     * src_host say which); returns when the bytes are in place */
+    dagger_status_t (*copy)(dg_memspace_t *ms, void *dst, int dst_host, const void *src,
+                            int src_host, size_t bytes);
+} dg_memspace_ops_t;
+
+struct dg_memspace {
+    const dg_memspace_ops_t *ops;
+    int device;              /* device index (0 for the host) */
+    void *impl;              /* backend state (the device's stream...) */
+};
+
+/* The host memory space (always present). GPU backends add their own ops
+ * tables; until they exist ranks report no devices, so no plan uses them. */
+extern const dg_memspace_ops_t dg_host_memspace_ops;
+
+#endif
