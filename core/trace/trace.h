@@ -1,0 +1,93 @@
+/* Tracing (DAGGER_TRACE=dir): the recorder's API and the hooks the runtime
+ * calls. docs/trace.md is the user's guide; format.h the file format.
+ *
+ * Every hook sits behind DG_TRACE_ON(), one relaxed load and a predictable
+ * branch, so tracing costs nothing noticeable when off (and nothing at all
+ * when built with -DDAGGER_TRACE=OFF). When on, each thread appends events
+ * to a buffer of its own, without locks, and writes the buffer to its
+ * rank's file as one block when it is full (the only lock: the file).
+ *
+ * The recorder is process-wide, not hung off the runtime handle, because a
+ * hook must reach it from any thread (workers, the transport's callbacks)
+ * with one load. One runtime at a time records; it starts in
+ * dg_tasks_create and stops in dg_tasks_destroy, after the workers joined. */
+#ifndef DG_TRACE_TRACE_H
+#define DG_TRACE_TRACE_H
+
+#include <dagger/status.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/common.h"
+#include "core/trace/format.h"
+
+struct dg_tasks;
+struct dg_exec;
+struct dg_xop;
+struct dg_plan_op;
+struct dg_plan_task_info;
+
+#ifdef DG_TRACE_ENABLED
+extern _Atomic int dg_trace_active;
+#define DG_TRACE_ON() DG_UNLIKELY(atomic_load_explicit(&dg_trace_active, memory_order_relaxed))
+#else
+#define DG_TRACE_ON() 0
+#endif
+
+/* The recorder's clock (CLOCK_MONOTONIC, ns). */
+uint64_t dg_trace_now(void);
+/* The time now when tracing is on, else 0: the start of a span a hook ends. */
+#define DG_TRACE_T0() (DG_TRACE_ON() ? dg_trace_now() : 0)
+
+/* ---- lifecycle (core/api/tasks.c) ---- */
+
+/* Collective when DAGGER_TRACE is set (every rank must have it set): creates
+ * the directory and this rank's file, estimates the clock offsets between
+ * ranks, writes job.meta (rank 0), then turns the hooks on. An unwritable
+ * directory on any rank is DAGGER_ERR_CONFIG on every rank. Does nothing
+ * when DAGGER_TRACE is empty. */
+dagger_status_t dg_trace_start(struct dg_tasks *t);
+/* Writes every thread's buffer and the end record, closes the file. Call
+ * after the worker threads have stopped; a no-op for a runtime that does
+ * not record. */
+void dg_trace_stop(struct dg_tasks *t);
+/* The planner's on_task callback while recording (ctx = the dg_tasks_t). */
+void dg_trace_on_task(void *ctx, const struct dg_plan_task_info *info);
+/* 1 while t is the runtime being recorded. */
+int dg_trace_records(const struct dg_tasks *t);
+
+/* ---- hooks ---- */
+
+void dg_trace_codelet(uint32_t id, const char *name);
+/* Before dg_plan_submit: the planner's time for the task ends in on_task. */
+void dg_trace_plan_begin(void);
+void dg_trace_phase(dg_trf_phase_t phase, uint64_t region, uint64_t t0, int status);
+void dg_trace_check(uint32_t kind, uint64_t task, uint32_t codelet, uint64_t hash, uint64_t t0,
+                    int status);
+
+/* A worker runs a LAUNCH or COPY op: begin returns the start time. */
+uint64_t dg_trace_run_begin(const struct dg_xop *op, int worker);
+void dg_trace_run_end(const struct dg_exec *ex, const struct dg_xop *op, int worker, uint64_t t0);
+/* The planner emitted an op of this rank (transfers are recorded). */
+void dg_trace_emit(const struct dg_plan_op *p);
+/* A SEND or RECV op became ready (its start). */
+void dg_trace_xfer_start(const struct dg_xop *op);
+/* Data of a transfer arrived from src. */
+void dg_trace_xfer_arrive(uint64_t tag, int src, size_t bytes);
+/* An op finished (transfers record their end). */
+void dg_trace_finish(const struct dg_xop *op);
+void dg_trace_mem(dg_trf_mem_kind_t kind, uint64_t chunk, uint32_t space, size_t bytes, int home);
+
+/* Worker idle loop: it found nothing to do / it found work again. */
+void dg_trace_worker_idle(int worker);
+void dg_trace_worker_busy(int ran_actor);
+
+/* Hang dump (dg_exec_dump): begin records the unfinished ops and the running
+ * tasks, rv each receive that waits or data that came early, end writes the
+ * dump to the file at once (the process may never end normally). */
+void dg_trace_hang_begin(const struct dg_exec *ex, const char *why);
+void dg_trace_hang_rv(int waiting, uint64_t tag, int peer, uint64_t chunk, uint64_t bytes);
+void dg_trace_hang_end(void);
+
+#endif

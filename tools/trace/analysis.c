@@ -1,0 +1,106 @@
+/* Critical path and waits (see analysis.h). */
+#include "analysis.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static int64_t run_time(const tr_task_t *t)
+{
+    return t->ran && t->t1 > t->t0 ? t->t1 - t->t0 : 0;
+}
+
+void tr_critpath(const tr_trace_t *tr, tr_critpath_t *cp)
+{
+    memset(cp, 0, sizeof(*cp));
+    uint64_t n = tr->ntasks;
+    if (n < 2)
+        return;
+    /* Task ids grow in submission order and dependencies name earlier
+     * tasks, so one pass in id order is a topological order. */
+    int64_t *finish = tr_alloc(n * sizeof(int64_t));
+    uint64_t *pred = tr_alloc(n * sizeof(uint64_t));
+    uint64_t last = 0;
+    for (uint64_t i = 1; i < n; i++) {
+        const tr_task_t *t = &tr->tasks[i];
+        const uint64_t *deps = tr_task_deps(tr, t);
+        int64_t best = 0;
+        for (uint32_t k = 0; k < t->ndeps; k++)
+            if (deps[k] < i && finish[deps[k]] > best) {
+                best = finish[deps[k]];
+                pred[i] = deps[k];
+            }
+        finish[i] = best + run_time(t);
+        if (finish[i] > cp->length) {
+            cp->length = finish[i];
+            last = i;
+        }
+    }
+    for (uint64_t i = last; i; i = pred[i])
+        cp->ntasks++;
+    cp->tasks = tr_alloc((cp->ntasks ? cp->ntasks : 1) * sizeof(uint64_t));
+    size_t k = cp->ntasks;
+    for (uint64_t i = last; i; i = pred[i])
+        cp->tasks[--k] = i;
+    free(finish);
+    free(pred);
+}
+
+void tr_critpath_free(tr_critpath_t *cp)
+{
+    free(cp->tasks);
+    memset(cp, 0, sizeof(*cp));
+}
+
+int64_t tr_task_ready(const tr_trace_t *tr, const tr_task_t *t, uint64_t *limiter)
+{
+    int64_t ready = t->planned_at != TR_NONE ? t->planned_at : t->t0;
+    *limiter = 0;
+    const uint64_t *deps = tr_task_deps(tr, t);
+    for (uint32_t k = 0; k < t->ndeps; k++) {
+        if (deps[k] >= tr->ntasks)
+            continue;
+        const tr_task_t *d = &tr->tasks[deps[k]];
+        if (d->ran && d->t1 > ready) {
+            ready = d->t1;
+            *limiter = deps[k];
+        }
+    }
+    return ready;
+}
+
+/* Keeps the n longest in out (sorted descending); returns the new count. */
+static size_t keep(tr_wait_t *out, size_t have, size_t n, const tr_wait_t *w)
+{
+    if (w->ns <= 0 || (have == n && out[n - 1].ns >= w->ns))
+        return have;
+    size_t i = have < n ? have++ : n - 1;
+    while (i > 0 && out[i - 1].ns < w->ns) {
+        out[i] = out[i - 1];
+        i--;
+    }
+    out[i] = *w;
+    return have;
+}
+
+size_t tr_top_waits(const tr_trace_t *tr, tr_wait_t *out, size_t n)
+{
+    size_t have = 0;
+    if (!n)
+        return 0;
+    for (uint64_t i = 1; i < tr->ntasks; i++) {
+        const tr_task_t *t = &tr->tasks[i];
+        if (!t->ran)
+            continue;
+        tr_wait_t w = {.kind = TR_WAIT_TASK, .task = i};
+        w.ns = t->t0 - tr_task_ready(tr, t, &w.limiter);
+        have = keep(out, have, n, &w);
+    }
+    for (size_t i = 0; i < tr->xfers.n; i++) {
+        const tr_xfer_t *x = TR_AT(&tr->xfers, tr_xfer_t, i);
+        if (x->post == TR_NONE || x->recv_t1 == TR_NONE)
+            continue;
+        tr_wait_t w = {.kind = TR_WAIT_RECV, .ns = x->recv_t1 - x->post, .xfer = x};
+        have = keep(out, have, n, &w);
+    }
+    return have;
+}

@@ -1,0 +1,37 @@
+/* Derived measures of a loaded trace: the critical path through the task
+ * graph and the longest waits. */
+#ifndef TR_ANALYSIS_H
+#define TR_ANALYSIS_H
+
+#include "model.h"
+
+typedef struct tr_critpath {
+    int64_t length;         /* ns: sum of task run times along the longest chain */
+    uint64_t *tasks;        /* the chain, first task first */
+    size_t ntasks;
+} tr_critpath_t;
+
+/* Longest dependency chain weighted by measured run times (communication
+ * counted as free: a lower bound of the run time with unlimited processors). */
+void tr_critpath(const tr_trace_t *tr, tr_critpath_t *cp);
+void tr_critpath_free(tr_critpath_t *cp);
+
+typedef enum tr_wait_kind { TR_WAIT_TASK = 1, TR_WAIT_RECV = 2 } tr_wait_kind_t;
+
+typedef struct tr_wait {
+    tr_wait_kind_t kind;
+    int64_t ns;
+    uint64_t task;          /* TASK: the task that waited */
+    uint64_t limiter;       /* TASK: the input finished last (0: none, it waited for its plan) */
+    const tr_xfer_t *xfer;  /* RECV: the receive that waited for its data */
+} tr_wait_t;
+
+/* The n longest waits (sorted, longest first), into out; returns how many:
+ * tasks that started long after their inputs were ready, receives whose
+ * data came long after they were posted. */
+size_t tr_top_waits(const tr_trace_t *tr, tr_wait_t *out, size_t n);
+
+/* When a task's inputs were ready: its last dependency's end (or its plan). */
+int64_t tr_task_ready(const tr_trace_t *tr, const tr_task_t *t, uint64_t *limiter);
+
+#endif

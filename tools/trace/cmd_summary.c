@@ -1,0 +1,263 @@
+/* dagger-trace summary: where the time of a run went. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis.h"
+#include "commands.h"
+
+#define TOP_WAITS 10
+
+static double wall_ns(const tr_trace_t *tr)
+{
+    return (double)(tr->t_end - tr->t_begin);
+}
+
+static void print_ranks(const tr_trace_t *tr, FILE *out)
+{
+    int complete = 1;
+    for (int r = 0; r < tr->nranks; r++)
+        complete &= tr->ranks[r].complete;
+    fprintf(out, "Trace %s: %d rank%s, job %016llx%s\n", tr->dir, tr->nranks,
+            tr->nranks == 1 ? "" : "s", (unsigned long long)tr->job_id,
+            complete ? "" : " (some ranks did not end normally)");
+    for (int r = 0; r < tr->nranks; r++) {
+        const tr_rank_t *rk = &tr->ranks[r];
+        char a[32], b[32];
+        fprintf(out, "  rank %d: host %s, pid %u, %u workers, clock offset %s (+- %s), %llu events%s",
+                r, rk->hdr.host, rk->hdr.pid, rk->hdr.nworkers,
+                tr_fmt_time(a, (double)llabs(rk->hdr.clock_offset_ns)),
+                tr_fmt_time(b, (double)rk->hdr.clock_uncert_ns), (unsigned long long)rk->events,
+                rk->complete ? "" : ", no end record (the run did not finish)");
+        if (rk->dropped)
+            fprintf(out, ", %llu events lost", (unsigned long long)rk->dropped);
+        fputc('\n', out);
+    }
+    char w[32];
+    fprintf(out, "Wall time: %s (first region begin to last region end)\n",
+            tr_fmt_time(w, wall_ns(tr)));
+    fprintf(out, "Tasks: %llu planned, %llu ran\n", (unsigned long long)tr->planned,
+            (unsigned long long)tr->ran);
+}
+
+typedef struct cl_stat {
+    uint64_t count;
+    double total, max;
+} cl_stat_t;
+
+static void print_codelets(const tr_trace_t *tr, FILE *out)
+{
+    size_t n = tr->codelets.n + 1; /* the last: codelets without a name record */
+    cl_stat_t *s = tr_alloc(n * sizeof(*s));
+    double busy = 0;
+    for (uint64_t i = 1; i < tr->ntasks; i++) {
+        const tr_task_t *t = &tr->tasks[i];
+        if (!t->ran)
+            continue;
+        cl_stat_t *c = &s[tr_codelet_index(tr, t->codelet)];
+        double d = (double)(t->t1 - t->t0);
+        c->count++;
+        c->total += d;
+        c->max = d > c->max ? d : c->max;
+        busy += d;
+    }
+    fprintf(out, "Time by codelet:\n  %-20s %8s %12s %12s %12s %7s\n", "codelet", "tasks", "total",
+            "mean", "max", "share");
+    for (size_t k = 0; k < n; k++) {
+        if (!s[k].count)
+            continue;
+        const char *name = "?";
+        for (size_t i = 0; i < tr->codelets.n; i++)
+            if (TR_AT(&tr->codelets, tr_codelet_t, i)->index == k)
+                name = TR_AT(&tr->codelets, tr_codelet_t, i)->name;
+        char a[32], b[32], c[32];
+        fprintf(out, "  %-20s %8llu %12s %12s %12s %6.1f%%\n", name,
+                (unsigned long long)s[k].count, tr_fmt_time(a, s[k].total),
+                tr_fmt_time(b, s[k].total / (double)s[k].count), tr_fmt_time(c, s[k].max),
+                busy > 0 ? 100 * s[k].total / busy : 0);
+    }
+    free(s);
+}
+
+static double sum_spans(const tr_vec_t *v, int worker)
+{
+    double sum = 0;
+    for (size_t i = 0; i < v->n; i++) {
+        const tr_span_t *s = TR_AT(v, tr_span_t, i);
+        if ((int)s->kind == worker)
+            sum += (double)(s->t1 - s->t0);
+    }
+    return sum;
+}
+
+static void print_processors(const tr_trace_t *tr, FILE *out)
+{
+    fprintf(out, "Processors (utilisation = task time / wall time):\n");
+    double wall = wall_ns(tr);
+    for (int r = 0; r < tr->nranks; r++) {
+        const tr_rank_t *rk = &tr->ranks[r];
+        for (uint32_t w = 0; w < rk->hdr.nworkers; w++) {
+            double busy = 0;
+            uint64_t n = 0, turns = 0;
+            for (uint64_t i = 1; i < tr->ntasks; i++) {
+                const tr_task_t *t = &tr->tasks[i];
+                if (t->ran && t->rank == r && t->worker == (int32_t)w) {
+                    busy += (double)(t->t1 - t->t0);
+                    n++;
+                }
+            }
+            for (size_t i = 0; i < rk->actors.n; i++) {
+                const tr_count_t *c = TR_AT(&rk->actors, tr_count_t, i);
+                if (c->worker == (int32_t)w && c->count > turns)
+                    turns = c->count;
+            }
+            double copies = sum_spans(&rk->copies, (int)w);
+            char a[32], b[32], c[32];
+            fprintf(out, "  rank %d worker %u: %llu tasks, busy %s (%.1f%%), copies %s, idle %s, "
+                    "actor turns %llu\n", r, w, (unsigned long long)n, tr_fmt_time(a, busy),
+                    wall > 0 ? 100 * busy / wall : 0, tr_fmt_time(b, copies),
+                    tr_fmt_time(c, sum_spans(&rk->idle, (int)w)), (unsigned long long)turns);
+        }
+    }
+}
+
+static void print_transfers(const tr_trace_t *tr, FILE *out)
+{
+    int n = tr->nranks;
+    uint64_t *msgs = tr_alloc((size_t)n * (size_t)n * sizeof(uint64_t));
+    uint64_t *bytes = tr_alloc((size_t)n * (size_t)n * sizeof(uint64_t));
+    double *time = tr_alloc((size_t)n * (size_t)n * sizeof(double));
+    uint64_t tm = 0, tb = 0;
+    for (size_t i = 0; i < tr->xfers.n; i++) {
+        const tr_xfer_t *x = TR_AT(&tr->xfers, tr_xfer_t, i);
+        if (x->src < 0 || x->dst < 0 || x->src >= n || x->dst >= n)
+            continue;
+        size_t k = (size_t)x->src * (size_t)n + (size_t)x->dst;
+        msgs[k]++;
+        bytes[k] += x->bytes;
+        if (x->send_t0 != TR_NONE && x->recv_t1 != TR_NONE)
+            time[k] += (double)(x->recv_t1 - x->send_t0);
+        tm++;
+        tb += x->bytes;
+    }
+    fprintf(out, "Transfers between ranks:\n");
+    for (int s = 0; s < n; s++)
+        for (int d = 0; d < n; d++) {
+            size_t k = (size_t)s * (size_t)n + (size_t)d;
+            if (!msgs[k])
+                continue;
+            char a[32], b[32];
+            fprintf(out, "  %d -> %d: %llu messages, %s (%llu bytes), mean %s from send to "
+                    "delivery\n", s, d, (unsigned long long)msgs[k],
+                    tr_fmt_bytes(a, (double)bytes[k]), (unsigned long long)bytes[k],
+                    tr_fmt_time(b, time[k] / (double)msgs[k]));
+        }
+    char a[32];
+    fprintf(out, "  total: %llu messages, %s (%llu bytes)\n", (unsigned long long)tm,
+            tr_fmt_bytes(a, (double)tb), (unsigned long long)tb);
+    free(msgs);
+    free(bytes);
+    free(time);
+}
+
+static double phase_time(const tr_rank_t *rk, dg_trf_phase_t kind)
+{
+    double sum = 0;
+    for (size_t i = 0; i < rk->phases.n; i++) {
+        const tr_span_t *s = TR_AT(&rk->phases, tr_span_t, i);
+        if (s->kind == (uint32_t)kind)
+            sum += (double)(s->t1 - s->t0);
+    }
+    return sum;
+}
+
+static void print_planner(const tr_trace_t *tr, FILE *out)
+{
+    fprintf(out, "Planner (every rank plans every task):\n");
+    for (int r = 0; r < tr->nranks; r++) {
+        const tr_rank_t *rk = &tr->ranks[r];
+        char a[32], b[32], c[32], d[32], e[32];
+        fprintf(out, "  rank %d: %llu tasks, %s per task (total %s); region ends: copy-back "
+                "planning %s, waiting %s, agreeing %s", r, (unsigned long long)rk->planned,
+                tr_fmt_time(a, rk->planned ? rk->plan_ns / (double)rk->planned : 0),
+                tr_fmt_time(b, rk->plan_ns), tr_fmt_time(c, phase_time(rk, DG_TRP_REGION_PLAN_END)),
+                tr_fmt_time(d, phase_time(rk, DG_TRP_REGION_WAIT)),
+                tr_fmt_time(e, phase_time(rk, DG_TRP_REGION_AGREE)));
+        if (rk->checks.n) {
+            double sum = 0;
+            for (size_t i = 0; i < rk->checks.n; i++)
+                sum += (double)(TR_AT(&rk->checks, tr_span_t, i)->t1 -
+                                TR_AT(&rk->checks, tr_span_t, i)->t0);
+            fprintf(out, "; %zu uniformity checks, %s", rk->checks.n, tr_fmt_time(a, sum));
+        }
+        fputc('\n', out);
+    }
+}
+
+static void print_critpath(const tr_trace_t *tr, FILE *out)
+{
+    tr_critpath_t cp;
+    tr_critpath(tr, &cp);
+    double busy = 0;
+    for (uint64_t i = 1; i < tr->ntasks; i++)
+        if (tr->tasks[i].ran)
+            busy += (double)(tr->tasks[i].t1 - tr->tasks[i].t0);
+    char a[32], b[32];
+    fprintf(out, "Critical path: %s over %zu tasks; wall time %s is %.2fx the critical path; "
+            "average parallelism %.2f\n", tr_fmt_time(a, (double)cp.length), cp.ntasks,
+            tr_fmt_time(b, wall_ns(tr)), cp.length ? wall_ns(tr) / (double)cp.length : 0,
+            cp.length ? busy / (double)cp.length : 0);
+    if (cp.ntasks) {
+        fprintf(out, "  path:");
+        size_t shown = cp.ntasks < 12 ? cp.ntasks : 12;
+        for (size_t i = 0; i < shown; i++) {
+            const tr_task_t *t = &tr->tasks[cp.tasks[i]];
+            fprintf(out, "%s %s#%llu", i ? " ->" : "", tr_codelet_name(tr, t->codelet),
+                    (unsigned long long)t->id);
+        }
+        fprintf(out, "%s\n", shown < cp.ntasks ? " -> ..." : "");
+    }
+    tr_critpath_free(&cp);
+}
+
+static void print_waits(const tr_trace_t *tr, FILE *out)
+{
+    tr_wait_t w[TOP_WAITS];
+    size_t n = tr_top_waits(tr, w, TOP_WAITS);
+    fprintf(out, "Top waits:\n");
+    if (!n)
+        fprintf(out, "  none\n");
+    for (size_t i = 0; i < n; i++) {
+        char a[32], b[32];
+        if (w[i].kind == TR_WAIT_TASK) {
+            const tr_task_t *t = &tr->tasks[w[i].task];
+            fprintf(out, "  %2zu. %s: task %llu (%s) on rank %d worker %d started that long after "
+                    "its inputs were ready", i + 1, tr_fmt_time(a, (double)w[i].ns),
+                    (unsigned long long)t->id, tr_codelet_name(tr, t->codelet), t->rank, t->worker);
+            if (w[i].limiter) {
+                const tr_task_t *l = &tr->tasks[w[i].limiter];
+                fprintf(out, " (last input: task %llu (%s) on rank %d%s)",
+                        (unsigned long long)l->id, tr_codelet_name(tr, l->codelet), l->rank,
+                        l->rank != t->rank ? ", data moved between ranks" : "");
+            }
+            fputc('\n', out);
+        } else {
+            const tr_xfer_t *x = w[i].xfer;
+            fprintf(out, "  %2zu. %s: rank %d waited for transfer tag %llx:%llu from rank %d (%s) "
+                    "after posting its receive\n", i + 1, tr_fmt_time(a, (double)w[i].ns), x->dst,
+                    (unsigned long long)(x->tag >> 32), (unsigned long long)(x->tag & 0xffffffffu),
+                    x->src, tr_fmt_bytes(b, (double)x->bytes));
+        }
+    }
+}
+
+int tr_cmd_summary(const tr_trace_t *tr, FILE *out)
+{
+    print_ranks(tr, out);
+    print_codelets(tr, out);
+    print_processors(tr, out);
+    print_transfers(tr, out);
+    print_planner(tr, out);
+    print_critpath(tr, out);
+    print_waits(tr, out);
+    return 0;
+}

@@ -1,0 +1,90 @@
+/* job.meta: the job's ranks, processors and clock offsets, as rank 0 wrote
+ * them (text, one line per rank). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "model.h"
+
+/* The next line of text at *pos (NUL-terminated in place); NULL at the end. */
+static char *next_line(char *text, size_t len, size_t *pos, size_t *start)
+{
+    if (*pos >= len)
+        return NULL;
+    *start = *pos;
+    char *line = text + *pos, *nl = memchr(line, '\n', len - *pos);
+    if (nl) {
+        *nl = '\0';
+        *pos = (size_t)(nl - text) + 1;
+    } else {
+        *pos = len;
+    }
+    return line;
+}
+
+static int parse_rank_line(tr_trace_t *tr, const char *path, size_t at, const char *line)
+{
+    int r;
+    unsigned workers, spaces, pid;
+    long long offset;
+    unsigned long long uncert;
+    char host[DG_TRF_HOST_LEN];
+    if (sscanf(line, "rank %d workers %u spaces %u offset_ns %lld uncert_ns %llu pid %u host %47s",
+               &r, &workers, &spaces, &offset, &uncert, &pid, host) != 7)
+        return tr_fail(tr, path, (long long)at, "expected 'rank R workers W spaces S offset_ns O "
+                       "uncert_ns U pid P host H', found '%.80s'", line);
+    if (r < 0 || r >= tr->nranks)
+        return tr_fail(tr, path, (long long)at, "rank %d outside the job's %d ranks", r,
+                       tr->nranks);
+    tr_rank_t *rk = &tr->ranks[r];
+    if (rk->path)
+        return tr_fail(tr, path, (long long)at, "rank %d is listed twice", r);
+    size_t n = strlen(tr->dir) + 32;
+    rk->path = tr_alloc(n);
+    snprintf(rk->path, n, "%s/rank-%d.dgt", tr->dir, r);
+    rk->meta_workers = workers;
+    rk->meta_offset = offset;
+    (void)spaces;
+    (void)uncert;
+    (void)pid;
+    return 0;
+}
+
+int tr_read_meta(tr_trace_t *tr, const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return tr_fail(tr, path, -1, "cannot open it (is %s a trace directory written with "
+                       "DAGGER_TRACE=%s?)", tr->dir, tr->dir);
+    char *text = tr_alloc(1 << 20);
+    size_t len = fread(text, 1, (1 << 20) - 1, f);
+    fclose(f);
+    size_t pos = 0, at = 0;
+    int version = 0, rc = 0;
+    unsigned long long job = 0;
+    char *line = next_line(text, len, &pos, &at);
+    if (!line || sscanf(line, "dagger-trace-job %d", &version) != 1)
+        rc = tr_fail(tr, path, 0, "not a Dagger-C job description (its first line must be "
+                     "'dagger-trace-job N')");
+    else if (version != DG_TRF_META_VERSION)
+        rc = tr_fail(tr, path, 0, "job description version %d; this dagger-trace reads %d",
+                     version, DG_TRF_META_VERSION);
+    if (!rc && (!(line = next_line(text, len, &pos, &at)) || sscanf(line, "job_id %llx", &job) != 1))
+        rc = tr_fail(tr, path, (long long)at, "expected 'job_id HEX'");
+    if (!rc && (!(line = next_line(text, len, &pos, &at)) ||
+                sscanf(line, "nranks %d", &tr->nranks) != 1 || tr->nranks < 1 ||
+                tr->nranks > 1 << 20))
+        rc = tr_fail(tr, path, (long long)at, "expected 'nranks N' with N from 1 to 2^20");
+    if (!rc) {
+        tr->job_id = job;
+        tr->ranks = tr_alloc((size_t)tr->nranks * sizeof(tr_rank_t));
+    }
+    while (!rc && (line = next_line(text, len, &pos, &at)))
+        if (line[0])
+            rc = parse_rank_line(tr, path, at, line);
+    for (int r = 0; !rc && r < tr->nranks; r++)
+        if (!tr->ranks[r].path)
+            rc = tr_fail(tr, path, (long long)len, "rank %d of %d is not listed: the file is "
+                         "truncated", r, tr->nranks);
+    free(text);
+    return rc;
+}
