@@ -9,6 +9,7 @@
 #include "core/common.h"
 #include "core/runtime.h"
 #include "core/status_internal.h"
+#include "core/trace/trace.h"
 #include "transport/coll.h"
 #include "transport/wire.h"
 
@@ -87,11 +88,14 @@ dagger_status_t dg_tasks_create(dagger_runtime_t *rt, struct dg_act_system *acto
         dg_plan_params_t pp = {
             .nranks = t->nranks, .my_rank = t->rank, .ranks = t->rank_descs,
             .emit = dg_exec_emit, .emit_ctx = t->exec, .slot_cache_bytes = rt->cfg.slot_cache,
+            .on_task = dg_trace_task_hook(rt), .task_ctx = t,
         };
         st = dg_plan_create(&pp, &t->plan);
         if (st == DAGGER_OK)
             t->exec->plan = t->plan;
     }
+    if (st == DAGGER_OK)
+        st = dg_trace_start(t); /* last: a failure after it would leave workers recording */
     if (st != DAGGER_OK) {
         dg_tasks_destroy(t);
         return st;
@@ -114,6 +118,7 @@ void dg_tasks_destroy(dg_tasks_t *t)
 {
     if (!t)
         return;
+    dg_trace_stop(t);
     dg_exec_destroy(t->exec);
     dg_plan_destroy(t->plan);
     free(t->rank_descs);
@@ -212,6 +217,7 @@ dagger_status_t dg_tasks_check(dg_tasks_t *t, const dg_check_point_t *mine)
     if (!t->uniformity || !t->tx)
         return DAGGER_OK;
     t->checks++;
+    uint64_t tr0 = DG_TRACE_T0();
     void *all = NULL;
     size_t *lens = calloc((size_t)t->nranks, sizeof(size_t));
     if (!lens)
@@ -249,5 +255,7 @@ dagger_status_t dg_tasks_check(dg_tasks_t *t, const dg_check_point_t *mine)
     }
     free(all);
     free(lens);
+    if (DG_TRACE_ON())
+        dg_trace_check(mine->kind, mine->task, mine->codelet, mine->hash, tr0, bad);
     return bad ? dg_error(DAGGER_ERR_DIVERGENCE, "%s", msg) : DAGGER_OK;
 }

@@ -163,7 +163,7 @@ typedef struct dg_trf_check {
     uint64_t task;
     uint64_t hash;
     uint32_t codelet;
-    int32_t status;
+    int32_t status;                    /* 0: the ranks agreed, 1: they diverged */
 } dg_trf_check_t;
 
 typedef enum dg_trf_hang_kind {

@@ -155,11 +155,32 @@ static dagger_status_t open_everywhere(dg_tasks_t *t, const char *dir, const dg_
                     "file (its error names the reason)", dir);
 }
 
+static int wanted(const dagger_runtime_t *rt)
+{
+    return rt->cfg.trace_dir && rt->cfg.trace_dir[0];
+}
+
+dg_trace_task_fn dg_trace_task_hook(const dagger_runtime_t *rt)
+{
+#ifdef DG_TRACE_ENABLED
+    return wanted(rt) ? dg_trace_on_task : NULL;
+#else
+    (void)rt;
+    return NULL;
+#endif
+}
+
 dagger_status_t dg_trace_start(dg_tasks_t *t)
 {
     const char *dir = t->rt->cfg.trace_dir;
-    if (!dir || !dir[0])
+    if (!wanted(t->rt))
         return DAGGER_OK;
+#ifndef DG_TRACE_ENABLED
+    if (t->rank == 0)
+        dg_log(DG_LOG_WARN, "DAGGER_TRACE=%s ignored: this library was built with "
+               "-DDAGGER_TRACE=OFF", dir);
+    return DAGGER_OK;
+#endif
     dg_trace_rank_info_t me;
     fill_info(t, &me);
     /* The job id ties the files of one run together; rank 0 draws it. */

@@ -22,6 +22,7 @@
 #include "core/common.h"
 #include "core/trace/format.h"
 
+struct dagger_runtime;
 struct dg_tasks;
 struct dg_exec;
 struct dg_xop;
@@ -54,6 +55,10 @@ dagger_status_t dg_trace_start(struct dg_tasks *t);
 void dg_trace_stop(struct dg_tasks *t);
 /* The planner's on_task callback while recording (ctx = the dg_tasks_t). */
 void dg_trace_on_task(void *ctx, const struct dg_plan_task_info *info);
+/* dg_trace_on_task when this runtime will record, else NULL: the planner
+ * works out logical dependencies only for a callback that wants them. */
+typedef void (*dg_trace_task_fn)(void *ctx, const struct dg_plan_task_info *info);
+dg_trace_task_fn dg_trace_task_hook(const struct dagger_runtime *rt);
 /* 1 while t is the runtime being recorded. */
 int dg_trace_records(const struct dg_tasks *t);
 
