@@ -10,6 +10,7 @@
 #include "core/handles.h"
 #include "core/hash.h"
 #include "core/status_internal.h"
+#include "core/trace/trace.h"
 
 /* ------------------------------------------------------------ scopes */
 
@@ -85,6 +86,8 @@ dagger_status_t dagger_region_begin(dagger_runtime_t *rt, const dagger_scope_t *
     }
     r->tasks = t;
     r->id = ++t->regions; /* the same on every rank */
+    if (DG_TRACE_ON())
+        dg_trace_phase(DG_TRP_REGION_BEGIN, r->id, 0, DAGGER_OK);
     dg_plan_get_stats(t->plan, &t->stats_base);
     memset(&t->stats, 0, sizeof(t->stats));
     dg_exec_region_reset(t->exec);
@@ -218,6 +221,8 @@ dagger_status_t dagger_submit(dagger_region_t *r, dagger_codelet_t cl, int nargs
             return st;
     }
     dg_plan_submitted_t sub;
+    if (DG_TRACE_ON())
+        dg_trace_plan_begin();
     st = dg_plan_submit(t->plan, &d, &sub);
     if (st != DAGGER_OK)
         return st;
@@ -306,8 +311,11 @@ dagger_status_t dagger_region_end(dagger_region_t *r)
     }
     /* Every rank planned the same tasks up to here, so the copy-back is the
      * same plan everywhere, even after a divergence was found. */
+    uint64_t tr = DG_TRACE_T0();
     dagger_status_t st = dg_plan_region_end(t->plan);
+    tr = DG_TRACE_ON() ? dg_trace_phase(DG_TRP_REGION_PLAN_END, r->id, tr, st) : 0;
     dg_exec_wait_all(t->exec);
+    tr = DG_TRACE_ON() ? dg_trace_phase(DG_TRP_REGION_WAIT, r->id, tr, DAGGER_OK) : 0;
     dg_plan_stats_t ps;
     dg_plan_get_stats(t->plan, &ps);
     t->stats.transfers = ps.transfers - t->stats_base.transfers;
@@ -316,6 +324,8 @@ dagger_status_t dagger_region_end(dagger_region_t *r)
     t->stats.bytes_sent = t->exec->bytes_sent;
     t->stats.bytes_received = t->exec->bytes_received;
     dagger_status_t agreed = agree_on_status(t);
+    if (DG_TRACE_ON())
+        dg_trace_phase(DG_TRP_REGION_AGREE, r->id, tr, agreed);
     t->region = NULL;
     dg_handle_remove(r);
     int diverged = r->diverged;

@@ -16,16 +16,17 @@ void dg_trace_codelet(uint32_t id, const char *name)
         snprintf(e->name, sizeof(e->name), "%s", name);
 }
 
-void dg_trace_phase(dg_trf_phase_t phase, uint64_t region, uint64_t t0, int status)
+uint64_t dg_trace_phase(dg_trf_phase_t phase, uint64_t region, uint64_t t0, int status)
 {
     uint64_t t1 = dg_trace_now();
     dg_trf_phase_ev_t *e = dg_rec_event(DG_TRE_PHASE, phase, sizeof(*e));
-    if (!e)
-        return;
-    e->t0 = t0 ? t0 : t1;
-    e->t1 = t1;
-    e->region = region;
-    e->status = status;
+    if (e) {
+        e->t0 = t0 ? t0 : t1;
+        e->t1 = t1;
+        e->region = region;
+        e->status = status;
+    }
+    return t1;
 }
 
 void dg_trace_check(uint32_t kind, uint64_t task, uint32_t codelet, uint64_t hash, uint64_t t0,

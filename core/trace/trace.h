@@ -67,7 +67,8 @@ int dg_trace_records(const struct dg_tasks *t);
 void dg_trace_codelet(uint32_t id, const char *name);
 /* Before dg_plan_submit: the planner's time for the task ends in on_task. */
 void dg_trace_plan_begin(void);
-void dg_trace_phase(dg_trf_phase_t phase, uint64_t region, uint64_t t0, int status);
+/* A phase from t0 (0: an instant) to now; returns now, the next phase's t0. */
+uint64_t dg_trace_phase(dg_trf_phase_t phase, uint64_t region, uint64_t t0, int status);
 void dg_trace_check(uint32_t kind, uint64_t task, uint32_t codelet, uint64_t hash, uint64_t t0,
                     int status);
 
