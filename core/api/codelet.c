@@ -6,6 +6,7 @@
 
 #include "core/api/tasks.h"
 #include "core/status_internal.h"
+#include "core/trace/trace.h"
 
 dagger_status_t dagger_codelet_register(dagger_runtime_t *rt, const dagger_codelet_desc_t *desc,
                                         dagger_codelet_t *out)
@@ -43,5 +44,7 @@ dagger_status_t dagger_codelet_register(dagger_runtime_t *rt, const dagger_codel
     st = dg_exec_codelet_add(t->exec, id, desc->name, desc->cpu, desc->cuda, desc->hip);
     if (st == DAGGER_OK)
         out->id = id;
+    if (st == DAGGER_OK && DG_TRACE_ON())
+        dg_trace_codelet(id, desc->name);
     return st;
 }

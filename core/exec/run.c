@@ -7,6 +7,7 @@
 #include "core/common.h"
 #include "core/exec/exec.h"
 #include "core/status_internal.h"
+#include "core/trace/trace.h"
 
 struct dagger_task {
     dg_exec_t *ex;
@@ -62,10 +63,13 @@ static void run_launch(dg_exec_t *ex, dg_xop_t *op, int worker)
 
 void dg_exec_run(dg_exec_t *ex, dg_xop_t *op, int worker)
 {
+    uint64_t tr0 = DG_TRACE_ON() ? dg_trace_run_begin(op, worker) : 0;
     if (op->kind == DG_PLAN_OP_COPY)
         run_copy(ex, op);
     else
         run_launch(ex, op, worker);
+    if (DG_TRACE_ON())
+        dg_trace_run_end(ex, op, worker, tr0);
     dg_exec_finish(ex, op);
 }
 
