@@ -12,6 +12,7 @@
 #include "core/exec/xfer.h"
 #include "core/log.h"
 #include "core/status_internal.h"
+#include "core/trace/trace.h"
 
 /* SIGUSR1 asks every waiting rank to print what it waits for. */
 static volatile sig_atomic_t dg_dump_requested;
@@ -324,6 +325,8 @@ static void ready(dg_exec_t *ex, dg_xop_t *op)
 
 void dg_exec_finish(dg_exec_t *ex, dg_xop_t *op)
 {
+    if (DG_TRACE_ON())
+        dg_trace_finish(op);
     dg_xedge_t *e = atomic_exchange_explicit(&op->succ, DG_XOP_CLOSED, memory_order_acq_rel);
     while (e) {
         /* Read the edge before releasing its op: once released, that op may
@@ -568,6 +571,8 @@ void dg_exec_emit(void *ctx, const dg_plan_op_t *p)
         if (p->kind == DG_PLAN_OP_LAUNCH)
             op->u.launch.nargs = 0;
     }
+    if (DG_TRACE_ON())
+        dg_trace_emit(p);
     register_deps(ex, op, p);
     if (atomic_fetch_sub_explicit(&op->pending, 1, memory_order_acq_rel) == 1)
         ready(ex, op);
@@ -611,6 +616,8 @@ static const char *kind_name(dg_plan_op_kind_t k)
 
 void dg_exec_dump(dg_exec_t *ex, const char *why)
 {
+    if (DG_TRACE_ON())
+        dg_trace_hang_begin(ex, why);
     uint64_t retired = atomic_load(&ex->retired);
     dg_log(DG_LOG_ERROR, "%s: %llu of %llu ops of this rank finished; unfinished ops:", why,
            (unsigned long long)retired, (unsigned long long)ex->emitted);
@@ -642,4 +649,6 @@ void dg_exec_dump(dg_exec_t *ex, const char *why)
     }
     if (ex->xfer)
         dg_xfer_dump(ex->xfer);
+    if (DG_TRACE_ON())
+        dg_trace_hang_end();
 }
