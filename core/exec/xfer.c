@@ -9,6 +9,7 @@
 #include "core/common.h"
 #include "core/exec/rewrap.h"
 #include "core/log.h"
+#include "core/trace/trace.h"
 #include "transport/tx.h"
 
 /* A tag's meeting point: whichever of the RECV op and the data comes first
@@ -125,6 +126,8 @@ static void send_done(void *arg, dagger_status_t st)
 
 void dg_xfer_send(dg_xfer_t *xf, dg_xop_t *op)
 {
+    if (DG_TRACE_ON())
+        dg_trace_xfer_start(op);
     const dg_xxfer_t *x = &op->u.xfer;
     dg_send_ctx_t *s = calloc(1, sizeof(*s));
     const void *payload = NULL;
@@ -261,6 +264,8 @@ static int on_data(void *ctx, const dg_tx_msg_t *msg)
             dg_tx_drop(xf->tx, msg->rndv);
         return 0;
     }
+    if (DG_TRACE_ON())
+        dg_trace_xfer_arrive(h.tag, msg->src, msg->len);
     pthread_mutex_lock(&xf->lock);
     dg_rv_t *rv = rv_take(xf, h.tag);
     if (rv) {
@@ -292,6 +297,8 @@ static int on_data(void *ctx, const dg_tx_msg_t *msg)
 
 void dg_xfer_recv(dg_xfer_t *xf, dg_xop_t *op)
 {
+    if (DG_TRACE_ON())
+        dg_trace_xfer_start(op);
     pthread_mutex_lock(&xf->lock);
     dg_rv_t *rv = rv_take(xf, op->u.xfer.tag);
     if (!rv) {
@@ -372,6 +379,10 @@ void dg_xfer_dump(dg_xfer_t *xf)
     int shown = 0;
     for (int b = 0; b < DG_RV_BUCKETS && shown < 32; b++)
         for (dg_rv_t *rv = xf->buckets[b]; rv && shown < 32; rv = rv->next, shown++) {
+            if (DG_TRACE_ON())
+                dg_trace_hang_rv(rv->op != NULL, rv->tag, rv->op ? rv->op->u.xfer.peer : rv->src,
+                                 rv->op ? rv->op->u.xfer.chunk : rv->hdr.chunk,
+                                 rv->op ? rv->op->u.xfer.bytes : rv->len);
             if (rv->op)
                 dg_log(DG_LOG_ERROR, "  waiting for transfer tag %llx from rank %d (chunk %llu, "
                        "%llu bytes): never arrived", (unsigned long long)rv->tag,
