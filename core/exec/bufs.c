@@ -6,6 +6,7 @@
 
 #include "core/common.h"
 #include "core/status_internal.h"
+#include "core/trace/trace.h"
 
 #define DG_TOMB UINT64_MAX
 
@@ -136,6 +137,8 @@ dagger_status_t dg_bufs_alloc(dg_bufs_t *b, uint64_t chunk, uint32_t space, size
     *e = (dg_buf_entry_t){chunk, space, (uint32_t)home, mem, alloc};
     b->used++;
     *ptr = mem;
+    if (DG_TRACE_ON())
+        dg_trace_mem(DG_TRM_ALLOC, chunk, space, alloc, home);
     return DAGGER_OK;
 }
 
@@ -162,6 +165,8 @@ void dg_bufs_release(dg_bufs_t *b, uint32_t space, void *ptr, size_t bytes)
 {
     if (!ptr)
         return;
+    if (DG_TRACE_ON())
+        dg_trace_mem(DG_TRM_RELEASE, 0, space, bytes, 0);
     if (space != 0) {
         b->spaces[space].ops->free(&b->spaces[space], ptr, bytes);
         return;
