@@ -15,6 +15,7 @@
 #include "actors/system_impl.h"
 #include "core/log.h"
 #include "core/status_internal.h"
+#include "core/trace/trace.h"
 
 /* How long an idle worker keeps looking for work before it sleeps, and how
  * many cheap checks it makes between two sched_yield calls. Long enough to
@@ -223,6 +224,8 @@ static void *worker_main(void *arg)
         else if (!did)
             did = poll_idle_sources(sys, w->index);
         if (a || did) {
+            if (DG_TRACE_WORKER_ON())
+                dg_trace_worker_busy(a != NULL);
             if (spinning)
                 atomic_fetch_sub_explicit(&sys->nspinning, 1, memory_order_seq_cst);
             spinning = 0;
@@ -231,6 +234,8 @@ static void *worker_main(void *arg)
         if (atomic_load_explicit(&sys->quit, memory_order_acquire))
             break;
         if (!spinning) {
+            if (DG_TRACE_WORKER_ON())
+                dg_trace_worker_idle(w->index);
             spinning = 1;
             spin_since = dg_now_ns();
             atomic_fetch_add_explicit(&sys->nspinning, 1, memory_order_seq_cst);

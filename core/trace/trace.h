@@ -30,10 +30,14 @@ struct dg_plan_op;
 struct dg_plan_task_info;
 
 #ifdef DG_TRACE_ENABLED
-extern _Atomic int dg_trace_active;
+/* Weak: the actor kernel (actors/worker.c) is also linked without this
+ * layer, in its own tests, where the flag does not exist (address NULL). */
+extern _Atomic int dg_trace_active __attribute__((weak));
 #define DG_TRACE_ON() DG_UNLIKELY(atomic_load_explicit(&dg_trace_active, memory_order_relaxed))
+#define DG_TRACE_WORKER_ON() (&dg_trace_active != NULL && DG_TRACE_ON())
 #else
 #define DG_TRACE_ON() 0
+#define DG_TRACE_WORKER_ON() 0
 #endif
 
 /* The recorder's clock (CLOCK_MONOTONIC, ns). */
@@ -85,9 +89,10 @@ void dg_trace_xfer_arrive(uint64_t tag, int src, size_t bytes);
 void dg_trace_finish(const struct dg_xop *op);
 void dg_trace_mem(dg_trf_mem_kind_t kind, uint64_t chunk, uint32_t space, size_t bytes, int home);
 
-/* Worker idle loop: it found nothing to do / it found work again. */
-void dg_trace_worker_idle(int worker);
-void dg_trace_worker_busy(int ran_actor);
+/* Worker idle loop (behind DG_TRACE_WORKER_ON): it found nothing to do /
+ * it found work again. Weak, like the flag. */
+void dg_trace_worker_idle(int worker) __attribute__((weak));
+void dg_trace_worker_busy(int ran_actor) __attribute__((weak));
 
 /* Hang dump (dg_exec_dump): begin records the unfinished ops and the running
  * tasks, rv each receive that waits or data that came early, end writes the
