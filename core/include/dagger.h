@@ -13,5 +13,6 @@
 #include <dagger/chunk.h>
 #include <dagger/task.h>
 #include <dagger/region.h>
+#include <dagger/array.h>
 
 #endif

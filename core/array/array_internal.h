@@ -1,0 +1,127 @@
+/* Distributed arrays, internal: the array object, block geometry, and the
+ * helpers every operation shares (regions, codelets, tiles). Prefix dg_arr_. */
+#ifndef DG_ARRAY_INTERNAL_H
+#define DG_ARRAY_INTERNAL_H
+
+#include <dagger/array.h>
+#include <stdint.h>
+
+#define DG_ARR_MAGIC 0x41525259u /* "ARRY": tells an array from another live handle */
+
+/* Dimensions past ndims are stored as 1 (one block of one element), so loops
+ * can always run over DAGGER_MAX_DIMS dimensions. */
+struct dagger_array {
+    uint32_t magic;
+    dagger_runtime_t *rt;
+    dagger_dtype_t dtype;
+    int ndims;
+    size_t elsize;
+    size_t dims[DAGGER_MAX_DIMS];
+    size_t block[DAGGER_MAX_DIMS];
+    size_t nb[DAGGER_MAX_DIMS];     /* blocks along each dimension */
+    size_t nblocks, nelems;
+    dagger_chunk_t *chunks;         /* one per block, block order */
+    int *owners;
+    uint64_t binds;                 /* host-buffer bindings made (uniform across ranks) */
+};
+
+/* A live array handle, or NULL with DAGGER_ERR_BAD_HANDLE set naming fn. */
+dagger_array_t *dg_arr_get(const dagger_array_t *a, const char *fn);
+
+/* The registry of live arrays and stencils (pointers, never dereferenced
+ * while checking): 0 on success, -1 when out of memory. */
+int dg_arr_live_add(const void *h);
+void dg_arr_live_remove(const void *h);
+int dg_arr_live(const void *h);
+
+/* Fills owners[] (a->nblocks entries) from a distribution (NULL = default). */
+dagger_status_t dg_arr_owners(const dagger_array_t *a, const dagger_dist_t *dist, int *owners,
+                              const char *fn);
+
+/* Creates the array object and its chunks (zeroed), without tasks. */
+dagger_status_t dg_arr_create(dagger_runtime_t *rt, const dagger_array_desc_t *desc,
+                              dagger_array_t **out, const char *fn);
+
+/* Grid position, global offset and extent of block b. */
+void dg_arr_block_box(const dagger_array_t *a, size_t b, size_t idx[DAGGER_MAX_DIMS],
+                      size_t off[DAGGER_MAX_DIMS], size_t ext[DAGGER_MAX_DIMS]);
+/* Block number of a grid position. */
+size_t dg_arr_block_at(const dagger_array_t *a, const size_t idx[DAGGER_MAX_DIMS]);
+/* The view of [off, off+ext) inside block b (block-local offsets). */
+dagger_view_t dg_arr_sub_view(const dagger_array_t *a, size_t b, const size_t off[DAGGER_MAX_DIMS],
+                              const size_t ext[DAGGER_MAX_DIMS]);
+
+/* Checks an f32/f64/i32/i64 dtype; DAGGER_ERR_DTYPE naming fn otherwise. */
+dagger_status_t dg_arr_check_dtype(dagger_dtype_t t, const char *fn);
+/* For integer dtypes: v must be an integer in the type's range. */
+dagger_status_t dg_arr_check_scalar(dagger_dtype_t t, double v, const char *fn);
+const char *dg_arr_dtype_name(dagger_dtype_t t);
+
+/* ---- regions: use the caller's, or open and end one of our own ---- */
+
+typedef struct dg_arr_sub {
+    dagger_region_t *r;
+    int own;
+} dg_arr_sub_t;
+
+/* user may be NULL. Checks that a user region belongs to rt. */
+dagger_status_t dg_arr_open(dagger_runtime_t *rt, dagger_region_t *user, dg_arr_sub_t *s,
+                            const char *fn);
+/* Ends an own region. st is the status of the submissions: on failure the
+ * region is still ended (every rank fails alike) and st is returned. */
+dagger_status_t dg_arr_close(dg_arr_sub_t *s, dagger_status_t st);
+
+/* ---- the library's own codelets ---- */
+
+typedef enum dg_arr_cl {
+    DG_ARR_CL_EWISE = 0,   /* element-wise arithmetic, copy, fill, transpose */
+    DG_ARR_CL_GEN,         /* rand, randn, index functions */
+    DG_ARR_CL_PUT,         /* a tile into a bound host buffer (collect) */
+    DG_ARR_CL_TAKE,        /* a tile from a bound host buffer (scatter) */
+    DG_ARR_CL_PARTIAL,     /* a reduction's partial result of one tile */
+    DG_ARR_CL_COMBINE,     /* two partial results into one */
+    DG_ARR_CL_PACK,        /* a halo piece into a padded buffer */
+    DG_ARR_CL_SWEEP,       /* stencil expressions over one block */
+    DG_ARR_CL_COUNT
+} dg_arr_cl_t;
+
+/* Registers (idempotently) and returns one of them. */
+dagger_status_t dg_arr_codelet(dagger_runtime_t *rt, dg_arr_cl_t which, dagger_codelet_t *out);
+
+/* The implementations (one file each). */
+int dg_arr_ewise_impl(dagger_task_t *t);
+int dg_arr_gen_impl(dagger_task_t *t);
+int dg_arr_put_impl(dagger_task_t *t);
+int dg_arr_take_impl(dagger_task_t *t);
+int dg_arr_partial_impl(dagger_task_t *t);
+int dg_arr_combine_impl(dagger_task_t *t);
+int dg_arr_pack_impl(dagger_task_t *t);
+int dg_arr_sweep_impl(dagger_task_t *t);
+
+/* Reads a by-value parameter block into p (value bytes need not be aligned).
+ * Returns 0 when argument i is a value of exactly len bytes. */
+int dg_arr_param(dagger_task_t *t, int i, void *p, size_t len);
+
+/* ---- named functions (index functions, stencil kernels) ---- */
+
+typedef void (*dg_arr_anyfn)(void);
+enum { DG_ARR_FN_INDEX = 1, DG_ARR_FN_STENCIL = 2 };
+dagger_status_t dg_arr_fn_register(int kind, const char *name, dg_arr_anyfn fn, uint32_t *id,
+                                   const char *api);
+/* The function registered under id with that kind in this process, or NULL. */
+dg_arr_anyfn dg_arr_fn_find(int kind, uint32_t id);
+
+/* ---- host buffers bound for the length of one collect/scatter region ---- */
+
+/* Returns the key tasks use to find ptr on this rank (the same key on every
+ * rank, since a->binds advances alike everywhere). */
+dagger_status_t dg_arr_bind(dagger_array_t *a, void *ptr, uint64_t *key);
+void dg_arr_unbind(uint64_t key);
+void *dg_arr_bound(uint64_t key);
+
+/* ---- scalar conversions shared by the kernels ---- */
+
+double dg_arr_load(dagger_dtype_t t, const void *p);
+void dg_arr_store(dagger_dtype_t t, void *p, double v);
+
+#endif

@@ -1,0 +1,30 @@
+/* The array layer's codelets: registered by name on first use in each
+ * runtime (registration is idempotent), implemented in one file each. */
+#include "core/array/array_internal.h"
+#include "core/common.h"
+#include "core/status_internal.h"
+
+typedef struct cl_def {
+    const char *name;
+    dagger_impl_fn fn;
+    size_t ret;
+} cl_def_t;
+
+static const cl_def_t defs[DG_ARR_CL_COUNT] = {
+    [DG_ARR_CL_EWISE] = {"dagger.array.ewise", dg_arr_ewise_impl, 0},
+    [DG_ARR_CL_GEN] = {"dagger.array.generate", dg_arr_gen_impl, 0},
+    [DG_ARR_CL_PUT] = {"dagger.array.put", dg_arr_put_impl, 0},
+    [DG_ARR_CL_TAKE] = {"dagger.array.take", dg_arr_take_impl, 0},
+    [DG_ARR_CL_PARTIAL] = {"dagger.array.partial", dg_arr_partial_impl, 8},
+    [DG_ARR_CL_COMBINE] = {"dagger.array.combine", dg_arr_combine_impl, 8},
+    [DG_ARR_CL_PACK] = {"dagger.array.pack", dg_arr_pack_impl, 0},
+    [DG_ARR_CL_SWEEP] = {"dagger.array.sweep", dg_arr_sweep_impl, 0},
+};
+
+dagger_status_t dg_arr_codelet(dagger_runtime_t *rt, dg_arr_cl_t which, dagger_codelet_t *out)
+{
+    DG_ASSERT(which < DG_ARR_CL_COUNT);
+    dagger_codelet_desc_t d = {.name = defs[which].name, .cpu = defs[which].fn,
+                               .return_size = defs[which].ret};
+    return dagger_codelet_register(rt, &d, out);
+}

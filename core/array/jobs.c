@@ -1,0 +1,65 @@
+/* Submitting one task per tile of an element-wise job. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/array/tiles.h"
+#include "core/common.h"
+#include "core/status_internal.h"
+
+static dagger_status_t submit_tiles(dagger_region_t *r, dagger_codelet_t cl, const dg_arr_job_t *job,
+                                    const dg_arr_tiles_t *t, void *scratch)
+{
+    dagger_arg_t args[DAGGER_MAX_ARGS];
+    int nargs = 1 + job->nin + (job->len > 0);
+    for (size_t n = 0; n < t->count; n++) {
+        dg_arr_tile_t tile;
+        dg_arr_tile_get(t, n, &tile);
+        args[0] = (dagger_arg_t){.kind = DAGGER_ARG_VIEW, .mode = job->out_mode,
+                                 .view = dg_arr_tile_view(t, 0, &tile)};
+        for (int i = 0; i < job->nin; i++)
+            args[1 + i] = DAGGER_IN(dg_arr_tile_view(t, 1 + i, &tile));
+        if (job->len) {
+            memcpy(scratch, job->value, job->len);
+            if (job->patch)
+                job->patch(scratch, &tile);
+            args[nargs - 1] = DAGGER_VALUE(scratch, job->len);
+        }
+        dagger_status_t st = dagger_submit(r, cl, nargs, args, NULL, NULL, NULL);
+        if (st != DAGGER_OK)
+            return st;
+    }
+    return DAGGER_OK;
+}
+
+dagger_status_t dg_arr_run_job(dagger_region_t *user, const dg_arr_job_t *job, const char *fn)
+{
+    DG_ASSERT(1 + job->nin + (job->len > 0) <= DAGGER_MAX_ARGS);
+    dagger_runtime_t *rt = job->out->rt;
+    dagger_codelet_t cl;
+    dagger_status_t st = DAGGER_OK;
+    if (job->user_cl)
+        cl = *job->user_cl;
+    else
+        st = dg_arr_codelet(rt, job->codelet, &cl);
+    if (st != DAGGER_OK)
+        return st;
+    const dagger_array_t *ops[DG_ARR_MAX_OPS];
+    ops[0] = job->out;
+    for (int i = 0; i < job->nin; i++)
+        ops[1 + i] = job->in[i];
+    dg_arr_tiles_t t;
+    st = dg_arr_tiles_init(&t, 1 + job->nin, ops, job->dim_of, NULL, NULL);
+    if (st != DAGGER_OK)
+        return st;
+    void *scratch = job->len ? malloc(job->len) : NULL;
+    dg_arr_sub_t sub;
+    if (job->len && !scratch)
+        st = dg_error(DAGGER_ERR_NO_MEMORY, "%s: out of memory", fn);
+    else
+        st = dg_arr_open(rt, user, &sub, fn);
+    if (st == DAGGER_OK)
+        st = dg_arr_close(&sub, submit_tiles(sub.r, cl, job, &t, scratch));
+    free(scratch);
+    dg_arr_tiles_cleanup(&t);
+    return st;
+}

@@ -1,0 +1,58 @@
+/* The by-value parameter blocks of the array codelets: what the submitting
+ * side writes and the implementation reads. Fixed-size, no pointers, so the
+ * bytes are identical on every rank (the uniformity hash covers them). */
+#ifndef DG_ARRAY_PARAMS_H
+#define DG_ARRAY_PARAMS_H
+
+#include <stdint.h>
+
+#include <dagger/types.h>
+
+/* ---- element-wise (DG_ARR_CL_EWISE) ---- */
+
+enum { DG_EW_FILL = 1, DG_EW_COPY = 2, DG_EW_TRANSPOSE = 3, DG_EW_ARITH = 4 };
+enum { DG_EW_AB = 0, DG_EW_AS = 1, DG_EW_SA = 2 }; /* a op b, a op s, s op a */
+
+typedef struct dg_arr_ew {
+    uint8_t kind;     /* DG_EW_* */
+    uint8_t op;       /* ARITH: dagger_array_op_t */
+    uint8_t form;     /* ARITH: DG_EW_AB / _AS / _SA */
+    uint8_t alias;    /* bit i: input i is argument 0 (the output) and is not passed */
+    uint32_t nin;     /* inputs of the operation, aliased ones included */
+    double s;         /* the scalar (FILL, _AS, _SA) */
+} dg_arr_ew_t;
+
+/* ---- generators (DG_ARR_CL_GEN): argument 0 Out, then this, then args ---- */
+
+enum { DG_GEN_RAND = 1, DG_GEN_RANDN = 2, DG_GEN_FN = 3 };
+
+typedef struct dg_arr_gen {
+    uint32_t kind;
+    uint32_t fn;                        /* FN: the index function's id */
+    uint64_t seed;
+    uint64_t dims[DAGGER_MAX_DIMS];     /* the whole array's dims */
+    uint64_t off[DAGGER_MAX_DIMS];      /* global index of the tile's first element */
+    uint32_t ndims;
+    uint32_t args_len;                  /* FN: user bytes following this block */
+} dg_arr_gen_t;
+
+/* ---- collect / scatter (DG_ARR_CL_PUT, _TAKE): a tile and a host box ---- */
+
+typedef struct dg_arr_xfer {
+    uint64_t key;                       /* the bound host buffer */
+    uint64_t off[DAGGER_MAX_DIMS];      /* where the tile sits in the host box */
+    uint64_t box[DAGGER_MAX_DIMS];      /* the host box's dims */
+} dg_arr_xfer_t;
+
+/* ---- reductions ---- */
+
+enum { DG_RED_SUM = 1, DG_RED_MIN = 2, DG_RED_MAX = 3, DG_RED_SUMSQ = 4, DG_RED_DOT = 5 };
+
+typedef struct dg_arr_red {
+    uint32_t kind;                      /* DG_RED_* */
+    uint32_t is_int;                    /* COMBINE: the values are int64_t */
+    uint32_t finish_sqrt;               /* COMBINE: take the square root at the end */
+    uint32_t pad_;
+} dg_arr_red_t;
+
+#endif

@@ -1,0 +1,120 @@
+/* Reductions: one task per tile returns a partial result (a future); pairs
+ * of futures are combined level by level in tile order, so the combination
+ * order depends only on the block layout, never on the number of ranks. */
+#include <stdlib.h>
+
+#include "core/array/params.h"
+#include "core/array/tiles.h"
+#include "core/status_internal.h"
+
+/* Combines futures f[0..n) pairwise until one is left; the last task takes
+ * the square root when asked. */
+static dagger_status_t combine_tree(dagger_region_t *r, dagger_codelet_t cl, dg_arr_red_t p,
+                                    dagger_future_t *f, size_t n, dagger_future_t *out)
+{
+    int finish = p.finish_sqrt;
+    while (n > 1 || finish) {
+        size_t m = 0;
+        for (size_t i = 0; i < n; i += 2) {
+            int pair = i + 1 < n;
+            p.finish_sqrt = (uint32_t)(finish && n <= 2);
+            if (!pair && !p.finish_sqrt) {
+                f[m++] = f[i]; /* an odd one out waits for the next level */
+                continue;
+            }
+            dagger_arg_t args[3] = {DAGGER_FUTURE(f[i]), DAGGER_FUTURE(f[pair ? i + 1 : i]),
+                                    DAGGER_VALUE(&p, sizeof(p))};
+            if (!pair)
+                args[1] = args[2];
+            dagger_status_t st = dagger_submit(r, cl, pair ? 3 : 2, args, NULL, NULL, &f[m++]);
+            if (st != DAGGER_OK)
+                return st;
+        }
+        if (n <= 2)
+            finish = 0;
+        n = m;
+    }
+    *out = f[0];
+    return DAGGER_OK;
+}
+
+static dagger_status_t submit_reduction(dagger_region_t *r, const dg_arr_tiles_t *t, dg_arr_red_t p,
+                                        dagger_future_t *out)
+{
+    dagger_codelet_t part, comb;
+    dagger_runtime_t *rt = t->ops[0]->rt;
+    dagger_status_t st = dg_arr_codelet(rt, DG_ARR_CL_PARTIAL, &part);
+    if (st == DAGGER_OK)
+        st = dg_arr_codelet(rt, DG_ARR_CL_COMBINE, &comb);
+    if (st != DAGGER_OK)
+        return st;
+    dagger_future_t *f = malloc(t->count * sizeof(*f));
+    if (!f)
+        return dg_error(DAGGER_ERR_NO_MEMORY, "reduction: out of memory");
+    dg_arr_red_t leaf = {.kind = p.kind};
+    for (size_t n = 0; n < t->count && st == DAGGER_OK; n++) {
+        dg_arr_tile_t tile;
+        dg_arr_tile_get(t, n, &tile);
+        dagger_arg_t args[3];
+        int na = 0;
+        for (int i = 0; i < t->nops; i++)
+            args[na++] = DAGGER_IN(dg_arr_tile_view(t, i, &tile));
+        args[na++] = DAGGER_VALUE(&leaf, sizeof(leaf));
+        st = dagger_submit(r, part, na, args, NULL, NULL, &f[n]);
+    }
+    if (st == DAGGER_OK)
+        st = combine_tree(r, comb, p, f, t->count, out);
+    free(f);
+    return st;
+}
+
+static dagger_status_t reduce(dagger_region_t *user, dagger_array_t *a, dagger_array_t *b,
+                              dg_arr_red_t p, dagger_future_t *out, const char *fn)
+{
+    DG_CHECK_ARG(out, "%s: NULL future output", fn);
+    out->id = 0;
+    if (!dg_arr_get(a, fn) || (b && !dg_arr_get(b, fn)))
+        return DAGGER_ERR_BAD_HANDLE;
+    dagger_status_t st = b ? dg_arr_check_match(a, b, NULL, fn) : DAGGER_OK;
+    if (st != DAGGER_OK)
+        return st;
+    p.is_int = a->dtype == DAGGER_I32 || a->dtype == DAGGER_I64;
+    if (p.kind == DG_RED_SUMSQ)
+        p.is_int = 0; /* norms are doubles */
+    const dagger_array_t *ops[2] = {a, b};
+    dg_arr_tiles_t t;
+    st = dg_arr_tiles_init(&t, b ? 2 : 1, ops, NULL, NULL, NULL);
+    if (st != DAGGER_OK)
+        return st;
+    dg_arr_sub_t sub;
+    st = dg_arr_open(a->rt, user, &sub, fn);
+    if (st == DAGGER_OK)
+        st = dg_arr_close(&sub, submit_reduction(sub.r, &t, p, out));
+    dg_arr_tiles_cleanup(&t);
+    return st;
+}
+
+dagger_status_t dagger_array_reduce(dagger_region_t *r, dagger_array_reduction_t op,
+                                    dagger_array_t *a, dagger_future_t *out)
+{
+    static const char fn[] = "dagger_array_reduce";
+    dg_arr_red_t p = {0};
+    switch (op) {
+    case DAGGER_ARRAY_SUM: p.kind = DG_RED_SUM; break;
+    case DAGGER_ARRAY_MIN: p.kind = DG_RED_MIN; break;
+    case DAGGER_ARRAY_MAX: p.kind = DG_RED_MAX; break;
+    case DAGGER_ARRAY_NORM2: p.kind = DG_RED_SUMSQ; p.finish_sqrt = 1; break;
+    default:
+        return dg_error(DAGGER_ERR_INVALID_ARG, "%s: unknown reduction %d (use DAGGER_ARRAY_SUM, "
+                        "_MIN, _MAX or _NORM2)", fn, (int)op);
+    }
+    return reduce(r, a, NULL, p, out, fn);
+}
+
+dagger_status_t dagger_array_dot(dagger_region_t *r, dagger_array_t *a, dagger_array_t *b,
+                                 dagger_future_t *out)
+{
+    dg_arr_red_t p = {.kind = DG_RED_DOT};
+    DG_CHECK_ARG(b, "dagger_array_dot: NULL second array");
+    return reduce(r, a, b, p, out, "dagger_array_dot");
+}

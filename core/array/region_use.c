@@ -1,0 +1,41 @@
+/* Array operations submit into the caller's region, or open and end one of
+ * their own: the same code serves both. */
+#include "core/api/tasks.h"
+#include "core/array/array_internal.h"
+#include "core/handles.h"
+#include "core/status_internal.h"
+
+dagger_status_t dg_arr_open(dagger_runtime_t *rt, dagger_region_t *user, dg_arr_sub_t *s,
+                            const char *fn)
+{
+    s->r = NULL;
+    s->own = 0;
+    if (!user) {
+        dagger_status_t st = dagger_region_begin(rt, NULL, &s->r);
+        s->own = st == DAGGER_OK;
+        return st;
+    }
+    /* The region handle is opaque to users; here we only check it belongs
+     * to the arrays' runtime, so chunks of one runtime never reach another's
+     * planner. */
+    if (!dg_handle_live(user) || !user->tasks || user->tasks->region != user)
+        return dg_error(DAGGER_ERR_BAD_HANDLE, "%s: not an open region (NULL for a region of the "
+                        "call's own)", fn);
+    if (user->tasks->rt != rt)
+        return dg_error(DAGGER_ERR_INVALID_ARG, "%s: the region belongs to another runtime than "
+                        "the arrays", fn);
+    s->r = user;
+    return DAGGER_OK;
+}
+
+dagger_status_t dg_arr_close(dg_arr_sub_t *s, dagger_status_t st)
+{
+    if (!s->own)
+        return st;
+    /* Submission errors are the same on every rank (they come from uniform
+     * inputs), so every rank ends the region here alike. */
+    dagger_status_t end = dagger_region_end(s->r);
+    s->own = 0;
+    s->r = NULL;
+    return st != DAGGER_OK ? st : end;
+}

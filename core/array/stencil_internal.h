@@ -1,0 +1,94 @@
+/* Stencils, internal: a prepared sweep is a list of phases; each phase
+ * packs the inputs it reads with a window into padded per-block buffers
+ * (the block plus its halo, boundary conditions applied), then runs one
+ * task per block that evaluates the phase's expressions in order. */
+#ifndef DG_ARRAY_STENCIL_INTERNAL_H
+#define DG_ARRAY_STENCIL_INTERNAL_H
+
+#include "core/array/array_internal.h"
+
+#define DG_ST_MAGIC 0x5354454eu /* "STEN" */
+#define DG_ST_MAX_OPERANDS (DAGGER_MAX_ARGS - 1) /* one argument carries the parameters */
+
+/* A padded copy of one input: the same array read with the same boundary
+ * conditions shares one (with the widest window). */
+typedef struct dg_st_pack {
+    dagger_array_t *src;
+    size_t dist[DAGGER_MAX_DIMS];
+    dagger_boundary_t bc[DAGGER_MAX_DIMS];  /* normalised: kind 0 where dist is 0 */
+    dagger_chunk_t *pad;                    /* one per block */
+    size_t nblocks;                         /* kept: src may be destroyed before the sweep */
+} dg_st_pack_t;
+
+/* An argument of a phase's sweep tasks: an array's own block, or a pack. */
+typedef struct dg_st_operand {
+    dagger_array_t *arr;                    /* own block of arr, or NULL for a pack */
+    int pack;                               /* index into the sweep's packs, or -1 */
+    dagger_access_t mode;
+} dg_st_operand_t;
+
+typedef struct dg_st_phase {
+    int first, count;                       /* its expressions */
+    int nops;
+    dg_st_operand_t ops[DG_ST_MAX_OPERANDS];
+    void *tmpl;                             /* sweep parameters (dg_st_sweep_hdr_t first) */
+    size_t tmpl_len;
+} dg_st_phase_t;
+
+struct dagger_stencil {
+    uint32_t magic;
+    dagger_runtime_t *rt;
+    const dagger_array_t *shape;            /* exprs[0].out: dims and blocks of every array */
+    int nexpr;
+    dagger_stencil_expr_t *exprs;           /* copies; args copied too */
+    int nphases;
+    dg_st_phase_t *phases;
+    int npacks;
+    dg_st_pack_t *packs;
+};
+
+/* ---- parameters of the sweep codelet ---- */
+
+typedef struct dg_st_sweep_hdr {
+    uint32_t nexpr;
+    uint32_t ndims;
+    uint64_t off[DAGGER_MAX_DIMS];          /* the block's global offset (patched per block) */
+} dg_st_sweep_hdr_t;
+
+typedef struct dg_st_in_param {
+    int32_t arg;                            /* task argument holding the data */
+    uint32_t padded;                        /* 1: a pack (halo of width halo[k]) */
+    uint64_t dist[DAGGER_MAX_DIMS];
+    uint64_t halo[DAGGER_MAX_DIMS];
+} dg_st_in_param_t;
+
+typedef struct dg_st_expr_param {
+    uint32_t out_arg;
+    uint32_t assign;
+    uint32_t kernel;
+    uint32_t nin;
+    double value;
+    uint32_t args_off;                      /* user bytes: offset from the block start */
+    uint32_t args_len;
+    dg_st_in_param_t in[DAGGER_STENCIL_MAX_IN];
+} dg_st_expr_param_t;
+
+/* ---- parameters of the pack codelet ---- */
+
+typedef struct dg_st_pack_param {
+    int8_t dir[DAGGER_MAX_DIMS];            /* +1 forward, -1 reversed, 0 one element repeated */
+    uint32_t fill;                          /* 1: no source, write pad */
+    double pad;
+} dg_st_pack_param_t;
+
+/* Built-in kernel ids (public: DAGGER_STENCIL_CONST, _COPY, _SUM). */
+enum { DG_ST_CONST = 1, DG_ST_COPY = 2, DG_ST_SUM = 3 };
+
+/* Submits the pack tasks of one pack for every block (stencil_pack.c). */
+dagger_status_t dg_st_submit_packs(dagger_region_t *r, dagger_codelet_t cl, const dagger_stencil_t *s,
+                                   const dg_st_pack_t *p);
+/* Checks a window's width against its boundary condition. */
+dagger_status_t dg_st_check_window(const dagger_array_t *a, const dagger_stencil_input_t *in,
+                                   const char *fn);
+
+#endif

@@ -1,0 +1,164 @@
+/* Helpers of the distributed-array tests: descriptions, collecting into
+ * doubles, and serial references. Everything here is collective. */
+#ifndef DG_TEST_ARRAY_UTIL_H
+#define DG_TEST_ARRAY_UTIL_H
+
+#include <criterion/criterion.h>
+#include <dagger.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define AR_OK(call)                                                                   \
+    do {                                                                              \
+        dagger_status_t st_ = (call);                                                 \
+        cr_assert_eq(st_, DAGGER_OK, "%s -> %s: %s", #call, dagger_strerror(st_),     \
+                     dagger_error_detail());                                          \
+    } while (0)
+
+/* The call fails with status `code` and a detail message containing `text`. */
+#define AR_FAILS(call, code, text)                                                    \
+    do {                                                                              \
+        dagger_status_t st_ = (call);                                                 \
+        cr_assert_eq(st_, (code), "%s -> %s (%s), expected %s", #call,                \
+                     dagger_strerror(st_), dagger_error_detail(), dagger_strerror(code)); \
+        cr_assert(strstr(dagger_error_detail(), (text)), "%s: detail '%s' lacks '%s'",  \
+                  #call, dagger_error_detail(), (text));                              \
+    } while (0)
+
+static inline dagger_runtime_t *ar_init(void)
+{
+    dagger_runtime_t *rt = NULL;
+    AR_OK(dagger_init(NULL, NULL, NULL, &rt));
+    return rt;
+}
+
+static inline dagger_array_desc_t ar_desc(dagger_dtype_t t, int nd, const size_t *dims,
+                                          const size_t *block)
+{
+    dagger_array_desc_t d;
+    memset(&d, 0, sizeof(d));
+    d.dtype = t;
+    d.ndims = nd;
+    for (int k = 0; k < nd; k++) {
+        d.dims[k] = dims[k];
+        d.block[k] = block[k];
+    }
+    return d;
+}
+
+#define AR_D1(t, n, b) ar_desc((t), 1, (size_t[]){(n)}, (size_t[]){(b)})
+#define AR_D2(t, m, n, bm, bn) ar_desc((t), 2, (size_t[]){(m), (n)}, (size_t[]){(bm), (bn)})
+#define AR_D3(t, m, n, p, bm, bn, bp) \
+    ar_desc((t), 3, (size_t[]){(m), (n), (p)}, (size_t[]){(bm), (bn), (bp)})
+
+static inline size_t ar_count(const dagger_array_desc_t *d)
+{
+    size_t n = 1;
+    for (int k = 0; k < d->ndims; k++)
+        n *= d->dims[k];
+    return n;
+}
+
+static inline double ar_get(dagger_dtype_t t, const void *p, size_t i)
+{
+    switch (t) {
+    case DAGGER_F32: return ((const float *)p)[i];
+    case DAGGER_F64: return ((const double *)p)[i];
+    case DAGGER_I32: return ((const int32_t *)p)[i];
+    case DAGGER_I64: return (double)((const int64_t *)p)[i];
+    default: return NAN;
+    }
+}
+
+/* The whole array as doubles, identical on every rank (malloc'ed). */
+static inline double *ar_collect(dagger_array_t *a)
+{
+    dagger_array_desc_t d;
+    AR_OK(dagger_array_info(a, &d));
+    size_t n = ar_count(&d);
+    void *raw = malloc(n * dagger_dtype_size(d.dtype));
+    double *out = malloc(n * sizeof(double));
+    cr_assert(raw && out);
+    AR_OK(dagger_array_collect(a, raw));
+    for (size_t i = 0; i < n; i++)
+        out[i] = ar_get(d.dtype, raw, i);
+    free(raw);
+    return out;
+}
+
+/* Every element of a equals want[i] (doubles compared with a tolerance
+ * relative to the value; 0 = exact). */
+static inline void ar_expect(dagger_array_t *a, const double *want, double tol, const char *what)
+{
+    dagger_array_desc_t d;
+    AR_OK(dagger_array_info(a, &d));
+    double *got = ar_collect(a);
+    for (size_t i = 0; i < ar_count(&d); i++) {
+        double err = fabs(got[i] - want[i]);
+        cr_assert(err <= tol * fmax(1.0, fabs(want[i])) || (isnan(got[i]) && isnan(want[i])),
+                  "%s: element %zu is %.17g, expected %.17g", what, i, got[i], want[i]);
+    }
+    free(got);
+}
+
+/* ---- serial stencil reference ---- */
+
+/* Resolves global position g (may be outside) along a dimension of n
+ * elements; returns -1 for the pad value. */
+static inline long ar_resolve(long g, long n, dagger_boundary_kind_t bc)
+{
+    if (g >= 0 && g < n)
+        return g;
+    switch (bc) {
+    case DAGGER_BC_WRAP: return ((g % n) + n) % n;
+    case DAGGER_BC_CLAMP: return g < 0 ? 0 : n - 1;
+    case DAGGER_BC_PAD: return -1;
+    case DAGGER_BC_REFLECT_SYMMETRIC: return g < 0 ? -g - 1 : 2 * n - 1 - g;
+    case DAGGER_BC_REFLECT_MIRROR: return g < 0 ? -g : 2 * n - 2 - g;
+    }
+    return -1;
+}
+
+/* The value a window of x (dims[0..nd), column-major) sees at global
+ * position pos[] with per-dimension boundaries (the lowest padded dimension
+ * gives the pad value). */
+static inline double ar_window_value(const double *x, int nd, const size_t *dims, const long *pos,
+                                     const dagger_boundary_t *bc)
+{
+    size_t lin = 0, stride = 1;
+    for (int k = 0; k < nd; k++) {
+        long r = ar_resolve(pos[k], (long)dims[k], bc[k].kind);
+        if (r < 0)
+            return bc[k].pad;
+        lin += (size_t)r * stride;
+        stride *= dims[k];
+    }
+    return x[lin];
+}
+
+/* Serial window sum of distance dist around every element (up to 3-D). */
+static inline void ar_ref_sum(const double *x, double *y, int nd, const size_t *dims,
+                              const size_t *dist, const dagger_boundary_t *bc)
+{
+    size_t d[3] = {1, 1, 1}, w[3] = {0, 0, 0};
+    for (int k = 0; k < nd; k++) {
+        d[k] = dims[k];
+        w[k] = dist[k];
+    }
+    for (size_t i2 = 0; i2 < d[2]; i2++)
+        for (size_t i1 = 0; i1 < d[1]; i1++)
+            for (size_t i0 = 0; i0 < d[0]; i0++) {
+                double s = 0;
+                for (long o2 = -(long)w[2]; o2 <= (long)w[2]; o2++)
+                    for (long o1 = -(long)w[1]; o1 <= (long)w[1]; o1++)
+                        for (long o0 = -(long)w[0]; o0 <= (long)w[0]; o0++) {
+                            long pos[3] = {(long)i0 + o0, (long)i1 + o1, (long)i2 + o2};
+                            s += ar_window_value(x, nd, dims, pos, bc);
+                        }
+                y[i0 + d[0] * (i1 + d[1] * i2)] = s;
+            }
+}
+
+#endif
