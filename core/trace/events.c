@@ -26,7 +26,12 @@ uint64_t dg_trace_phase(dg_trf_phase_t phase, uint64_t region, uint64_t t0, int 
         e->region = region;
         e->status = status;
     }
-    return t1;
+    /* The region is planned: its transfers go to the file before the rank
+     * waits, so a rank that never comes back still shows what it planned
+     * (dagger-trace hang relies on it). Once per region: cheap. */
+    if (phase == DG_TRP_REGION_PLAN_END)
+        dg_rec_flush_mine();
+    return dg_trace_now();
 }
 
 void dg_trace_check(uint32_t kind, uint64_t task, uint32_t codelet, uint64_t hash, uint64_t t0,

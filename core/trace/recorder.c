@@ -148,9 +148,9 @@ static dg_trace_buf_t *my_buf(void)
     return new_buf(gen);
 }
 
-void *dg_rec_event(dg_trf_type_t type, uint32_t aux, size_t size)
+/* Room for an event in b (see dg_rec_event). */
+static void *buf_event(dg_trace_buf_t *b, dg_trf_type_t type, uint32_t aux, size_t size)
 {
-    dg_trace_buf_t *b = my_buf();
     size = (size + 7) & ~(size_t)7;
     if (DG_UNLIKELY(!b || size > UINT16_MAX)) {
         atomic_fetch_add_explicit(&rec.dropped, 1, memory_order_relaxed);
@@ -166,6 +166,30 @@ void *dg_rec_event(dg_trf_type_t type, uint32_t aux, size_t size)
     b->used += (uint32_t)size;
     b->nevents++;
     return e;
+}
+
+void *dg_rec_event(dg_trf_type_t type, uint32_t aux, size_t size)
+{
+    return buf_event(my_buf(), type, aux, size);
+}
+
+/* At the stop, a worker that was idle when it exited: its span ends now.
+ * Its thread is gone, so the stopping thread may write to its buffer. */
+static void close_idle_spans(uint64_t now)
+{
+    pthread_mutex_lock(&rec.lock);
+    dg_trace_buf_t *list = rec.bufs;
+    pthread_mutex_unlock(&rec.lock);
+    for (dg_trace_buf_t *b = list; b; b = b->next) {
+        if (!b->th.idle_since || b == tl_buf)
+            continue;
+        dg_trf_span_t *e = buf_event(b, DG_TRE_IDLE, (uint32_t)b->th.worker, sizeof(*e));
+        if (e) {
+            e->t0 = b->th.idle_since;
+            e->t1 = now;
+        }
+        b->th.idle_since = 0;
+    }
 }
 
 dg_trace_thread_t *dg_rec_thread(void)
@@ -241,6 +265,8 @@ int dg_rec_busy(const void *owner)
 void dg_rec_close(void)
 {
     atomic_store(&dg_trace_active, 0);
+    if (my_buf())
+        close_idle_spans(dg_trace_now());
     /* The end record goes last, in a block of its own from this thread. */
     dg_trf_end_t *e = dg_rec_event(DG_TRE_END, 0, sizeof(*e));
     dg_trace_buf_t *mine = my_buf();

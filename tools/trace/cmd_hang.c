@@ -317,8 +317,8 @@ static void dumps(hang_t *h, FILE *f)
             continue;
         }
         fprintf(f, "  rank %d: at %s (%s): %" PRIu64 " of %" PRIu64 " ops finished, %zu "
-                "unfinished, %zu tasks running%s\n", r, tr_fmt_time(a, (double)d->t), d->why,
-                d->retired, d->emitted, d->ops.n, d->running.n,
+                "unfinished, %zu task%s running%s\n", r, tr_fmt_time(a, (double)d->t), d->why,
+                d->retired, d->emitted, d->ops.n, d->running.n, d->running.n == 1 ? "" : "s",
                 d->complete ? "" : ", the dump is cut short");
         for (size_t i = 0; i < d->early.n; i++) {
             const tr_hang_op_t *o = TR_AT(&d->early, tr_hang_op_t, i);

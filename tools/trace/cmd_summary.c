@@ -78,13 +78,16 @@ static void print_codelets(const tr_trace_t *tr, FILE *out)
     free(s);
 }
 
-static double sum_spans(const tr_vec_t *v, int worker)
+/* Time of a worker's spans within the wall time. */
+static double sum_spans(const tr_trace_t *tr, const tr_vec_t *v, int worker)
 {
     double sum = 0;
     for (size_t i = 0; i < v->n; i++) {
         const tr_span_t *s = TR_AT(v, tr_span_t, i);
-        if ((int)s->kind == worker)
-            sum += (double)(s->t1 - s->t0);
+        int64_t t0 = s->t0 > tr->t_begin ? s->t0 : tr->t_begin;
+        int64_t t1 = s->t1 < tr->t_end ? s->t1 : tr->t_end;
+        if ((int)s->kind == worker && t1 > t0)
+            sum += (double)(t1 - t0);
     }
     return sum;
 }
@@ -110,12 +113,15 @@ static void print_processors(const tr_trace_t *tr, FILE *out)
                 if (c->worker == (int32_t)w && c->count > turns)
                     turns = c->count;
             }
-            double copies = sum_spans(&rk->copies, (int)w);
-            char a[32], b[32], c[32];
-            fprintf(out, "  rank %d worker %u: %llu tasks, busy %s (%.1f%%), copies %s, idle %s, "
-                    "actor turns %llu\n", r, w, (unsigned long long)n, tr_fmt_time(a, busy),
-                    wall > 0 ? 100 * busy / wall : 0, tr_fmt_time(b, copies),
-                    tr_fmt_time(c, sum_spans(&rk->idle, (int)w)), (unsigned long long)turns);
+            double copies = sum_spans(tr, &rk->copies, (int)w), other = wall - busy - copies;
+            char a[32], b[32], c[32], d[32];
+            /* A worker that slept since before the recording began records no
+             * idle span: "without work" is the wall time it ran nothing. */
+            fprintf(out, "  rank %d worker %u: %llu tasks, busy %s (%.1f%%), copies %s, without "
+                    "work %s (idle spans recorded: %s), actor turns %llu\n", r, w,
+                    (unsigned long long)n, tr_fmt_time(a, busy), wall > 0 ? 100 * busy / wall : 0,
+                    tr_fmt_time(b, copies), tr_fmt_time(c, other > 0 ? other : 0),
+                    tr_fmt_time(d, sum_spans(tr, &rk->idle, (int)w)), (unsigned long long)turns);
         }
     }
 }
