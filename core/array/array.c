@@ -1,5 +1,6 @@
 /* The array object: checking a description, creating the block chunks,
  * destroying, and the queries (shape, blocks, views). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -174,6 +175,14 @@ dagger_view_t dg_arr_sub_view(const dagger_array_t *a, size_t b, const size_t of
         v.ext[k] = ext[k];
     }
     return v;
+}
+
+void dg_arr_shape_str(const dagger_array_t *a, char *buf, size_t len)
+{
+    size_t n = 0;
+    buf[0] = 0;
+    for (int k = 0; k < a->ndims && n < len; k++)
+        n += (size_t)snprintf(buf + n, len - n, k ? "x%zu" : "%zu", a->dims[k]);
 }
 
 /* ------------------------------------------------------------ queries */

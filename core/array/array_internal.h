@@ -51,6 +51,9 @@ size_t dg_arr_block_at(const dagger_array_t *a, const size_t idx[DAGGER_MAX_DIMS
 dagger_view_t dg_arr_sub_view(const dagger_array_t *a, size_t b, const size_t off[DAGGER_MAX_DIMS],
                               const size_t ext[DAGGER_MAX_DIMS]);
 
+/* "4x5x3": the dims, for messages. */
+void dg_arr_shape_str(const dagger_array_t *a, char *buf, size_t len);
+
 /* Checks an f32/f64/i32/i64 dtype; DAGGER_ERR_DTYPE naming fn otherwise. */
 dagger_status_t dg_arr_check_dtype(dagger_dtype_t t, const char *fn);
 /* For integer dtypes: v must be an integer in the type's range. */

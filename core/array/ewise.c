@@ -116,11 +116,13 @@ dagger_status_t dagger_array_transpose(dagger_region_t *r, dagger_array_t *out, 
     static const char fn[] = "dagger_array_transpose";
     static const int swap[DG_ARR_MAX_OPS][DAGGER_MAX_DIMS] = {{0, 1, 2, 3}, {1, 0, 2, 3}};
     dagger_array_t *const ins[] = {in};
+    if (!dg_arr_get(out, fn) || !dg_arr_get(in, fn))
+        return DAGGER_ERR_BAD_HANDLE;
+    DG_CHECK_ARG(out->ndims == 2 && in->ndims == 2, "%s: transpose needs 2-D arrays, these have "
+                 "%d and %d dimensions", fn, out->ndims, in->ndims);
     dagger_status_t st = check_operands(out, 1, ins, swap[1], fn);
     if (st != DAGGER_OK)
         return st;
-    DG_CHECK_ARG(out->ndims == 2, "%s: transpose needs 2-D arrays, these have %d dimensions", fn,
-                 out->ndims);
     DG_CHECK_ARG(out != in, "%s: the output is the input; transpose into another array (an "
                  "in-place transpose would read elements it already overwrote)", fn);
     dg_arr_ew_t p = {.kind = DG_EW_TRANSPOSE, .nin = 1};

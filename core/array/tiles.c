@@ -125,10 +125,12 @@ dagger_status_t dg_arr_check_match(const dagger_array_t *a, const dagger_array_t
     int same = a->ndims == b->ndims;
     for (int k = 0; k < DAGGER_MAX_DIMS && same; k++)
         same = a->dims[k] == b->dims[dim_of ? dim_of[k] : k];
-    if (!same)
-        return dg_error(DAGGER_ERR_INVALID_ARG, "%s: shapes do not match: %zux%zux%zux%zu and "
-                        "%zux%zux%zux%zu%s", fn, a->dims[0], a->dims[1], a->dims[2], a->dims[3],
-                        b->dims[0], b->dims[1], b->dims[2], b->dims[3],
+    if (!same) {
+        char sa[96], sb[96];
+        dg_arr_shape_str(a, sa, sizeof(sa));
+        dg_arr_shape_str(b, sb, sizeof(sb));
+        return dg_error(DAGGER_ERR_INVALID_ARG, "%s: shapes do not match: %s and %s%s", fn, sa, sb,
                         dim_of ? " (the second is read transposed)" : "");
+    }
     return DAGGER_OK;
 }

@@ -97,7 +97,8 @@ static inline void ar_expect(dagger_array_t *a, const double *want, double tol, 
     double *got = ar_collect(a);
     for (size_t i = 0; i < ar_count(&d); i++) {
         double err = fabs(got[i] - want[i]);
-        cr_assert(err <= tol * fmax(1.0, fabs(want[i])) || (isnan(got[i]) && isnan(want[i])),
+        cr_assert(got[i] == want[i] || err <= tol * fmax(1.0, fabs(want[i])) ||
+                      (isnan(got[i]) && isnan(want[i])),
                   "%s: element %zu is %.17g, expected %.17g", what, i, got[i], want[i]);
     }
     free(got);

@@ -1,0 +1,403 @@
+/* Distributed arrays: stencils with every boundary condition (1-D, 2-D,
+ * 3-D, mixed per dimension), in-place snapshot semantics, update forms,
+ * several expressions in one sweep, and the proof that only halos move. */
+#include <stdio.h>
+
+#include "array_util.h"
+
+static dagger_boundary_t bc_of(dagger_boundary_kind_t k, double pad)
+{
+    return (dagger_boundary_t){.kind = k, .pad = pad};
+}
+
+/* out = sum of in's window of distance d (same d and boundary in every dim). */
+static dagger_stencil_expr_t sum_expr(dagger_array_t *out, dagger_array_t *in, size_t d,
+                                      dagger_boundary_t bc)
+{
+    dagger_stencil_expr_t e = {.out = out, .kernel = DAGGER_STENCIL_SUM, .nin = 1};
+    e.in[0].array = in;
+    for (int k = 0; k < DAGGER_MAX_DIMS; k++) {
+        e.in[0].dist[k] = d;
+        e.in[0].bc[k] = bc;
+    }
+    dagger_array_desc_t desc;
+    AR_OK(dagger_array_info(in, &desc));
+    for (int k = desc.ndims; k < DAGGER_MAX_DIMS; k++)
+        e.in[0].dist[k] = 0;
+    return e;
+}
+
+static dagger_array_t *from_doubles(dagger_runtime_t *rt, dagger_array_desc_t d, const double *v)
+{
+    dagger_array_t *a;
+    AR_OK(dagger_array_from_host(rt, &d, v, &a));
+    return a;
+}
+
+/* The classic case: a 4x4 array with a single 10, neighbour sums. */
+Test(array_stencil, single_ten_wrap_pad_clamp)
+{
+    dagger_runtime_t *rt = ar_init();
+    double x[16] = {10};
+    const size_t blocks[] = {2, 1, 3, 4};
+    for (int b = 0; b < 4; b++) {
+        dagger_array_desc_t d = AR_D2(DAGGER_F64, 4, 4, blocks[b], blocks[b]);
+        dagger_array_t *a = from_doubles(rt, d, x), *y;
+        AR_OK(dagger_array_zeros(rt, &d, &y));
+        double wrap[16], pad[16], clamp[16];
+        for (int j = 0; j < 4; j++)
+            for (int i = 0; i < 4; i++) {
+                int ni = i == 3 || i <= 1, nj = j == 3 || j <= 1;
+                wrap[i + 4 * j] = ni && nj ? 10 : 0;
+                pad[i + 4 * j] = i <= 1 && j <= 1 ? 10 : 0;
+                int ci = i == 0 ? 2 : i == 1, cj = j == 0 ? 2 : j == 1;
+                clamp[i + 4 * j] = 10.0 * ci * cj;
+            }
+        dagger_stencil_expr_t e = sum_expr(y, a, 1, bc_of(DAGGER_BC_WRAP, 0));
+        AR_OK(dagger_stencil_apply(rt, 1, &e));
+        ar_expect(y, wrap, 0, "Wrap");
+        e = sum_expr(y, a, 1, bc_of(DAGGER_BC_PAD, 0));
+        AR_OK(dagger_stencil_apply(rt, 1, &e));
+        ar_expect(y, pad, 0, "Pad");
+        e = sum_expr(y, a, 1, bc_of(DAGGER_BC_CLAMP, 0));
+        AR_OK(dagger_stencil_apply(rt, 1, &e));
+        ar_expect(y, clamp, 0, "Clamp");
+        AR_OK(dagger_array_destroy(a));
+        AR_OK(dagger_array_destroy(y));
+    }
+    AR_OK(dagger_finalize(rt));
+}
+
+/* Reflect in 1-D, distance 2: symmetric (2 1 | 1 2 3 4 5 | 5 4) and mirror
+ * (3 2 | 1 2 3 4 5 | 4 3). */
+Test(array_stencil, reflect_symmetric_and_mirror_1d)
+{
+    dagger_runtime_t *rt = ar_init();
+    const double x[5] = {1, 2, 3, 4, 5}, sym[5] = {9, 11, 15, 19, 21}, mir[5] = {11, 12, 15, 18, 19};
+    for (size_t blk = 1; blk <= 5; blk++) {
+        dagger_array_desc_t d = AR_D1(DAGGER_F64, 5, blk);
+        dagger_array_t *a = from_doubles(rt, d, x), *y;
+        AR_OK(dagger_array_zeros(rt, &d, &y));
+        dagger_stencil_expr_t e = sum_expr(y, a, 2, bc_of(DAGGER_BC_REFLECT_SYMMETRIC, 0));
+        AR_OK(dagger_stencil_apply(rt, 1, &e));
+        ar_expect(y, sym, 0, "symmetric");
+        e = sum_expr(y, a, 2, bc_of(DAGGER_BC_REFLECT_MIRROR, 0));
+        AR_OK(dagger_stencil_apply(rt, 1, &e));
+        ar_expect(y, mir, 0, "mirror");
+        AR_OK(dagger_array_destroy(a));
+        AR_OK(dagger_array_destroy(y));
+    }
+    AR_OK(dagger_finalize(rt));
+}
+
+/* In place, 2x2 ones in 1x1 blocks, Wrap: every element sees the old nine
+ * ones (snapshot semantics), so every element becomes 9. */
+Test(array_stencil, in_place_sees_old_values)
+{
+    dagger_runtime_t *rt = ar_init();
+    dagger_array_desc_t d = AR_D2(DAGGER_I32, 2, 2, 1, 1);
+    dagger_array_t *a;
+    AR_OK(dagger_array_ones(rt, &d, &a));
+    dagger_stencil_expr_t e = sum_expr(a, a, 1, bc_of(DAGGER_BC_WRAP, 0));
+    AR_OK(dagger_stencil_apply(rt, 1, &e));
+    const double nine[4] = {9, 9, 9, 9};
+    ar_expect(a, nine, 0, "in place");
+    AR_OK(dagger_array_destroy(a));
+    AR_OK(dagger_finalize(rt));
+}
+
+/* Every boundary condition, 1-D and 2-D, random data, several block sizes
+ * (dividing, not dividing, smaller than the window). */
+Test(array_stencil, every_boundary_against_serial)
+{
+    dagger_runtime_t *rt = ar_init();
+    const dagger_boundary_kind_t kinds[] = {DAGGER_BC_WRAP, DAGGER_BC_CLAMP, DAGGER_BC_PAD,
+                                            DAGGER_BC_REFLECT_SYMMETRIC, DAGGER_BC_REFLECT_MIRROR};
+    const size_t blocks[] = {2, 3, 7};
+    for (int nd = 1; nd <= 2; nd++)
+        for (int b = 0; b < 3; b++) {
+            size_t dims[2] = {9, 7}, blk[2] = {blocks[b], blocks[(b + 1) % 3]};
+            dagger_array_desc_t d = ar_desc(DAGGER_F64, nd, dims, blk);
+            dagger_array_t *a, *y;
+            AR_OK(dagger_array_rand(rt, &d, 21, &a));
+            AR_OK(dagger_array_zeros(rt, &d, &y));
+            double *x = ar_collect(a), want[63];
+            for (int k = 0; k < 5; k++) {
+                dagger_boundary_t bc = bc_of(kinds[k], -0.5);
+                dagger_stencil_expr_t e = sum_expr(y, a, 2, bc);
+                AR_OK(dagger_stencil_apply(rt, 1, &e));
+                dagger_boundary_t bcs[3] = {bc, bc, bc};
+                ar_ref_sum(x, want, nd, dims, (size_t[]){2, 2, 2}, bcs);
+                char what[64];
+                snprintf(what, sizeof(what), "%d-D, blocks %zu, boundary %d", nd, blk[0], kinds[k]);
+                ar_expect(y, want, 1e-14, what);
+            }
+            free(x);
+            AR_OK(dagger_array_destroy(a));
+            AR_OK(dagger_array_destroy(y));
+        }
+    AR_OK(dagger_finalize(rt));
+}
+
+/* Mixed boundaries per dimension, 2-D and 3-D, with different widths. */
+Test(array_stencil, mixed_boundaries_2d_3d)
+{
+    dagger_runtime_t *rt = ar_init();
+    const dagger_boundary_t mix[3][3] = {
+        {{DAGGER_BC_WRAP, 0}, {DAGGER_BC_PAD, -1}, {DAGGER_BC_CLAMP, 0}},
+        {{DAGGER_BC_REFLECT_MIRROR, 0}, {DAGGER_BC_CLAMP, 0}, {DAGGER_BC_PAD, 3}},
+        {{DAGGER_BC_PAD, 2}, {DAGGER_BC_REFLECT_SYMMETRIC, 0}, {DAGGER_BC_WRAP, 0}},
+    };
+    for (int nd = 2; nd <= 3; nd++)
+        for (int m = 0; m < 3; m++) {
+            size_t dims[3] = {6, 5, 4}, blk[3] = {4, 2, 3}, dist[3] = {1, 2, 1};
+            dagger_array_desc_t d = ar_desc(DAGGER_F64, nd, dims, blk);
+            dagger_array_t *a, *y;
+            AR_OK(dagger_array_rand(rt, &d, 8, &a));
+            AR_OK(dagger_array_zeros(rt, &d, &y));
+            dagger_stencil_expr_t e = {.out = y, .kernel = DAGGER_STENCIL_SUM, .nin = 1};
+            e.in[0].array = a;
+            for (int k = 0; k < nd; k++) {
+                e.in[0].dist[k] = dist[k];
+                e.in[0].bc[k] = mix[m][k];
+            }
+            AR_OK(dagger_stencil_apply(rt, 1, &e));
+            double *x = ar_collect(a), want[120];
+            ar_ref_sum(x, want, nd, dims, dist, mix[m]);
+            ar_expect(y, want, 1e-14, nd == 2 ? "2-D mixed" : "3-D mixed");
+            free(x);
+            AR_OK(dagger_array_destroy(a));
+            AR_OK(dagger_array_destroy(y));
+        }
+    AR_OK(dagger_finalize(rt));
+}
+
+/* A user kernel with arguments: a 5-point Laplacian times a coefficient. */
+static double laplace(const dagger_window_t *in, int nin, const size_t index[], const void *args)
+{
+    double c;
+    memcpy(&c, args, sizeof(c));
+    (void)nin;
+    (void)index;
+    const dagger_window_t *w = &in[0];
+    return c * (DAGGER_WIN2(w, double, -1, 0) + DAGGER_WIN2(w, double, 1, 0) +
+                DAGGER_WIN2(w, double, 0, -1) + DAGGER_WIN2(w, double, 0, 1) -
+                4 * DAGGER_WIN2(w, double, 0, 0));
+}
+
+/* A kernel that reads two inputs and the index: in0 * index[0] + in1. */
+static double axpy_index(const dagger_window_t *in, int nin, const size_t index[], const void *args)
+{
+    (void)args;
+    cr_assert_eq(nin, 2);
+    return DAGGER_WIN1(&in[0], double, 0) * (double)index[0] + DAGGER_WIN1(&in[1], double, 0);
+}
+
+Test(array_stencil, user_kernels_and_update_forms)
+{
+    dagger_runtime_t *rt = ar_init();
+    dagger_stencil_kernel_t lap, axi;
+    AR_OK(dagger_stencil_kernel_register(rt, "test.laplace", laplace, &lap));
+    AR_OK(dagger_stencil_kernel_register(rt, "test.axpy_index", axpy_index, &axi));
+    dagger_array_desc_t d = AR_D2(DAGGER_F64, 8, 6, 3, 4);
+    dagger_array_t *a, *b;
+    AR_OK(dagger_array_rand(rt, &d, 4, &a));
+    AR_OK(dagger_array_ones(rt, &d, &b));
+    double *x = ar_collect(a), want[48];
+    /* b += 0.5 * laplace(a) with Clamp; then b *= 2 (constant); then
+     * b = a * i + b. */
+    double c = 0.5;
+    dagger_stencil_expr_t e[3] = {
+        {.out = b, .assign = DAGGER_ST_ADD, .kernel = lap, .nin = 1, .args = &c, .args_len = 8},
+        {.out = b, .assign = DAGGER_ST_MUL, .kernel = DAGGER_STENCIL_CONST, .value = 2},
+        {.out = b, .kernel = axi, .nin = 2},
+    };
+    e[0].in[0] = (dagger_stencil_input_t){.array = a, .dist = {1, 1},
+                                          .bc = {{DAGGER_BC_CLAMP, 0}, {DAGGER_BC_CLAMP, 0}}};
+    e[2].in[0].array = a;
+    e[2].in[1].array = b;
+    AR_OK(dagger_stencil_apply(rt, 3, e));
+    for (long j = 0; j < 6; j++)
+        for (long i = 0; i < 8; i++) {
+#define AT(p, q) x[(p < 0 ? 0 : p > 7 ? 7 : p) + 8 * (q < 0 ? 0 : q > 5 ? 5 : q)]
+            double l = AT(i - 1, j) + AT(i + 1, j) + AT(i, j - 1) + AT(i, j + 1) - 4 * AT(i, j);
+#undef AT
+            double v = (1 + 0.5 * l) * 2;
+            want[i + 8 * j] = x[i + 8 * j] * (double)i + v;
+        }
+    ar_expect(b, want, 1e-14, "kernels and updates");
+    free(x);
+    AR_OK(dagger_array_destroy(a));
+    AR_OK(dagger_array_destroy(b));
+    AR_OK(dagger_finalize(rt));
+}
+
+/* Several expressions in one sweep, with sequential semantics: b = window(a);
+ * c = window(b) (reads what the first wrote: a new phase); a += c; b =
+ * window(a) (reads the new a). */
+Test(array_stencil, several_expressions_sequential_semantics)
+{
+    dagger_runtime_t *rt = ar_init();
+    dagger_array_desc_t d = AR_D2(DAGGER_F64, 7, 9, 3, 4);
+    dagger_array_t *a, *b, *c;
+    AR_OK(dagger_array_rand(rt, &d, 13, &a));
+    AR_OK(dagger_array_zeros(rt, &d, &b));
+    AR_OK(dagger_array_zeros(rt, &d, &c));
+    dagger_boundary_t wrap = bc_of(DAGGER_BC_WRAP, 0), pad = bc_of(DAGGER_BC_PAD, 1);
+    dagger_stencil_expr_t e[4] = {
+        sum_expr(b, a, 1, wrap),
+        sum_expr(c, b, 1, pad),
+        {.out = a, .assign = DAGGER_ST_ADD, .kernel = DAGGER_STENCIL_COPY, .nin = 1},
+        sum_expr(b, a, 2, wrap), /* in place of b is fine; reads the new a */
+    };
+    e[2].in[0].array = c;
+    AR_OK(dagger_stencil_apply(rt, 4, e));
+    size_t dims[2] = {7, 9};
+    dagger_boundary_t w3[3] = {wrap, wrap, wrap}, p3[3] = {pad, pad, pad};
+    double *x0 = malloc(63 * sizeof(double)), vb[63], vc[63], vb2[63];
+    /* Reference from the initial a. */
+    for (int i = 0; i < 63; i++)
+        x0[i] = dagger_rand_uniform(13, (uint64_t)i);
+    ar_ref_sum(x0, vb, 2, dims, (size_t[]){1, 1}, w3);
+    ar_ref_sum(vb, vc, 2, dims, (size_t[]){1, 1}, p3);
+    for (int i = 0; i < 63; i++)
+        x0[i] += vc[i];
+    ar_ref_sum(x0, vb2, 2, dims, (size_t[]){2, 2}, w3);
+    ar_expect(a, x0, 1e-14, "a");
+    ar_expect(c, vc, 1e-14, "c");
+    ar_expect(b, vb2, 1e-14, "b");
+    free(x0);
+    AR_OK(dagger_array_destroy(a));
+    AR_OK(dagger_array_destroy(b));
+    AR_OK(dagger_array_destroy(c));
+    AR_OK(dagger_finalize(rt));
+}
+
+/* A prepared sweep run three times in one region of the caller's (a
+ * ping-pong pair of sweeps, as an iterative solver would). */
+Test(array_stencil, prepared_sweeps_in_a_user_region)
+{
+    dagger_runtime_t *rt = ar_init();
+    dagger_array_desc_t d = AR_D1(DAGGER_F64, 30, 7);
+    dagger_array_t *a, *b;
+    AR_OK(dagger_array_rand(rt, &d, 2, &a));
+    AR_OK(dagger_array_zeros(rt, &d, &b));
+    dagger_boundary_t wrap = bc_of(DAGGER_BC_WRAP, 0);
+    dagger_stencil_expr_t ab = sum_expr(b, a, 1, wrap), ba = sum_expr(a, b, 1, wrap);
+    dagger_stencil_t *s1, *s2;
+    AR_OK(dagger_stencil_create(rt, 1, &ab, &s1));
+    AR_OK(dagger_stencil_create(rt, 1, &ba, &s2));
+    dagger_region_t *r;
+    AR_OK(dagger_region_begin(rt, NULL, &r));
+    for (int it = 0; it < 3; it++) {
+        AR_OK(dagger_stencil_run(r, s1));
+        AR_OK(dagger_stencil_run(r, s2));
+    }
+    AR_OK(dagger_region_end(r));
+    double x[30], y[30];
+    size_t dims[1] = {30};
+    dagger_boundary_t w3[3] = {wrap, wrap, wrap};
+    for (int i = 0; i < 30; i++)
+        x[i] = dagger_rand_uniform(2, (uint64_t)i);
+    for (int it = 0; it < 3; it++) {
+        ar_ref_sum(x, y, 1, dims, (size_t[]){1}, w3);
+        ar_ref_sum(y, x, 1, dims, (size_t[]){1}, w3);
+    }
+    ar_expect(a, x, 1e-13, "a after three iterations");
+    AR_OK(dagger_stencil_destroy(s1));
+    AR_OK(dagger_stencil_destroy(s2));
+    AR_FAILS(dagger_stencil_run(NULL, s1), DAGGER_ERR_BAD_HANDLE, "not a live stencil");
+    AR_OK(dagger_array_destroy(a));
+    AR_OK(dagger_array_destroy(b));
+    AR_OK(dagger_finalize(rt));
+}
+
+/* Only halo strips cross ranks: each rank receives exactly the halo
+ * elements of its blocks that other ranks own, far less than a block. */
+Test(array_stencil, moves_only_halos)
+{
+    dagger_runtime_t *rt = ar_init();
+    int me = dagger_rank(rt);
+    const size_t n = 64, bs = 16, nb = n / bs;
+    dagger_array_desc_t d = AR_D2(DAGGER_F64, n, n, bs, bs);
+    dagger_array_t *a, *y;
+    AR_OK(dagger_array_rand(rt, &d, 1, &a));
+    AR_OK(dagger_array_zeros(rt, &d, &y));
+    dagger_stencil_expr_t e = sum_expr(y, a, 1, bc_of(DAGGER_BC_WRAP, 0));
+    AR_OK(dagger_stencil_apply(rt, 1, &e));
+    dagger_region_stats_t s;
+    AR_OK(dagger_region_stats(rt, &s));
+    uint64_t expect = 0, mine = 0;
+    for (size_t b = 0; b < nb * nb; b++) {
+        dagger_array_block_t info;
+        AR_OK(dagger_array_block_info(y, b, &info));
+        if (info.owner != me)
+            continue;
+        mine++;
+        for (int dj = -1; dj <= 1; dj++)
+            for (int di = -1; di <= 1; di++) {
+                if (!di && !dj)
+                    continue;
+                size_t bi = (info.index[0] + nb + (size_t)di) % nb;
+                size_t bj = (info.index[1] + nb + (size_t)dj) % nb;
+                dagger_array_block_t src;
+                AR_OK(dagger_array_block_info(a, bi + nb * bj, &src));
+                if (src.owner != me)
+                    expect += (di ? 1 : bs) * (dj ? 1 : bs) * sizeof(double);
+            }
+    }
+    cr_assert_eq(s.bytes_received, expect, "rank %d received %llu bytes, the halos are %llu", me,
+                 (unsigned long long)s.bytes_received, (unsigned long long)expect);
+    cr_assert_leq(s.bytes_received, mine * 4 * (bs + 1) * sizeof(double));
+    double *x = ar_collect(a), want[64 * 64];
+    dagger_boundary_t w3[3] = {e.in[0].bc[0], e.in[0].bc[0], e.in[0].bc[0]};
+    ar_ref_sum(x, want, 2, (size_t[]){n, n}, (size_t[]){1, 1}, w3);
+    ar_expect(y, want, 1e-14, "64x64 Wrap");
+    free(x);
+    AR_OK(dagger_array_destroy(a));
+    AR_OK(dagger_array_destroy(y));
+    AR_OK(dagger_finalize(rt));
+}
+
+Test(array_stencil, bad_input)
+{
+    dagger_runtime_t *rt = ar_init();
+    dagger_array_desc_t d = AR_D2(DAGGER_F64, 4, 4, 2, 2), e2 = AR_D2(DAGGER_F64, 4, 4, 2, 1);
+    dagger_array_desc_t e3 = AR_D2(DAGGER_F64, 4, 5, 2, 2);
+    dagger_array_t *a, *b, *c;
+    AR_OK(dagger_array_zeros(rt, &d, &a));
+    AR_OK(dagger_array_zeros(rt, &e2, &b));
+    AR_OK(dagger_array_zeros(rt, &e3, &c));
+    dagger_stencil_t *s;
+    dagger_stencil_expr_t e = sum_expr(a, b, 1, bc_of(DAGGER_BC_WRAP, 0));
+    AR_FAILS(dagger_stencil_create(rt, 1, &e, &s), DAGGER_ERR_INVALID_ARG, "dims or block sizes");
+    e = sum_expr(a, c, 1, bc_of(DAGGER_BC_WRAP, 0));
+    AR_FAILS(dagger_stencil_create(rt, 1, &e, &s), DAGGER_ERR_INVALID_ARG, "dims or block sizes");
+    e = sum_expr(a, a, 5, bc_of(DAGGER_BC_WRAP, 0));
+    AR_FAILS(dagger_stencil_create(rt, 1, &e, &s), DAGGER_ERR_INVALID_ARG, "at most 4");
+    e = sum_expr(a, a, 4, bc_of(DAGGER_BC_REFLECT_MIRROR, 0));
+    AR_FAILS(dagger_stencil_create(rt, 1, &e, &s), DAGGER_ERR_INVALID_ARG, "at most 3");
+    e = sum_expr(a, a, 1, bc_of((dagger_boundary_kind_t)9, 0));
+    AR_FAILS(dagger_stencil_create(rt, 1, &e, &s), DAGGER_ERR_INVALID_ARG, "unknown boundary");
+    e = sum_expr(a, a, 1, bc_of(DAGGER_BC_WRAP, 0));
+    e.kernel = (dagger_stencil_kernel_t){777};
+    AR_FAILS(dagger_stencil_create(rt, 1, &e, &s), DAGGER_ERR_NOT_FOUND, "not registered");
+    e.kernel = DAGGER_STENCIL_SUM;
+    e.nin = 0;
+    AR_FAILS(dagger_stencil_create(rt, 1, &e, &s), DAGGER_ERR_INVALID_ARG, "read input 0");
+    e.nin = 1;
+    e.assign = (dagger_stencil_assign_t)8;
+    AR_FAILS(dagger_stencil_create(rt, 1, &e, &s), DAGGER_ERR_INVALID_ARG, "unknown assignment");
+    e.assign = DAGGER_ST_SET;
+    e.in[0].dist[2] = 1;
+    AR_FAILS(dagger_stencil_create(rt, 1, &e, &s), DAGGER_ERR_INVALID_ARG, "2-D array");
+    e.in[0].dist[2] = 0;
+    dagger_region_t *r;
+    AR_OK(dagger_region_begin(rt, NULL, &r));
+    AR_FAILS(dagger_stencil_create(rt, 1, &e, &s), DAGGER_ERR_STATE, "region");
+    AR_OK(dagger_region_end(r));
+    AR_OK(dagger_array_destroy(a));
+    AR_OK(dagger_array_destroy(b));
+    AR_OK(dagger_array_destroy(c));
+    AR_OK(dagger_finalize(rt));
+}
