@@ -75,6 +75,8 @@ dagger_status_t dg_tasks_create(dagger_runtime_t *rt, struct dg_act_system *acto
                                     : dg_error(DAGGER_ERR_NO_MEMORY, "dagger_init: out of memory");
     if (st == DAGGER_OK)
         st = exchange_inventories(t, (uint32_t)dg_act_system_num_workers(actors));
+    if (st == DAGGER_OK)
+        st = dg_trace_start(t); /* before the executor: its failure leaves nothing running */
     if (st == DAGGER_OK) {
         dg_exec_params_t ep = {
             .rank = t->rank, .nranks = t->nranks, .actors = actors, .tx = t->tx,
@@ -94,12 +96,11 @@ dagger_status_t dg_tasks_create(dagger_runtime_t *rt, struct dg_act_system *acto
         if (st == DAGGER_OK)
             t->exec->plan = t->plan;
     }
-    if (st == DAGGER_OK)
-        st = dg_trace_start(t); /* last: a failure after it would leave workers recording */
     if (st != DAGGER_OK) {
         dg_tasks_destroy(t);
         return st;
     }
+    dg_trace_enable(t);
     *out = t;
     return DAGGER_OK;
 }

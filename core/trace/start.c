@@ -19,6 +19,9 @@
 #include "core/trace/trace.h"
 #include "transport/coll.h"
 
+/* When the recording began (the start-up phase runs from here to enabling). */
+static uint64_t start_t0;
+
 /* What rank 0 learns about every rank for job.meta. */
 typedef struct dg_trace_rank_info {
     int64_t offset;
@@ -227,11 +230,18 @@ dagger_status_t dg_trace_start(dg_tasks_t *t)
         dg_rec_close();
         return st;
     }
-    dg_rec_enable();
-    dg_trace_phase(DG_TRP_CLOCK_SYNC, 0, t0, DAGGER_OK);
+    start_t0 = t0;
     dg_log(DG_LOG_INFO, "tracing to %s/rank-%d.dgt (clock offset %lld ns +- %llu ns)", dir,
            t->rank, (long long)me.offset, (unsigned long long)me.uncert);
     return DAGGER_OK;
+}
+
+void dg_trace_enable(dg_tasks_t *t)
+{
+    if (!dg_rec_busy(t))
+        return;
+    dg_rec_enable();
+    dg_trace_phase(DG_TRP_CLOCK_SYNC, 0, start_t0, DAGGER_OK);
 }
 
 void dg_trace_stop(dg_tasks_t *t)

@@ -49,10 +49,11 @@ uint64_t dg_trace_now(void);
 
 /* Collective when DAGGER_TRACE is set (every rank must have it set): creates
  * the directory and this rank's file, estimates the clock offsets between
- * ranks, writes job.meta (rank 0), then turns the hooks on. An unwritable
- * directory on any rank is DAGGER_ERR_CONFIG on every rank. Does nothing
- * when DAGGER_TRACE is empty. */
+ * ranks, writes job.meta (rank 0). An unwritable directory on any rank is
+ * DAGGER_ERR_CONFIG on every rank. Does nothing when DAGGER_TRACE is empty.
+ * The hooks stay off until dg_trace_enable, once nothing can fail. */
 dagger_status_t dg_trace_start(struct dg_tasks *t);
+void dg_trace_enable(struct dg_tasks *t);
 /* Writes every thread's buffer and the end record, closes the file. Call
  * after the worker threads have stopped; a no-op for a runtime that does
  * not record. */

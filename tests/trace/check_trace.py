@@ -1,0 +1,227 @@
+#!/usr/bin/env python3
+"""End-to-end test of tracing: runs trace_prog under DAGGER_TRACE (with N
+ranks through dagger-run), then every dagger-trace command, and checks the
+outputs against what the program says it did (expected-<rank>.txt).
+
+usage: check_trace.py TOOL PROG LAUNCHER NRANKS WORKDIR"""
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+
+TOOL, PROG, LAUNCHER, NRANKS, WORK = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), sys.argv[5]
+failures = []
+
+
+def check(cond, what):
+    if not cond:
+        failures.append(what)
+        print("FAIL:", what)
+
+
+def run_prog(name, mode=None, env_extra=None, timeout=60):
+    trace, out = os.path.join(WORK, name), os.path.join(WORK, name + "-out")
+    for d in (trace, out):
+        shutil.rmtree(d, ignore_errors=True)
+    os.makedirs(out)
+    env = dict(os.environ, DAGGER_TRACE=trace, DAGGER_LOG_LEVEL="0")
+    env.pop("DAGGER_CHECK_UNIFORMITY", None)
+    env.update(env_extra or {})
+    cmd = [LAUNCHER, "-n", str(NRANKS), PROG, out] + ([mode] if mode else [])
+    try:
+        p = subprocess.run(cmd, env=env, timeout=timeout, capture_output=True, text=True)
+        rc = p.returncode
+        if rc != 0 and mode != "diverge":
+            print(p.stdout, p.stderr)
+    except subprocess.TimeoutExpired:
+        rc = None
+    return trace, out, rc
+
+
+def tool(*args):
+    p = subprocess.run([TOOL] + list(args), capture_output=True, text=True, timeout=120)
+    return p.returncode, p.stdout, p.stderr
+
+
+def expected(out):
+    ranks = []
+    for r in range(NRANKS):
+        d = {"codelets": {}}
+        with open(os.path.join(out, "expected-%d.txt" % r)) as f:
+            for line in f:
+                w = line.split()
+                if w[0] == "codelet":
+                    d["codelets"][w[1]] = int(w[2])
+                else:
+                    d[w[0]] = int(w[1])
+        ranks.append(d)
+    return ranks
+
+
+def check_summary(trace, exp):
+    rc, text, err = tool("summary", trace)
+    check(rc == 0, "summary exits 0 (%s)" % err.strip())
+    m = re.search(r"^Tasks: (\d+) planned, (\d+) ran", text, re.M)
+    check(m and int(m.group(1)) == exp[0]["tasks"] and int(m.group(2)) == exp[0]["tasks"],
+          "summary task count %s equals the program's %d" % (m and m.group(0), exp[0]["tasks"]))
+    for name, count in exp[0]["codelets"].items():
+        m = re.search(r"^  %s\s+(\d+) " % re.escape(name), text, re.M)
+        check(m and int(m.group(1)) == count, "codelet %s ran %d times (summary: %s)"
+              % (name, count, m and m.group(1)))
+    sent = sum(e["bytes_sent"] for e in exp)
+    m = re.search(r"^  total: (\d+) messages, .* \((\d+) bytes\)", text, re.M)
+    check(m and int(m.group(2)) == sent and int(m.group(1)) == exp[0]["transfers"],
+          "bytes moved %s equal the program's %d bytes in %d transfers"
+          % (m and m.group(0), sent, exp[0]["transfers"]))
+    for r in range(NRANKS):
+        check(re.search(r"^  rank %d worker 0: " % r, text, re.M), "utilisation of rank %d" % r)
+    check("Critical path:" in text and "Top waits:" in text and "per task" in text,
+          "critical path, waits and planner cost are reported")
+    return text
+
+
+def check_perfetto(trace, exp):
+    path = os.path.join(WORK, "trace.json")
+    rc, _, err = tool("perfetto", trace, "-o", path)
+    check(rc == 0, "perfetto exits 0 (%s)" % err.strip())
+    with open(path) as f:
+        doc = json.load(f)  # raises on invalid JSON: the test fails
+    evs = doc["traceEvents"]
+    names = {(e["pid"], e.get("tid"), e["args"]["name"]) for e in evs
+             if e["ph"] == "M" and e["name"] in ("thread_name", "process_name")}
+    meta = open(os.path.join(trace, "job.meta")).read()
+    for r in range(NRANKS):
+        workers = int(re.search(r"^rank %d workers (\d+)" % r, meta, re.M).group(1))
+        check(any(p == r + 1 and t is None and n.startswith("rank %d" % r) for p, t, n in names),
+              "a process track for rank %d" % r)
+        for w in range(workers):
+            check((r + 1, w + 1, "worker %d" % w) in names, "a track for rank %d worker %d" % (r, w))
+        check((r + 1, 200000, "memory space 0 (host)") in names,
+              "a memory-space track on rank %d" % r)
+    tasks = [e for e in evs if e["ph"] == "X" and e.get("cat") == "task"]
+    check(len(tasks) == exp[0]["tasks"], "%d task slices for %d tasks" % (len(tasks), exp[0]["tasks"]))
+    flows = [e for e in evs if e["ph"] in "sf" and e.get("cat") == "transfer"]
+    check(len(flows) == 2 * exp[0]["transfers"], "a flow per transfer (%d events for %d transfers)"
+          % (len(flows), exp[0]["transfers"]))
+    deps = [e for e in evs if e["ph"] == "s" and e.get("cat") == "dependency"]
+    check(len(deps) > 0, "task dependencies are flows")
+
+
+def check_svg(trace, exp):
+    path = os.path.join(WORK, "timeline.svg")
+    rc, _, err = tool("svg", trace, "-o", path)
+    check(rc == 0, "svg exits 0 (%s)" % err.strip())
+    root = ET.parse(path).getroot()  # raises on invalid XML
+    check(root.tag.endswith("svg"), "the SVG root element is <svg>")
+    texts = [t.text or "" for t in root.iter() if t.tag.endswith("text")]
+    for r in range(NRANKS):
+        check("rank %d worker 0" % r in texts, "a row for rank %d worker 0" % r)
+    for name in exp[0]["codelets"]:
+        check(name in texts, "the legend names codelet %s" % name)
+    if shutil.which("xmllint"):
+        check(subprocess.run(["xmllint", "--noout", path]).returncode == 0, "xmllint accepts the SVG")
+
+
+def check_dag(trace, exp):
+    path = os.path.join(WORK, "dag.dot")
+    rc, _, err = tool("dag", trace, "-o", path)
+    check(rc == 0, "dag exits 0 (%s)" % err.strip())
+    text = open(path).read()
+    check(text.startswith("digraph") and text.rstrip().endswith("}"), "dag is a DOT digraph")
+    nodes = re.findall(r"^    t(\d+) \[label=", text, re.M)
+    check(len(nodes) == exp[0]["tasks"], "a node per task (%d of %d)" % (len(nodes), exp[0]["tasks"]))
+    # Cholesky: potrf of the first tile feeds the three trsm of its column.
+    check(len(re.findall(r"^  t(\d+) -> t(\d+)", text, re.M)) >= 3 * 4, "dependency edges")
+    for r in range(NRANKS):
+        check("cluster_rank%d" % r in text, "placement cluster of rank %d" % r)
+
+
+def corrupt(trace, name, edit):
+    bad = os.path.join(WORK, "bad-" + name)
+    shutil.rmtree(bad, ignore_errors=True)
+    shutil.copytree(trace, bad)
+    edit(bad)
+    rc, out, err = tool("summary", bad)
+    return bad, rc, err
+
+
+def patch(path, offset, data):
+    with open(path, "r+b") as f:
+        f.seek(offset)
+        f.write(data)
+
+
+def check_corrupt(trace):
+    r0 = lambda d: os.path.join(d, "rank-0.dgt")
+    size = os.path.getsize(r0(trace))
+    first_block = 128
+    block_len = int.from_bytes(open(r0(trace), "rb").read()[first_block + 4:first_block + 8], "little")
+    cases = [
+        ("header", lambda d: os.truncate(r0(d), 100), "offset 100", "truncated"),
+        ("magic", lambda d: patch(r0(d), 0, b"XX"), "offset 0", "not a Dagger-C trace"),
+        ("version", lambda d: patch(r0(d), 8, b"\x07"), "offset 8", "version 7"),
+        ("blockhdr", lambda d: os.truncate(r0(d), first_block + 10), "offset %d" % first_block,
+         "truncated"),
+        ("cut", lambda d: os.truncate(r0(d), first_block + 24 + block_len // 2),
+         "offset %d" % first_block, "runs past the end"),
+        ("payload", lambda d: patch(r0(d), first_block + 24 + 16, b"\xff\xfe\xfd"),
+         "offset %d" % first_block, "checksum"),
+        ("marker", lambda d: patch(r0(d), first_block, b"\0\0\0\0"), "offset %d" % first_block,
+         "no block marker"),
+        ("job", lambda d: open(os.path.join(d, "job.meta"), "w").write(
+            open(os.path.join(trace, "job.meta")).read().replace("job_id ", "job_id 1")),
+         "offset 40", "job id"),
+        ("missing", lambda d: os.remove(r0(d)), "rank-0.dgt", "cannot open"),
+    ]
+    for name, edit, where, why in cases:
+        bad, rc, err = corrupt(trace, name, edit)
+        check(rc == 1 and "rank-0.dgt" in err and where in err and why in err,
+              "%s: rejected naming rank-0.dgt, '%s' and '%s' (rc %d: %s)" % (name, where, why, rc, err.strip()))
+    check(size > first_block + 24, "the trace has blocks")
+
+
+def check_hang():
+    trace, out, rc = run_prog("hang", "hang", {"DAGGER_HANG_TIMEOUT": "0.4"})
+    check(rc == 0, "the hang program finishes (rc %s)" % rc)
+    rc, text, err = tool("hang", trace)
+    print(text)
+    check(rc == 0, "hang exits 0 (%s)" % err.strip())
+    check(re.search(r"task 1 \(sleepy, op \d+\): running on worker \d+", text),
+          "hang names the running task as what everything waits for")
+    if NRANKS > 1:
+        check(re.search(r"rank 1 recv tag 1:0 from rank 0 \(op \d+\)\n\s+-> rank 0 send tag 1:0", text),
+              "hang follows rank 1's receive to rank 0's send")
+
+
+def check_diverge():
+    trace, out, rc = run_prog("diverge", "diverge", {"DAGGER_HANG_TIMEOUT": "0.3"}, timeout=6)
+    check(rc != 0, "the diverging program does not finish (rc %s)" % rc)
+    rc, text, err = tool("hang", trace)
+    print(text)
+    check(rc == 0 and "rank 0 never planned a send of tag 1:0 to rank 1" in text,
+          "hang names the message rank 0 never planned (rc %d: %s)" % (rc, err.strip()))
+
+
+def main():
+    os.makedirs(WORK, exist_ok=True)
+    trace, out, rc = run_prog("known")
+    check(rc == 0, "the traced program succeeds (rc %s)" % rc)
+    if rc != 0:
+        return
+    exp = expected(out)
+    print(check_summary(trace, exp))
+    check_perfetto(trace, exp)
+    check_svg(trace, exp)
+    check_dag(trace, exp)
+    check_corrupt(trace)
+    check_hang()
+    if NRANKS > 1:
+        check_diverge()
+
+
+main()
+print("%d failures" % len(failures))
+sys.exit(1 if failures else 0)
