@@ -25,6 +25,8 @@
       "bound on sends in flight to one peer rank (flow control)")                             \
     X(peer_errors, "DAGGER_PEER_ERRORS", BOOL, "0",                                           \
       "UCX peer error handling (detects dead peers at once; disables shared memory in UCX)")   \
+    X(launcher, "DAGGER_LAUNCHER", STRING, "",                                                \
+      "launcher tools/dagger-run uses (prterun, srun, mpirun); empty = the first one found")  \
     X(task_window, "DAGGER_TASK_WINDOW", INT, "65536",                                        \
       "tasks planned but not finished per rank before submission waits (back-pressure)")      \
     X(slot_cache, "DAGGER_SLOT_CACHE", SIZE, "268435456",                                     \
