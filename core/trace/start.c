@@ -288,7 +288,8 @@ void dg_trace_on_task(void *ctx, const dg_plan_task_info_t *info)
     e->rank = info->rank;
     e->proc = info->proc;
     e->space = info->space;
-    memcpy(e + 1, info->deps, ndeps * sizeof(uint64_t));
+    if (ndeps)
+        memcpy(e + 1, info->deps, ndeps * sizeof(uint64_t));
     if (th)
         th->plan_t0 = 0;
 }

@@ -1,0 +1,155 @@
+/* Tracing overhead on a tiled Cholesky: the same factorisation with
+ * DAGGER_TRACE unset (the reference) and set, alternating in one run so
+ * that drift of a shared machine hits both alike. Prints the medians and
+ * the ratio, and writes them to a file.
+ *
+ *   bench_trace_cholesky [OUT=/tmp/bench_trace_cholesky.txt] [N=1024] [TILE=64] [REPS=7]
+ *
+ * The tile kernels are the naive ones of the multi-rank tests: the point is
+ * the runtime's share of the time with tracing on, not BLAS speed. */
+#include <dagger.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "tests/multirank/mr_codelets.h"
+
+#define MAX_NT 64
+
+static void check(dagger_status_t st, const char *what)
+{
+    if (st != DAGGER_OK) {
+        fprintf(stderr, "bench_trace_cholesky: %s: %s: %s\n", what, dagger_strerror(st),
+                dagger_error_detail());
+        exit(1);
+    }
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static dagger_codelet_t reg(dagger_runtime_t *rt, const char *name, dagger_impl_fn fn)
+{
+    dagger_codelet_desc_t d = {.name = name, .cpu = fn};
+    dagger_codelet_t cl;
+    check(dagger_codelet_register(rt, &d, &cl), "register");
+    return cl;
+}
+
+/* One factorisation in a fresh runtime; returns the seconds of its region. */
+static double cholesky(int n, int tile, uint64_t *ntasks)
+{
+    dagger_runtime_t *rt;
+    check(dagger_init(NULL, NULL, NULL, &rt), "dagger_init");
+    dagger_codelet_t potrf = reg(rt, "potrf", mr_potrf), trsm = reg(rt, "trsm", mr_trsm),
+                     syrk = reg(rt, "syrk", mr_syrk), gemm = reg(rt, "gemm", mr_gemm);
+    int nt = n / tile;
+    static dagger_chunk_t a[MAX_NT][MAX_NT];
+    for (int j = 0; j < nt; j++)
+        for (int i = j; i < nt; i++) {
+            dagger_chunk_desc_t d = {.dtype = DAGGER_F64, .ndims = 2,
+                                     .dims = {(size_t)tile, (size_t)tile}, .owner = -1};
+            check(dagger_chunk_create(rt, &d, &a[i][j]), "chunk");
+            double *p;
+            check(dagger_chunk_data(rt, a[i][j], (void **)&p, NULL), "chunk data");
+            for (int y = 0; p && y < tile; y++)
+                for (int x = 0; x < tile; x++)
+                    p[x + y * tile] = i == j && x == y ? 2.0 * n : 1.0 / (1.0 + abs(x - y) + i + j);
+        }
+#define V(i, j) dagger_view(rt, a[i][j])
+    double t0 = now_s();
+    dagger_region_t *r;
+    check(dagger_region_begin(rt, NULL, &r), "region");
+    for (int k = 0; k < nt; k++) {
+        check(dagger_spawn(r, potrf, DAGGER_INOUT(V(k, k)), DAGGER_END), "potrf");
+        for (int i = k + 1; i < nt; i++)
+            check(dagger_spawn(r, trsm, DAGGER_IN(V(k, k)), DAGGER_INOUT(V(i, k)), DAGGER_END),
+                  "trsm");
+        for (int i = k + 1; i < nt; i++) {
+            check(dagger_spawn(r, syrk, DAGGER_IN(V(i, k)), DAGGER_INOUT(V(i, i)), DAGGER_END),
+                  "syrk");
+            for (int j = k + 1; j < i; j++)
+                check(dagger_spawn(r, gemm, DAGGER_IN(V(i, k)), DAGGER_IN(V(j, k)),
+                                   DAGGER_INOUT(V(i, j)), DAGGER_END), "gemm");
+        }
+    }
+    check(dagger_region_end(r), "region end");
+    double t = now_s() - t0;
+#undef V
+    dagger_region_stats_t s;
+    check(dagger_region_stats(rt, &s), "stats");
+    *ntasks = s.tasks;
+    check(dagger_finalize(rt), "finalize");
+    return t;
+}
+
+static int by_value(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof(double), by_value);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+int main(int argc, char **argv)
+{
+    const char *out = argc > 1 ? argv[1] : "/tmp/bench_trace_cholesky.txt";
+    int n = argc > 2 ? atoi(argv[2]) : 1024, tile = argc > 3 ? atoi(argv[3]) : 64;
+    int reps = argc > 4 ? atoi(argv[4]) : 7;
+    if (tile <= 0 || n % tile || n / tile > MAX_NT || reps < 1 || reps > 100) {
+        fprintf(stderr, "usage: bench_trace_cholesky [OUT] [N] [TILE] [REPS]: N a multiple of "
+                "TILE, at most %d tiles per side, 1 to 100 repetitions\n", MAX_NT);
+        return 2;
+    }
+    char dir[64];
+    snprintf(dir, sizeof(dir), "/tmp/dg-bench-trace-XXXXXX");
+    if (!mkdtemp(dir)) {
+        perror("mkdtemp");
+        return 1;
+    }
+    double off[100], on[100];
+    uint64_t ntasks = 0;
+    unsetenv("DAGGER_TRACE");
+    cholesky(n, tile, &ntasks); /* warm-up: page faults, code, thread start */
+    for (int i = 0; i < reps; i++) {
+        /* ABBA order: neither mode always runs first. */
+        for (int k = 0; k < 2; k++) {
+            int traced = (i + k) % 2;
+            if (traced)
+                setenv("DAGGER_TRACE", dir, 1);
+            else
+                unsetenv("DAGGER_TRACE");
+            double t = cholesky(n, tile, &ntasks);
+            (traced ? on : off)[i] = t;
+        }
+    }
+    unsetenv("DAGGER_TRACE");
+    double m_off = median(off, reps), m_on = median(on, reps);
+    double overhead = (m_on / m_off - 1) * 100;
+    printf("tiled Cholesky N=%d tile=%d: %llu tasks, %d repetitions each\n", n, tile,
+           (unsigned long long)ntasks, reps);
+    printf("  tracing off (reference): median %.4f s, best %.4f s\n", m_off, off[0]);
+    printf("  tracing on:              median %.4f s, best %.4f s\n", m_on, on[0]);
+    printf("  overhead: %+.2f%% (median), %+.2f%% (best); budget +5%%\n", overhead,
+           (on[0] / off[0] - 1) * 100);
+    printf("  last trace kept in %s (dagger-trace summary %s)\n", dir, dir);
+    FILE *f = fopen(out, "w");
+    if (!f) {
+        perror(out);
+        return 1;
+    }
+    fprintf(f, "bench_trace_cholesky n=%d tile=%d tasks=%llu reps=%d off_median_s=%.6f "
+            "on_median_s=%.6f overhead_pct=%.3f off_best_s=%.6f on_best_s=%.6f\n", n, tile,
+            (unsigned long long)ntasks, reps, m_off, m_on, overhead, off[0], on[0]);
+    fclose(f);
+    return 0;
+}
