@@ -21,7 +21,7 @@ static inline dagger_status_t dg_api_system(const dagger_runtime_t *rt, const ch
 }
 
 #define DG_API_SYSTEM(rt, what, sys)                                   \
-    dg_act_system_t *sys;                                              \
+    dg_act_system_t *sys = NULL;                                       \
     do {                                                               \
         dagger_status_t st_ = dg_api_system((rt), (what), &sys);       \
         if (st_ != DAGGER_OK)                                          \

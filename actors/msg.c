@@ -1,6 +1,8 @@
 /* Allocation and wire conversion of actor messages (layout in msg.h). */
 #include "actors/msg.h"
 
+#include "actors/msgpool.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -10,7 +12,7 @@ dg_msg_t *dg_msg_alloc(size_t size)
 {
     if (size > DG_MSG_MAX_PAYLOAD)
         return NULL;
-    dg_msg_t *msg = malloc(sizeof(*msg) + size);
+    dg_msg_t *msg = dg_msgpool_get(sizeof(*msg) + size);
     if (!msg)
         return NULL;
     memset(msg, 0, sizeof(*msg));
@@ -20,7 +22,7 @@ dg_msg_t *dg_msg_alloc(size_t size)
 
 void dg_msg_free(dg_msg_t *msg)
 {
-    free(msg);
+    dg_msgpool_put(msg);
 }
 
 dg_msg_t *dg_msg_make(dagger_actor_addr_t from, dagger_actor_addr_t to, uint32_t type,

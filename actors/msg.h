@@ -17,7 +17,10 @@
  *                                 its reply; 0 for plain messages
  *         +32  size       uint32  payload bytes that follow the header
  *         +36  reserved   uint32  0
- *   48  payload  size B   16-byte aligned (the block comes from malloc)
+ *   48  payload  size B   16-byte aligned
+ *
+ * Messages come from dg_msg_alloc and go back with dg_msg_free only (a
+ * per-thread pool, msgpool.h; never malloc/free them directly).
  *
  * The transport ships the dg_msg_wire_size() bytes starting at dg_msg_wire()
  * (header + payload, contiguous) and rebuilds the message on the other rank

@@ -49,10 +49,15 @@ void dg_act_workers_stop(struct dg_act_system *sys);
  * `refs`), and wakes a worker if needed. */
 void dg_act_schedule(struct dg_act_system *sys, dg_actor_t *a);
 
-/* Marks the actor scheduled and queues it unless it already is. */
+/* Marks the actor scheduled and queues it unless it already is. Called after
+ * a push: the load (a plain read while the actor stays scheduled, so a busy
+ * mailbox costs no extra atomic write) pairs with the worker's store of 0
+ * and its re-check of the mailbox (dispatch.c): both are sequentially
+ * consistent, so either this load sees 0 or the worker sees the message. */
 static inline void dg_act_schedule_if_idle(struct dg_act_system *sys, dg_actor_t *a)
 {
-    if (atomic_exchange_explicit(&a->scheduled, 1, memory_order_seq_cst) == 0) {
+    if (atomic_load_explicit(&a->scheduled, memory_order_seq_cst) == 0 &&
+        atomic_exchange_explicit(&a->scheduled, 1, memory_order_seq_cst) == 0) {
         atomic_fetch_add_explicit(&a->refs, 1, memory_order_relaxed);
         dg_act_schedule(sys, a);
     }
