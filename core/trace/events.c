@@ -103,7 +103,7 @@ void dg_trace_run_end(const struct dg_exec *ex, const struct dg_xop *op, int wor
     e->t1 = t1;
     e->task = op->u.launch.task;
     e->codelet = op->u.launch.codelet;
-    e->failed = (uint32_t)atomic_load_explicit(&ex->failed, memory_order_relaxed);
+    e->failed = ex ? (uint32_t)atomic_load_explicit(&ex->failed, memory_order_relaxed) : 0;
 }
 
 /* ------------------------------------------------------------ transfers */

@@ -1,18 +1,26 @@
 /* Tracing overhead on a tiled Cholesky: the same factorisation with
  * DAGGER_TRACE unset (the reference) and set, alternating in one run so
- * that drift of a shared machine hits both alike. Prints the medians and
- * the ratio, and writes them to a file.
+ * that drift of a shared machine hits both alike. Prints the medians of
+ * wall and CPU time and their ratios, and writes them to a file. Then the
+ * cost of the hooks themselves, which noise cannot hide: a task's two
+ * hooks (start, end) recorded a million times, against the same loop with
+ * tracing off (one branch each).
  *
  *   bench_trace_cholesky [OUT=/tmp/bench_trace_cholesky.txt] [N=1024] [TILE=64] [REPS=7]
  *
  * The tile kernels are the naive ones of the multi-rank tests: the point is
  * the runtime's share of the time with tracing on, not BLAS speed. */
+#ifndef DG_TRACE_ENABLED
+#define DG_TRACE_ENABLED 1 /* the hooks as the library uses them */
+#endif
 #include <dagger.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "core/exec/xop.h"
+#include "core/trace/trace.h"
 #include "tests/multirank/mr_codelets.h"
 
 #define MAX_NT 64
@@ -26,11 +34,16 @@ static void check(dagger_status_t st, const char *what)
     }
 }
 
-static double now_s(void)
+static double clock_s(clockid_t id)
 {
     struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
+    clock_gettime(id, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static double now_s(void)
+{
+    return clock_s(CLOCK_MONOTONIC);
 }
 
 static dagger_codelet_t reg(dagger_runtime_t *rt, const char *name, dagger_impl_fn fn)
@@ -41,8 +54,9 @@ static dagger_codelet_t reg(dagger_runtime_t *rt, const char *name, dagger_impl_
     return cl;
 }
 
-/* One factorisation in a fresh runtime; returns the seconds of its region. */
-static double cholesky(int n, int tile, uint64_t *ntasks)
+/* One factorisation in a fresh runtime; returns the seconds of its region
+ * (wall), and in *cpu the CPU seconds of the process meanwhile. */
+static double cholesky(int n, int tile, uint64_t *ntasks, double *cpu)
 {
     dagger_runtime_t *rt;
     check(dagger_init(NULL, NULL, NULL, &rt), "dagger_init");
@@ -62,7 +76,7 @@ static double cholesky(int n, int tile, uint64_t *ntasks)
                     p[x + y * tile] = i == j && x == y ? 2.0 * n : 1.0 / (1.0 + abs(x - y) + i + j);
         }
 #define V(i, j) dagger_view(rt, a[i][j])
-    double t0 = now_s();
+    double t0 = now_s(), c0 = clock_s(CLOCK_PROCESS_CPUTIME_ID);
     dagger_region_t *r;
     check(dagger_region_begin(rt, NULL, &r), "region");
     for (int k = 0; k < nt; k++) {
@@ -80,6 +94,7 @@ static double cholesky(int n, int tile, uint64_t *ntasks)
     }
     check(dagger_region_end(r), "region end");
     double t = now_s() - t0;
+    *cpu = clock_s(CLOCK_PROCESS_CPUTIME_ID) - c0;
 #undef V
     dagger_region_stats_t s;
     check(dagger_region_stats(rt, &s), "stats");
@@ -100,6 +115,33 @@ static double median(double *v, int n)
     return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
+/* ns per task for the hooks of one task run, tracing on (into dir) or off. */
+static double hook_ns(const char *dir)
+{
+    if (&dg_trace_active == NULL)
+        return 0; /* a library built with -DDAGGER_TRACE=OFF */
+    if (dir)
+        setenv("DAGGER_TRACE", dir, 1);
+    else
+        unsetenv("DAGGER_TRACE");
+    dagger_runtime_t *rt;
+    check(dagger_init(NULL, NULL, NULL, &rt), "dagger_init");
+    static dg_xop_t op;
+    op.kind = DG_PLAN_OP_LAUNCH;
+    const long n = 1000000;
+    double t0 = now_s();
+    for (long i = 0; i < n; i++) {
+        op.u.launch.task = (uint64_t)i + 1;
+        uint64_t tr0 = DG_TRACE_ON() ? dg_trace_run_begin(&op, 0) : 0;
+        __asm__ __volatile__("" ::: "memory"); /* the task would run here */
+        if (DG_TRACE_ON())
+            dg_trace_run_end(NULL, &op, 0, tr0);
+    }
+    double t = now_s() - t0;
+    check(dagger_finalize(rt), "finalize");
+    return t / (double)n * 1e9;
+}
+
 int main(int argc, char **argv)
 {
     const char *out = argc > 1 ? argv[1] : "/tmp/bench_trace_cholesky.txt";
@@ -116,10 +158,10 @@ int main(int argc, char **argv)
         perror("mkdtemp");
         return 1;
     }
-    double off[100], on[100];
+    double off[100], on[100], coff[100], con[100], cpu;
     uint64_t ntasks = 0;
     unsetenv("DAGGER_TRACE");
-    cholesky(n, tile, &ntasks); /* warm-up: page faults, code, thread start */
+    cholesky(n, tile, &ntasks, &cpu); /* warm-up: page faults, code, thread start */
     for (int i = 0; i < reps; i++) {
         /* ABBA order: neither mode always runs first. */
         for (int k = 0; k < 2; k++) {
@@ -128,19 +170,27 @@ int main(int argc, char **argv)
                 setenv("DAGGER_TRACE", dir, 1);
             else
                 unsetenv("DAGGER_TRACE");
-            double t = cholesky(n, tile, &ntasks);
+            double t = cholesky(n, tile, &ntasks, &cpu);
             (traced ? on : off)[i] = t;
+            (traced ? con : coff)[i] = cpu;
         }
     }
     unsetenv("DAGGER_TRACE");
     double m_off = median(off, reps), m_on = median(on, reps);
-    double overhead = (m_on / m_off - 1) * 100;
-    printf("tiled Cholesky N=%d tile=%d: %llu tasks, %d repetitions each\n", n, tile,
-           (unsigned long long)ntasks, reps);
-    printf("  tracing off (reference): median %.4f s, best %.4f s\n", m_off, off[0]);
-    printf("  tracing on:              median %.4f s, best %.4f s\n", m_on, on[0]);
-    printf("  overhead: %+.2f%% (median), %+.2f%% (best); budget +5%%\n", overhead,
+    double c_off = median(coff, reps), c_on = median(con, reps);
+    double h_on = hook_ns(dir), h_off = hook_ns(NULL);
+    double per_task_us = m_off / (double)ntasks * 1e6;
+    printf("tiled Cholesky N=%d tile=%d: %llu tasks, %d repetitions each (%.1f us per task)\n",
+           n, tile, (unsigned long long)ntasks, reps, per_task_us);
+    printf("  tracing off (reference): median %.4f s wall, %.4f s CPU; best %.4f s wall\n", m_off,
+           c_off, off[0]);
+    printf("  tracing on:              median %.4f s wall, %.4f s CPU; best %.4f s wall\n", m_on,
+           c_on, on[0]);
+    printf("  overhead: %+.2f%% wall (median), %+.2f%% CPU (median), %+.2f%% wall (best); "
+           "budget +5%%\n", (m_on / m_off - 1) * 100, (c_on / c_off - 1) * 100,
            (on[0] / off[0] - 1) * 100);
+    printf("  hooks of one task run: %.1f ns traced, %.2f ns off (%.3f%% of a %.1f us task)\n",
+           h_on, h_off, h_on / (per_task_us * 1e3) * 100, per_task_us);
     printf("  last trace kept in %s (dagger-trace summary %s)\n", dir, dir);
     FILE *f = fopen(out, "w");
     if (!f) {
@@ -148,8 +198,11 @@ int main(int argc, char **argv)
         return 1;
     }
     fprintf(f, "bench_trace_cholesky n=%d tile=%d tasks=%llu reps=%d off_median_s=%.6f "
-            "on_median_s=%.6f overhead_pct=%.3f off_best_s=%.6f on_best_s=%.6f\n", n, tile,
-            (unsigned long long)ntasks, reps, m_off, m_on, overhead, off[0], on[0]);
+            "on_median_s=%.6f overhead_wall_pct=%.3f off_cpu_s=%.6f on_cpu_s=%.6f "
+            "overhead_cpu_pct=%.3f off_best_s=%.6f on_best_s=%.6f hook_on_ns=%.2f "
+            "hook_off_ns=%.3f\n", n, tile, (unsigned long long)ntasks, reps, m_off, m_on,
+            (m_on / m_off - 1) * 100, c_off, c_on, (c_on / c_off - 1) * 100, off[0], on[0], h_on,
+            h_off);
     fclose(f);
     return 0;
 }
