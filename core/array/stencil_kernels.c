@@ -1,6 +1,7 @@
 /* Stencil codelets: pack (a halo piece into a padded buffer) and sweep (a
  * phase's expressions over one block, windows read from the padded
  * buffers or, for width 0, from the block itself). */
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/array/stencil_internal.h"
@@ -48,11 +49,28 @@ int dg_arr_pack_impl(dagger_task_t *t)
 
 /* ------------------------------------------------------------ sweep */
 
-typedef struct win_src {
-    const char *base;        /* element (0,0,0,0) of the block as seen by this input */
-    dagger_slot_t slot;
-    size_t es;
-} win_src_t;
+/* The sweep works a line (dimension 0) at a time: the expression's values
+ * for the line go into a buffer of doubles, built from typed line loops for
+ * the built-in kernels (a window sum is one shifted line added per window
+ * offset) or one kernel call per element, then meet the output line. */
+
+#define TYPED(t, T, BODY)                                                         \
+    switch (t) {                                                                  \
+    case DAGGER_F32: { typedef float T; BODY } break;                             \
+    case DAGGER_F64: { typedef double T; BODY } break;                            \
+    case DAGGER_I32: { typedef int32_t T; BODY } break;                           \
+    default: { typedef int64_t T; BODY } break;                                   \
+    }
+
+static void load_line(dagger_dtype_t t, const void *p, size_t n, double *v)
+{
+    TYPED(t, T, const T *x = p; for (size_t i = 0; i < n; i++) v[i] = (double)x[i];)
+}
+
+static void add_line(dagger_dtype_t t, const void *p, size_t n, double *v)
+{
+    TYPED(t, T, const T *x = p; for (size_t i = 0; i < n; i++) v[i] += (double)x[i];)
+}
 
 static double apply(dagger_stencil_assign_t a, double cur, double v)
 {
@@ -65,33 +83,140 @@ static double apply(dagger_stencil_assign_t a, double cur, double v)
     }
 }
 
-/* The sum of every element of a window. */
-static double window_sum(const dagger_window_t *w)
+/* out (assign)= v over a line. Floating-point lines are plain loops;
+ * integers go through dg_arr_store, which saturates. */
+static void store_line(dagger_dtype_t t, dagger_stencil_assign_t a, void *p, size_t n, const double *v)
 {
-    double s = 0;
-    ptrdiff_t d[DAGGER_MAX_DIMS];
+    if (t == DAGGER_F64 || t == DAGGER_F32) {
+        TYPED(t, T, T *o = p;
+              switch (a) {
+              case DAGGER_ST_SET: for (size_t i = 0; i < n; i++) o[i] = (T)v[i]; break;
+              case DAGGER_ST_ADD: for (size_t i = 0; i < n; i++) o[i] = (T)(o[i] + v[i]); break;
+              case DAGGER_ST_SUB: for (size_t i = 0; i < n; i++) o[i] = (T)(o[i] - v[i]); break;
+              case DAGGER_ST_MUL: for (size_t i = 0; i < n; i++) o[i] = (T)(o[i] * v[i]); break;
+              default: for (size_t i = 0; i < n; i++) o[i] = (T)(o[i] / v[i]); break;
+              })
+        return;
+    }
+    size_t es = dagger_dtype_size(t);
+    for (size_t i = 0; i < n; i++) {
+        char *q = (char *)p + i * es;
+        dg_arr_store(t, q, a == DAGGER_ST_SET ? v[i] : apply(a, dg_arr_load(t, q), v[i]));
+    }
+}
+
+/* What one input contributes: its slot, and where the block's element 0 is. */
+typedef struct win_src {
+    const char *base;
+    dagger_slot_t slot;
+    size_t es;
+} win_src_t;
+
+typedef struct sweep_ctx {
+    const dg_st_sweep_hdr_t *h;
+    const dg_st_expr_param_t *e;
+    dagger_stencil_fn fn;
+    const void *args;
+    dagger_window_t w[DAGGER_STENCIL_MAX_IN];
+    win_src_t src[DAGGER_STENCIL_MAX_IN];
+    size_t n;                                /* line length */
+    double *v;                               /* the line's values */
+} sweep_ctx_t;
+
+/* Input i's element (0, i1, i2, i3) of the block. */
+static const char *line_start(const win_src_t *s, size_t i1, size_t i2, size_t i3)
+{
+    return s->base + (i1 * s->slot.strides[1] + i2 * s->slot.strides[2] + i3 * s->slot.strides[3]) * s->es;
+}
+
+/* v[i] += sum of x[i - d .. i + d] over a line: the taps of dimension 0
+ * in one pass (three of them unrolled, the common width). */
+static void add_taps(dagger_dtype_t t, const void *p, ptrdiff_t d, size_t n, double *v)
+{
+    TYPED(t, T, const T *x = p;
+          if (d == 1) {
+              for (size_t i = 0; i < n; i++)
+                  v[i] += (double)x[(ptrdiff_t)i - 1] + (double)x[i] + (double)x[i + 1];
+          } else {
+              for (size_t i = 0; i < n; i++) {
+                  double s = 0;
+                  for (ptrdiff_t o = -d; o <= d; o++)
+                      s += (double)x[(ptrdiff_t)i + o];
+                  v[i] += s;
+              }
+          })
+}
+
+/* The sum of input 0's window for every element of a line: one pass per
+ * window offset of the outer dimensions. */
+static void window_sum_line(sweep_ctx_t *c, const char *centre)
+{
+    const dagger_window_t *w = &c->w[0];
+    ptrdiff_t d[DAGGER_MAX_DIMS], es = (ptrdiff_t)c->src[0].es;
     for (int k = 0; k < DAGGER_MAX_DIMS; k++)
-        d[k] = k < w->ndims ? (ptrdiff_t)w->dist[k] : 0;
-    size_t es = dagger_dtype_size(w->dtype);
+        d[k] = (ptrdiff_t)w->dist[k];
+    memset(c->v, 0, c->n * sizeof(double));
     for (ptrdiff_t o3 = -d[3]; o3 <= d[3]; o3++)
         for (ptrdiff_t o2 = -d[2]; o2 <= d[2]; o2++)
             for (ptrdiff_t o1 = -d[1]; o1 <= d[1]; o1++) {
-                const char *p = (const char *)w->data +
-                                (o1 * w->stride[1] + o2 * w->stride[2] + o3 * w->stride[3]) * (ptrdiff_t)es;
-                for (ptrdiff_t o0 = -d[0]; o0 <= d[0]; o0++)
-                    s += dg_arr_load(w->dtype, p + o0 * w->stride[0] * (ptrdiff_t)es);
+                const char *p = centre + (o1 * w->stride[1] + o2 * w->stride[2] + o3 * w->stride[3]) * es;
+                if (d[0] == 0)
+                    add_line(w->dtype, p, c->n, c->v);
+                else
+                    add_taps(w->dtype, p, d[0], c->n, c->v);
             }
-    return s;
 }
 
-static double eval(const dg_st_expr_param_t *e, dagger_stencil_fn fn, const dagger_window_t *w,
-                   const size_t idx[DAGGER_MAX_DIMS], const void *args)
+/* The expression's values along the line (i1, i2, i3) into c->v. */
+static void eval_line(sweep_ctx_t *c, size_t i1, size_t i2, size_t i3)
 {
+    const dg_st_expr_param_t *e = c->e;
+    const char *pi[DAGGER_STENCIL_MAX_IN];
+    for (uint32_t i = 0; i < e->nin; i++)
+        pi[i] = line_start(&c->src[i], i1, i2, i3);
     switch (e->kernel) {
-    case DG_ST_CONST: return e->value;
-    case DG_ST_COPY: return dg_arr_load(w[0].dtype, w[0].data);
-    case DG_ST_SUM: return window_sum(&w[0]);
-    default: return fn(w, (int)e->nin, idx, args);
+    case DG_ST_CONST:
+        for (size_t i = 0; i < c->n; i++)
+            c->v[i] = e->value;
+        return;
+    case DG_ST_COPY:
+        load_line(c->w[0].dtype, pi[0], c->n, c->v);
+        return;
+    case DG_ST_SUM:
+        window_sum_line(c, pi[0]);
+        return;
+    default:
+        break;
+    }
+    size_t idx[DAGGER_MAX_DIMS] = {0, c->h->off[1] + i1, c->h->off[2] + i2, c->h->off[3] + i3};
+    for (size_t i0 = 0; i0 < c->n; i0++) {
+        idx[0] = c->h->off[0] + i0;
+        for (uint32_t i = 0; i < e->nin; i++)
+            c->w[i].data = pi[i] + i0 * c->src[i].slot.strides[0] * c->src[i].es;
+        c->v[i0] = c->fn(c->w, (int)e->nin, idx, c->args);
+    }
+}
+
+/* Sets up the windows of the expression's inputs. */
+static void setup_inputs(dagger_task_t *t, sweep_ctx_t *c)
+{
+    const dg_st_expr_param_t *e = c->e;
+    for (uint32_t i = 0; i < e->nin; i++) {
+        const dg_st_in_param_t *in = &e->in[i];
+        win_src_t *s = &c->src[i];
+        s->slot = dagger_task_arg(t, in->arg);
+        s->es = dagger_dtype_size(s->slot.dtype);
+        size_t centre = 0;
+        for (int k = 0; k < DAGGER_MAX_DIMS; k++)
+            centre += (in->padded ? in->halo[k] : 0) * s->slot.strides[k];
+        s->base = (const char *)s->slot.data + centre * s->es;
+        memset(&c->w[i], 0, sizeof(c->w[i]));
+        c->w[i].dtype = s->slot.dtype;
+        c->w[i].ndims = (int)c->h->ndims;
+        for (int k = 0; k < DAGGER_MAX_DIMS; k++) {
+            c->w[i].stride[k] = (ptrdiff_t)s->slot.strides[k];
+            c->w[i].dist[k] = in->dist[k];
+        }
     }
 }
 
@@ -99,56 +224,27 @@ static double eval(const dg_st_expr_param_t *e, dagger_stencil_fn fn, const dagg
 static int run_expr(dagger_task_t *t, const dg_st_sweep_hdr_t *h, const dg_st_expr_param_t *e,
                     const unsigned char *blob)
 {
-    dagger_stencil_fn fn = NULL;
+    sweep_ctx_t c = {.h = h, .e = e, .args = e->args_len ? blob + e->args_off : NULL};
     if (e->kernel > DG_ST_SUM &&
-        !(fn = (dagger_stencil_fn)dg_arr_fn_find(DG_ARR_FN_STENCIL, e->kernel)))
+        !(c.fn = (dagger_stencil_fn)dg_arr_fn_find(DG_ARR_FN_STENCIL, e->kernel)))
         return dagger_task_fail(t, "stencil kernel %u is not registered on this rank", e->kernel);
     dagger_slot_t o = dagger_task_arg(t, (int)e->out_arg);
     size_t oes = dagger_dtype_size(o.dtype), ext[DAGGER_MAX_DIMS];
     for (int k = 0; k < DAGGER_MAX_DIMS; k++)
         ext[k] = k < o.ndims ? o.dims[k] : 1;
-    dagger_window_t w[DAGGER_STENCIL_MAX_IN];
-    win_src_t src[DAGGER_STENCIL_MAX_IN];
-    for (uint32_t i = 0; i < e->nin; i++) {
-        const dg_st_in_param_t *in = &e->in[i];
-        src[i].slot = dagger_task_arg(t, in->arg);
-        src[i].es = dagger_dtype_size(src[i].slot.dtype);
-        size_t c = 0;
-        for (int k = 0; k < DAGGER_MAX_DIMS; k++)
-            c += (in->padded ? in->halo[k] : 0) * src[i].slot.strides[k];
-        src[i].base = (const char *)src[i].slot.data + c * src[i].es;
-        memset(&w[i], 0, sizeof(w[i]));
-        w[i].dtype = src[i].slot.dtype;
-        w[i].ndims = (int)h->ndims;
-        for (int k = 0; k < DAGGER_MAX_DIMS; k++) {
-            w[i].stride[k] = (ptrdiff_t)src[i].slot.strides[k];
-            w[i].dist[k] = in->dist[k];
-        }
-    }
-    const void *args = e->args_len ? blob + e->args_off : NULL;
-    size_t idx[DAGGER_MAX_DIMS];
+    c.n = ext[0];
+    c.v = malloc(c.n * sizeof(double));
+    if (!c.v)
+        return dagger_task_fail(t, "out of memory for a line of %zu values", c.n);
+    setup_inputs(t, &c);
     for (size_t i3 = 0; i3 < ext[3]; i3++)
         for (size_t i2 = 0; i2 < ext[2]; i2++)
             for (size_t i1 = 0; i1 < ext[1]; i1++) {
-                idx[1] = h->off[1] + i1;
-                idx[2] = h->off[2] + i2;
-                idx[3] = h->off[3] + i3;
+                eval_line(&c, i1, i2, i3);
                 char *po = (char *)o.data + (i1 * o.strides[1] + i2 * o.strides[2] + i3 * o.strides[3]) * oes;
-                const char *pi[DAGGER_STENCIL_MAX_IN];
-                for (uint32_t i = 0; i < e->nin; i++)
-                    pi[i] = src[i].base + (i1 * src[i].slot.strides[1] + i2 * src[i].slot.strides[2] +
-                                           i3 * src[i].slot.strides[3]) * src[i].es;
-                for (size_t i0 = 0; i0 < ext[0]; i0++) {
-                    idx[0] = h->off[0] + i0;
-                    for (uint32_t i = 0; i < e->nin; i++)
-                        w[i].data = pi[i] + i0 * src[i].slot.strides[0] * src[i].es;
-                    double v = eval(e, fn, w, idx, args);
-                    char *p = po + i0 * oes;
-                    if (e->assign != DAGGER_ST_SET)
-                        v = apply((dagger_stencil_assign_t)e->assign, dg_arr_load(o.dtype, p), v);
-                    dg_arr_store(o.dtype, p, v);
-                }
+                store_line(o.dtype, (dagger_stencil_assign_t)e->assign, po, c.n, c.v);
             }
+    free(c.v);
     return DAGGER_OK;
 }
 
