@@ -165,6 +165,31 @@ static void print_transfers(const tr_trace_t *tr, FILE *out)
     free(time);
 }
 
+static void print_memory(const tr_trace_t *tr, FILE *out)
+{
+    fprintf(out, "Memory (buffers allocated by the runtime):\n");
+    for (int r = 0; r < tr->nranks; r++) {
+        const tr_rank_t *rk = &tr->ranks[r];
+        for (uint32_t s = 0; s < rk->hdr.nspaces; s++) {
+            int64_t now = 0, peak = 0;
+            uint64_t allocs = 0, slots = 0;
+            for (size_t i = 0; i < rk->mem.n; i++) {
+                const tr_mem_t *m = TR_AT(&rk->mem, tr_mem_t, i);
+                if (m->space != s)
+                    continue;
+                now += m->delta;
+                peak = now > peak ? now : peak;
+                allocs += m->delta > 0;
+                slots += m->delta > 0 && !m->home;
+            }
+            char a[32];
+            fprintf(out, "  rank %d space %u: peak %s, %llu allocations (%llu temporary slots)\n",
+                    r, s, tr_fmt_bytes(a, (double)peak), (unsigned long long)allocs,
+                    (unsigned long long)slots);
+        }
+    }
+}
+
 static double phase_time(const tr_rank_t *rk, dg_trf_phase_t kind)
 {
     double sum = 0;
@@ -262,6 +287,7 @@ int tr_cmd_summary(const tr_trace_t *tr, FILE *out)
     print_codelets(tr, out);
     print_processors(tr, out);
     print_transfers(tr, out);
+    print_memory(tr, out);
     print_planner(tr, out);
     print_critpath(tr, out);
     print_waits(tr, out);

@@ -51,13 +51,14 @@ static int parse_rank_line(tr_trace_t *tr, const char *path, size_t at, const ch
 
 int tr_read_meta(tr_trace_t *tr, const char *path)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return tr_fail(tr, path, -1, "cannot open it (is %s a trace directory written with "
-                       "DAGGER_TRACE=%s?)", tr->dir, tr->dir);
-    char *text = tr_alloc(1 << 20);
-    size_t len = fread(text, 1, (1 << 20) - 1, f);
-    fclose(f);
+    unsigned char *raw;
+    size_t len;
+    if (tr_read_file(tr, path, &raw, &len)) {
+        tr_fail(tr, path, -1, "cannot open it (is %s a trace directory written with "
+                "DAGGER_TRACE=%s?)", tr->dir, tr->dir);
+        return -1;
+    }
+    char *text = (char *)raw;
     size_t pos = 0, at = 0;
     int version = 0, rc = 0;
     unsigned long long job = 0;

@@ -136,6 +136,8 @@ static inline const uint64_t *tr_task_deps(const tr_trace_t *tr, const tr_task_t
 int tr_fail(tr_trace_t *tr, const char *path, long long offset, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 int tr_read_meta(tr_trace_t *tr, const char *path);
+/* The whole file (malloc'ed, plus a NUL byte after its size bytes). */
+int tr_read_file(tr_trace_t *tr, const char *path, unsigned char **data, size_t *size);
 /* Reads a rank file and checks its header; tr_parse_rank then reads its
  * events (once tr->origin is known from every header). */
 int tr_read_rank(tr_trace_t *tr, int rank, const char *path);

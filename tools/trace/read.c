@@ -22,7 +22,7 @@ int tr_fail(tr_trace_t *tr, const char *path, long long offset, const char *fmt,
     return -1;
 }
 
-static int read_file(tr_trace_t *tr, const char *path, unsigned char **data, size_t *size)
+int tr_read_file(tr_trace_t *tr, const char *path, unsigned char **data, size_t *size)
 {
     FILE *f = fopen(path, "rb");
     if (!f)
@@ -43,6 +43,7 @@ static int read_file(tr_trace_t *tr, const char *path, unsigned char **data, siz
         free(buf);
         return tr_fail(tr, path, (long long)n, "read error");
     }
+    buf[n] = '\0'; /* the loop ends with n < cap */
     *data = buf;
     *size = n;
     return 0;
@@ -396,7 +397,7 @@ static int read_blocks(tr_reader_t *rd, unsigned char *data, size_t size)
 int tr_read_rank(tr_trace_t *tr, int rank, const char *path)
 {
     tr_rank_t *rk = &tr->ranks[rank];
-    if (read_file(tr, path, &rk->raw, &rk->raw_size))
+    if (tr_read_file(tr, path, &rk->raw, &rk->raw_size))
         return -1;
     return check_header(tr, rank, path, rk->raw, rk->raw_size);
 }
