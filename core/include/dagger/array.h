@@ -110,8 +110,9 @@ double dagger_rand_uniform(uint64_t seed, uint64_t index);  /* [0, 1), 53 bits *
 double dagger_rand_normal(uint64_t seed, uint64_t index);
 
 /* A function of the global index, for dagger_array_from_fn. index[] has
- * ndims entries; args are the bytes given at the call. Runs on the ranks
- * that own blocks, concurrently on worker threads: it must be pure. */
+ * ndims entries; args are the bytes given at the call (possibly unaligned:
+ * memcpy them out). Runs on the ranks that own blocks, concurrently on
+ * worker threads: it must be pure. */
 typedef double (*dagger_index_fn)(const size_t index[], int ndims, const void *args);
 
 /* Index functions are registered by name, like codelets, so that every rank
@@ -253,7 +254,8 @@ dagger_status_t dagger_array_transpose(dagger_region_t *r, dagger_array_t *out, 
  * or DAGGER_INOUT when out is also one of the inputs), arguments 1..nin the
  * input tiles (DAGGER_IN; the same data as argument 0 for an input that is
  * out), then, when len > 0, args by value. All tiles of one task have the
- * same dims; use the slots' strides. 0 <= nin <= DAGGER_MAX_ARGS - 2. */
+ * same dims; use the slots' strides. Inputs need the output's dims, not its
+ * dtype. 0 <= nin <= DAGGER_MAX_ARGS - 2. */
 dagger_status_t dagger_array_map(dagger_region_t *r, dagger_codelet_t cl, dagger_array_t *out,
                                  int nin, dagger_array_t *const in[], const void *args, size_t len);
 
@@ -332,8 +334,8 @@ typedef struct dagger_window {
 
 /* A stencil kernel: the new value of the current element (global index
  * index[]) from the windows of the expression's inputs. Pure, like
- * dagger_index_fn. The value is converted to the output's dtype (for
- * integer arrays: rounded toward zero, and it must fit). */
+ * dagger_index_fn. The value is converted to the output's dtype (integers:
+ * rounded toward zero and saturated at the type's limits; NaN gives 0). */
 typedef double (*dagger_stencil_fn)(const dagger_window_t *in, int nin, const size_t index[],
                                     const void *args);
 
