@@ -119,17 +119,20 @@ Test(array_build, from_fn_3d)
     dagger_index_fn_id_t again;
     AR_OK(dagger_index_fn_register(rt, "test.poly", poly, &again));
     cr_assert_eq(f.id, again.id);
-    dagger_array_desc_t d = AR_D3(DAGGER_I64, 5, 4, 3, 2, 3, 2);
-    double scale = 2;
-    dagger_array_t *a;
-    AR_OK(dagger_array_from_fn(rt, &d, f, &scale, sizeof(scale), &a));
     double want[60];
     for (size_t k = 0; k < 3; k++)
         for (size_t j = 0; j < 4; j++)
             for (size_t i = 0; i < 5; i++)
                 want[i + 5 * (j + 4 * k)] = 2 * (double)(i * 10000 + j * 100 + k);
-    ar_expect(a, want, 0, "from_fn");
-    AR_OK(dagger_array_destroy(a));
+    const size_t blocks[][3] = {{2, 3, 2}, {5, 1, 3}, {4, 4, 1}};
+    for (int b = 0; b < 3; b++) {
+        dagger_array_desc_t d = AR_D3(DAGGER_I64, 5, 4, 3, blocks[b][0], blocks[b][1], blocks[b][2]);
+        double scale = 2;
+        dagger_array_t *a;
+        AR_OK(dagger_array_from_fn(rt, &d, f, &scale, sizeof(scale), &a));
+        ar_expect(a, want, 0, "from_fn");
+        AR_OK(dagger_array_destroy(a));
+    }
     AR_OK(dagger_finalize(rt));
 }
 
@@ -141,13 +144,33 @@ Test(array_build, from_host_and_scatter)
     double host[11 * 6];
     for (int i = 0; i < 66; i++)
         host[i] = me == 0 ? i * 1.5 : -1; /* only rank 0's copy counts */
-    dagger_array_desc_t d = AR_D2(DAGGER_F64, 11, 6, 4, 4);
-    dagger_array_t *a;
-    AR_OK(dagger_array_from_host(rt, &d, me == 0 ? host : NULL, &a));
     double want[66];
     for (int i = 0; i < 66; i++)
         want[i] = i * 1.5;
-    ar_expect(a, want, 0, "from_host");
+    dagger_array_t *a;
+    const size_t blocks[][2] = {{11, 6}, {2, 5}, {4, 4}}; /* the last one is kept */
+    for (int b = 0; b < 3; b++) {
+        dagger_array_desc_t d = AR_D2(DAGGER_F64, 11, 6, blocks[b][0], blocks[b][1]);
+        AR_OK(dagger_array_from_host(rt, &d, me == 0 ? host : NULL, &a));
+        ar_expect(a, want, 0, "from_host");
+        if (b < 2)
+            AR_OK(dagger_array_destroy(a));
+    }
+    /* similar: same shape and owners, zeros. */
+    dagger_array_t *z;
+    AR_OK(dagger_array_similar(a, &z));
+    dagger_array_desc_t dz;
+    AR_OK(dagger_array_info(z, &dz));
+    cr_assert(dz.ndims == 2 && dz.dims[0] == 11 && dz.dims[1] == 6 && dz.block[0] == 4);
+    for (size_t b = 0; b < dagger_array_nblocks(a); b++) {
+        dagger_array_block_t ia, iz;
+        AR_OK(dagger_array_block_info(a, b, &ia));
+        AR_OK(dagger_array_block_info(z, b, &iz));
+        cr_assert_eq(ia.owner, iz.owner);
+    }
+    double zeros[66] = {0};
+    ar_expect(z, zeros, 0, "similar");
+    AR_OK(dagger_array_destroy(z));
     dagger_region_stats_t s;
     /* The collect's region is the last one: every rank received only what
      * it does not own. Check the scatter's own transfers instead. */
