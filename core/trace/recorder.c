@@ -174,7 +174,8 @@ void *dg_rec_event(dg_trf_type_t type, uint32_t aux, size_t size)
 }
 
 /* At the stop, a worker that was idle when it exited: its span ends now.
- * Its thread is gone, so the stopping thread may write to its buffer. */
+ * Its thread is gone, so the stopping thread may write to its buffer (its
+ * own buffer, tl_buf, has no idle span: it is not a worker). */
 static void close_idle_spans(uint64_t now)
 {
     pthread_mutex_lock(&rec.lock);
@@ -265,11 +266,10 @@ int dg_rec_busy(const void *owner)
 void dg_rec_close(void)
 {
     atomic_store(&dg_trace_active, 0);
-    if (my_buf())
-        close_idle_spans(dg_trace_now());
-    /* The end record goes last, in a block of its own from this thread. */
-    dg_trf_end_t *e = dg_rec_event(DG_TRE_END, 0, sizeof(*e));
     dg_trace_buf_t *mine = my_buf();
+    close_idle_spans(dg_trace_now());
+    /* The end record is the last event of this thread's block, written last. */
+    dg_trf_end_t *e = buf_event(mine, DG_TRE_END, 0, sizeof(*e));
     pthread_mutex_lock(&rec.lock);
     if (!(atomic_load(&rec.gen) & 1)) {
         pthread_mutex_unlock(&rec.lock);
