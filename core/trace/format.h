@@ -176,6 +176,12 @@ typedef enum dg_trf_hang_kind {
     DG_TRH_END = 7
 } dg_trf_hang_kind_t;
 
+/* The kinds of ops a hang dump names (the planner's op kinds). */
+typedef enum dg_trf_op_kind {
+    DG_TRF_OP_LAUNCH = 1, DG_TRF_OP_SEND = 2, DG_TRF_OP_RECV = 3, DG_TRF_OP_COPY = 4,
+    DG_TRF_OP_ALLOC = 5, DG_TRF_OP_FREE = 6, DG_TRF_OP_REGION_END = 7
+} dg_trf_op_kind_t;
+
 typedef struct dg_trf_hang {
     dg_trf_ev_t h;
     uint64_t t;
@@ -186,7 +192,7 @@ typedef struct dg_trf_hang {
     uint64_t bytes;
     uint64_t task;
     int32_t peer;
-    uint32_t opkind;                   /* dg_plan_op_kind_t */
+    uint32_t opkind;                   /* dg_trf_op_kind_t */
     int32_t pending;                   /* dependencies not finished yet */
     uint32_t codelet;
 } dg_trf_hang_t;

@@ -8,6 +8,12 @@
 #include "core/trace/recorder.h"
 #include "core/trace/trace.h"
 
+_Static_assert(DG_TRF_OP_LAUNCH == (int)DG_PLAN_OP_LAUNCH && DG_TRF_OP_SEND == (int)DG_PLAN_OP_SEND &&
+                   DG_TRF_OP_RECV == (int)DG_PLAN_OP_RECV && DG_TRF_OP_COPY == (int)DG_PLAN_OP_COPY &&
+                   DG_TRF_OP_ALLOC == (int)DG_PLAN_OP_ALLOC && DG_TRF_OP_FREE == (int)DG_PLAN_OP_FREE &&
+                   DG_TRF_OP_REGION_END == (int)DG_PLAN_OP_REGION_END,
+               "the trace names ops by the planner's kinds");
+
 /* Waiters recorded per unfinished op: enough to follow a chain. */
 #define DG_HANG_MAX_WAITERS 64
 

@@ -45,11 +45,11 @@ static const char *kind_name(uint32_t k)
 static void describe(hang_t *h, const hnode_t *n, char *buf, size_t len)
 {
     const tr_hang_op_t *o = n->op;
-    if (o->kind == 2 || o->kind == 3)
+    if (o->kind == DG_TRF_OP_SEND || o->kind == DG_TRF_OP_RECV)
         snprintf(buf, len, "rank %d %s tag %" PRIx64 ":%" PRIu64 " %s rank %d (op %" PRIu64 ")",
                  n->rank, kind_name(o->kind), o->tag >> 32, o->tag & 0xffffffffu,
-                 o->kind == 2 ? "to" : "from", o->peer, o->seq);
-    else if (o->kind == 1)
+                 o->kind == DG_TRF_OP_SEND ? "to" : "from", o->peer, o->seq);
+    else if (o->kind == DG_TRF_OP_LAUNCH)
         snprintf(buf, len, "rank %d task %" PRIu64 " (%s, op %" PRIu64 ")", n->rank, o->task,
                  tr_codelet_name(h->tr, o->codelet), o->seq);
     else
@@ -82,9 +82,9 @@ static void add_nodes(hang_t *h)
             n->op = TR_AT(&d->ops, tr_hang_op_t, i);
             uint32_t idx = (uint32_t)(h->nodes.n - 1);
             tr_map_put(&h->by_seq[r], n->op->seq + 1, idx);
-            if (n->op->kind == 2)
+            if (n->op->kind == DG_TRF_OP_SEND)
                 tr_map_put(&h->send_by_tag[r], n->op->tag + 1, idx);
-            if (n->op->kind == 3)
+            if (n->op->kind == DG_TRF_OP_RECV)
                 tr_map_put(&h->recv_by_tag[r], n->op->tag + 1, idx);
         }
     }
@@ -94,10 +94,10 @@ static void add_nodes(hang_t *h)
 static int peer_op(hang_t *h, const hnode_t *n, uint32_t *to)
 {
     const tr_hang_op_t *o = n->op;
-    if (o->pending > 0 || (o->kind != 2 && o->kind != 3) || o->peer < 0 ||
+    if (o->pending > 0 || (o->kind != DG_TRF_OP_SEND && o->kind != DG_TRF_OP_RECV) || o->peer < 0 ||
         o->peer >= h->tr->nranks)
         return 0;
-    tr_map_t *m = o->kind == 3 ? &h->send_by_tag[o->peer] : &h->recv_by_tag[o->peer];
+    tr_map_t *m = o->kind == DG_TRF_OP_RECV ? &h->send_by_tag[o->peer] : &h->recv_by_tag[o->peer];
     return tr_map_get(m, o->tag + 1, to);
 }
 
@@ -138,7 +138,7 @@ static void explain_transfer(hang_t *h, const hnode_t *n, FILE *f)
     int p = o->peer;
     const char *nodump = h->dump[p] ? "" : " (it recorded no hang dump: its trace may end early)";
     char a[32];
-    if (o->kind == 3) {
+    if (o->kind == DG_TRF_OP_RECV) {
         if (!x || x->planned_send == TR_NONE)
             fprintf(f, "rank %d never planned a send of tag %" PRIx64 ":%" PRIu64 " to rank %d%s; "
                     "it planned tasks up to %" PRIu64 ". The ranks' plans differ: rerun with "
@@ -177,7 +177,7 @@ static void explain_root(hang_t *h, const hnode_t *n, FILE *f)
         fprintf(f, "waits for %d earlier ops that the dump does not show\n", o->pending);
         return;
     }
-    if (o->kind == 1) {
+    if (o->kind == DG_TRF_OP_LAUNCH) {
         const tr_hang_op_t *run = running_task(h->dump[n->rank], o->task);
         if (run)
             fprintf(f, "running on worker %d for %s (since %s): a task that does not return "
@@ -186,7 +186,7 @@ static void explain_root(hang_t *h, const hnode_t *n, FILE *f)
                     tr_fmt_time(b, (double)run->t0));
         else
             fprintf(f, "ready but not started: no worker took it (all busy or blocked)\n");
-    } else if (o->kind == 2 || o->kind == 3) {
+    } else if (o->kind == DG_TRF_OP_SEND || o->kind == DG_TRF_OP_RECV) {
         explain_transfer(h, n, f);
         fputc('\n', f);
     } else {
@@ -230,8 +230,9 @@ static size_t follow(hang_t *h, size_t start, FILE *f, int print, int *cycle)
 
 #define MAX_CHAINS 20
 
-/* Chains start at ops nothing else waits for (usually a region's end). */
-static void chains(hang_t *h, FILE *f)
+/* Chains start at ops nothing else waits for (usually a region's end).
+ * Returns 1 when a wait cycle was found. */
+static int chains(hang_t *h, FILE *f)
 {
     int *waited = tr_alloc((h->nodes.n + 1) * sizeof(int));
     for (size_t i = 0; i < h->out.n; i++)
@@ -287,12 +288,18 @@ static void chains(hang_t *h, FILE *f)
     free(lead);
     tr_vec_free(&path);
     free(waited);
+    return any_cycle;
 }
 
-static void roots(hang_t *h, FILE *f)
+static void roots(hang_t *h, FILE *f, int cycle)
 {
     fprintf(f, "What the job waits for:\n");
     int any = 0;
+    if (cycle) {
+        fprintf(f, "  the wait cycle above: no op in it can finish before another op in it "
+                "does (a planning or protocol bug; please report it with this trace)\n");
+        any = 1;
+    }
     for (size_t i = 0; i < h->nodes.n; i++) {
         hnode_t *n = node(h, i);
         if (n->nout || !n->waiters)
@@ -347,8 +354,8 @@ int tr_cmd_hang(const tr_trace_t *tr, FILE *out)
                 "DAGGER_HANG_TIMEOUT=seconds (or send SIGUSR1 to the stuck ranks) while tracing.\n");
         rc = 1;
     } else {
-        chains(&h, out);
-        roots(&h, out);
+        int cycle = chains(&h, out);
+        roots(&h, out, cycle);
     }
     for (int r = 0; r < n; r++) {
         tr_map_free(&h.by_seq[r]);
