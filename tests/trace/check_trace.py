@@ -8,6 +8,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
@@ -31,12 +32,25 @@ def run_prog(name, mode=None, env_extra=None, timeout=60):
     env.pop("DAGGER_CHECK_UNIFORMITY", None)
     env.update(env_extra or {})
     cmd = [LAUNCHER, "-n", str(NRANKS), PROG, out] + ([mode] if mode else [])
+    # A session of its own: a job that hangs is killed with all its ranks.
+    p = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                         start_new_session=True)
     try:
-        p = subprocess.run(cmd, env=env, timeout=timeout, capture_output=True, text=True)
+        text, _ = p.communicate(timeout=timeout)
         rc = p.returncode
         if rc != 0 and mode != "diverge":
-            print(p.stdout, p.stderr)
+            print(text)
     except subprocess.TimeoutExpired:
+        for sig in (signal.SIGTERM, signal.SIGKILL):
+            try:
+                os.killpg(p.pid, sig)
+            except ProcessLookupError:
+                break
+            try:
+                p.communicate(timeout=5)
+                break
+            except subprocess.TimeoutExpired:
+                continue
         rc = None
     return trace, out, rc
 
