@@ -23,6 +23,12 @@ typedef struct dg_boot {
     int singleton;   /* 1: no launcher, PMIx not used */
     char hostname[DG_BOOT_HOSTNAME_MAX]; /* node identity (PMIX_HOSTNAME) */
     unsigned exchanges; /* allgathers done so far: names their keys */
+    /* Also part of the keys; empty by default. Processes that replace one
+     * another as the same rank of one launcher job (a test runner that
+     * forks a fresh process per test) must each use a tag of their own:
+     * Open MPI 4.1's PMIx server may serve the previous process's value of
+     * a reused key, or none, for a while after that process finalized. */
+    char tag[96];
     struct dg_boot_pmix *pmix;           /* NULL for a singleton */
 } dg_boot_t;
 

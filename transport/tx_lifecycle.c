@@ -93,6 +93,28 @@ static dagger_status_t check_opened(dg_tx_t *tx, const dg_tx_record_t *recs)
     return DAGGER_OK;
 }
 
+/* A record naming a process of this host that is not running is stale:
+ * the launcher's data is out of step with this job's processes. Better a
+ * clear error than connecting to the address of a dead process. */
+static dagger_status_t check_fresh(dg_tx_t *tx, const dg_tx_record_t *recs)
+{
+    for (int r = 0; r < tx->size; r++) {
+        if (r == tx->rank || strcmp(recs[r].hostname, recs[tx->rank].hostname))
+            continue;
+        int ws = 0;
+        dg_proc_state_t state = dg_proc_probe(&recs[r].proc, &ws);
+        if (state == DG_PROC_ALIVE)
+            continue;
+        char what[64] = "";
+        dg_proc_describe(what, sizeof(what), state, ws);
+        return dg_error(DAGGER_ERR_BOOTSTRAP, "the start-up record of rank %d names process %d, "
+                        "which %s: the launcher's data is out of step with this job (did an "
+                        "earlier process of rank %d exit without finalizing?)",
+                        r, (int)recs[r].proc.pid, what, r);
+    }
+    return DAGGER_OK;
+}
+
 static dagger_status_t decode_all(dg_tx_t *tx, const size_t *offsets, dg_tx_record_t *recs)
 {
     const unsigned char *all = tx->exchange;
@@ -106,6 +128,9 @@ static dagger_status_t decode_all(dg_tx_t *tx, const size_t *offsets, dg_tx_reco
     if (st != DAGGER_OK)
         return st;
     const dg_tx_record_t *mine = &recs[tx->rank];
+    st = check_fresh(tx, recs);
+    if (st != DAGGER_OK)
+        return st;
     for (int r = 0; r < tx->size; r++) {
         dg_tx_peer_t *p = &tx->peers[r];
         p->tx = tx;

@@ -9,6 +9,8 @@
 
 #include "tx_test.h"
 
+DGT_SUITE(exchange);
+
 typedef struct msg_hdr {
     uint32_t src, stream;
     uint64_t seq;
@@ -173,34 +175,34 @@ static const size_t ring_sizes[] = {0, 1, 100, 8191, 8192, 8193, 65536, 300000};
 
 static void ring(const char *tls)
 {
-    dgt_env_t e;
+    dgt_env_t *e = &dgt_env;
     rx_state_t rx;
-    dgt_up(&e, tls);
-    start_rx(&e, &rx, 0);
+    dgt_up(e, tls);
+    start_rx(e, &rx, 0);
     enum { ROUNDS = 40 };
-    int next = (e.rank + 1) % e.size;
+    int next = (e->rank + 1) % e->size;
     for (uint64_t i = 0; i < ROUNDS; i++)
-        send_one(e.tx, next, 0, i, ring_sizes[i % DG_ARRAY_LEN(ring_sizes)]);
-    finish_rx(&e, &rx, ROUNDS);
+        send_one(e->tx, next, 0, i, ring_sizes[i % DG_ARRAY_LEN(ring_sizes)]);
+    finish_rx(e, &rx, ROUNDS);
     cr_assert_gt(rx.rendezvous_seen, 0, "payloads above the eager limit must come by rendezvous");
-    dgt_down(&e);
+    dgt_down(e);
 }
 DGT_BOTH_TRANSPORTS(exchange, ring, ring)
 
 static void all_to_all(const char *tls)
 {
-    dgt_env_t e;
+    dgt_env_t *e = &dgt_env;
     rx_state_t rx;
-    dgt_up(&e, tls);
-    start_rx(&e, &rx, 0);
+    dgt_up(e, tls);
+    start_rx(e, &rx, 0);
     enum { PER_PEER = 60 };
     for (uint64_t i = 0; i < PER_PEER; i++)
-        for (int d = 0; d < e.size; d++)
-            send_one(e.tx, (e.rank + d) % e.size, 0, i, (size_t)(i * 37 % 4000));
-    finish_rx(&e, &rx, (long)PER_PEER * e.size);
-    for (int s = 0; s < e.size; s++)
+        for (int d = 0; d < e->size; d++)
+            send_one(e->tx, (e->rank + d) % e->size, 0, i, (size_t)(i * 37 % 4000));
+    finish_rx(e, &rx, (long)PER_PEER * e->size);
+    for (int s = 0; s < e->size; s++)
         cr_assert_eq(rx.next[s][0], PER_PEER, "from rank %d", s);
-    dgt_down(&e);
+    dgt_down(e);
 }
 DGT_BOTH_TRANSPORTS(exchange, all_to_all, all_to_all)
 
@@ -229,15 +231,15 @@ static void *storm_thread(void *arg)
  * test thread (the owner: direct sends) and a helper (through the outbox). */
 static void storm(const char *tls)
 {
-    dgt_env_t e;
+    dgt_env_t *e = &dgt_env;
     rx_state_t rx;
-    dgt_up(&e, tls);
-    start_rx(&e, &rx, 0);
+    dgt_up(e, tls);
+    start_rx(e, &rx, 0);
     enum { TOTAL = 100000 };
-    int senders = e.size > 1 ? e.size - 1 : 1;
+    int senders = e->size > 1 ? e->size - 1 : 1;
     long per_stream = TOTAL / senders / 2;
-    if (e.rank != 0 || e.size == 1) {
-        storm_sender_t helper = {e.tx, 1, per_stream}, self = {e.tx, 0, per_stream};
+    if (e->rank != 0 || e->size == 1) {
+        storm_sender_t helper = {e->tx, 1, per_stream}, self = {e->tx, 0, per_stream};
         pthread_t t;
         cr_assert_eq(pthread_create(&t, NULL, storm_thread, &helper), 0);
         cr_assert_null(storm_thread(&self));
@@ -245,27 +247,28 @@ static void storm(const char *tls)
         pthread_join(t, &failed);
         cr_assert_null(failed);
         dg_tx_stats_t stats;
-        DGT_OK(dg_tx_flush(e.tx));
-        dg_tx_get_stats(e.tx, &stats);
+        DGT_OK(dg_tx_flush(e->tx));
+        dg_tx_get_stats(e->tx, &stats);
         cr_assert_leq(stats.max_inflight, 64, "DAGGER_PEER_INFLIGHT bound broken: %d in flight",
                       stats.max_inflight);
     }
-    finish_rx(&e, &rx, e.rank == 0 ? per_stream * 2 * senders : 0);
-    dgt_down(&e);
+    finish_rx(e, &rx, e->rank == 0 ? per_stream * 2 * senders : 0);
+    dgt_down(e);
 }
 DGT_BOTH_TRANSPORTS(exchange, storm, storm)
 
 /* 64 MiB to the next rank: rendezvous into the receiver's own buffer. */
 static void big_payload(const char *tls)
 {
-    dgt_env_t e;
+    dgt_env_t *e = &dgt_env;
     rx_state_t rx;
-    dgt_up(&e, tls);
+    dgt_up(e, tls);
     enum { BIG = 64 << 20 };
-    start_rx(&e, &rx, BIG);
-    send_one(e.tx, (e.rank + 1) % e.size, 0, 0, BIG);
-    finish_rx(&e, &rx, 1);
+    start_rx(e, &rx, BIG);
+    send_one(e->tx, (e->rank + 1) % e->size, 0, 0, BIG);
+    finish_rx(e, &rx, 1);
     cr_assert_eq(rx.rendezvous_seen, 1);
-    dgt_down(&e);
+    dgt_down(e);
 }
 DGT_BOTH_TRANSPORTS(exchange, big_payload, big_payload)
+DGT_SINGLETON_RERUN(exchange)

@@ -6,8 +6,12 @@
 
 #include <criterion/criterion.h>
 #include <dagger/status.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "core/common.h"
 #include "transport/bootstrap.h"
@@ -27,29 +31,69 @@ typedef struct dgt_env {
                      dagger_error_detail());                                            \
     } while (0)
 
-/* tls: NULL for UCX's defaults (shared memory here), or e.g. "tcp". */
-static inline void dgt_up_with(dgt_env_t *e, const char *tls, const dg_tx_params_t *extra)
+/* The one environment of a test process. Static, not on the test's
+ * stack: dgt_cleanup uses it after a failed assertion left the test. */
+static dgt_env_t dgt_env;
+static int dgt_live;
+
+/* Brings the bootstrap up (once per process: PMIx cannot start twice). */
+static inline void dgt_boot(dgt_env_t *e)
 {
     memset(e, 0, sizeof(*e));
+    dgt_live = 1;
     DGT_OK(dg_boot_init(&e->boot));
+    /* Each test runs in a fresh process per rank: exchange keys of its own. */
+    snprintf(e->boot.tag, sizeof(e->boot.tag), "%s.%s", criterion_current_suite->name,
+             criterion_current_test->name);
+    e->rank = e->boot.rank;
+    e->size = e->boot.size;
+}
+
+/* Then the transport, on tls: NULL for UCX's defaults (shared memory
+ * here), or e.g. "tcp". */
+static inline void dgt_connect(dgt_env_t *e, const char *tls, const dg_tx_params_t *extra)
+{
     dg_tx_params_t p = extra ? *extra : (dg_tx_params_t){0};
     p.boot = &e->boot;
     p.tls = tls;
     DGT_OK(dg_tx_create(&p, &e->tx));
-    e->rank = dg_tx_rank(e->tx);
-    e->size = dg_tx_size(e->tx);
+    cr_assert_eq(dg_tx_rank(e->tx), e->rank);
+    cr_assert_eq(dg_tx_size(e->tx), e->size);
 }
 
 static inline void dgt_up(dgt_env_t *e, const char *tls)
 {
-    dgt_up_with(e, tls, NULL);
+    dgt_boot(e);
+    dgt_connect(e, tls, NULL);
 }
 
 static inline void dgt_down(dgt_env_t *e)
 {
-    DGT_OK(dg_tx_destroy(e->tx));
+    dg_tx_t *tx = e->tx;
+    e->tx = NULL;
+    if (tx)
+        DGT_OK(dg_tx_destroy(tx));
+    dg_boot_finalize(&e->boot);
+    dgt_live = 0;
+}
+
+/* Runs after every test, also one that failed an assertion: a process that
+ * leaves without finalizing PMIx puts the launcher's later collective
+ * operations out of step, which would fail every following test. */
+static inline void dgt_cleanup(void)
+{
+    dgt_env_t *e = &dgt_env;
+    if (!dgt_live)
+        return;
+    dgt_live = 0;
+    if (e->tx)
+        dg_tx_destroy(e->tx);
     dg_boot_finalize(&e->boot);
 }
+
+/* Every multi-rank suite: cleanup after each test, and a time limit so
+ * that a rank left waiting by a failed peer does not hold the run. */
+#define DGT_SUITE(suite) TestSuite(suite, .fini = dgt_cleanup, .timeout = 90)
 
 /* Waits (progressing) until *counter reaches target. */
 typedef struct dgt_count {
@@ -73,5 +117,52 @@ static inline void dgt_wait_count(dg_tx_t *tx, volatile long *counter, long targ
 #define DGT_BOTH_TRANSPORTS(suite, name, body)          \
     Test(suite, name##_shm) { body(NULL); }             \
     Test(suite, name##_tcp) { body("tcp"); }
+
+/* Runs this very binary again as a singleton (no launcher variables in
+ * its environment), from rank 0 only, and expects every test to pass: the
+ * multi-rank binaries must work without a launcher too. The nested run
+ * skips this test. Its output goes to a file named on failure. */
+static inline void dgt_singleton_rerun(void)
+{
+    if (getenv("DGT_NESTED"))
+        cr_skip_test("this is the nested singleton run");
+    dg_boot_t boot;
+    DGT_OK(dg_boot_init(&boot));
+    int rank = boot.rank;
+    dg_boot_finalize(&boot);
+    if (rank != 0)
+        return;
+    char log[64];
+    snprintf(log, sizeof(log), "/tmp/dgt-singleton-%d.log", (int)getpid());
+    pid_t pid = fork();
+    cr_assert_neq(pid, -1);
+    if (pid == 0) {
+        int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        if (fd >= 0) {
+            dup2(fd, 1);
+            dup2(fd, 2);
+        }
+        unsetenv("BXFI_MAP"); /* else it would take itself for one of Criterion's workers */
+        unsetenv("PMIX_NAMESPACE");
+        unsetenv("PMIX_RANK");
+        setenv("DGT_NESTED", "1", 1);
+        execl("/proc/self/exe", "singleton", "--jobs", "1", (char *)NULL);
+        _exit(127);
+    }
+    int ws = 0;
+    for (int i = 0; i < 2400 && waitpid(pid, &ws, WNOHANG) == 0; i++)
+        usleep(50000);
+    if (waitpid(pid, &ws, WNOHANG) == 0) {
+        kill(pid, SIGKILL);
+        waitpid(pid, &ws, 0);
+        cr_assert_fail("the singleton run did not end within 120 s (output in %s)", log);
+    }
+    cr_assert(WIFEXITED(ws) && WEXITSTATUS(ws) == 0,
+              "the binary failed as a singleton (status 0x%x, output in %s)", ws, log);
+    unlink(log);
+}
+
+#define DGT_SINGLETON_RERUN(suite) \
+    Test(suite, same_binary_as_singleton, .timeout = 150) { dgt_singleton_rerun(); }
 
 #endif

@@ -1,0 +1,122 @@
+/* Bootstrap and start-up exchange under a launcher (1..4 ranks): the
+ * identity every rank reads from PMIx is consistent, byte exchanges of any
+ * length arrive intact, every rank sees every inventory, and ranks running
+ * different builds all fail with DAGGER_ERR_BUILD_MISMATCH naming the odd
+ * rank. */
+#include <stdint.h>
+#include <stdio.h>
+
+#include "tx_test.h"
+
+typedef struct identity {
+    int32_t rank, size, local_rank, local_size;
+    char host[DG_BOOT_HOSTNAME_MAX];
+} identity_t;
+
+DGT_SUITE(boot);
+
+Test(boot, identity_is_consistent)
+{
+    dgt_env_t *e = &dgt_env;
+    dgt_boot(e);
+    dg_boot_t b = e->boot;
+    identity_t me = {b.rank, b.size, b.local_rank, b.local_size, ""};
+    snprintf(me.host, sizeof(me.host), "%s", b.hostname);
+    cr_assert(b.size >= 1 && b.rank >= 0 && b.rank < b.size);
+    cr_assert_eq(b.singleton, b.size == 1 && !getenv("PMIX_RANK"));
+    void *all;
+    size_t off[9];
+    cr_assert_leq(b.size, 8);
+    DGT_OK(dg_boot_allgather(&b, &me, sizeof(me), &all, off));
+    const identity_t *ids = all;
+    for (int r = 0; r < b.size; r++) {
+        cr_assert_eq(off[r + 1] - off[r], sizeof(identity_t));
+        cr_assert_eq(ids[r].rank, r, "rank %d reports rank %d", r, ids[r].rank);
+        cr_assert_eq(ids[r].size, b.size);
+        /* Local ranks are 0..local_size-1 among the ranks of one host. */
+        int same_host = 0;
+        for (int q = 0; q < b.size; q++)
+            same_host += !strcmp(ids[q].host, ids[r].host);
+        cr_assert_eq(ids[r].local_size, same_host, "rank %d local size", r);
+        cr_assert(ids[r].local_rank >= 0 && ids[r].local_rank < same_host);
+    }
+    for (int r = 0; r < b.size; r++)
+        for (int q = r + 1; q < b.size; q++)
+            cr_assert(strcmp(ids[r].host, ids[q].host) || ids[r].local_rank != ids[q].local_rank,
+                      "ranks %d and %d share a host (%s) and a local rank (%d)", r, q,
+                      ids[r].host, ids[r].local_rank);
+    free(all);
+    dgt_down(e);
+}
+
+/* Rank r gives r*r*1000 bytes: rank 0 gives none. Several exchanges in a
+ * row must not see each other's data. */
+Test(boot, exchanges_of_any_length)
+{
+    dgt_env_t *e = &dgt_env;
+    dgt_boot(e);
+    dg_boot_t *bp = &e->boot, b = e->boot;
+    cr_assert_leq(b.size, 8);
+    for (int round = 0; round < 3; round++) {
+        size_t len = (size_t)b.rank * (size_t)b.rank * 1000;
+        unsigned char *mine = malloc(len + 1);
+        for (size_t i = 0; i < len; i++)
+            mine[i] = (unsigned char)(b.rank + round + i);
+        void *all;
+        size_t off[9];
+        DGT_OK(dg_boot_allgather(bp, mine, len, &all, off));
+        for (int r = 0; r < b.size; r++) {
+            cr_assert_eq(off[r + 1] - off[r], (size_t)r * r * 1000, "round %d rank %d", round, r);
+            for (size_t i = 0; i < off[r + 1] - off[r]; i++)
+                cr_assert_eq(((unsigned char *)all)[off[r] + i], (unsigned char)(r + round + i));
+        }
+        free(all);
+        free(mine);
+    }
+    DGT_OK(dg_boot_fence(bp));
+    dgt_down(e);
+}
+
+Test(boot, every_rank_sees_every_inventory)
+{
+    dgt_env_t *e = &dgt_env;
+    char inv[32];
+    dgt_boot(e);
+    snprintf(inv, sizeof(inv), "cpus:%d", 10 + e->rank);
+    dg_tx_params_t p = {.inventory = inv, .inventory_len = strlen(inv) + 1};
+    dgt_connect(e, NULL, &p);
+    for (int r = 0; r < e->size; r++) {
+        size_t len;
+        const char *got = dg_tx_inventory(e->tx, r, &len);
+        char want[32];
+        snprintf(want, sizeof(want), "cpus:%d", 10 + r);
+        cr_assert_eq(len, strlen(want) + 1);
+        cr_assert_str_eq(got, want);
+        cr_assert_not_null(dg_tx_hostname(e->tx, r));
+    }
+    cr_assert_null(dg_tx_inventory(e->tx, e->size, NULL));
+    dgt_down(e);
+}
+
+Test(boot, different_builds_fail_everywhere)
+{
+    dgt_env_t *e = &dgt_env;
+    dgt_boot(e);
+    if (e->size < 2) {
+        dgt_down(e);
+        cr_skip_test("needs two ranks");
+    }
+    int odd = e->size - 1;
+    dg_tx_params_t p = {.boot = &e->boot, .build_id = e->rank == odd ? dg_tx_build_id() + 1 : 0};
+    dg_tx_t *tx = NULL;
+    dagger_status_t st = dg_tx_create(&p, &tx);
+    cr_assert_eq(st, DAGGER_ERR_BUILD_MISMATCH, "got %s", dagger_strerror(st));
+    cr_assert_null(tx);
+    char want[32];
+    snprintf(want, sizeof(want), "rank %d ", odd);
+    cr_assert(strstr(dagger_error_detail(), want), "detail does not name rank %d: %s", odd,
+              dagger_error_detail());
+    dgt_down(e);
+}
+
+DGT_SINGLETON_RERUN(boot)

@@ -1,0 +1,211 @@
+/* A rank that dies or leaves early must not leave the others hanging, and
+ * the survivors' output must name it. Each test launches this binary on 3
+ * ranks through tools/dagger-run (in "victim" mode: collectives in a loop,
+ * rank 1 leaves after a few) and checks the outcome within a time limit.
+ *
+ * What ends the survivors depends on the launcher: Open MPI's mpirun kills
+ * them with SIGTERM as soon as rank 1 dies (our handler names the lost rank
+ * first); when the launcher lets them run (mpirun told to allow exits
+ * without finalize, srun without -K), the transport's own detection ends
+ * their waits with DAGGER_ERR_PEER_LOST. */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "transport/coll.h"
+#include "transport/tx.h"
+
+/* ---- victim mode: the program the launcher runs ---- */
+
+static int victim_main(const char *how)
+{
+    dg_boot_t boot;
+    dg_tx_t *tx;
+    dagger_status_t st = dg_boot_init(&boot);
+    dg_tx_params_t p = {.boot = &boot, .lost_grace_s = 10};
+    if (st == DAGGER_OK)
+        st = dg_tx_create(&p, &tx);
+    if (st != DAGGER_OK) {
+        fprintf(stderr, "victim: start-up failed: %s\n", dagger_error_detail());
+        return 2;
+    }
+    time_t start = time(NULL);
+    for (long i = 0; time(NULL) - start < 30; i++) {
+        if (boot.rank == 1 && i == 20) {
+            if (!strcmp(how, "kill"))
+                raise(SIGKILL);
+            _exit(0); /* leaves without finalizing */
+        }
+        int64_t v = i;
+        st = dg_coll_allreduce(tx, &v, 1, DAGGER_REDUCE_I64, DAGGER_OP_SUM);
+        if (st != DAGGER_OK) {
+            fprintf(stderr, "dagger[rank %d] error: %s: %s\n", boot.rank, dagger_strerror(st),
+                    dagger_error_detail());
+            return 3;
+        }
+    }
+    fprintf(stderr, "victim rank %d: nobody noticed the loss within 30 s\n", boot.rank);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc == 3 && !strcmp(argv[1], "--dg-victim"))
+        return victim_main(argv[2]);
+    struct criterion_test_set *tests = criterion_initialize();
+    int result = 0;
+    if (criterion_handle_args(argc, argv, true))
+        result = !criterion_run_all_tests(tests);
+    criterion_finalize(tests);
+    return result;
+}
+
+/* ---- the tests: launch, wait with a limit, read the output ---- */
+
+typedef struct outcome {
+    int status;         /* wait status of dagger-run */
+    int timed_out;
+    char out[32768];    /* stdout and stderr of every rank and the launcher */
+} outcome_t;
+
+static const char *project_root(char *buf, size_t cap)
+{
+    snprintf(buf, cap, "%s", __FILE__);
+    char *cut = strstr(buf, "/tests/transport/");
+    cr_assert_not_null(cut, "cannot find the project root from %s", __FILE__);
+    *cut = '\0';
+    return buf;
+}
+
+static void slurp(int fd, outcome_t *o, size_t *used)
+{
+    ssize_t n = read(fd, o->out + *used, sizeof(o->out) - 1 - *used);
+    if (n > 0)
+        *used += (size_t)n;
+    o->out[*used] = '\0';
+}
+
+static void launch(const char *how, const char *extra_env, double limit_s, outcome_t *o)
+{
+    char root[PATH_MAX], run[PATH_MAX + 32], self[PATH_MAX];
+    snprintf(run, sizeof(run), "%s/tools/dagger-run", project_root(root, sizeof(root)));
+    ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+    cr_assert_gt(n, 0);
+    self[n] = '\0';
+    int fds[2];
+    cr_assert_eq(pipe(fds), 0);
+    pid_t pid = fork();
+    cr_assert_neq(pid, -1);
+    if (pid == 0) {
+        setpgid(0, 0);
+        dup2(fds[1], 1);
+        dup2(fds[1], 2);
+        close(fds[0]);
+        unsetenv("BXFI_MAP"); /* the ranks are not Criterion workers */
+        if (extra_env)
+            putenv((char *)extra_env);
+        execl(run, "dagger-run", "-n", "3", self, "--dg-victim", how, (char *)NULL);
+        _exit(127);
+    }
+    close(fds[1]);
+    memset(o, 0, sizeof(*o));
+    size_t used = 0;
+    struct timespec t0, t;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    for (;;) {
+        struct pollfd pfd = {.fd = fds[0], .events = POLLIN};
+        if (poll(&pfd, 1, 100) > 0)
+            slurp(fds[0], o, &used);
+        if (waitpid(pid, &o->status, WNOHANG) == pid)
+            break;
+        clock_gettime(CLOCK_MONOTONIC, &t);
+        if ((double)(t.tv_sec - t0.tv_sec) + 1e-9 * (double)(t.tv_nsec - t0.tv_nsec) > limit_s) {
+            o->timed_out = 1;
+            kill(-pid, SIGKILL);
+            waitpid(pid, &o->status, 0);
+            break;
+        }
+    }
+    while (poll(&(struct pollfd){.fd = fds[0], .events = POLLIN}, 1, 200) > 0 &&
+           used < sizeof(o->out) - 1) {
+        size_t before = used;
+        slurp(fds[0], o, &used);
+        if (used == before)
+            break;
+    }
+    close(fds[0]);
+}
+
+/* Every survivor wrote a line of its own that names rank 1. */
+static void check_survivors_named_rank_1(const outcome_t *o)
+{
+    for (int r = 0; r <= 2; r += 2) {
+        char tag[32];
+        snprintf(tag, sizeof(tag), "dagger[rank %d]", r);
+        const char *line = strstr(o->out, tag);
+        int named = 0;
+        while (line && !named) {
+            const char *end = strchr(line, '\n');
+            size_t len = end ? (size_t)(end - line) : strlen(line);
+            const char *hit = strstr(line, "rank 1 ");
+            named = hit && hit < line + len;
+            line = strstr(line + 1, tag);
+        }
+        cr_assert(named, "rank %d's output does not name the lost rank 1:\n%s", r, o->out);
+    }
+}
+
+static int launcher_available(void)
+{
+    return !system("command -v prterun >/dev/null 2>&1 || command -v mpirun >/dev/null 2>&1 "
+                   "|| scontrol ping >/dev/null 2>&1");
+}
+
+Test(lost, killed_rank_ends_the_job_and_is_named, .timeout = 120)
+{
+    if (!launcher_available())
+        cr_skip_test("no launcher (prterun, mpirun or a Slurm controller)");
+    outcome_t o;
+    launch("kill", NULL, 60, &o);
+    cr_assert(!o.timed_out, "the survivors hung after rank 1 was killed:\n%s", o.out);
+    cr_assert(!(WIFEXITED(o.status) && WEXITSTATUS(o.status) == 0),
+              "the job succeeded although rank 1 was killed:\n%s", o.out);
+    check_survivors_named_rank_1(&o);
+}
+
+Test(lost, rank_leaving_early_ends_the_job_and_is_named, .timeout = 120)
+{
+    if (!launcher_available())
+        cr_skip_test("no launcher (prterun, mpirun or a Slurm controller)");
+    outcome_t o;
+    launch("exit", NULL, 60, &o);
+    cr_assert(!o.timed_out, "the survivors hung after rank 1 left:\n%s", o.out);
+    cr_assert(!(WIFEXITED(o.status) && WEXITSTATUS(o.status) == 0),
+              "the job succeeded although rank 1 left early:\n%s", o.out);
+    check_survivors_named_rank_1(&o);
+}
+
+/* Open MPI's mpirun told to let ranks exit without finalizing does not end
+ * the job: the transport's own detection must. */
+Test(lost, detected_without_the_launchers_help, .timeout = 120)
+{
+    if (system("command -v mpirun >/dev/null 2>&1"))
+        cr_skip_test("needs Open MPI's mpirun");
+    setenv("DAGGER_LAUNCHER", "mpirun", 1);
+    outcome_t o;
+    launch("exit", "OMPI_MCA_orte_allowed_exit_without_sync=1", 60, &o);
+    cr_assert(!o.timed_out, "the survivors hung after rank 1 left:\n%s", o.out);
+    cr_assert(!(WIFEXITED(o.status) && WEXITSTATUS(o.status) == 0),
+              "the job succeeded although rank 1 left early:\n%s", o.out);
+    check_survivors_named_rank_1(&o);
+    cr_assert(strstr(o.out, "DAGGER_ERR_PEER_LOST"), "the survivors' waits did not fail with "
+              "DAGGER_ERR_PEER_LOST:\n%s", o.out);
+}

@@ -1,0 +1,269 @@
+/* Transport benchmark: message latency (8 B, one way = half the round
+ * trip) and bandwidth (1 KiB .. 64 MiB, eager below DAGGER_EAGER_LIMIT,
+ * rendezvous into the receiver's buffer above), each beside ucx_perftest
+ * run in the same job on the same transports (UCP active-message latency,
+ * UCP tag bandwidth), with the ratios against the budgets of DESIGN.md:
+ * latency <= 2x, bandwidth >= 85% from 1 MiB up.
+ *
+ *   dagger-run -n 2 bench_tx_perf [--tcp] [--quick] [results-file]
+ *
+ * --tcp runs both sides with UCX_TLS=tcp; the default is UCX's choice
+ * (shared memory here). Rank 0 runs the ucx_perftest pairs while rank 1
+ * sleeps in a barrier. Results go to results-file (default
+ * /tmp/bench_tx_perf.txt) and to stdout. Not a test: nothing is asserted. */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "transport/coll.h"
+#include "transport/tx.h"
+
+enum { MSG_PING = 1, MSG_STOP = 2, MSG_DATA = 3, MSG_ACK = 4 };
+
+typedef struct bench {
+    dg_tx_t *tx;
+    int rank;
+    volatile long pongs;     /* rank 0: replies seen */
+    volatile long received;  /* rank 1: data messages complete */
+    volatile long acks;      /* rank 0: acknowledgements */
+    volatile int stop;
+    unsigned char *sink;     /* rank 1: where data lands */
+} bench_t;
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static void send_kind(bench_t *b, int dest, unsigned char kind, const void *p, size_t len,
+                      unsigned flags)
+{
+    if (dg_tx_send(b->tx, dest, DG_TX_CH_TEST, &kind, 1, p, len, flags, NULL, NULL) != DAGGER_OK) {
+        fprintf(stderr, "bench_tx_perf: send failed: %s\n", dagger_error_detail());
+        exit(1);
+    }
+}
+
+static void data_landed(void *arg, dagger_status_t st)
+{
+    bench_t *b = arg;
+    (void)st;
+    b->received++;
+}
+
+static int on_msg(void *ctx, const dg_tx_msg_t *m)
+{
+    bench_t *b = ctx;
+    unsigned char kind = m->hdr_len ? *(const unsigned char *)m->hdr : 0;
+    switch (kind) {
+    case MSG_PING:
+        if (b->rank == 1)
+            send_kind(b, 0, MSG_PING, m->data, m->len, DG_TX_COPY);
+        else
+            b->pongs++;
+        break;
+    case MSG_STOP: b->stop = 1; break;
+    case MSG_ACK: b->acks++; break;
+    case MSG_DATA:
+        if (m->rndv) {
+            dg_tx_recv_into(b->tx, m->rndv, b->sink, m->len, data_landed, b);
+        } else {
+            memcpy(b->sink, m->data, m->len); /* a receive delivers the bytes somewhere */
+            data_landed(b, DAGGER_OK);
+        }
+        break;
+    }
+    return 0;
+}
+
+/* Busy progress, as ucx_perftest does: this measures the transport, not
+ * the sleeping path. */
+static void spin_until(bench_t *b, volatile long *counter, long target)
+{
+    while (*counter < target)
+        dg_tx_progress(b->tx);
+}
+
+static double dagger_latency_us(bench_t *b, long iters)
+{
+    uint64_t word = 42;
+    long warm = iters / 10;
+    double t0 = 0;
+    for (long i = 0; i < warm + iters; i++) {
+        if (i == warm)
+            t0 = now_s();
+        send_kind(b, 1, MSG_PING, &word, sizeof(word), DG_TX_COPY);
+        spin_until(b, &b->pongs, i + 1);
+    }
+    return (now_s() - t0) / (double)iters / 2 * 1e6;
+}
+
+static double dagger_bandwidth_mbs(bench_t *b, const unsigned char *src, size_t size, long iters)
+{
+    long target = b->acks + 1;
+    double t0 = now_s();
+    for (long i = 0; i < iters; i++)
+        send_kind(b, 1, MSG_DATA, src, size, 0);
+    spin_until(b, &b->acks, target);
+    return (double)size * (double)iters / (now_s() - t0) / (1 << 20);
+}
+
+/* ---- the reference: a ucx_perftest server and client on this host ---- */
+
+/* Runs one ucx_perftest pair; returns the "Final:" column col (1-based
+ * after the label: 2 = latency p50, 3 = latency average, 6 = bandwidth
+ * overall MB/s), or -1. */
+static double perftest(const char *test, size_t size, long iters, int col)
+{
+    static int port = 0;
+    if (!port)
+        port = 20000 + (int)(getpid() % 20000);
+    port++;
+    char sport[16], ssize[32], siters[32];
+    snprintf(sport, sizeof(sport), "%d", port);
+    snprintf(ssize, sizeof(ssize), "%zu", size);
+    snprintf(siters, sizeof(siters), "%ld", iters);
+    pid_t server = fork();
+    if (server == 0) {
+        freopen("/dev/null", "w", stdout);
+        freopen("/dev/null", "w", stderr);
+        execlp("ucx_perftest", "ucx_perftest", "-p", sport, (char *)NULL);
+        _exit(127);
+    }
+    double value = -1;
+    for (int attempt = 0; attempt < 20 && value < 0; attempt++) {
+        usleep(100000); /* let the server listen */
+        char cmd[256];
+        snprintf(cmd, sizeof(cmd), "ucx_perftest 127.0.0.1 -p %s -t %s -s %s -n %s -f 2>&1", sport,
+                 test, ssize, siters);
+        FILE *p = popen(cmd, "r");
+        if (!p)
+            break;
+        char line[512];
+        while (fgets(line, sizeof(line), p)) {
+            const char *f = strstr(line, "Final:");
+            double v[8];
+            long n;
+            if (f && sscanf(f + 6, "%ld %lf %lf %lf %lf %lf %lf %lf", &n, &v[0], &v[1], &v[2],
+                            &v[3], &v[4], &v[5], &v[6]) == 8)
+                value = v[col - 2];
+        }
+        pclose(p);
+    }
+    kill(server, SIGTERM);
+    waitpid(server, NULL, 0);
+    return value;
+}
+
+/* ---- the run ---- */
+
+typedef struct row {
+    size_t size;
+    double ours, ref;
+} row_t;
+
+static void report(FILE *out, const char *tls, double lat, double lat_ref, const row_t *rows, int n)
+{
+    fprintf(out, "bench_tx_perf: transports %s\n", tls);
+    fprintf(out, "latency 8 B one way: dagger %.3f us, ucx_perftest ucp_am_lat %.3f us, ratio "
+            "%.2f (budget <= 2.00)\n", lat, lat_ref, lat / lat_ref);
+    fprintf(out, "%10s %14s %14s %8s %s\n", "bytes", "dagger MB/s", "perftest MB/s", "ratio",
+            "budget");
+    for (int i = 0; i < n; i++)
+        fprintf(out, "%10zu %14.1f %14.1f %8.2f %s\n", rows[i].size, rows[i].ours, rows[i].ref,
+                rows[i].ours / rows[i].ref, rows[i].size >= (1 << 20) ? ">= 0.85" : "-");
+}
+
+int main(int argc, char **argv)
+{
+    int tcp = 0, quick = 0;
+    const char *results = "/tmp/bench_tx_perf.txt";
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--tcp"))
+            tcp = 1;
+        else if (!strcmp(argv[i], "--quick"))
+            quick = 1;
+        else
+            results = argv[i];
+    }
+    if (tcp)
+        setenv("UCX_TLS", "tcp", 1); /* for ucx_perftest and for us alike */
+    dg_boot_t boot;
+    bench_t b = {0};
+    dg_tx_params_t p = {.boot = &boot};
+    if (dg_boot_init(&boot) != DAGGER_OK || dg_tx_create(&p, &b.tx) != DAGGER_OK) {
+        fprintf(stderr, "bench_tx_perf: start-up failed: %s\n", dagger_error_detail());
+        return 1;
+    }
+    b.rank = boot.rank;
+    if (boot.size != 2) {
+        fprintf(stderr, "bench_tx_perf: run it on 2 ranks (dagger-run -n 2 %s)\n", argv[0]);
+        return 2;
+    }
+    static const size_t sizes[] = {1 << 10, 4 << 10, 16 << 10, 64 << 10, 256 << 10,
+                                   1 << 20, 4 << 20, 16 << 20, 64 << 20};
+    enum { NSIZES = sizeof(sizes) / sizeof(sizes[0]) };
+    unsigned char *buf = calloc(1, 64 << 20);
+    b.sink = buf;
+    dg_tx_set_handler(b.tx, DG_TX_CH_TEST, on_msg, &b);
+    long lat_iters = quick ? 20000 : 200000;
+    row_t rows[NSIZES];
+    double lat_ref = 0;
+
+    /* The reference first, while rank 1 sleeps in the barrier. */
+    if (b.rank == 0) {
+        lat_ref = perftest("ucp_am_lat", 8, lat_iters, 3);
+        for (int i = 0; i < NSIZES; i++) {
+            long iters = (long)((quick ? 256ull : 2048ull) << 20) / (long)sizes[i];
+            rows[i].size = sizes[i];
+            rows[i].ref = perftest("tag_bw", sizes[i], iters < 16 ? 16 : iters, 6);
+        }
+    }
+    dg_coll_barrier(b.tx);
+
+    double lat = 0;
+    if (b.rank == 0) {
+        lat = dagger_latency_us(&b, lat_iters);
+        send_kind(&b, 1, MSG_STOP, NULL, 0, 0);
+        for (int i = 0; i < NSIZES; i++) {
+            long iters = (long)((quick ? 256ull : 2048ull) << 20) / (long)sizes[i];
+            if (iters < 16)
+                iters = 16;
+            int64_t n = iters;
+            dg_coll_bcast(b.tx, &n, sizeof(n), 0); /* tell rank 1 what to expect */
+            rows[i].ours = dagger_bandwidth_mbs(&b, buf, sizes[i], iters);
+        }
+    } else {
+        /* Answer the latency pings at full speed until rank 0 says stop,
+         * then take each bandwidth round as announced. */
+        while (!b.stop)
+            dg_tx_progress(b.tx);
+        long total = 0;
+        for (int i = 0; i < NSIZES; i++) {
+            int64_t n = 0;
+            dg_coll_bcast(b.tx, &n, sizeof(n), 0);
+            total += n; /* counted across rounds: data may beat the announcement */
+            spin_until(&b, &b.received, total);
+            send_kind(&b, 0, MSG_ACK, NULL, 0, 0);
+        }
+    }
+    if (b.rank == 0) {
+        report(stdout, tcp ? "tcp" : "UCX default (shared memory)", lat, lat_ref, rows, NSIZES);
+        FILE *f = fopen(results, "w");
+        if (f) {
+            report(f, tcp ? "tcp" : "UCX default (shared memory)", lat, lat_ref, rows, NSIZES);
+            fclose(f);
+            printf("results written to %s\n", results);
+        }
+    }
+    dg_tx_destroy(b.tx);
+    dg_boot_finalize(&boot);
+    free(buf);
+    return 0;
+}
