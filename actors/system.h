@@ -89,7 +89,8 @@ void dg_act_system_set_poller(dg_act_system_t *sys, const dg_act_poller_t *p);
 void dg_act_system_wake(dg_act_system_t *sys, int w);
 
 /* Extra work sources polled by idle workers before they sleep (the task
- * executor's ready queues). fn returns >0 when it did work. Whoever adds
+ * executor's ready queues), and by busy workers every 16th turn so actor
+ * traffic cannot starve them. fn returns >0 when it did work. Whoever adds
  * work for a source must dg_act_system_wake() a worker. At most
  * DG_ACT_MAX_IDLE_SOURCES sources (more are refused with an error log). */
 #define DG_ACT_MAX_IDLE_SOURCES 16

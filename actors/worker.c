@@ -221,8 +221,10 @@ static void *worker_main(void *arg)
         dg_actor_t *a = next_actor(sys, w, tick);
         if (a)
             dg_act_run_actor(sys, w, a);
-        else if (!did)
-            did = poll_idle_sources(sys, w->index);
+        /* Idle sources run when there is nothing else, and every 16th turn
+         * anyway, so a stream of actor messages cannot starve them. */
+        if ((!a && !did) || (tick & 15) == 0)
+            did |= poll_idle_sources(sys, w->index);
         if (a || did) {
             if (DG_TRACE_WORKER_ON())
                 dg_trace_worker_busy(a != NULL);

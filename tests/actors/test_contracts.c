@@ -324,3 +324,43 @@ Test(contracts, wake_ignores_workers_that_do_not_exist)
     dg_act_system_wake(sys, 2);
     dg_act_system_wake(sys, 1000);
 }
+
+/* A worker kept busy by actor messages still serves its idle sources. */
+typedef struct {
+    _Atomic int stop;
+    _Atomic long handled;
+} busy_t;
+
+static uint32_t T_SPIN;
+
+static dagger_status_t on_spin(dagger_ctx_t *ctx)
+{
+    busy_t *b = dagger_ctx_state(ctx);
+    atomic_fetch_add(&b->handled, 1);
+    if (atomic_load(&b->stop))
+        return DAGGER_OK;
+    return dagger_send(dagger_ctx_runtime(ctx), dagger_ctx_self(ctx), T_SPIN, NULL, 0); /* forever busy */
+}
+
+Test(contracts, idle_sources_are_not_starved_by_busy_actors)
+{
+    act_test_runtime_done(rt);
+    sys = act_test_runtime(rt, 1); /* one worker, kept busy */
+    dagger_msg_type_desc_t d = {"ct.spin", DAGGER_MSG_FIXED, 0};
+    cr_assert_eq(dagger_msg_type_register(rt, &d, &T_SPIN), DAGGER_OK);
+    busy_t b = {0};
+    dagger_handler_t h[] = {{T_SPIN, on_spin}};
+    dagger_actor_desc_t ad = {.name = "spinner", .state = &b, .handlers = h, .nhandlers = 1};
+    dagger_actor_addr_t a;
+    cr_assert_eq(dagger_actor_spawn(rt, &ad, &a), DAGGER_OK);
+    cr_assert_eq(dagger_send(rt, a, T_SPIN, NULL, 0), DAGGER_OK);
+    ACT_WAIT_FOR(&b.handled, 1000);
+    source_t s = {0};
+    dg_act_system_add_idle_source(sys, fake_source, &s);
+    atomic_store(&s.pending, 1);
+    ACT_WAIT_FOR(&s.done, 1);
+    atomic_store(&b.stop, 1);
+    dg_act_system_stop_all(sys);
+    act_test_runtime_done(rt); /* the source lives on this stack frame */
+    sys = act_test_runtime(rt, 1);
+}
