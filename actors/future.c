@@ -122,16 +122,10 @@ dagger_status_t dg_future_wait(dg_futures_t *fs, uint64_t id, uint64_t deadline_
                         (unsigned long long)id);
     }
     f->waiting = 1;
-    while (!f->reply && st == DAGGER_OK) {
-        if (deadline_ns == UINT64_MAX) {
-            pthread_cond_wait(&f->cond, &fs->lock);
-            continue;
-        }
-        struct timespec ts = dg_timespec_ns(deadline_ns);
-        if (pthread_cond_timedwait(&f->cond, &fs->lock, &ts) == ETIMEDOUT && !f->reply)
+    while (!f->reply && st == DAGGER_OK)
+        if (dg_cond_wait_until(&f->cond, &fs->lock, deadline_ns) == ETIMEDOUT && !f->reply)
             st = dg_error(DAGGER_ERR_TIMEOUT, "no reply to request %llu before the deadline",
                           (unsigned long long)id);
-    }
     f->waiting = 0;
     if (f->reply)
         st = copy_reply(f->reply, reply);

@@ -112,18 +112,12 @@ static dagger_status_t wait_stopped(dg_act_system_t *sys, dg_actor_t *a, int64_t
     uint64_t deadline = dg_deadline_ns(timeout_us);
     dagger_status_t st = DAGGER_OK;
     pthread_mutex_lock(&sys->life_lock);
-    while (atomic_load(&a->state) != DG_ACTOR_STOPPED && st == DAGGER_OK) {
-        if (deadline == UINT64_MAX) {
-            pthread_cond_wait(&sys->life_cond, &sys->life_lock);
-            continue;
-        }
-        struct timespec ts = dg_timespec_ns(deadline);
-        if (pthread_cond_timedwait(&sys->life_cond, &sys->life_lock, &ts) == ETIMEDOUT &&
+    while (atomic_load(&a->state) != DG_ACTOR_STOPPED && st == DAGGER_OK)
+        if (dg_cond_wait_until(&sys->life_cond, &sys->life_lock, deadline) == ETIMEDOUT &&
             atomic_load(&a->state) != DG_ACTOR_STOPPED)
             st = dg_error(DAGGER_ERR_TIMEOUT,
                           "dagger_actor_join: actor '%s' (%d:%u) is still running at the deadline "
                           "(stop it with dagger_actor_stop)", a->name, sys->rank, a->id);
-    }
     pthread_mutex_unlock(&sys->life_lock);
     return st;
 }

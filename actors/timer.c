@@ -139,15 +139,14 @@ static void *timer_main(void *arg)
     dg_timers_t *ts = arg;
     pthread_mutex_lock(&ts->lock);
     while (!ts->quit) {
-        if (ts->n == 0) {
+        if (ts->n == 0) { /* nothing to do: sleep until a timer is added */
             pthread_cond_wait(&ts->cond, &ts->lock);
             continue;
         }
         uint64_t now = dg_now_ns();
         dg_timer_t *t = ts->heap[0];
         if (t->deadline > now) {
-            struct timespec when = dg_timespec_ns(t->deadline);
-            pthread_cond_timedwait(&ts->cond, &ts->lock, &when);
+            dg_cond_wait_until(&ts->cond, &ts->lock, t->deadline);
             continue;
         }
         heap_remove(ts, t);
