@@ -14,13 +14,19 @@
 #include "core/handles.h"
 #include "core/runtime.h"
 
-static inline dg_act_system_t *act_test_system_owned(int nthreads, void *owner)
+static inline dg_act_system_t *act_test_system_ranked(int nthreads, void *owner, int rank, int nranks)
 {
-    dg_act_params_t p = {.rank = 0, .nranks = 1, .num_threads = nthreads, .bind = 0, .owner = owner};
+    dg_act_params_t p = {.rank = rank, .nranks = nranks, .num_threads = nthreads, .bind = 0,
+                         .owner = owner};
     dg_act_system_t *sys = NULL;
     dagger_status_t st = dg_act_system_create(&p, &sys);
     cr_assert_eq(st, DAGGER_OK, "dg_act_system_create: %s", dagger_error_detail());
     return sys;
+}
+
+static inline dg_act_system_t *act_test_system_owned(int nthreads, void *owner)
+{
+    return act_test_system_ranked(nthreads, owner, 0, 1);
 }
 
 static inline dg_act_system_t *act_test_system(int nthreads)
@@ -30,14 +36,21 @@ static inline dg_act_system_t *act_test_system(int nthreads)
 
 /* A runtime handle over a kernel-level system, so the public dagger_* actor
  * calls can be tested without the rest of the runtime (and its layers). */
-static inline dg_act_system_t *act_test_runtime(dagger_runtime_t *rt, int nthreads)
+static inline dg_act_system_t *act_test_runtime_ranked(dagger_runtime_t *rt, int nthreads, int rank,
+                                                      int nranks)
 {
     memset(rt, 0, sizeof(*rt));
-    rt->nranks = 1;
-    rt->actors = act_test_system_owned(nthreads, rt);
+    rt->rank = rank;
+    rt->nranks = nranks;
+    rt->actors = act_test_system_ranked(nthreads, rt, rank, nranks);
     rt->num_threads = dg_act_system_num_workers(rt->actors);
     cr_assert_eq(dg_handle_add(rt), 0);
     return rt->actors;
+}
+
+static inline dg_act_system_t *act_test_runtime(dagger_runtime_t *rt, int nthreads)
+{
+    return act_test_runtime_ranked(rt, nthreads, 0, 1);
 }
 
 static inline void act_test_runtime_done(dagger_runtime_t *rt)
