@@ -3,6 +3,7 @@
 
 #include <sched.h>
 
+#include "actors/clock.h"
 #include "actors/ctx.h"
 #include "actors/send.h"
 #include "actors/system_impl.h"
@@ -87,6 +88,24 @@ static void release(dg_act_system_t *sys, dg_actor_t *a, int producer_mid_push)
     atomic_fetch_sub_explicit(&a->refs, 1, memory_order_release); /* last touch */
 }
 
+/* The mailbox ran dry: 1 if a message arrived within DG_ACT_LINGER_NS while
+ * the worker had nothing else to do. */
+static int linger(dg_act_system_t *sys, dg_act_worker_t *w, dg_actor_t *a)
+{
+    if (atomic_load_explicit(&a->state, memory_order_relaxed) != DG_ACTOR_RUNNING ||
+        dg_act_worker_has_work(sys, w))
+        return 0;
+    uint64_t until = dg_now_ns() + DG_ACT_LINGER_NS;
+    do {
+        for (int i = 0; i < 16; i++) {
+            if (!dg_mpsc_is_empty(&a->mbox))
+                return 1;
+            dg_cpu_relax();
+        }
+    } while (dg_now_ns() < until);
+    return 0;
+}
+
 void dg_act_run_actor(dg_act_system_t *sys, dg_act_worker_t *w, dg_actor_t *a)
 {
     dagger_ctx_t ctx = {.sys = sys, .actor = a, .msg = NULL, .worker = w->index, .replied = 0};
@@ -95,6 +114,8 @@ void dg_act_run_actor(dg_act_system_t *sys, dg_act_worker_t *w, dg_actor_t *a)
     for (int i = 0; i < DG_ACT_BATCH; i++) {
         dg_mpsc_node_t *n;
         dg_mpsc_pop_t r = dg_mpsc_pop(&a->mbox, &n);
+        if (r == DG_MPSC_EMPTY && linger(sys, w, a))
+            r = dg_mpsc_pop(&a->mbox, &n);
         if (r != DG_MPSC_ITEM) {
             busy = r == DG_MPSC_BUSY;
             break;

@@ -12,6 +12,12 @@ struct dg_act_worker;
  * others queued on the same worker. */
 #define DG_ACT_BATCH 64
 
+/* How long an actor whose mailbox ran dry waits for its next message before
+ * it hands itself back, when its worker has nothing else to run. A steady
+ * stream then keeps the actor scheduled (senders skip the scheduling path),
+ * and a request's answer is often handled without a round through the run
+ * queue. */
+#define DG_ACT_LINGER_NS 2000
 /* Runs a scheduled actor (the caller holds the run-queue reference); the
  * actor is queued again if mail is left, else its reference is dropped. */
 void dg_act_run_actor(struct dg_act_system *sys, struct dg_act_worker *w, dg_actor_t *a);

@@ -24,15 +24,6 @@
 #define DG_SPIN_NS      50000ull
 #define DG_SPIN_CHECKS  32
 
-static inline void cpu_relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#elif defined(__aarch64__)
-    __asm__ __volatile__("yield");
-#endif
-}
-
 /* ---------------------------------------------------------------- queues */
 
 static void shared_push(dg_act_worker_t *w, dg_actor_t *a)
@@ -82,7 +73,7 @@ static dg_actor_t *next_actor(dg_act_system_t *sys, dg_act_worker_t *w, unsigned
     return a;
 }
 
-static int work_available(dg_act_system_t *sys, dg_act_worker_t *w)
+int dg_act_worker_has_work(dg_act_system_t *sys, dg_act_worker_t *w)
 {
     if (!dg_mpsc_is_empty(&w->pinned))
         return 1;
@@ -167,7 +158,7 @@ static void worker_sleep(dg_act_system_t *sys, dg_act_worker_t *w, const dg_act_
     atomic_fetch_sub_explicit(&sys->nspinning, 1, memory_order_seq_cst);
     atomic_thread_fence(memory_order_seq_cst);
     int nfds = poller->poll ? 2 : 1;
-    if (!work_available(sys, w) && !atomic_load(&w->signalled) && !atomic_load(&sys->quit) &&
+    if (!dg_act_worker_has_work(sys, w) && !atomic_load(&w->signalled) && !atomic_load(&sys->quit) &&
         (!poller->arm || poller->arm(poller->ctx) == 0)) {
         struct pollfd fds[2] = {{.fd = w->efd, .events = POLLIN}, {.fd = poller->fd, .events = POLLIN}};
         if (poll(fds, (nfds_t)nfds, -1) < 0 && errno != EINTR)
@@ -186,9 +177,9 @@ static void worker_sleep(dg_act_system_t *sys, dg_act_worker_t *w, const dg_act_
 static void spin_pause(dg_act_system_t *sys, dg_act_worker_t *w)
 {
     for (int i = 0; i < DG_SPIN_CHECKS; i++) {
-        if (work_available(sys, w))
+        if (dg_act_worker_has_work(sys, w))
             return;
-        cpu_relax();
+        dg_cpu_relax();
     }
     sched_yield();
 }

@@ -66,4 +66,18 @@ static inline void dg_act_schedule_if_idle(struct dg_act_system *sys, dg_actor_t
 /* Wakes worker w if it sleeps, or makes its next sleep attempt return. */
 void dg_act_worker_wake(dg_act_worker_t *w);
 
+/* 1 if some actor is queued where worker w could take it (its own queues or
+ * a queue it may steal from). */
+int dg_act_worker_has_work(struct dg_act_system *sys, dg_act_worker_t *w);
+
+/* A short pause inside a spin loop (lets the sibling hyperthread run). */
+static inline void dg_cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield");
+#endif
+}
+
 #endif
