@@ -101,6 +101,10 @@ int dg_arr_combine_impl(dagger_task_t *t);
 int dg_arr_pack_impl(dagger_task_t *t);
 int dg_arr_sweep_impl(dagger_task_t *t);
 
+/* 1 when a slot's elements are one contiguous run in column-major order
+ * (a whole chunk, or full leading dimensions), so it can be walked as one line. */
+int dg_arr_slot_dense(const dagger_slot_t *s);
+
 /* Reads a by-value parameter block into p (value bytes need not be aligned).
  * Returns 0 when argument i is a value of exactly len bytes. */
 int dg_arr_param(dagger_task_t *t, int i, void *p, size_t len);

@@ -35,6 +35,7 @@ static dagger_status_t run_ewise(dagger_region_t *r, dg_arr_ew_t p, dagger_array
     dagger_array_t *pass[2];
     int npass = 0;
     p.nin = (uint32_t)nin;
+    p.stream = out->nelems * out->elsize >= DG_EW_STREAM_BYTES;
     for (int i = 0; i < nin; i++) {
         if (in[i] == out)
             p.alias |= (uint8_t)(1u << i);

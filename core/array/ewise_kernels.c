@@ -3,6 +3,9 @@
  * the unsigned type so that overflow wraps instead of being undefined. */
 #include <stdint.h>
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "core/array/array_internal.h"
 #include "core/array/params.h"
@@ -94,6 +97,49 @@ static int line(const dg_arr_ew_t *p, dagger_dtype_t t, size_t n, void *o, const
     }
 }
 
+/* Copies to dst with non-temporal stores where the alignment allows (the
+ * caller fences before the task ends: such stores are weakly ordered). */
+static void stream_copy(void *dst, const void *src, size_t bytes)
+{
+#if defined(__SSE2__)
+    char *d = dst;
+    const char *s = src;
+    size_t head = (16 - ((uintptr_t)d & 15)) & 15;
+    head = head < bytes ? head : bytes;
+    memcpy(d, s, head);
+    d += head;
+    s += head;
+    bytes -= head;
+    for (; bytes >= 16; bytes -= 16, d += 16, s += 16)
+        _mm_stream_si128((__m128i *)(void *)d, _mm_loadu_si128((const __m128i *)(const void *)s));
+    memcpy(d, s, bytes);
+#else
+    memcpy(dst, src, bytes);
+#endif
+}
+
+static void stream_fence(void)
+{
+#if defined(__SSE2__)
+    _mm_sfence();
+#endif
+}
+
+/* A line computed in pieces into an L1-sized buffer, then streamed out. */
+static int line_streamed(const dg_arr_ew_t *p, dagger_dtype_t t, size_t n, char *o, const char *x,
+                         const char *y)
+{
+    double buf[512];
+    size_t es = dagger_dtype_size(t), per = sizeof(buf) / es;
+    for (size_t i = 0; i < n; i += per) {
+        size_t m = n - i < per ? n - i : per;
+        if (line(p, t, m, buf, x + i * es, y + i * es))
+            return 1;
+        stream_copy(o + i * es, buf, m * es);
+    }
+    return 0;
+}
+
 /* Element offset of line (i1, i2, i3) of a slot. */
 static size_t line_off(const dagger_slot_t *s, size_t i1, size_t i2, size_t i3)
 {
@@ -133,19 +179,29 @@ int dg_arr_ewise_impl(dagger_task_t *t)
         transpose(o, in[0]);
         return DAGGER_OK;
     }
-    size_t es = dagger_dtype_size(o.dtype);
+    size_t es = dagger_dtype_size(o.dtype), len = o.dims[0];
     size_t d1 = o.ndims > 1 ? o.dims[1] : 1, d2 = o.ndims > 2 ? o.dims[2] : 1;
     size_t d3 = o.ndims > 3 ? o.dims[3] : 1;
+    if (dg_arr_slot_dense(&o) && dg_arr_slot_dense(&in[0]) && dg_arr_slot_dense(&in[1])) {
+        len = o.count; /* whole blocks: one line, no per-column overhead */
+        d1 = d2 = d3 = 1;
+    }
     for (size_t i3 = 0; i3 < d3; i3++)
         for (size_t i2 = 0; i2 < d2; i2++)
             for (size_t i1 = 0; i1 < d1; i1++) {
                 char *po = (char *)o.data + line_off(&o, i1, i2, i3) * es;
                 const char *px = (const char *)in[0].data + line_off(&in[0], i1, i2, i3) * es;
                 const char *py = (const char *)in[1].data + line_off(&in[1], i1, i2, i3) * es;
-                if (line(&p, o.dtype, o.dims[0], po, px, py))
+                int bad = p.stream ? line_streamed(&p, o.dtype, len, po, px, py)
+                                   : line(&p, o.dtype, len, po, px, py);
+                if (bad) {
+                    stream_fence();
                     return dagger_task_fail(t, "integer division by zero (or of the smallest "
                                             "integer by -1) in an %s array",
                                             dg_arr_dtype_name(o.dtype));
+                }
             }
+    if (p.stream)
+        stream_fence();
     return DAGGER_OK;
 }

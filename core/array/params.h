@@ -13,11 +13,20 @@
 enum { DG_EW_FILL = 1, DG_EW_COPY = 2, DG_EW_TRANSPOSE = 3, DG_EW_ARITH = 4 };
 enum { DG_EW_AB = 0, DG_EW_AS = 1, DG_EW_SA = 2 }; /* a op b, a op s, s op a */
 
+/* Outputs at least this large are written with non-temporal stores: they
+ * cannot stay in cache anyway, and skipping the read-for-ownership of every
+ * output line saves a third of the memory traffic. A constant, not the
+ * cache size of this machine, because the choice is part of the parameters
+ * every rank must agree on. */
+#define DG_EW_STREAM_BYTES ((size_t)32 << 20)
+
 typedef struct dg_arr_ew {
     uint8_t kind;     /* DG_EW_* */
     uint8_t op;       /* ARITH: dagger_array_op_t */
     uint8_t form;     /* ARITH: DG_EW_AB / _AS / _SA */
     uint8_t alias;    /* bit i: input i is argument 0 (the output) and is not passed */
+    uint8_t stream;   /* 1: write the output with non-temporal stores (large arrays) */
+    uint8_t pad_[3];
     uint32_t nin;     /* inputs of the operation, aliased ones included */
     double s;         /* the scalar (FILL, _AS, _SA) */
 } dg_arr_ew_t;

@@ -101,6 +101,10 @@ int dg_arr_partial_impl(dagger_task_t *t)
     size_t es = dagger_dtype_size(x.dtype), ext[DAGGER_MAX_DIMS];
     for (int k = 0; k < DAGGER_MAX_DIMS; k++)
         ext[k] = k < x.ndims ? x.dims[k] : 1;
+    if (dg_arr_slot_dense(&x) && dg_arr_slot_dense(&y)) {
+        ext[0] = x.count; /* one line: the order of the elements is unchanged */
+        ext[1] = ext[2] = ext[3] = 1;
+    }
     for (size_t i3 = 0; i3 < ext[3]; i3++)
         for (size_t i2 = 0; i2 < ext[2]; i2++)
             for (size_t i1 = 0; i1 < ext[1]; i1++) {

@@ -76,6 +76,17 @@ void dg_arr_store(dagger_dtype_t t, void *p, double v)
     }
 }
 
+int dg_arr_slot_dense(const dagger_slot_t *s)
+{
+    size_t want = 1;
+    for (int k = 0; k < s->ndims; k++) {
+        if (s->dims[k] > 1 && s->strides[k] != want)
+            return 0;
+        want *= s->dims[k];
+    }
+    return 1;
+}
+
 int dg_arr_param(dagger_task_t *t, int i, void *p, size_t len)
 {
     dagger_slot_t s = dagger_task_arg(t, i);

@@ -322,3 +322,34 @@ Test(array_ewise, bad_input)
     AR_OK(dagger_array_destroy(v));
     AR_OK(dagger_finalize(rt));
 }
+
+/* Outputs of 32 MiB and more are written with non-temporal stores: odd line
+ * lengths and offsets (head and tail pieces), in place too. */
+Test(array_ewise, large_outputs_streamed)
+{
+    dagger_runtime_t *rt = ar_init();
+    dagger_array_desc_t d = AR_D1(DAGGER_I32, 8500001, 1000003); /* 34 MB */
+    dagger_array_t *a, *b, *c;
+    AR_OK(dagger_array_rand(rt, &d, 17, &a));
+    AR_OK(dagger_array_zeros(rt, &d, &b));
+    AR_OK(dagger_array_zeros(rt, &d, &c));
+    AR_OK(dagger_array_scalar(NULL, DAGGER_ARRAY_ADD, b, a, 3)); /* wraps where a is near max */
+    AR_OK(dagger_array_sub(NULL, c, b, a));
+    AR_OK(dagger_array_mul(NULL, c, c, c));                      /* in place */
+    dagger_future_t mn, mx;
+    AR_OK(dagger_array_reduce(NULL, DAGGER_ARRAY_MIN, c, &mn));
+    AR_OK(dagger_array_reduce(NULL, DAGGER_ARRAY_MAX, c, &mx));
+    int64_t lo = 0, hi = 0;
+    AR_OK(dagger_fetch(rt, mn, &lo, sizeof(lo), NULL));
+    AR_OK(dagger_fetch(rt, mx, &hi, sizeof(hi), NULL));
+    cr_assert(lo == 9 && hi == 9, "(a + 3 - a)^2 ranges over [%lld, %lld]", (long long)lo,
+              (long long)hi);
+    int32_t tail[5];
+    AR_OK(dagger_array_collect_box(b, (size_t[]){8499996}, (size_t[]){5}, DAGGER_ALL_RANKS, tail));
+    for (int i = 0; i < 5; i++)
+        cr_assert_eq(tail[i], (int32_t)((uint32_t)dagger_rand_bits(17, 8499996u + (unsigned)i) + 3u));
+    AR_OK(dagger_array_destroy(a));
+    AR_OK(dagger_array_destroy(b));
+    AR_OK(dagger_array_destroy(c));
+    AR_OK(dagger_finalize(rt));
+}

@@ -115,7 +115,7 @@ Test(array_reduce, nan_propagates_through_min_and_max)
 
 /* The bits of the sum and the norm of randn(seed 99) as 1000 x 37 in
  * 64 x 8 blocks. Computed with one rank; the same on any number. */
-static const double expect_sum = 0x1.1fcbbf7d2a3aep+8, expect_norm = 0x1.8223a82c444f8p+7;
+static const double expect_sum = 0x1.1fcbbf7d2a3bp+8, expect_norm = 0x1.8223a82c444f8p+7;
 
 static int last_rank(const size_t block[], int nd, int nranks, void *ctx)
 {
