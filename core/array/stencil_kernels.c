@@ -51,25 +51,20 @@ int dg_arr_pack_impl(dagger_task_t *t)
 
 /* The sweep works a line (dimension 0) at a time: the expression's values
  * for the line go into a buffer of doubles, built from typed line loops for
- * the built-in kernels (a window sum is one shifted line added per window
- * offset) or one kernel call per element, then meet the output line. */
+ * the built-in kernels (a window sum reads all the window's rows in one
+ * pass) or one kernel call per element, then meet the output line. */
 
-#define TYPED(t, T, BODY)                                                         \
+#define TYPED(t, T, ...)                                                          \
     switch (t) {                                                                  \
-    case DAGGER_F32: { typedef float T; BODY } break;                             \
-    case DAGGER_F64: { typedef double T; BODY } break;                            \
-    case DAGGER_I32: { typedef int32_t T; BODY } break;                           \
-    default: { typedef int64_t T; BODY } break;                                   \
+    case DAGGER_F32: { typedef float T; __VA_ARGS__ } break;                      \
+    case DAGGER_F64: { typedef double T; __VA_ARGS__ } break;                     \
+    case DAGGER_I32: { typedef int32_t T; __VA_ARGS__ } break;                    \
+    default: { typedef int64_t T; __VA_ARGS__ } break;                            \
     }
 
 static void load_line(dagger_dtype_t t, const void *p, size_t n, double *v)
 {
     TYPED(t, T, const T *x = p; for (size_t i = 0; i < n; i++) v[i] = (double)x[i];)
-}
-
-static void add_line(dagger_dtype_t t, const void *p, size_t n, double *v)
-{
-    TYPED(t, T, const T *x = p; for (size_t i = 0; i < n; i++) v[i] += (double)x[i];)
 }
 
 static double apply(dagger_stencil_assign_t a, double cur, double v)
@@ -129,46 +124,61 @@ static const char *line_start(const win_src_t *s, size_t i1, size_t i2, size_t i
     return s->base + (i1 * s->slot.strides[1] + i2 * s->slot.strides[2] + i3 * s->slot.strides[3]) * s->es;
 }
 
-/* v[i] += sum of x[i - d .. i + d] over a line: the taps of dimension 0
- * in one pass (three of them unrolled, the common width). */
-static void add_taps(dagger_dtype_t t, const void *p, ptrdiff_t d, size_t n, double *v)
+/* v[i] = the sum over the rows r of x_r[i - d .. i + d]: all the window's
+ * lines in one pass (the 3 x 3 case of 2-D unrolled, the common one). */
+#define MAX_ROWS 729 /* window rows listed on the stack; wider windows allocate the list */
+
+static void sum_rows(dagger_dtype_t t, const char *const *rows, size_t nrows, ptrdiff_t d, size_t n,
+                     double *v)
 {
-    TYPED(t, T, const T *x = p;
-          if (d == 1) {
-              for (size_t i = 0; i < n; i++)
-                  v[i] += (double)x[(ptrdiff_t)i - 1] + (double)x[i] + (double)x[i + 1];
+    TYPED(t, T,
+          if (nrows == 3 && d == 1) {
+              const T *a = (const T *)(const void *)rows[0], *b = (const T *)(const void *)rows[1];
+              const T *c = (const T *)(const void *)rows[2];
+              for (ptrdiff_t i = 0; i < (ptrdiff_t)n; i++)
+                  v[i] = (double)a[i - 1] + (double)a[i] + (double)a[i + 1] + (double)b[i - 1] +
+                         (double)b[i] + (double)b[i + 1] + (double)c[i - 1] + (double)c[i] +
+                         (double)c[i + 1];
           } else {
-              for (size_t i = 0; i < n; i++) {
-                  double s = 0;
-                  for (ptrdiff_t o = -d; o <= d; o++)
-                      s += (double)x[(ptrdiff_t)i + o];
-                  v[i] += s;
+              for (ptrdiff_t i = 0; i < (ptrdiff_t)n; i++) {
+                  double acc = 0;
+                  for (size_t r = 0; r < nrows; r++) {
+                      const T *x = (const T *)(const void *)rows[r];
+                      for (ptrdiff_t o = -d; o <= d; o++)
+                          acc += (double)x[i + o];
+                  }
+                  v[i] = acc;
               }
           })
 }
 
-/* The sum of input 0's window for every element of a line: one pass per
- * window offset of the outer dimensions. */
-static void window_sum_line(sweep_ctx_t *c, const char *centre)
+/* The sum of input 0's window for every element of a line. */
+static int window_sum_line(sweep_ctx_t *c, const char *centre)
 {
     const dagger_window_t *w = &c->w[0];
     ptrdiff_t d[DAGGER_MAX_DIMS], es = (ptrdiff_t)c->src[0].es;
-    for (int k = 0; k < DAGGER_MAX_DIMS; k++)
+    size_t nrows = 1;
+    for (int k = 0; k < DAGGER_MAX_DIMS; k++) {
         d[k] = (ptrdiff_t)w->dist[k];
-    memset(c->v, 0, c->n * sizeof(double));
+        nrows *= k ? (size_t)(2 * d[k] + 1) : 1;
+    }
+    const char *stack[MAX_ROWS], **rows = nrows <= MAX_ROWS ? stack : malloc(nrows * sizeof(*rows));
+    if (!rows)
+        return -1;
+    size_t r = 0;
     for (ptrdiff_t o3 = -d[3]; o3 <= d[3]; o3++)
         for (ptrdiff_t o2 = -d[2]; o2 <= d[2]; o2++)
-            for (ptrdiff_t o1 = -d[1]; o1 <= d[1]; o1++) {
-                const char *p = centre + (o1 * w->stride[1] + o2 * w->stride[2] + o3 * w->stride[3]) * es;
-                if (d[0] == 0)
-                    add_line(w->dtype, p, c->n, c->v);
-                else
-                    add_taps(w->dtype, p, d[0], c->n, c->v);
-            }
+            for (ptrdiff_t o1 = -d[1]; o1 <= d[1]; o1++)
+                rows[r++] = centre + (o1 * w->stride[1] + o2 * w->stride[2] + o3 * w->stride[3]) * es;
+    sum_rows(w->dtype, rows, nrows, d[0], c->n, c->v);
+    if (rows != stack)
+        free(rows);
+    return 0;
 }
 
-/* The expression's values along the line (i1, i2, i3) into c->v. */
-static void eval_line(sweep_ctx_t *c, size_t i1, size_t i2, size_t i3)
+/* The expression's values along the line (i1, i2, i3) into c->v; -1 when
+ * out of memory. */
+static int eval_line(sweep_ctx_t *c, size_t i1, size_t i2, size_t i3)
 {
     const dg_st_expr_param_t *e = c->e;
     const char *pi[DAGGER_STENCIL_MAX_IN];
@@ -178,13 +188,12 @@ static void eval_line(sweep_ctx_t *c, size_t i1, size_t i2, size_t i3)
     case DG_ST_CONST:
         for (size_t i = 0; i < c->n; i++)
             c->v[i] = e->value;
-        return;
+        return 0;
     case DG_ST_COPY:
         load_line(c->w[0].dtype, pi[0], c->n, c->v);
-        return;
+        return 0;
     case DG_ST_SUM:
-        window_sum_line(c, pi[0]);
-        return;
+        return window_sum_line(c, pi[0]);
     default:
         break;
     }
@@ -195,6 +204,7 @@ static void eval_line(sweep_ctx_t *c, size_t i1, size_t i2, size_t i3)
             c->w[i].data = pi[i] + i0 * c->src[i].slot.strides[0] * c->src[i].es;
         c->v[i0] = c->fn(c->w, (int)e->nin, idx, c->args);
     }
+    return 0;
 }
 
 /* Sets up the windows of the expression's inputs. */
@@ -240,7 +250,10 @@ static int run_expr(dagger_task_t *t, const dg_st_sweep_hdr_t *h, const dg_st_ex
     for (size_t i3 = 0; i3 < ext[3]; i3++)
         for (size_t i2 = 0; i2 < ext[2]; i2++)
             for (size_t i1 = 0; i1 < ext[1]; i1++) {
-                eval_line(&c, i1, i2, i3);
+                if (eval_line(&c, i1, i2, i3)) {
+                    free(c.v);
+                    return dagger_task_fail(t, "out of memory for a window's rows");
+                }
                 char *po = (char *)o.data + (i1 * o.strides[1] + i2 * o.strides[2] + i3 * o.strides[3]) * oes;
                 store_line(o.dtype, (dagger_stencil_assign_t)e->assign, po, c.n, c.v);
             }

@@ -401,3 +401,31 @@ Test(array_stencil, bad_input)
     AR_OK(dagger_array_destroy(c));
     AR_OK(dagger_finalize(rt));
 }
+
+/* A window of 29 x 29 rows (more than the sweep lists on its stack) in 3-D,
+ * Pad and Clamp beyond an edge shorter than the window. */
+Test(array_stencil, wide_window_3d)
+{
+    dagger_runtime_t *rt = ar_init();
+    size_t dims[3] = {3, 20, 20}, blk[3] = {2, 7, 6}, dist[3] = {1, 14, 14};
+    dagger_array_desc_t d = ar_desc(DAGGER_F32, 3, dims, blk);
+    dagger_array_t *a, *y;
+    AR_OK(dagger_array_rand(rt, &d, 5, &a));
+    AR_OK(dagger_array_zeros(rt, &d, &y));
+    dagger_boundary_t bc[3] = {{DAGGER_BC_WRAP, 0}, {DAGGER_BC_PAD, 0.25}, {DAGGER_BC_CLAMP, 0}};
+    dagger_stencil_expr_t e = {.out = y, .kernel = DAGGER_STENCIL_SUM, .nin = 1};
+    e.in[0].array = a;
+    for (int k = 0; k < 3; k++) {
+        e.in[0].dist[k] = dist[k];
+        e.in[0].bc[k] = bc[k];
+    }
+    AR_OK(dagger_stencil_apply(rt, 1, &e));
+    double *x = ar_collect(a), *want = malloc(1200 * sizeof(double));
+    ar_ref_sum(x, want, 3, dims, dist, bc);
+    ar_expect(y, want, 1e-6, "3-D 3x29x29 window");
+    free(x);
+    free(want);
+    AR_OK(dagger_array_destroy(a));
+    AR_OK(dagger_array_destroy(y));
+    AR_OK(dagger_finalize(rt));
+}
