@@ -94,6 +94,8 @@ def check_summary(trace, exp):
         check(re.search(r"^  rank %d worker 0: " % r, text, re.M), "utilisation of rank %d" % r)
     check("Critical path:" in text and "Top waits:" in text and "per task" in text,
           "critical path, waits and planner cost are reported")
+    if NRANKS > 1:
+        check(re.search(r"; \d+ uniformity checks, ", text), "uniformity checks are recorded")
     return text
 
 
@@ -221,7 +223,7 @@ def check_diverge():
 
 def main():
     os.makedirs(WORK, exist_ok=True)
-    trace, out, rc = run_prog("known")
+    trace, out, rc = run_prog("known", env_extra={"DAGGER_CHECK_UNIFORMITY": "1"})
     check(rc == 0, "the traced program succeeds (rc %s)" % rc)
     if rc != 0:
         return
