@@ -12,14 +12,17 @@
  *    thread on a bounded mutex+condvar queue of WINDOW items.
  * 3. Many-to-one throughput: four unpinned producer actors into one consumer
  *    (worker 1); the reference: four producer threads, one consumer thread.
- * 4. Neighbours: (2) again while three other processes, each with its own
- *    2-worker actor system on the same cores, sit idle with a trickle of
- *    messages (four ranks on two cores): idle workers must not steal CPU.
+ * 4. Neighbours: (2) alternately alone and beside three other processes,
+ *    each with its own 2-worker actor system on the same cores, idle but
+ *    for a trickle of messages (four ranks on two cores); the neighbours are
+ *    paused with SIGSTOP between their turns. Idle workers must not take the
+ *    CPU from the busy process.
  *
  * Actor and reference runs alternate (A R A R ...) and each figure is the
  * best of REPEAT runs, so both see the same machine; the ratio is the
- * result (absolute times drift with the machine's load). Uses the public dagger_* calls on an
- * actor system of its own (this benchmark links only the actor layer). */
+ * result (absolute times drift with the machine's load). Uses the public
+ * dagger_* calls on an actor system of its own (this benchmark links only
+ * the actor layer). Results also go to the file (default under /tmp). */
 #include <dagger.h>
 #include <pthread.h>
 #include <sched.h>
@@ -392,7 +395,8 @@ static void register_types(void)
 }
 
 /* A neighbour rank: its own 2-worker actor system, idle but for one message
- * every 10 ms, until the parent closes the pipe; reports its CPU time. */
+ * every 10 ms, until the parent closes the pipe; then it reports the CPU
+ * time it used after start-up. It says "ready" once its runtime is up. */
 static void neighbour(int rfd, int wfd)
 {
     rt = make_runtime(2);
@@ -401,7 +405,9 @@ static void neighbour(int rfd, int wfd)
     dagger_actor_addr_t b = spawn("idle", NULL, hb, 1, -1);
     struct rusage r0, r1;
     getrusage(RUSAGE_SELF, &r0);
-    double t0 = now();
+    double ready = 0;
+    if (write(wfd, &ready, sizeof(ready)) != sizeof(ready))
+        _exit(1);
     fd_set set;
     for (;;) {
         struct timeval tv = {0, 10000};
@@ -416,8 +422,7 @@ static void neighbour(int rfd, int wfd)
     double cpu = (double)(r1.ru_utime.tv_sec - r0.ru_utime.tv_sec + r1.ru_stime.tv_sec - r0.ru_stime.tv_sec) +
                  1e-6 * (double)(r1.ru_utime.tv_usec - r0.ru_utime.tv_usec + r1.ru_stime.tv_usec -
                                  r0.ru_stime.tv_usec);
-    double report[2] = {cpu, now() - t0};
-    ssize_t w = write(wfd, report, sizeof(report));
+    ssize_t w = write(wfd, &cpu, sizeof(cpu));
     (void)w;
     free_runtime(rt);
     _exit(0);
@@ -447,7 +452,55 @@ static child_t start_neighbour(const child_t *older, int k)
     }
     close(down[0]);
     close(up[1]);
+    double ready;
+    if (read(c.from_child, &ready, sizeof(ready)) != sizeof(ready))
+        exit(1);
     return c;
+}
+
+#define NKIDS 3
+static child_t kids[NKIDS];
+static double kids_running; /* seconds the neighbours ran (not SIGSTOPped) */
+
+static void neighbours_signal(int sig)
+{
+    for (int k = 0; k < NKIDS; k++)
+        kill(kids[k].pid, sig);
+}
+
+/* One-to-one alone (neighbours stopped) and beside the running neighbours,
+ * alternately, best of REPEAT each. */
+static void neighbours_compare(double *alone, double *crowded)
+{
+    for (int i = 0; i < REPEAT; i++) {
+        double a = actor_stream(1);
+        neighbours_signal(SIGCONT);
+        double t0 = now();
+        struct timespec settle = {0, 50000000}; /* let them fall idle */
+        nanosleep(&settle, NULL);
+        double c = actor_stream(1);
+        kids_running += now() - t0;
+        neighbours_signal(SIGSTOP);
+        if (i == 0 || a > *alone)
+            *alone = a;
+        if (i == 0 || c > *crowded)
+            *crowded = c;
+    }
+}
+
+/* Ends the neighbours; their total CPU time after start-up. */
+static double neighbours_finish(void)
+{
+    double cpu = 0;
+    neighbours_signal(SIGCONT);
+    for (int k = 0; k < NKIDS; k++) {
+        close(kids[k].to_child);
+        double c = 0;
+        if (read(kids[k].from_child, &c, sizeof(c)) == sizeof(c))
+            cpu += c;
+        waitpid(kids[k].pid, NULL, 0);
+    }
+    return cpu;
 }
 
 static int better(double v, double than, int higher_is_better)
@@ -528,41 +581,22 @@ int main(int argc, char **argv)
         return 0;
     }
 
-    child_t kids[3];
-    int with_neighbours = 1;
-    double one_alone = 0, one_crowded = 0, kid_cpu = 0, kid_wall = 0;
+    /* Neighbours first, while this process has one thread; paused (SIGSTOP)
+     * except while the "beside neighbours" runs are measured. */
+    for (int k = 0; k < NKIDS; k++)
+        kids[k] = start_neighbour(kids, k);
+    neighbours_signal(SIGSTOP);
 
-    cpu_set_t all;
-    sched_getaffinity(0, sizeof(all), &all);
     rt = make_runtime(2); /* its workers sleep while the reference runs */
     register_types();
-    double lat_a, lat_r, thr1_a, thr1_r, thrn_a, thrn_r;
+    double lat_a = 0, lat_r = 0, thr1_a = 0, thr1_r = 0, thrn_a = 0, thrn_r = 0;
+    double one_alone = 0, one_crowded = 0;
     best_pair(rtt_actor, rtt_ref, 0, &lat_a, &lat_r);
     best_pair(one_actor, one_ref, 1, &thr1_a, &thr1_r);
     best_pair(many_actor, many_ref, 1, &thrn_a, &thrn_r);
+    neighbours_compare(&one_alone, &one_crowded);
     free_runtime(rt);
-    pthread_setaffinity_np(pthread_self(), sizeof(all), &all); /* undo the reference's pinning */
-
-    one_alone = thr1_a;
-    if (with_neighbours) { /* forked while this process has one thread again */
-        for (int k = 0; k < 3; k++)
-            kids[k] = start_neighbour(kids, k);
-        struct timespec settle = {0, 200000000};
-        nanosleep(&settle, NULL);
-        rt = make_runtime(2);
-        register_types();
-        one_crowded = best(one_actor, 1);
-        free_runtime(rt);
-        for (int k = 0; k < 3; k++) {
-            close(kids[k].to_child);
-            double rep[2] = {0, 0};
-            if (read(kids[k].from_child, rep, sizeof(rep)) == sizeof(rep)) {
-                kid_cpu += rep[0];
-                kid_wall += rep[1];
-            }
-            waitpid(kids[k].pid, NULL, 0);
-        }
-    }
+    double kid_cpu = neighbours_finish(), kid_wall = NKIDS * kids_running;
 
     char report[2048];
     int n = snprintf(report, sizeof(report),
@@ -571,14 +605,15 @@ int main(int argc, char **argv)
         "%-34s %11.3f us %11.3f us %7.2fx\n"
         "%-34s %10.2f M/s %10.2f M/s %7.2fx\n"
         "%-34s %10.2f M/s %10.2f M/s %7.2fx\n"
-        "neighbours: one-to-one with 3 idle 2-worker processes on the same cores: %.2f M/s "
-        "(%.0f%% of alone); their CPU use: %.1f ms in %.2f s of wall time (%.2f%%)\n"
+        "neighbours: one-to-one beside 3 idle 2-worker processes on the same cores: %.2f M/s, "
+        "alone %.2f M/s (alternating runs): %.0f%%;\n  their CPU use: %.1f ms in %.2f s "
+        "(3 x their running time), %.2f%%\n"
         "budgets: round trip < 1 us (%s), one-to-one >= 5 M msg/s (%s)\n",
         cpu_a, cpu_b, REPEAT, "measurement", "actors", "mutex+condvar", "ratio",
         "round-trip latency (lower better)", 1e6 * lat_a, 1e6 * lat_r, lat_r / lat_a,
         "one-to-one throughput", 1e-6 * thr1_a, 1e-6 * thr1_r, thr1_a / thr1_r,
         "many-to-one (4 producers)", 1e-6 * thrn_a, 1e-6 * thrn_r, thrn_a / thrn_r,
-        1e-6 * one_crowded, 100.0 * one_crowded / one_alone, 1e3 * kid_cpu, kid_wall,
+        1e-6 * one_crowded, 1e-6 * one_alone, 100.0 * one_crowded / one_alone, 1e3 * kid_cpu, kid_wall,
         kid_wall > 0 ? 100.0 * kid_cpu / kid_wall : 0.0,
         1e6 * lat_a < 1.0 ? "met" : "missed", thr1_a >= 5e6 ? "met" : "missed");
     fputs(report, stdout);
