@@ -43,10 +43,11 @@ void dg_bufs_cleanup(dg_bufs_t *b)
             b->spaces[e->space].ops->free(&b->spaces[e->space], e->ptr, e->bytes);
     }
     free(b->slots);
-    for (dg_pool_block_t *p = b->pool, *n; p; p = n) {
-        n = p->next;
-        dg_host_memspace_ops.free(&b->spaces[0], p, p->bytes);
-    }
+    for (int i = 0; i < DG_POOL_SIZES; i++)
+        for (dg_pool_block_t *p = b->pool[i].head, *n; p; p = n) {
+            n = p->next;
+            dg_host_memspace_ops.free(&b->spaces[0], p, p->bytes);
+        }
     pthread_mutex_destroy(&b->pool_lock);
     memset(b, 0, sizeof(*b));
 }
@@ -93,18 +94,35 @@ static int grow(dg_bufs_t *b)
     return 0;
 }
 
+/* The free list of blocks of exactly bytes (create: claim an unused one),
+ * or NULL. Lock held. */
+static struct dg_pool_list *pool_list(dg_bufs_t *b, size_t bytes, int create)
+{
+    size_t h = (bytes * 0x9e3779b97f4a7c15ull) >> 58; /* 0..63 */
+    for (int i = 0; i < DG_POOL_SIZES; i++) {
+        struct dg_pool_list *l = &b->pool[(h + (size_t)i) % DG_POOL_SIZES];
+        if (l->bytes == bytes)
+            return l;
+        if (l->bytes == 0 || (!l->head && create)) {
+            if (!create)
+                return NULL;
+            l->bytes = bytes;
+            return l;
+        }
+    }
+    return NULL;
+}
+
 static void *pool_take(dg_bufs_t *b, size_t bytes)
 {
     void *ptr = NULL;
     pthread_mutex_lock(&b->pool_lock);
-    for (dg_pool_block_t **pp = &b->pool; *pp; pp = &(*pp)->next) {
-        if ((*pp)->bytes == bytes) {
-            dg_pool_block_t *blk = *pp;
-            *pp = blk->next;
-            b->pool_bytes -= bytes;
-            ptr = blk;
-            break;
-        }
+    struct dg_pool_list *l = pool_list(b, bytes, 0);
+    if (l && l->head) {
+        dg_pool_block_t *blk = l->head;
+        l->head = blk->next;
+        b->pool_bytes -= bytes;
+        ptr = blk;
     }
     pthread_mutex_unlock(&b->pool_lock);
     return ptr;
@@ -172,11 +190,12 @@ void dg_bufs_release(dg_bufs_t *b, uint32_t space, void *ptr, size_t bytes)
         return;
     }
     pthread_mutex_lock(&b->pool_lock);
-    if (b->pool_bytes + bytes <= b->pool_limit) {
+    struct dg_pool_list *l = b->pool_bytes + bytes <= b->pool_limit ? pool_list(b, bytes, 1) : NULL;
+    if (l) {
         dg_pool_block_t *blk = ptr;
         blk->bytes = bytes;
-        blk->next = b->pool;
-        b->pool = blk;
+        blk->next = l->head;
+        l->head = blk;
         b->pool_bytes += bytes;
         ptr = NULL;
     }

@@ -22,15 +22,20 @@ typedef struct dg_buf_entry {
 } dg_buf_entry_t;
 
 #define DG_MAX_SPACES 16
+#define DG_POOL_SIZES 64
 
 typedef struct dg_bufs {
     dg_memspace_t spaces[DG_MAX_SPACES]; /* by space index; ops NULL = absent */
     dg_buf_entry_t *slots;
     size_t cap, used, tombs;
-    /* Released blocks kept for reuse, by exact size (slots of one array's
-     * blocks have few distinct sizes). Guarded by pool_lock. */
+    /* Released host blocks kept for reuse, in one list per exact size (the
+     * slots of an array's blocks have few distinct sizes); a size that finds
+     * no free list is not kept. Guarded by pool_lock. */
     pthread_mutex_t pool_lock;
-    struct dg_pool_block *pool;       /* host blocks only */
+    struct dg_pool_list {
+        size_t bytes;                 /* 0: unused */
+        struct dg_pool_block *head;
+    } pool[DG_POOL_SIZES];
     size_t pool_bytes, pool_limit;
 } dg_bufs_t;
 
