@@ -62,7 +62,7 @@ static void give_batch(uint32_t c, dg_freelist_t *fl)
     fl->count -= DG_MSGPOOL_BATCH;
     pthread_mutex_lock(&dg_pool[c].lock);
     dg_batch_t *b = NULL;
-    if (dg_pool[c].nfull < DG_MSGPOOL_MAX_BATCHES) {
+    if ((size_t)dg_pool[c].nfull * DG_MSGPOOL_BATCH * dg_class_size[c] < DG_MSGPOOL_MAX_BYTES) {
         b = dg_pool[c].empty;
         if (b)
             dg_pool[c].empty = b->next;
