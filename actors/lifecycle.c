@@ -6,6 +6,7 @@
 #include "actors/clock.h"
 #include "actors/ctx.h"
 #include "actors/system_impl.h"
+#include "core/log.h"
 #include "core/status_internal.h"
 
 static dagger_status_t check_desc(dg_act_system_t *sys, const dagger_actor_desc_t *desc)
@@ -186,6 +187,10 @@ static void collect(dg_actor_t *a, void *arg)
 
 void dg_act_system_stop_all(dg_act_system_t *sys)
 {
+    if (dg_act_tls.ctx) { /* every join would be refused: it would never end */
+        dg_log(DG_LOG_ERROR, "dg_act_system_stop_all called from a handler; ignored");
+        return;
+    }
     addr_list_t l = {NULL, 0, 0, sys->rank};
     /* Rounds, because an on_stop or a last handler may spawn actors. */
     for (;;) {
