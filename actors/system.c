@@ -163,6 +163,16 @@ void dg_act_system_wake(dg_act_system_t *sys, int w)
         dg_act_worker_wake(&sys->workers[w]);
 }
 
+void dg_act_system_wake_any(dg_act_system_t *sys)
+{
+    dg_act_wake_idle(sys, 0);
+}
+
+void dg_act_system_wake_helper(dg_act_system_t *sys)
+{
+    dg_act_wake_idle(sys, 1);
+}
+
 void dg_act_system_add_idle_source(dg_act_system_t *sys, int (*fn)(void *ctx, int worker), void *ctx)
 {
     pthread_mutex_lock(&sys->life_lock);

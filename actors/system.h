@@ -88,6 +88,16 @@ void dg_act_system_set_poller(dg_act_system_t *sys, const dg_act_poller_t *p);
  * (worker 0 calls poll()) once more. */
 void dg_act_system_wake(dg_act_system_t *sys, int w);
 
+/* Any thread, after publishing work that any worker may take (an idle
+ * source's shared queue): wakes one sleeping worker unless a worker is
+ * spinning. A worker about to sleep polls the idle sources once more after
+ * it announced it, so no such work is left behind. */
+void dg_act_system_wake_any(dg_act_system_t *sys);
+/* A worker that took shared work and sees more of it waiting: wakes one
+ * sleeping worker even while others spin, so a burst spreads over the
+ * workers (each woken worker does the same in turn). */
+void dg_act_system_wake_helper(dg_act_system_t *sys);
+
 /* Extra work sources polled by idle workers before they sleep (the task
  * executor's ready queues), and by busy workers every 16th turn so actor
  * traffic cannot starve them. fn returns >0 when it did work. Whoever adds

@@ -127,6 +127,14 @@ void dg_act_schedule(dg_act_system_t *sys, dg_actor_t *a)
         wake_one_sleeper(sys); /* nobody idle is looking: let a sleeper steal it */
 }
 
+void dg_act_wake_idle(dg_act_system_t *sys, int even_if_spinning)
+{
+    atomic_thread_fence(memory_order_seq_cst);
+    if ((even_if_spinning || atomic_load_explicit(&sys->nspinning, memory_order_seq_cst) == 0) &&
+        atomic_load_explicit(&sys->nsleeping, memory_order_seq_cst) > 0)
+        wake_one_sleeper(sys);
+}
+
 /* ------------------------------------------------------------ idle work */
 
 /* Worker 0 switches to the poller set by dg_act_system_set_poller. */
@@ -158,7 +166,11 @@ static void worker_sleep(dg_act_system_t *sys, dg_act_worker_t *w, const dg_act_
     atomic_fetch_sub_explicit(&sys->nspinning, 1, memory_order_seq_cst);
     atomic_thread_fence(memory_order_seq_cst);
     int nfds = poller->poll ? 2 : 1;
+    /* Work an idle source got after this worker's last look, while nobody
+     * counted it as asleep, is found here: dg_act_wake_idle then either saw
+     * this worker spinning or sees it sleeping. */
     if (!dg_act_worker_has_work(sys, w) && !atomic_load(&w->signalled) && !atomic_load(&sys->quit) &&
+        !poll_idle_sources(sys, w->index) &&
         (!poller->arm || poller->arm(poller->ctx) == 0)) {
         struct pollfd fds[2] = {{.fd = w->efd, .events = POLLIN}, {.fd = poller->fd, .events = POLLIN}};
         if (poll(fds, (nfds_t)nfds, -1) < 0 && errno != EINTR)

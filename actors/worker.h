@@ -65,6 +65,10 @@ static inline void dg_act_schedule_if_idle(struct dg_act_system *sys, dg_actor_t
 
 /* Wakes worker w if it sleeps, or makes its next sleep attempt return. */
 void dg_act_worker_wake(dg_act_worker_t *w);
+/* After work for any worker was published (an idle source's queue): wakes a
+ * sleeping worker unless one is spinning (it will find the work), or in any
+ * case with even_if_spinning. */
+void dg_act_wake_idle(struct dg_act_system *sys, int even_if_spinning);
 
 /* 1 if some actor is queued where worker w could take it (its own queues or
  * a queue it may steal from). */

@@ -262,11 +262,14 @@ static int slot_free(dg_exec_t *ex, const void *arg)
 
 /* ------------------------------------------------------------ readiness */
 
-/* Wakes the named worker, or for shared work any sleeping worker when none
- * is spinning (the actor kernel's wake does exactly that for a busy target). */
+/* Wakes the named worker, or for shared work a sleeping worker when none
+ * is spinning. */
 static void wake_one(dg_exec_t *ex, int worker)
 {
-    dg_act_system_wake(ex->actors, worker < 0 ? 0 : worker);
+    if (worker < 0)
+        dg_act_system_wake_any(ex->actors);
+    else
+        dg_act_system_wake(ex->actors, worker);
 }
 
 static void run_trivial(dg_exec_t *ex, dg_xop_t *op)
@@ -589,8 +592,8 @@ static int source(void *ctx, int worker)
     dg_xop_t *op = NULL;
     if (worker >= 0 && worker < ex->nworkers)
         op = dg_readyq_pop(&ex->own[worker]);
-    if (!op)
-        op = dg_readyq_pop(&ex->shared);
+    if (!op && (op = dg_readyq_pop(&ex->shared)) && dg_readyq_busy(&ex->shared))
+        dg_act_system_wake_helper(ex->actors); /* more waiting: spread the burst */
     if (op) {
         dg_exec_run(ex, op, worker);
         did++;

@@ -109,3 +109,11 @@ dg_xop_t *dg_readyq_pop(dg_readyq_t *q)
         op = heap_pop(q, INT64_MIN);
     return op;
 }
+
+int dg_readyq_busy(dg_readyq_t *q)
+{
+    if (atomic_load_explicit(&q->approx, memory_order_relaxed))
+        return 1;
+    return q->fifo.cells && atomic_load_explicit(&q->fifo.tail, memory_order_relaxed) !=
+                                atomic_load_explicit(&q->fifo.head, memory_order_relaxed);
+}

@@ -28,5 +28,7 @@ void dg_readyq_cleanup(dg_readyq_t *q);
 int dg_readyq_push(dg_readyq_t *q, dg_xop_t *op);
 /* The next op, or NULL. */
 dg_xop_t *dg_readyq_pop(dg_readyq_t *q);
+/* 1 when the queue seems to hold work (a hint: no lock taken). */
+int dg_readyq_busy(dg_readyq_t *q);
 
 #endif
