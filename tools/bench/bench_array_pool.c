@@ -1,8 +1,9 @@
-/* Reproducer, runtime issue found by the array benchmarks: after an array
- * of many blocks is destroyed, small allocations of the executor become
- * slow. The freed block buffers go into the executor's reuse pool
- * (core/exec/bufs.c), a list searched linearly for an exact size; every
- * later small allocation (each reduction future is one) walks the whole
+/* Reproducer of a runtime issue the array benchmarks found (fixed in
+ * c1f8005, kept as a regression benchmark): after an array of many blocks
+ * was destroyed, small allocations of the executor became slow, because the
+ * freed block buffers went into the executor's reuse pool
+ * (core/exec/bufs.c), a list searched linearly for an exact size, and every
+ * later small allocation (each reduction future is one) walked the whole
  * list, one cache miss per freed buffer.
  *
  * Measures a sum over 1024 blocks (1024 partial tasks, 1023 combines, 2047
