@@ -1,10 +1,10 @@
-/* Reproducer of a runtime issue found by the array benchmarks: the tiles of
- * an array operation run on one worker thread of a rank although it has
- * several, from the second region on (the first region uses them all), so a
- * map of a compute-bound codelet is no faster with two threads than with
- * one. Each region here maps a codelet that computes for a few
- * milliseconds over 16 tiles per rank; with two or more workers the tasks
- * of every region must not all land on one thread. */
+/* Regression test of a runtime issue the array benchmarks found (fixed in
+ * 04e9d10): the tiles of an array operation ran on one worker thread of a
+ * rank although it had several, from the second region on, so a map of a
+ * compute-bound codelet was no faster with two threads than with one. Each
+ * region here maps a codelet that computes for a few milliseconds over 16
+ * tiles per rank; with two or more workers the tasks of every region must
+ * not all land on one thread. */
 #include <math.h>
 #include <pthread.h>
 
