@@ -55,8 +55,9 @@ static dagger_codelet_t reg(dagger_runtime_t *rt, const char *name, dagger_impl_
 }
 
 /* One factorisation in a fresh runtime; returns the seconds of its region
- * (wall), and in *cpu the CPU seconds of the process meanwhile. */
-static double cholesky(int n, int tile, uint64_t *ntasks, double *cpu)
+ * (wall), in *cpu the CPU seconds of the process meanwhile and in *submit
+ * the seconds the submitting thread spent submitting (planning). */
+static double cholesky(int n, int tile, uint64_t *ntasks, double *cpu, double *submit)
 {
     dagger_runtime_t *rt;
     check(dagger_init(NULL, NULL, NULL, &rt), "dagger_init");
@@ -92,6 +93,7 @@ static double cholesky(int n, int tile, uint64_t *ntasks, double *cpu)
                                    DAGGER_INOUT(V(i, j)), DAGGER_END), "gemm");
         }
     }
+    *submit = now_s() - t0;
     check(dagger_region_end(r), "region end");
     double t = now_s() - t0;
     *cpu = clock_s(CLOCK_PROCESS_CPUTIME_ID) - c0;
@@ -158,10 +160,10 @@ int main(int argc, char **argv)
         perror("mkdtemp");
         return 1;
     }
-    double off[100], on[100], coff[100], con[100], cpu;
+    double off[100], on[100], coff[100], con[100], soff[100], son[100], cpu, sub;
     uint64_t ntasks = 0;
     unsetenv("DAGGER_TRACE");
-    cholesky(n, tile, &ntasks, &cpu); /* warm-up: page faults, code, thread start */
+    cholesky(n, tile, &ntasks, &cpu, &sub); /* warm-up: page faults, code, thread start */
     for (int i = 0; i < reps; i++) {
         /* ABBA order: neither mode always runs first. */
         for (int k = 0; k < 2; k++) {
@@ -170,9 +172,10 @@ int main(int argc, char **argv)
                 setenv("DAGGER_TRACE", dir, 1);
             else
                 unsetenv("DAGGER_TRACE");
-            double t = cholesky(n, tile, &ntasks, &cpu);
+            double t = cholesky(n, tile, &ntasks, &cpu, &sub);
             (traced ? on : off)[i] = t;
             (traced ? con : coff)[i] = cpu;
+            (traced ? son : soff)[i] = sub;
         }
     }
     unsetenv("DAGGER_TRACE");
@@ -183,6 +186,7 @@ int main(int argc, char **argv)
     double m_ratio = median(ratio, reps);
     double m_off = median(off, reps), m_on = median(on, reps);
     double c_off = median(coff, reps), c_on = median(con, reps);
+    double s_off = median(soff, reps), s_on = median(son, reps);
     char hooks_dir[96];
     snprintf(hooks_dir, sizeof(hooks_dir), "%s/hooks", dir);
     double h_on = hook_ns(hooks_dir), h_off = hook_ns(NULL);
@@ -196,6 +200,8 @@ int main(int argc, char **argv)
     printf("  overhead: %+.2f%% wall (median of neighbouring pairs), %+.2f%% wall (medians), "
            "%+.2f%% CPU (medians), %+.2f%% wall (best); budget +5%%\n", (m_ratio - 1) * 100,
            (m_on / m_off - 1) * 100, (c_on / c_off - 1) * 100, (on[0] / off[0] - 1) * 100);
+    printf("  submitting (planning) per task: %.2f us off, %.2f us on\n",
+           s_off / (double)ntasks * 1e6, s_on / (double)ntasks * 1e6);
     printf("  hooks of one task run: %.1f ns traced, %.2f ns off (%.3f%% of a %.1f us task)\n",
            h_on, h_off, h_on / (per_task_us * 1e3) * 100, per_task_us);
     printf("  last Cholesky trace kept in %s (dagger-trace summary %s)\n", dir, dir);
