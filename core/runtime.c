@@ -1,13 +1,22 @@
 /* dagger_init / dagger_finalize: bring the subsystems up in order and take
- * them down in exact reverse order. */
+ * them down in reverse order (see the one exception in teardown). */
 #include "core/runtime.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "actors/system.h"
 #include "core/api/tasks.h"
 #include "core/log.h"
 #include "core/status_internal.h"
+#include "transport/actor_route.h"
+#include "transport/bootstrap.h"
+#include "transport/coll.h"
+#include "transport/tx.h"
+
+/* After a rank is lost, a rank that keeps running (a computation that never
+ * waits on the transport) is ended this many seconds later. */
+#define DG_LOST_GRACE_S 5.0
 
 /* Worker count and pinning: dagger_params_t overrides DAGGER_NUM_THREADS and
  * DAGGER_BIND_THREADS. */
@@ -30,6 +39,95 @@ static dagger_status_t start_actors(dagger_runtime_t *rt, const dagger_params_t 
     return st;
 }
 
+/* The transport, owned by this thread until init hands it to worker 0. */
+static dagger_status_t start_transport(dagger_runtime_t *rt)
+{
+    dg_tx_params_t p = {
+        .boot = rt->boot,
+        .cfg = &rt->cfg,
+        .wake = dg_tx_actors_wake,
+        .wake_ctx = rt->actors,
+        .lost_grace_s = DG_LOST_GRACE_S,
+    };
+    dagger_status_t st = dg_tx_create(&p, &rt->tx);
+    if (st == DAGGER_OK)
+        st = dg_tx_actors_attach(rt->tx, rt->actors, &rt->txa);
+    return st;
+}
+
+/* Takes down what is up, in reverse order; safe on a half-built runtime.
+ * One exception to the order: the task runtime's memory goes after the
+ * workers stopped (a worker may still look at its ready queues), and its
+ * transfers still hold transport state, so it goes between the two. */
+static dagger_status_t teardown(dagger_runtime_t *rt)
+{
+    dagger_status_t st = DAGGER_OK;
+    if (rt->txa) {
+        dg_tx_actors_stop_polling(rt->txa);
+        dg_tx_actors_detach(rt->txa);
+        rt->txa = NULL;
+    }
+    if (rt->actors)
+        dg_act_system_destroy(rt->actors);
+    rt->actors = NULL;
+    if (rt->tasks)
+        dg_tasks_destroy(rt->tasks);
+    rt->tasks = NULL;
+    if (rt->tx)
+        st = dg_tx_destroy(rt->tx);
+    rt->tx = NULL;
+    if (rt->boot)
+        dg_boot_finalize(rt->boot);
+    free(rt->boot);
+    rt->boot = NULL;
+    return st;
+}
+
+/* Settings and identity: the bootstrap says which rank this is. */
+static dagger_status_t start_identity(dagger_runtime_t *rt)
+{
+    const char *unknown = NULL;
+    dagger_status_t st = dg_config_load(&rt->cfg, &unknown);
+    if (st != DAGGER_OK)
+        return st;
+    rt->boot = calloc(1, sizeof(*rt->boot));
+    if (!rt->boot)
+        return dg_error(DAGGER_ERR_NO_MEMORY, "dagger_init: out of memory");
+    st = dg_boot_init(rt->boot);
+    if (st != DAGGER_OK) {
+        free(rt->boot);
+        rt->boot = NULL;
+        return st;
+    }
+    rt->rank = rt->boot->rank;
+    rt->nranks = rt->boot->size;
+    dg_log_set_rank(rt->rank, (int)rt->cfg.log_level);
+    if (unknown)
+        dg_log(DG_LOG_WARN, "unknown settings ignored: %s (dagger-config lists the known ones)", unknown);
+    return DAGGER_OK;
+}
+
+static dagger_status_t start(dagger_runtime_t *rt, const dagger_params_t *params)
+{
+    dagger_status_t st = start_identity(rt);
+    if (st == DAGGER_OK)
+        st = start_actors(rt, params);
+    if (st == DAGGER_OK)
+        st = start_transport(rt);
+    if (st == DAGGER_OK && dg_handle_add(rt))
+        st = dg_error(DAGGER_ERR_NO_MEMORY, "dagger_init: too many live runtimes in this process");
+    /* The task runtime (planner, executor) runs on the actor workers. */
+    if (st == DAGGER_OK)
+        st = dg_tasks_create(rt, rt->actors, rt->tx, &rt->tasks);
+    /* Every rank's channel handlers are in place before anyone returns and
+     * sends: then worker 0 takes the transport over. */
+    if (st == DAGGER_OK)
+        st = dg_coll_barrier(rt->tx);
+    if (st == DAGGER_OK)
+        dg_tx_actors_start_polling(rt->txa);
+    return st;
+}
+
 dagger_status_t dagger_init(int *argc, char ***argv, const dagger_params_t *params,
                             dagger_runtime_t **out)
 {
@@ -43,35 +141,14 @@ dagger_status_t dagger_init(int *argc, char ***argv, const dagger_params_t *para
     dagger_runtime_t *rt = calloc(1, sizeof(*rt));
     if (!rt)
         return dg_error(DAGGER_ERR_NO_MEMORY, "dagger_init: out of memory");
-    const char *unknown = NULL;
-    dagger_status_t st = dg_config_load(&rt->cfg, &unknown);
+    dagger_status_t st = start(rt, params);
     if (st != DAGGER_OK) {
-        free(rt);
-        return st;
-    }
-    rt->rank = 0;
-    rt->nranks = 1;
-    dg_log_set_rank(rt->rank, (int)rt->cfg.log_level);
-    if (unknown)
-        dg_log(DG_LOG_WARN, "unknown settings ignored: %s (dagger-config lists the known ones)", unknown);
-    st = start_actors(rt, params);
-    if (st != DAGGER_OK) {
-        free(rt);
-        return st;
-    }
-    if (dg_handle_add(rt)) {
-        if (rt->actors)
-            dg_act_system_destroy(rt->actors);
-        free(rt);
-        return dg_error(DAGGER_ERR_NO_MEMORY, "dagger_init: too many live runtimes in this process");
-    }
-    /* The task runtime (planner, executor) runs on the actor workers. */
-    st = dg_tasks_create(rt, rt->actors, NULL, &rt->tasks);
-    if (st != DAGGER_OK) {
+        char why[1024];
+        snprintf(why, sizeof(why), "%s", dagger_error_detail());
         dg_handle_remove(rt);
-        dg_act_system_destroy(rt->actors);
+        teardown(rt);
         free(rt);
-        return st;
+        return dg_error(st, "%s", why);
     }
     *out = rt;
     return DAGGER_OK;
@@ -85,18 +162,24 @@ dagger_status_t dagger_finalize(dagger_runtime_t *rt)
         return dg_error(DAGGER_ERR_STATE,
                         "dagger_finalize: called from an actor's handler, whose worker it would have "
                         "to join; call it from the thread that called dagger_init");
-    /* Tasks finish while the workers run; their memory goes after the
-     * workers stopped (a worker may still look at the ready queues). */
+    /* Tasks finish and actors stop while the workers (and worker 0's
+     * transport progress) still run: on_stop may still send. */
     dg_tasks_drain(rt->tasks);
-    /* Actors stop while the handle is still live: on_stop may still send. */
-    if (rt->actors)
-        dg_act_system_destroy(rt->actors);
-    rt->actors = NULL;
-    dg_tasks_destroy(rt->tasks);
-    rt->tasks = NULL;
+    dg_act_system_stop_all(rt->actors);
+    /* Every rank is done with tasks and actors before routes go away; ranks
+     * finishing at different times wait here asleep. */
+    dagger_status_t st = dg_coll_barrier(rt->tx);
+    char why[1024] = "";
+    if (st != DAGGER_OK)
+        snprintf(why, sizeof(why), "%s", dagger_error_detail());
     dg_handle_remove(rt);
+    dagger_status_t down = teardown(rt);
+    if (st == DAGGER_OK && down != DAGGER_OK) {
+        st = down;
+        snprintf(why, sizeof(why), "%s", dagger_error_detail());
+    }
     free(rt);
-    return DAGGER_OK;
+    return st == DAGGER_OK ? DAGGER_OK : dg_error(st, "dagger_finalize: %s", why);
 }
 
 int dagger_rank(const dagger_runtime_t *rt)

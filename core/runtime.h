@@ -9,16 +9,24 @@
 #include "core/config.h"
 #include "core/handles.h"
 
-
 struct dg_act_system;
 struct dg_tasks;
+struct dg_boot;
+struct dg_tx;
+struct dg_tx_actors;
 
+/* Brought up by dagger_init in this order: settings, bootstrap (rank and
+ * size), actor system, transport (actor worker 0 drives it once init is
+ * done), actor routing, task runtime. */
 struct dagger_runtime {
     int rank;
     int nranks;
     int num_threads;
     dg_config_t cfg;
+    struct dg_boot *boot;    /* PMIx or singleton (transport/bootstrap.h) */
     struct dg_act_system *actors;
+    struct dg_tx *tx;        /* messages, RMA, collectives (transport/tx.h) */
+    struct dg_tx_actors *txa; /* actor messages between ranks (transport/actor_route.h) */
     struct dg_tasks *tasks;  /* planner + executor + regions (core/api/tasks.h) */
 };
 

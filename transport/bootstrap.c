@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "core/common.h"
@@ -96,7 +95,7 @@ static void get_hostname(const pmix_proc_t *me, char *out, size_t cap)
         PMIX_VALUE_RELEASE(val);
 }
 
-static dagger_status_t pmix_failure(const char *what, pmix_status_t rc)
+dagger_status_t dg_boot_pmix_failure(const char *what, pmix_status_t rc)
 {
     const char *ns = getenv("PMIX_NAMESPACE");
     const char *rk = getenv("PMIX_RANK");
@@ -146,7 +145,7 @@ dagger_status_t dg_boot_init(dg_boot_t *boot)
         return dg_error(DAGGER_ERR_NO_MEMORY, "dg_boot_init: out of memory");
     pmix_status_t rc = PMIx_Init(&boot->pmix->me, NULL, 0);
     if (rc != PMIX_SUCCESS) {
-        dagger_status_t st = pmix_failure("PMIx_Init", rc);
+        dagger_status_t st = dg_boot_pmix_failure("PMIx_Init", rc);
         free(boot->pmix);
         boot->pmix = NULL;
         return st;
@@ -157,118 +156,15 @@ dagger_status_t dg_boot_init(dg_boot_t *boot)
     return st;
 }
 
-static dagger_status_t fence(dg_boot_t *boot, int collect)
-{
-    pmix_info_t info;
-    bool yes = true;
-    PMIX_INFO_CONSTRUCT(&info);
-    PMIX_INFO_LOAD(&info, PMIX_COLLECT_DATA, &yes, PMIX_BOOL);
-    pmix_status_t rc = PMIx_Fence(NULL, 0, collect ? &info : NULL, collect ? 1 : 0);
-    PMIX_INFO_DESTRUCT(&info);
-    return rc == PMIX_SUCCESS ? DAGGER_OK : pmix_failure("PMIx_Fence", rc);
-}
-
-dagger_status_t dg_boot_fence(dg_boot_t *boot)
-{
-    DG_CHECK_ARG(boot, "dg_boot_fence: boot is NULL");
-    return boot->singleton ? DAGGER_OK : fence(boot, 0);
-}
-
-/* Publishes mine under this exchange's key and fences with data collection. */
-static dagger_status_t publish(dg_boot_t *boot, const char *key, const void *mine, size_t len)
-{
-    pmix_value_t val;
-    PMIX_VALUE_CONSTRUCT(&val);
-    val.type = PMIX_BYTE_OBJECT;
-    val.data.bo.bytes = (char *)(uintptr_t)mine;
-    val.data.bo.size = len;
-    pmix_status_t rc = PMIx_Put(PMIX_GLOBAL, key, &val);
-    if (rc != PMIX_SUCCESS)
-        return pmix_failure("PMIx_Put", rc);
-    rc = PMIx_Commit();
-    if (rc != PMIX_SUCCESS)
-        return pmix_failure("PMIx_Commit", rc);
-    return fence(boot, 1);
-}
-
-/* Fetches every rank's value of key into one buffer (see dg_boot_allgather). */
-static dagger_status_t collect(dg_boot_t *boot, const char *key, void **all, size_t *offsets)
-{
-    pmix_value_t **vals = calloc((size_t)boot->size, sizeof(*vals));
-    if (!vals)
-        return dg_error(DAGGER_ERR_NO_MEMORY, "dg_boot_allgather: out of memory");
-    dagger_status_t st = DAGGER_OK;
-    size_t total = 0;
-    for (int r = 0; r < boot->size && st == DAGGER_OK; r++) {
-        pmix_proc_t peer;
-        PMIX_LOAD_PROCID(&peer, boot->pmix->me.nspace, (pmix_rank_t)r);
-        pmix_status_t rc = PMIx_Get(&peer, key, NULL, 0, &vals[r]);
-        if (rc != PMIX_SUCCESS)
-            st = pmix_failure("PMIx_Get of a peer's start-up data", rc);
-        else if (!vals[r] || vals[r]->type != PMIX_BYTE_OBJECT)
-            st = dg_error(DAGGER_ERR_BOOTSTRAP, "rank %d published start-up data of another type", r);
-        else
-            total += vals[r]->data.bo.size;
-    }
-    unsigned char *buf = st == DAGGER_OK ? malloc(total ? total : 1) : NULL;
-    if (st == DAGGER_OK && !buf)
-        st = dg_error(DAGGER_ERR_NO_MEMORY, "dg_boot_allgather: out of memory for %zu bytes", total);
-    size_t at = 0;
-    for (int r = 0; r < boot->size; r++) {
-        if (buf) {
-            offsets[r] = at;
-            if (vals[r]->data.bo.size)
-                memcpy(buf + at, vals[r]->data.bo.bytes, vals[r]->data.bo.size);
-            at += vals[r]->data.bo.size;
-        }
-        if (vals[r])
-            PMIX_VALUE_RELEASE(vals[r]);
-    }
-    free(vals);
-    if (buf) {
-        offsets[boot->size] = at;
-        *all = buf;
-    }
-    return st;
-}
-
-dagger_status_t dg_boot_allgather(dg_boot_t *boot, const void *mine, size_t len, void **all,
-                                  size_t *offsets)
-{
-    DG_CHECK_ARG(boot && all && offsets && (mine || !len),
-                 "dg_boot_allgather: NULL boot, output or input with %zu bytes", len);
-    *all = NULL;
-    if (boot->singleton) {
-        *all = malloc(len ? len : 1);
-        if (!*all)
-            return dg_error(DAGGER_ERR_NO_MEMORY, "dg_boot_allgather: out of memory");
-        if (len)
-            memcpy(*all, mine, len);
-        offsets[0] = 0;
-        offsets[1] = len;
-        return DAGGER_OK;
-    }
-    char key[PMIX_MAX_KEYLEN + 1];
-    snprintf(key, sizeof(key), "dagger.xchg.%s%s%u", boot->tag, boot->tag[0] ? "." : "",
-             boot->exchanges++);
-    dagger_status_t st = publish(boot, key, mine, len);
-    return st == DAGGER_OK ? collect(boot, key, all, offsets) : st;
-}
-
 void dg_boot_finalize(dg_boot_t *boot)
 {
     if (!boot)
         return;
     if (boot->pmix) {
         dg_boot_unwatch(boot, NULL);
+        dg_boot_retract(boot);
         PMIx_Finalize(NULL, 0);
         free(boot->pmix);
-        /* Open MPI 4.1's PMIx server finishes with a departing client after
-         * acknowledging its finalize; a process of the same rank that
-         * connects meanwhile (a test runner's next test) has its fences
-         * completed without it (PMIX_ERR_PARTIAL_SUCCESS) or reads stale
-         * data. Measured: gone with 20 ms here, frequent without. */
-        nanosleep(&(struct timespec){.tv_sec = 0, .tv_nsec = 20 * 1000 * 1000}, NULL);
     }
     memset(boot, 0, sizeof(*boot));
 }

@@ -32,25 +32,42 @@ typedef struct dg_boot {
     struct dg_boot_pmix *pmix;           /* NULL for a singleton */
 } dg_boot_t;
 
-/* Called on a PMIx thread when the launcher reports that a process of the
- * job is gone (rank -1 when the report names no rank: the launcher itself
- * was lost). why is a short text for the user. Must be quick and thread-safe. */
+/* Called on a PMIx thread when the launcher reports that another process
+ * of the job is gone. why is a short text for the user. Must be quick and
+ * thread-safe. */
 typedef void (*dg_boot_lost_fn)(void *ctx, int rank, const char *why);
 
 /* Finds out the identity as described above. Errors: DAGGER_ERR_BOOTSTRAP
  * with the PMIx error string and the PMIx version in the detail. */
 dagger_status_t dg_boot_init(dg_boot_t *boot);
 
+/* Optional check of a rank's exchanged bytes: 0 when they are stale (left
+ * by an earlier process of that rank), and dg_boot_allgather reads them
+ * again until they are not. */
+typedef int (*dg_boot_check_fn)(void *ctx, int rank, const void *data, size_t len);
+
 /* Exchanges len bytes from every rank (lengths may differ). On success
  * *all is a malloc'ed buffer holding every rank's bytes in rank order (free
  * it with free()), and offsets[r] .. offsets[r+1] delimit rank r's bytes
  * (offsets has size+1 entries, given by the caller). Collective: every rank
- * calls it the same number of times. Meant for start-up, not hot paths. */
-dagger_status_t dg_boot_allgather(dg_boot_t *boot, const void *mine, size_t len, void **all,
-                                  size_t *offsets);
+ * calls it the same number of times. Meant for start-up, not hot paths.
+ * It returns once this rank has read everyone's bytes; it does not wait for
+ * the others to have read this rank's (the caller's next step must, e.g. a
+ * handshake over the network, before this process may exit). check may be
+ * NULL. Errors: DAGGER_ERR_BOOTSTRAP (a rank that never publishes: after
+ * DG_BOOT_TIMEOUT_S). */
+#define DG_BOOT_TIMEOUT_S 120
+dagger_status_t dg_boot_allgather(dg_boot_t *boot, const void *mine, size_t len,
+                                  dg_boot_check_fn check, void *ctx, void **all, size_t *offsets);
 
-/* A plain barrier through the launcher (no data). */
-dagger_status_t dg_boot_fence(dg_boot_t *boot);
+/* Best effort, for failure paths only: waits (at most DG_BOOT_SYNC_TIMEOUT_S)
+ * until every rank got here, so that no rank leaves (and its exchanged
+ * bytes with it) while others still read them. The normal path has a
+ * handshake over the network for that instead: PMIx fences are unreliable
+ * under Open MPI 4.1 when ranks' processes are replaced (see
+ * bootstrap_exchange.c), and bounded here for that reason. */
+#define DG_BOOT_SYNC_TIMEOUT_S 10
+void dg_boot_sync(dg_boot_t *boot);
 
 /* Asks the launcher to report lost processes of the job to fn (through PMIx
  * events). A singleton has nobody to lose: a no-op. One watcher at a time;

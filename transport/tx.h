@@ -69,7 +69,8 @@ typedef struct dg_tx_params {
     size_t inventory_len;
     uint64_t build_id;          /* 0: dg_tx_build_id() (other values are for tests) */
     const char *tls;            /* UCX transports (as UCX_TLS); NULL: environment/default */
-    void (*wake)(void *ctx);    /* wakes the owner; NULL: signal the UCX worker's fd */
+    void (*wake)(void *ctx);    /* also called to wake the owner (the UCX worker's fd is
+                                   always signalled too); NULL: the fd only */
     void *wake_ctx;
     double lost_grace_s;        /* once a peer is lost, end this process after this many
                                    seconds if it has not ended by itself; 0: never */
@@ -132,6 +133,9 @@ int dg_tx_fd(const dg_tx_t *tx);
 /* Makes the calling thread the owner (a hand-over: the previous owner must
  * have stopped calling owner-only functions). */
 void dg_tx_adopt(dg_tx_t *tx);
+/* The owner gives the worker up; until a thread adopts it, every thread's
+ * operations wait in the outbox and nothing makes progress. */
+void dg_tx_release(dg_tx_t *tx);
 /* 1 when the calling thread is the owner. */
 int dg_tx_is_owner(const dg_tx_t *tx);
 

@@ -155,13 +155,13 @@ void dg_tx_liveness_stop(dg_tx_t *tx);
 dagger_status_t dg_coll_create(dg_tx_t *tx);
 void dg_coll_destroy(dg_tx_t *tx);
 
-/* Wakes the owner (any thread). */
+/* Wakes the owner (any thread), whether it sleeps on the worker's fd or
+ * somewhere else (the runtime's worker 0 sleeps on both). */
 static inline void dg_tx_wake_owner(dg_tx_t *tx)
 {
+    ucp_worker_signal(tx->worker);
     if (tx->wake)
         tx->wake(tx->wake_ctx);
-    else
-        ucp_worker_signal(tx->worker);
 }
 
 #endif

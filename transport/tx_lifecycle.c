@@ -93,26 +93,17 @@ static dagger_status_t check_opened(dg_tx_t *tx, const dg_tx_record_t *recs)
     return DAGGER_OK;
 }
 
-/* A record naming a process of this host that is not running is stale:
- * the launcher's data is out of step with this job's processes. Better a
- * clear error than connecting to the address of a dead process. */
-static dagger_status_t check_fresh(dg_tx_t *tx, const dg_tx_record_t *recs)
+/* A record naming a process of this host that is not running was left by
+ * an earlier process of that rank (test runners start one per test): read
+ * it again. Records of other hosts cannot be checked this way. */
+static int record_fresh(void *ctx, int rank, const void *data, size_t len)
 {
-    for (int r = 0; r < tx->size; r++) {
-        if (r == tx->rank || strcmp(recs[r].hostname, recs[tx->rank].hostname))
-            continue;
-        int ws = 0;
-        dg_proc_state_t state = dg_proc_probe(&recs[r].proc, &ws);
-        if (state == DG_PROC_ALIVE)
-            continue;
-        char what[64] = "";
-        dg_proc_describe(what, sizeof(what), state, ws);
-        return dg_error(DAGGER_ERR_BOOTSTRAP, "the start-up record of rank %d names process %d, "
-                        "which %s: the launcher's data is out of step with this job (did an "
-                        "earlier process of rank %d exit without finalizing?)",
-                        r, (int)recs[r].proc.pid, what, r);
-    }
-    return DAGGER_OK;
+    const dg_boot_t *boot = ctx;
+    dg_tx_record_t rec;
+    if (rank == boot->rank || dg_tx_record_decode(data, len, &rec) ||
+        strcmp(rec.hostname, boot->hostname))
+        return 1; /* a malformed record is reported by decode_all */
+    return dg_proc_probe(&rec.proc, NULL) == DG_PROC_ALIVE;
 }
 
 static dagger_status_t decode_all(dg_tx_t *tx, const size_t *offsets, dg_tx_record_t *recs)
@@ -128,9 +119,6 @@ static dagger_status_t decode_all(dg_tx_t *tx, const size_t *offsets, dg_tx_reco
     if (st != DAGGER_OK)
         return st;
     const dg_tx_record_t *mine = &recs[tx->rank];
-    st = check_fresh(tx, recs);
-    if (st != DAGGER_OK)
-        return st;
     for (int r = 0; r < tx->size; r++) {
         dg_tx_peer_t *p = &tx->peers[r];
         p->tx = tx;
@@ -170,7 +158,8 @@ static dagger_status_t exchange(dg_tx_t *tx, const dg_tx_params_t *prm, dagger_s
         st = dg_error(DAGGER_ERR_NO_MEMORY, "dg_tx_create: out of memory");
     } else {
         dg_tx_record_encode(&rec, mine);
-        st = dg_boot_allgather(prm->boot, mine, len, &tx->exchange, offsets);
+        st = dg_boot_allgather(prm->boot, mine, len, record_fresh, prm->boot, &tx->exchange,
+                               offsets);
     }
     if (addr)
         ucp_worker_release_address(tx->worker, addr);
@@ -351,9 +340,16 @@ dagger_status_t dg_tx_create(const dg_tx_params_t *prm, dg_tx_t **out)
     /* Everyone exchanges, even a rank that failed above, so that all ranks
      * fail together instead of waiting for it. */
     dagger_status_t st = recs ? exchange(tx, prm, opened, recs) : opened;
+    int exchanged = tx->exchange != NULL;
     if (st == DAGGER_OK)
         st = connect_all(tx, recs);
     free(recs);
+    if (st != DAGGER_OK && exchanged) {
+        char why[1024];
+        snprintf(why, sizeof(why), "%s", dagger_error_detail());
+        dg_boot_sync(prm->boot); /* the others may still be reading our record */
+        dg_error(st, "%s", why);
+    }
     if (st == DAGGER_OK)
         st = dg_tx_liveness_start(tx);
     if (st == DAGGER_OK)

@@ -166,9 +166,15 @@ static void remove_sigterm(dg_tx_t *tx, struct dg_tx_liveness *lv)
     lv->term_installed = 0;
 }
 
+/* A report about a rank of this host whose process is running concerns an
+ * earlier process of that rank (test runners start one per test): ignore. */
 static void on_launcher_report(void *ctx, int rank, const char *why)
 {
-    dg_tx_mark_lost(ctx, rank, why);
+    dg_tx_t *tx = ctx;
+    if (rank >= 0 && rank < tx->size && tx->peers[rank].local &&
+        dg_proc_probe(&tx->peers[rank].proc, NULL) == DG_PROC_ALIVE)
+        return;
+    dg_tx_mark_lost(tx, rank, why);
 }
 
 dagger_status_t dg_tx_liveness_start(dg_tx_t *tx)

@@ -35,6 +35,11 @@ void dg_tx_adopt(dg_tx_t *tx)
         dg_tx_wake_owner(tx); /* outbox entries pushed meanwhile: look at them */
 }
 
+void dg_tx_release(dg_tx_t *tx)
+{
+    atomic_store_explicit(&tx->owner, 0, memory_order_release);
+}
+
 int dg_tx_fd(const dg_tx_t *tx)
 {
     return tx->efd;

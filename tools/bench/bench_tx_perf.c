@@ -116,9 +116,9 @@ static double dagger_bandwidth_mbs(bench_t *b, const unsigned char *src, size_t 
 
 /* ---- the reference: a ucx_perftest server and client on this host ---- */
 
-/* Runs one ucx_perftest pair; returns the "Final:" column col (1-based
- * after the label: 2 = latency p50, 3 = latency average, 6 = bandwidth
- * overall MB/s), or -1. */
+/* Runs one ucx_perftest pair; returns column col of its final line
+ * (1 = iterations, 2 = latency p50, 3 = latency average in us, 6 = overall
+ * bandwidth in MB/s), or -1. */
 static double perftest(const char *test, size_t size, long iters, int col)
 {
     static int port = 0;
@@ -146,12 +146,11 @@ static double perftest(const char *test, size_t size, long iters, int col)
         if (!p)
             break;
         char line[512];
-        while (fgets(line, sizeof(line), p)) {
-            const char *f = strstr(line, "Final:");
-            double v[8];
+        while (fgets(line, sizeof(line), p)) { /* -f: one line of 8 numbers */
+            double v[7];
             long n;
-            if (f && sscanf(f + 6, "%ld %lf %lf %lf %lf %lf %lf %lf", &n, &v[0], &v[1], &v[2],
-                            &v[3], &v[4], &v[5], &v[6]) == 8)
+            if (sscanf(line, "%ld %lf %lf %lf %lf %lf %lf %lf", &n, &v[0], &v[1], &v[2], &v[3],
+                       &v[4], &v[5], &v[6]) == 8)
                 value = v[col - 2];
         }
         pclose(p);

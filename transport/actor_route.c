@@ -1,0 +1,171 @@
+/* Actor messages between ranks (see actor_route.h). A message travels as its
+ * wire bytes (the 40-byte header, then the payload) in the payload of one
+ * active message: eagerly when small, by rendezvous straight into a new
+ * message's buffer when large. The sender's dg_msg_t is the send buffer (no
+ * copy) and is freed when the send completes. */
+#include <stdlib.h>
+
+#include "core/common.h"
+#include "core/log.h"
+#include "core/status_internal.h"
+#include "transport/actor_route.h"
+
+struct dg_tx_actors {
+    dg_tx_t *tx;
+    dg_act_system_t *sys;
+    int adopted;           /* worker 0 has adopted the UCX worker */
+};
+
+void dg_tx_actors_wake(void *sys)
+{
+    dg_act_system_wake(sys, 0);
+}
+
+static void sent(void *arg, dagger_status_t st)
+{
+    dg_msg_t *msg = arg;
+    if (st != DAGGER_OK)
+        dg_log(DG_LOG_DEBUG, "an actor message to rank %d was lost: %s", (int)msg->hdr.to.rank,
+               dagger_strerror(st));
+    dg_msg_free(msg);
+}
+
+/* The kernel's route (any thread): ownership of msg passes to us. */
+static dagger_status_t route(void *ctx, dg_msg_t *msg)
+{
+    dg_tx_actors_t *a = ctx;
+    dagger_status_t st = dg_tx_send(a->tx, (int)msg->hdr.to.rank, DG_TX_CH_ACTOR, NULL, 0,
+                                    dg_msg_wire(msg), dg_msg_wire_size(msg), 0, sent, msg);
+    if (st != DAGGER_OK)
+        dg_msg_free(msg);
+    return st;
+}
+
+typedef struct dg_actor_pull {
+    dg_tx_actors_t *a;
+    dg_msg_t *msg;
+    int src;
+} dg_actor_pull_t;
+
+static void deliver(dg_tx_actors_t *a, dg_msg_t *msg, int src)
+{
+    dagger_status_t st = dg_act_deliver(a->sys, msg);
+    if (st != DAGGER_OK)
+        dg_log(DG_LOG_DEBUG, "an actor message from rank %d was not delivered: %s", src,
+               dagger_error_detail());
+}
+
+static void pulled(void *arg, dagger_status_t st)
+{
+    dg_actor_pull_t *p = arg;
+    if (st == DAGGER_OK)
+        deliver(p->a, p->msg, p->src);
+    else
+        dg_msg_free(p->msg);
+    free(p);
+}
+
+/* A large message: a new dg_msg_t of the announced size receives the bytes. */
+static void pull(dg_tx_actors_t *a, const dg_tx_msg_t *m)
+{
+    dg_actor_pull_t *p = malloc(sizeof(*p));
+    dg_msg_t *msg = p ? dg_msg_alloc(m->len - sizeof(dg_msg_hdr_t)) : NULL;
+    if (!msg) {
+        dg_log(DG_LOG_ERROR, "out of memory for a %zu-byte actor message from rank %d", m->len,
+               m->src);
+        free(p);
+        dg_tx_drop(a->tx, m->rndv);
+        return;
+    }
+    *p = (dg_actor_pull_t){a, msg, m->src};
+    if (dg_tx_recv_into(a->tx, m->rndv, dg_msg_wire(msg), m->len, pulled, p) != DAGGER_OK)
+        pulled(p, DAGGER_ERR_NO_MEMORY);
+}
+
+/* Actor channel handler (owner thread: worker 0 once it polls). */
+static int on_actor_msg(void *ctx, const dg_tx_msg_t *m)
+{
+    dg_tx_actors_t *a = ctx;
+    if (m->len < sizeof(dg_msg_hdr_t)) {
+        dg_log(DG_LOG_ERROR, "dropped a %zu-byte actor message from rank %d: shorter than its "
+               "header", m->len, m->src);
+        dg_tx_drop(a->tx, m->rndv);
+        return 0;
+    }
+    if (m->rndv) {
+        pull(a, m);
+        return 0;
+    }
+    dg_msg_t *msg;
+    if (dg_msg_from_wire(m->data, m->len, &msg) != DAGGER_OK)
+        dg_log(DG_LOG_ERROR, "dropped an actor message from rank %d: %s", m->src,
+               dagger_error_detail());
+    else
+        deliver(a, msg, m->src);
+    return 0;
+}
+
+static int on_late_actor_msg(void *ctx, const dg_tx_msg_t *m)
+{
+    dg_log(DG_LOG_DEBUG, "dropped an actor message from rank %d: this rank is finalizing", m->src);
+    dg_tx_drop(ctx, m->rndv);
+    return 0;
+}
+
+dagger_status_t dg_tx_actors_attach(dg_tx_t *tx, dg_act_system_t *sys, dg_tx_actors_t **out)
+{
+    DG_CHECK_ARG(tx && sys && out, "dg_tx_actors_attach: NULL argument");
+    dg_tx_actors_t *a = calloc(1, sizeof(*a));
+    if (!a)
+        return dg_error(DAGGER_ERR_NO_MEMORY, "dagger_init: out of memory");
+    a->tx = tx;
+    a->sys = sys;
+    dagger_status_t st = dg_tx_set_handler(tx, DG_TX_CH_ACTOR, on_actor_msg, a);
+    if (st != DAGGER_OK) {
+        free(a);
+        return st;
+    }
+    dg_act_system_set_route(sys, dg_tx_rank(tx), dg_tx_size(tx), route, a);
+    *out = a;
+    return DAGGER_OK;
+}
+
+/* Worker 0's poller: the first poll adopts the worker (the hand-over). */
+static int poll_tx(void *ctx)
+{
+    dg_tx_actors_t *a = ctx;
+    if (DG_UNLIKELY(!a->adopted)) {
+        dg_tx_adopt(a->tx);
+        a->adopted = 1;
+    }
+    return dg_tx_progress(a->tx);
+}
+
+static int arm_tx(void *ctx)
+{
+    dg_tx_actors_t *a = ctx;
+    return a->adopted ? dg_tx_arm(a->tx) : 1;
+}
+
+void dg_tx_actors_start_polling(dg_tx_actors_t *a)
+{
+    a->adopted = 0;
+    dg_tx_release(a->tx);
+    dg_act_poller_t p = {.poll = poll_tx, .arm = arm_tx, .fd = dg_tx_fd(a->tx), .ctx = a};
+    dg_act_system_set_poller(a->sys, &p);
+}
+
+void dg_tx_actors_stop_polling(dg_tx_actors_t *a)
+{
+    dg_act_system_set_poller(a->sys, NULL);
+    dg_tx_adopt(a->tx);
+}
+
+void dg_tx_actors_detach(dg_tx_actors_t *a)
+{
+    if (!a)
+        return;
+    dg_act_system_set_route(a->sys, dg_tx_rank(a->tx), dg_tx_size(a->tx), NULL, NULL);
+    dg_tx_set_handler(a->tx, DG_TX_CH_ACTOR, on_late_actor_msg, a->tx);
+    free(a);
+}

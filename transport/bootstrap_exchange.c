@@ -1,0 +1,205 @@
+/* dg_boot_allgather over PMIx without fences: every rank Puts and Commits
+ * its bytes under a key of this exchange, then Gets every rank's key, which
+ * the PMIx server answers once that rank has committed (or after a timeout).
+ *
+ * Why no PMIx_Fence: Open MPI 4.1's server (OpenPMIx 4.2) prunes a client
+ * that finalized from collectives still in progress, even when the next
+ * process of the same rank is about to join them (openpmix issues 3931,
+ * 4113: fixed in later releases). When one process per test connects as the
+ * same rank (test runners do that), fences then complete without a rank
+ * (PMIX_ERR_PARTIAL_SUCCESS) or leave it behind forever. Gets of a key are
+ * point-to-point and unaffected; a value left by an earlier process of a
+ * rank under a reused key is caught by the caller's check and read again. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "core/status_internal.h"
+#include "transport/bootstrap_pmix.h"
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Values carry a leading 1 byte; an empty value is a tombstone (see
+ * dg_boot_retract). */
+static dagger_status_t publish(const char *key, const void *mine, size_t len, int live)
+{
+    unsigned char *bytes = live ? malloc(len + 1) : NULL;
+    if (live && !bytes)
+        return dg_error(DAGGER_ERR_NO_MEMORY, "dg_boot_allgather: out of memory");
+    if (live) {
+        bytes[0] = 1;
+        if (len)
+            memcpy(bytes + 1, mine, len);
+    }
+    pmix_value_t val;
+    PMIX_VALUE_CONSTRUCT(&val);
+    val.type = PMIX_BYTE_OBJECT;
+    val.data.bo.bytes = (char *)bytes;
+    val.data.bo.size = live ? len + 1 : 0;
+    pmix_status_t rc = PMIx_Put(PMIX_GLOBAL, key, &val);
+    free(bytes);
+    if (rc != PMIX_SUCCESS)
+        return dg_boot_pmix_failure("PMIx_Put", rc);
+    rc = PMIx_Commit();
+    return rc == PMIX_SUCCESS ? DAGGER_OK : dg_boot_pmix_failure("PMIx_Commit", rc);
+}
+
+static void exchange_key(const dg_boot_t *boot, unsigned n, char *key, size_t cap)
+{
+    snprintf(key, cap, "dagger.xchg.%s%s%u", boot->tag, boot->tag[0] ? "." : "", n);
+}
+
+/* A process about to finalize overwrites what it published with
+ * tombstones: the server may serve a departed process's values under a
+ * reused key to the next process of another rank for a while, and it must
+ * not look like the new process's value. */
+void dg_boot_retract(dg_boot_t *boot)
+{
+    char key[PMIX_MAX_KEYLEN + 1];
+    for (unsigned n = 0; n < boot->exchanges; n++) {
+        exchange_key(boot, n, key, sizeof(key));
+        publish(key, NULL, 0, 0);
+    }
+}
+
+/* One Get of peer's key, waiting at most a second: PMIX_SUCCESS with *out,
+ * or the error (see not_yet). */
+static pmix_status_t get_once(const pmix_proc_t *peer, const char *key, int refresh,
+                              pmix_value_t **out)
+{
+    pmix_info_t info[2];
+    /* Short: the server may also sit on a request for a rank whose process
+     * was replaced and never answer it; asking again works. */
+    int timeout = 1;
+    bool yes = true;
+    PMIX_INFO_LOAD(&info[0], PMIX_TIMEOUT, &timeout, PMIX_INT);
+    PMIX_INFO_LOAD(&info[1], PMIX_GET_REFRESH_CACHE, &yes, PMIX_BOOL);
+    *out = NULL;
+    pmix_status_t rc = PMIx_Get(peer, key, info, refresh ? 2 : 1, out);
+    PMIX_INFO_DESTRUCT(&info[0]);
+    PMIX_INFO_DESTRUCT(&info[1]);
+    if (rc == PMIX_SUCCESS && (!*out || (*out)->type != PMIX_BYTE_OBJECT))
+        rc = PMIX_ERR_TYPE_MISMATCH;
+    if (rc != PMIX_SUCCESS && *out) {
+        PMIX_VALUE_RELEASE(*out);
+        *out = NULL;
+    }
+    return rc;
+}
+
+/* The answers that mean "not there yet" for a rank whose earlier process
+ * finalized: the server answers them at once instead of waiting. */
+static int not_yet(pmix_status_t rc)
+{
+    return rc == PMIX_ERR_NOT_FOUND || rc == PMIX_ERR_PROC_ENTRY_NOT_FOUND ||
+           rc == PMIX_ERR_TIMEOUT;
+}
+
+/* Reads rank r's value of key, again while it is missing or check calls it
+ * stale, until the deadline. */
+static dagger_status_t fetch(dg_boot_t *boot, int r, const char *key, dg_boot_check_fn check,
+                             void *ctx, double deadline, pmix_value_t **out)
+{
+    pmix_proc_t peer;
+    PMIX_LOAD_PROCID(&peer, boot->pmix->me.nspace, (pmix_rank_t)r);
+    for (int attempt = 0;; attempt++) {
+        pmix_status_t rc = get_once(&peer, key, attempt > 0, out);
+        if (rc == PMIX_SUCCESS && (*out)->data.bo.size == 0)
+            rc = PMIX_ERR_NOT_FOUND; /* a tombstone: the rank's next process is not there yet */
+        if (rc == PMIX_SUCCESS && (!check || check(ctx, r, (*out)->data.bo.bytes + 1,
+                                                   (*out)->data.bo.size - 1)))
+            return DAGGER_OK;
+        if (rc == PMIX_ERR_TYPE_MISMATCH)
+            return dg_error(DAGGER_ERR_BOOTSTRAP, "rank %d published start-up data of another type",
+                            r);
+        if (rc != PMIX_SUCCESS && !not_yet(rc))
+            return dg_boot_pmix_failure("PMIx_Get of a peer's start-up data", rc);
+        if (*out)
+            PMIX_VALUE_RELEASE(*out);
+        *out = NULL;
+        if (now_s() > deadline)
+            return dg_error(DAGGER_ERR_BOOTSTRAP, "rank %d did not publish %sstart-up data within "
+                            "%d s: did it start, and is it the same program?", r,
+                            rc == PMIX_SUCCESS ? "fresh " : "its ", DG_BOOT_TIMEOUT_S);
+        nanosleep(&(struct timespec){.tv_sec = 0, .tv_nsec = 5 * 1000 * 1000}, NULL);
+    }
+}
+
+/* Concatenates the values into one buffer (see dg_boot_allgather). */
+static dagger_status_t concat(int n, pmix_value_t **vals, void **all, size_t *offsets)
+{
+    size_t total = 0;
+    for (int r = 0; r < n; r++)
+        total += vals[r]->data.bo.size - 1; /* without the leading byte */
+    unsigned char *buf = malloc(total ? total : 1);
+    if (!buf)
+        return dg_error(DAGGER_ERR_NO_MEMORY, "dg_boot_allgather: out of memory for %zu bytes", total);
+    size_t at = 0;
+    for (int r = 0; r < n; r++) {
+        size_t len = vals[r]->data.bo.size - 1;
+        offsets[r] = at;
+        if (len)
+            memcpy(buf + at, vals[r]->data.bo.bytes + 1, len);
+        at += len;
+    }
+    offsets[n] = at;
+    *all = buf;
+    return DAGGER_OK;
+}
+
+static dagger_status_t exchange_pmix(dg_boot_t *boot, const void *mine, size_t len,
+                                     dg_boot_check_fn check, void *ctx, void **all,
+                                     size_t *offsets)
+{
+    char key[PMIX_MAX_KEYLEN + 1];
+    exchange_key(boot, boot->exchanges++, key, sizeof(key));
+    dagger_status_t st = publish(key, mine, len, 1);
+    pmix_value_t **vals = calloc((size_t)boot->size, sizeof(*vals));
+    if (st == DAGGER_OK && !vals)
+        st = dg_error(DAGGER_ERR_NO_MEMORY, "dg_boot_allgather: out of memory");
+    double deadline = now_s() + DG_BOOT_TIMEOUT_S;
+    for (int r = 0; r < boot->size && st == DAGGER_OK; r++)
+        st = fetch(boot, r, key, check, ctx, deadline, &vals[r]);
+    if (st == DAGGER_OK)
+        st = concat(boot->size, vals, all, offsets);
+    for (int r = 0; vals && r < boot->size; r++)
+        if (vals[r])
+            PMIX_VALUE_RELEASE(vals[r]);
+    free(vals);
+    return st;
+}
+
+void dg_boot_sync(dg_boot_t *boot)
+{
+    if (!boot || boot->singleton || !boot->pmix)
+        return;
+    pmix_info_t info;
+    int timeout = DG_BOOT_SYNC_TIMEOUT_S;
+    PMIX_INFO_LOAD(&info, PMIX_TIMEOUT, &timeout, PMIX_INT);
+    PMIx_Fence(NULL, 0, &info, 1); /* best effort: the caller is failing anyway */
+    PMIX_INFO_DESTRUCT(&info);
+}
+
+dagger_status_t dg_boot_allgather(dg_boot_t *boot, const void *mine, size_t len,
+                                  dg_boot_check_fn check, void *ctx, void **all, size_t *offsets)
+{
+    DG_CHECK_ARG(boot && all && offsets && (mine || !len),
+                 "dg_boot_allgather: NULL boot, output or input with %zu bytes", len);
+    *all = NULL;
+    if (!boot->singleton)
+        return exchange_pmix(boot, mine, len, check, ctx, all, offsets);
+    *all = malloc(len ? len : 1);
+    if (!*all)
+        return dg_error(DAGGER_ERR_NO_MEMORY, "dg_boot_allgather: out of memory");
+    if (len)
+        memcpy(*all, mine, len);
+    offsets[0] = 0;
+    offsets[1] = len;
+    return DAGGER_OK;
+}
