@@ -130,6 +130,19 @@ static const tr_hang_op_t *running_task(const tr_hang_t *d, uint64_t task)
     return NULL;
 }
 
+/* When rank r finished planning region (its copy-back planning), or TR_NONE:
+ * after that, everything it would send or receive in the region is known. */
+static int64_t region_planned(const tr_trace_t *tr, int r, uint64_t region)
+{
+    const tr_vec_t *ph = &tr->ranks[r].phases;
+    for (size_t i = 0; i < ph->n; i++) {
+        const tr_span_t *s = TR_AT(ph, tr_span_t, i);
+        if (s->kind == DG_TRP_REGION_PLAN_END && s->a == region)
+            return s->t1;
+    }
+    return TR_NONE;
+}
+
 /* Why a transfer whose peer shows no matching op is stuck. */
 static void explain_transfer(hang_t *h, const hnode_t *n, FILE *f)
 {
@@ -138,8 +151,15 @@ static void explain_transfer(hang_t *h, const hnode_t *n, FILE *f)
     int p = o->peer;
     const char *nodump = h->dump[p] ? "" : " (it recorded no hang dump: its trace may end early)";
     char a[32];
+    int64_t planned = region_planned(h->tr, p, o->tag >> 32);
     if (o->kind == DG_TRF_OP_RECV) {
-        if (!x || x->planned_send == TR_NONE)
+        if ((!x || x->planned_send == TR_NONE) && planned != TR_NONE)
+            fprintf(f, "rank %d never planned a send of tag %" PRIx64 ":%" PRIu64 " to rank %d: it "
+                    "finished planning region %" PRIu64 " at %s without it. The ranks' plans "
+                    "differ: rerun with DAGGER_CHECK_UNIFORMITY=1 to find the first difference", p,
+                    o->tag >> 32, o->tag & 0xffffffffu, n->rank, o->tag >> 32,
+                    tr_fmt_time(a, (double)planned));
+        else if (!x || x->planned_send == TR_NONE)
             fprintf(f, "rank %d never planned a send of tag %" PRIx64 ":%" PRIu64 " to rank %d%s; "
                     "it planned tasks up to %" PRIu64 ". The ranks' plans differ: rerun with "
                     "DAGGER_CHECK_UNIFORMITY=1 to find the first difference", p, o->tag >> 32,
@@ -155,9 +175,10 @@ static void explain_transfer(hang_t *h, const hnode_t *n, FILE *f)
                     x->send_seq, nodump);
     } else {
         if (!x || x->planned_recv == TR_NONE)
-            fprintf(f, "rank %d never planned the receive of tag %" PRIx64 ":%" PRIu64 "%s. The "
+            fprintf(f, "rank %d never planned the receive of tag %" PRIx64 ":%" PRIu64 "%s%s. The "
                     "ranks' plans differ: rerun with DAGGER_CHECK_UNIFORMITY=1", p, o->tag >> 32,
-                    o->tag & 0xffffffffu, nodump);
+                    o->tag & 0xffffffffu, planned != TR_NONE ? " (it finished planning the region "
+                    "without it)" : "", planned != TR_NONE ? "" : nodump);
         else if (x->post == TR_NONE)
             fprintf(f, "rank %d planned the receive (op %" PRIu64 ") but never posted it%s", p,
                     x->recv_seq, nodump);

@@ -274,9 +274,18 @@ static void print_waits(const tr_trace_t *tr, FILE *out)
         } else {
             const tr_xfer_t *x = w[i].xfer;
             fprintf(out, "  %2zu. %s: rank %d waited for transfer tag %llx:%llu from rank %d (%s) "
-                    "after posting its receive\n", i + 1, tr_fmt_time(a, (double)w[i].ns), x->dst,
+                    "after posting its receive", i + 1, tr_fmt_time(a, (double)w[i].ns), x->dst,
                     (unsigned long long)(x->tag >> 32), (unsigned long long)(x->tag & 0xffffffffu),
                     x->src, tr_fmt_bytes(b, (double)x->bytes));
+            if (x->send_t0 != TR_NONE) {
+                /* Until the sender had the data, then on the way. */
+                int64_t ready = x->send_t0 > x->post ? x->send_t0 : x->post;
+                char c[32], d[32];
+                fprintf(out, ": %s until rank %d could send it, %s in flight",
+                        tr_fmt_time(c, (double)(ready - x->post)), x->src,
+                        tr_fmt_time(d, (double)(x->recv_t1 - ready)));
+            }
+            fputc('\n', out);
         }
     }
 }
