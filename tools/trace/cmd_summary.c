@@ -23,8 +23,9 @@ static void print_ranks(const tr_trace_t *tr, FILE *out)
     for (int r = 0; r < tr->nranks; r++) {
         const tr_rank_t *rk = &tr->ranks[r];
         char a[32], b[32];
-        fprintf(out, "  rank %d: host %s, pid %u, %u workers, clock offset %s (+- %s), %llu events%s",
-                r, rk->hdr.host, rk->hdr.pid, rk->hdr.nworkers,
+        fprintf(out, "  rank %d: host %s, pid %u, %u workers, clock offset %s%s (+- %s), %llu "
+                "events%s", r, rk->hdr.host, rk->hdr.pid, rk->hdr.nworkers,
+                rk->hdr.clock_offset_ns < 0 ? "-" : "",
                 tr_fmt_time(a, (double)llabs(rk->hdr.clock_offset_ns)),
                 tr_fmt_time(b, (double)rk->hdr.clock_uncert_ns), (unsigned long long)rk->events,
                 rk->complete ? "" : ", no end record (the run did not finish)");
@@ -203,7 +204,8 @@ static double phase_time(const tr_rank_t *rk, dg_trf_phase_t kind)
 
 static void print_planner(const tr_trace_t *tr, FILE *out)
 {
-    fprintf(out, "Planner (every rank plans every task):\n");
+    fprintf(out, "Planner (every rank plans every task; time in dg_plan_submit, emitting this "
+            "rank's ops included):\n");
     for (int r = 0; r < tr->nranks; r++) {
         const tr_rank_t *rk = &tr->ranks[r];
         char a[32], b[32], c[32], d[32], e[32];
@@ -269,6 +271,20 @@ static void print_waits(const tr_trace_t *tr, FILE *out)
                 fprintf(out, " (last input: task %llu (%s) on rank %d%s)",
                         (unsigned long long)l->id, tr_codelet_name(tr, l->codelet), l->rank,
                         l->rank != t->rank ? ", data moved between ranks" : "");
+            } else {
+                /* Its inputs were done before it was planned: what it waited
+                 * for came after, a worker or data from another rank. */
+                int remote = -1;
+                const uint64_t *deps = tr_task_deps(tr, t);
+                for (uint32_t k = 0; k < t->ndeps; k++)
+                    if (deps[k] < tr->ntasks && tr->tasks[deps[k]].rank != t->rank)
+                        remote = tr->tasks[deps[k]].rank;
+                if (remote >= 0)
+                    fprintf(out, " (planned after its inputs were done; its data came from "
+                            "rank %d)", remote);
+                else
+                    fprintf(out, " (after it was planned: waiting for a worker, or for data "
+                            "from another rank)");
             }
             fputc('\n', out);
         } else {
