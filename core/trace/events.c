@@ -26,10 +26,11 @@ uint64_t dg_trace_phase(dg_trf_phase_t phase, uint64_t region, uint64_t t0, int 
         e->region = region;
         e->status = status;
     }
-    /* The region is planned: its transfers go to the file before the rank
-     * waits, so a rank that never comes back still shows what it planned
-     * (dagger-trace hang relies on it). Once per region: cheap. */
-    if (phase == DG_TRP_REGION_PLAN_END)
+    /* Before each wait of a region's end (for its ops, then for the other
+     * ranks) the submitting thread's events go to the file: a rank that
+     * never comes back still shows what it planned and where it waits
+     * (dagger-trace hang relies on it). Twice per region: cheap. */
+    if (phase == DG_TRP_REGION_PLAN_END || phase == DG_TRP_REGION_WAIT)
         dg_rec_flush_mine();
     return dg_trace_now();
 }

@@ -217,6 +217,8 @@ def check_diverge():
     check(rc != 0, "the diverging program does not finish (rc %s)" % rc)
     rc, text, err = tool("hang", trace)
     print(text)
+    check("rank 0: no hang dump; it finished its ops of region 1" in text,
+          "hang says where rank 0 waits (the region's status agreement)")
     check(rc == 0 and "rank 0 never planned a send of tag 1:0 to rank 1: it finished planning "
           "region 1 at" in text,
           "hang names the message rank 0 never planned (rc %d: %s)" % (rc, err.strip()))

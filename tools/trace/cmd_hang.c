@@ -333,6 +333,33 @@ static void roots(hang_t *h, FILE *f, int cycle)
         fprintf(f, "  nothing found: the dumps show no blocked op\n");
 }
 
+/* Where a rank without a dump was last seen: its last region phase. */
+static void last_phase(const tr_trace_t *tr, int r, FILE *f)
+{
+    const tr_vec_t *ph = &tr->ranks[r].phases;
+    const tr_span_t *last = NULL;
+    for (size_t i = 0; i < ph->n; i++) {
+        const tr_span_t *s = TR_AT(ph, tr_span_t, i);
+        if (s->kind != DG_TRP_CLOCK_SYNC && (!last || s->t1 >= last->t1))
+            last = s;
+    }
+    char a[32];
+    if (tr->ranks[r].complete)
+        fprintf(f, "it ended normally\n");
+    else if (!last)
+        fprintf(f, "its trace shows no region\n");
+    else if (last->kind == DG_TRP_REGION_WAIT)
+        fprintf(f, "it finished its ops of region %" PRIu64 " at %s and then waited for the other "
+                "ranks in the region's status agreement\n", last->a, tr_fmt_time(a, (double)last->t1));
+    else if (last->kind == DG_TRP_REGION_PLAN_END)
+        fprintf(f, "it planned region %" PRIu64 " to its end at %s and then waited for its ops "
+                "(with no DAGGER_HANG_TIMEOUT, or killed before it)\n", last->a,
+                tr_fmt_time(a, (double)last->t1));
+    else
+        fprintf(f, "its last record is from %s, in region %" PRIu64 " (it was not stuck waiting "
+                "for its ops)\n", tr_fmt_time(a, (double)last->t1), last->a);
+}
+
 static void dumps(hang_t *h, FILE *f)
 {
     fprintf(f, "Hang dumps:\n");
@@ -340,8 +367,8 @@ static void dumps(hang_t *h, FILE *f)
         const tr_hang_t *d = h->dump[r];
         char a[32];
         if (!d) {
-            fprintf(f, "  rank %d: no hang dump (it was not stuck waiting in a region, or its "
-                    "DAGGER_HANG_TIMEOUT was 0)\n", r);
+            fprintf(f, "  rank %d: no hang dump; ", r);
+            last_phase(h->tr, r, f);
             continue;
         }
         fprintf(f, "  rank %d: at %s (%s): %" PRIu64 " of %" PRIu64 " ops finished, %zu "
