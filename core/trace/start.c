@@ -173,6 +173,46 @@ dg_trace_task_fn dg_trace_task_hook(const dagger_runtime_t *rt)
 #endif
 }
 
+static void fill_header(const dg_tasks_t *t, const dg_trace_rank_info_t *me, uint64_t job_id,
+                        uint64_t t0, dg_trf_header_t *h)
+{
+    memset(h, 0, sizeof(*h));
+    memcpy(h->magic, DG_TRF_MAGIC, sizeof(DG_TRF_MAGIC));
+    h->version = DG_TRF_VERSION;
+    h->header_bytes = sizeof(*h);
+    h->byte_order = DG_TRF_BYTE_ORDER;
+    h->rank = t->rank;
+    h->nranks = t->nranks;
+    h->nworkers = me->nworkers;
+    h->nspaces = me->nspaces;
+    h->pid = me->pid;
+    h->job_id = job_id;
+    h->clock_offset_ns = me->offset;
+    h->clock_uncert_ns = me->uncert;
+    h->start_ns = t0;
+    h->unix_start_ns = unix_now_ns();
+    memcpy(h->host, me->host, sizeof(h->host));
+}
+
+/* Rank 0 writes job.meta from every rank's info; every rank hears how it went. */
+static dagger_status_t publish_meta(dg_tasks_t *t, const char *dir, const dg_trace_rank_info_t *me,
+                                    uint64_t job_id)
+{
+    dg_trace_rank_info_t *infos = NULL;
+    dagger_status_t st = gather_infos(t, me, &infos);
+    if (st == DAGGER_OK && t->rank == 0)
+        st = write_meta(dir, t->nranks, job_id, infos);
+    free(infos);
+    uint64_t failed = st != DAGGER_OK;
+    dagger_status_t agreed = dg_tasks_allreduce_u64(t, &failed, 1, DAGGER_OP_MAX);
+    if (st == DAGGER_OK && agreed != DAGGER_OK)
+        return agreed;
+    if (st == DAGGER_OK && failed)
+        return dg_error(DAGGER_ERR_CONFIG, "DAGGER_TRACE=%s: rank 0 could not write %s", dir,
+                        DG_TRF_META_NAME);
+    return st;
+}
+
 dagger_status_t dg_trace_start(dg_tasks_t *t)
 {
     const char *dir = t->rt->cfg.trace_dir;
@@ -195,37 +235,11 @@ dagger_status_t dg_trace_start(dg_tasks_t *t)
     if (st != DAGGER_OK)
         return st;
     dg_trf_header_t h;
-    memset(&h, 0, sizeof(h));
-    memcpy(h.magic, DG_TRF_MAGIC, sizeof(DG_TRF_MAGIC));
-    h.version = DG_TRF_VERSION;
-    h.header_bytes = sizeof(h);
-    h.byte_order = DG_TRF_BYTE_ORDER;
-    h.rank = t->rank;
-    h.nranks = t->nranks;
-    h.nworkers = me.nworkers;
-    h.nspaces = me.nspaces;
-    h.pid = me.pid;
-    h.job_id = job_id;
-    h.clock_offset_ns = me.offset;
-    h.clock_uncert_ns = me.uncert;
-    h.start_ns = t0;
-    h.unix_start_ns = unix_now_ns();
-    memcpy(h.host, me.host, sizeof(h.host));
+    fill_header(t, &me, job_id, t0, &h);
     st = open_everywhere(t, dir, &h);
     if (st != DAGGER_OK)
         return st;
-    dg_trace_rank_info_t *infos = NULL;
-    st = gather_infos(t, &me, &infos);
-    if (st == DAGGER_OK && t->rank == 0)
-        st = write_meta(dir, t->nranks, job_id, infos);
-    free(infos);
-    /* job.meta is written by rank 0 only: every rank hears how it went. */
-    uint64_t failed = st != DAGGER_OK;
-    dagger_status_t agreed = dg_tasks_allreduce_u64(t, &failed, 1, DAGGER_OP_MAX);
-    if (st == DAGGER_OK && (agreed != DAGGER_OK || failed))
-        st = agreed != DAGGER_OK ? agreed
-                                 : dg_error(DAGGER_ERR_CONFIG, "DAGGER_TRACE=%s: rank 0 could not "
-                                            "write %s", dir, DG_TRF_META_NAME);
+    st = publish_meta(t, dir, &me, job_id);
     if (st != DAGGER_OK) {
         dg_rec_close();
         return st;

@@ -144,6 +144,53 @@ static double hook_ns(const char *dir)
     return t / (double)n * 1e9;
 }
 
+/* The runs of one configuration, tracing off and on (seconds). */
+typedef struct run_set {
+    int n, tile, reps;
+    uint64_t ntasks;
+    double *off, *on, *coff, *con, *soff, *son;
+} run_set_t;
+
+static int report(run_set_t *r, double h_on, double h_off, const char *out)
+{
+    /* Neighbouring runs see the same machine: their ratio is the steadiest. */
+    double ratio[100];
+    for (int i = 0; i < r->reps; i++)
+        ratio[i] = r->on[i] / r->off[i];
+    double m_ratio = median(ratio, r->reps);
+    double m_off = median(r->off, r->reps), m_on = median(r->on, r->reps);
+    double c_off = median(r->coff, r->reps), c_on = median(r->con, r->reps);
+    double s_off = median(r->soff, r->reps), s_on = median(r->son, r->reps);
+    double per_task_us = m_off / (double)r->ntasks * 1e6;
+    printf("tiled Cholesky N=%d tile=%d: %llu tasks, %d repetitions each (%.1f us per task)\n",
+           r->n, r->tile, (unsigned long long)r->ntasks, r->reps, per_task_us);
+    printf("  tracing off (reference): median %.4f s wall, %.4f s CPU; best %.4f s wall\n", m_off,
+           c_off, r->off[0]);
+    printf("  tracing on:              median %.4f s wall, %.4f s CPU; best %.4f s wall\n", m_on,
+           c_on, r->on[0]);
+    printf("  overhead: %+.2f%% wall (median of neighbouring pairs), %+.2f%% wall (medians), "
+           "%+.2f%% CPU (medians), %+.2f%% wall (best); budget +5%%\n", (m_ratio - 1) * 100,
+           (m_on / m_off - 1) * 100, (c_on / c_off - 1) * 100, (r->on[0] / r->off[0] - 1) * 100);
+    printf("  submitting (planning) per task: %.2f us off, %.2f us on\n",
+           s_off / (double)r->ntasks * 1e6, s_on / (double)r->ntasks * 1e6);
+    printf("  hooks of one task run: %.1f ns traced, %.2f ns off (%.3f%% of a %.1f us task)\n",
+           h_on, h_off, h_on / (per_task_us * 1e3) * 100, per_task_us);
+    FILE *f = fopen(out, "w");
+    if (!f) {
+        perror(out);
+        return 1;
+    }
+    fprintf(f, "bench_trace_cholesky n=%d tile=%d tasks=%llu reps=%d overhead_pairs_pct=%.3f "
+            "off_median_s=%.6f on_median_s=%.6f overhead_wall_pct=%.3f off_cpu_s=%.6f on_cpu_s=%.6f "
+            "overhead_cpu_pct=%.3f off_best_s=%.6f on_best_s=%.6f submit_off_us=%.3f "
+            "submit_on_us=%.3f hook_on_ns=%.2f hook_off_ns=%.3f\n", r->n, r->tile,
+            (unsigned long long)r->ntasks, r->reps, (m_ratio - 1) * 100, m_off, m_on,
+            (m_on / m_off - 1) * 100, c_off, c_on, (c_on / c_off - 1) * 100, r->off[0], r->on[0],
+            s_off / (double)r->ntasks * 1e6, s_on / (double)r->ntasks * 1e6, h_on, h_off);
+    fclose(f);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     const char *out = argc > 1 ? argv[1] : "/tmp/bench_trace_cholesky.txt";
@@ -179,44 +226,11 @@ int main(int argc, char **argv)
         }
     }
     unsetenv("DAGGER_TRACE");
-    /* Neighbouring runs see the same machine: their ratio is the steadiest. */
-    double ratio[100];
-    for (int i = 0; i < reps; i++)
-        ratio[i] = on[i] / off[i];
-    double m_ratio = median(ratio, reps);
-    double m_off = median(off, reps), m_on = median(on, reps);
-    double c_off = median(coff, reps), c_on = median(con, reps);
-    double s_off = median(soff, reps), s_on = median(son, reps);
     char hooks_dir[96];
     snprintf(hooks_dir, sizeof(hooks_dir), "%s/hooks", dir);
     double h_on = hook_ns(hooks_dir), h_off = hook_ns(NULL);
-    double per_task_us = m_off / (double)ntasks * 1e6;
-    printf("tiled Cholesky N=%d tile=%d: %llu tasks, %d repetitions each (%.1f us per task)\n",
-           n, tile, (unsigned long long)ntasks, reps, per_task_us);
-    printf("  tracing off (reference): median %.4f s wall, %.4f s CPU; best %.4f s wall\n", m_off,
-           c_off, off[0]);
-    printf("  tracing on:              median %.4f s wall, %.4f s CPU; best %.4f s wall\n", m_on,
-           c_on, on[0]);
-    printf("  overhead: %+.2f%% wall (median of neighbouring pairs), %+.2f%% wall (medians), "
-           "%+.2f%% CPU (medians), %+.2f%% wall (best); budget +5%%\n", (m_ratio - 1) * 100,
-           (m_on / m_off - 1) * 100, (c_on / c_off - 1) * 100, (on[0] / off[0] - 1) * 100);
-    printf("  submitting (planning) per task: %.2f us off, %.2f us on\n",
-           s_off / (double)ntasks * 1e6, s_on / (double)ntasks * 1e6);
-    printf("  hooks of one task run: %.1f ns traced, %.2f ns off (%.3f%% of a %.1f us task)\n",
-           h_on, h_off, h_on / (per_task_us * 1e3) * 100, per_task_us);
+    run_set_t set = {n, tile, reps, ntasks, off, on, coff, con, soff, son};
+    int rc = report(&set, h_on, h_off, out);
     printf("  last Cholesky trace kept in %s (dagger-trace summary %s)\n", dir, dir);
-    FILE *f = fopen(out, "w");
-    if (!f) {
-        perror(out);
-        return 1;
-    }
-    fprintf(f, "bench_trace_cholesky n=%d tile=%d tasks=%llu reps=%d overhead_pairs_pct=%.3f "
-            "off_median_s=%.6f on_median_s=%.6f overhead_wall_pct=%.3f off_cpu_s=%.6f on_cpu_s=%.6f "
-            "overhead_cpu_pct=%.3f off_best_s=%.6f on_best_s=%.6f hook_on_ns=%.2f "
-            "hook_off_ns=%.3f\n", n, tile, (unsigned long long)ntasks, reps, (m_ratio - 1) * 100,
-            m_off, m_on,
-            (m_on / m_off - 1) * 100, c_off, c_on, (c_on / c_off - 1) * 100, off[0], on[0], h_on,
-            h_off);
-    fclose(f);
-    return 0;
+    return rc;
 }

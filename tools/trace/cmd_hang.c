@@ -251,6 +251,41 @@ static size_t follow(hang_t *h, size_t start, FILE *f, int print, int *cycle)
 
 #define MAX_CHAINS 20
 
+/* A cycle that no start reaches (every op in it is waited for). Each op
+ * follows one wait, so remembering where each op leads (lead: 1 a root, 2
+ * a cycle) keeps this linear. Prints the first one found; returns 1 then. */
+static int cycle_nobody_reaches(hang_t *h, FILE *f)
+{
+    unsigned char *lead = tr_alloc(h->nodes.n + 1);
+    tr_vec_t path;
+    tr_vec_init(&path, sizeof(size_t));
+    int found = 0;
+    for (size_t i = 0; !found && i < h->nodes.n; i++) {
+        size_t cur = i;
+        path.n = 0;
+        while (!lead[cur] && node(h, cur)->nout && node(h, cur)->color != 1) {
+            node(h, cur)->color = 1;
+            *(size_t *)tr_vec_push(&path) = cur;
+            cur = *TR_AT(&h->out, size_t, node(h, cur)->out_at);
+        }
+        int new_cycle = node(h, cur)->color == 1;
+        unsigned char to = new_cycle || lead[cur] == 2 ? 2 : 1;
+        for (size_t k = 0; k < path.n; k++) {
+            node(h, *TR_AT(&path, size_t, k))->color = 0;
+            lead[*TR_AT(&path, size_t, k)] = to;
+        }
+        if (new_cycle) {
+            int cycle;
+            follow(h, cur, f, 1, &cycle);
+            fprintf(f, "    WAIT CYCLE (no op outside it waits)\n");
+            found = 1;
+        }
+    }
+    free(lead);
+    tr_vec_free(&path);
+    return found;
+}
+
 /* Chains start at ops nothing else waits for (usually a region's end).
  * Returns 1 when a wait cycle was found. */
 static int chains(hang_t *h, FILE *f)
@@ -279,35 +314,8 @@ static int chains(hang_t *h, FILE *f)
     }
     if (total > shown)
         fprintf(f, "    ... and %zu more chains\n", total - shown);
-    /* A cycle that no start reaches (every op in it is waited for). Each op
-     * follows one wait, so remembering where each op leads (lead: 1 a root,
-     * 2 a cycle) keeps this linear. */
-    unsigned char *lead = tr_alloc(h->nodes.n + 1);
-    tr_vec_t path;
-    tr_vec_init(&path, sizeof(size_t));
-    for (size_t i = 0; !any_cycle && i < h->nodes.n; i++) {
-        size_t cur = i;
-        path.n = 0;
-        while (!lead[cur] && node(h, cur)->nout && node(h, cur)->color != 1) {
-            node(h, cur)->color = 1;
-            *(size_t *)tr_vec_push(&path) = cur;
-            cur = *TR_AT(&h->out, size_t, node(h, cur)->out_at);
-        }
-        int new_cycle = node(h, cur)->color == 1;
-        unsigned char to = new_cycle || lead[cur] == 2 ? 2 : 1;
-        for (size_t k = 0; k < path.n; k++) {
-            node(h, *TR_AT(&path, size_t, k))->color = 0;
-            lead[*TR_AT(&path, size_t, k)] = to;
-        }
-        if (new_cycle) {
-            int cycle;
-            follow(h, cur, f, 1, &cycle);
-            fprintf(f, "    WAIT CYCLE (no op outside it waits)\n");
-            any_cycle = 1;
-        }
-    }
-    free(lead);
-    tr_vec_free(&path);
+    if (!any_cycle)
+        any_cycle = cycle_nobody_reaches(h, f);
     free(waited);
     return any_cycle;
 }

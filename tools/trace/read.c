@@ -249,15 +249,11 @@ static void on_codelet(tr_reader_t *rd, const dg_trf_ev_t *e)
     tr_map_put(&rd->tr->codelet_by_id, e->aux, (uint32_t)(rd->tr->codelets.n - 1));
 }
 
-static void dispatch(tr_reader_t *rd, const dg_trf_ev_t *e)
+/* Events that become per-rank spans: idle, copies, phases, checks. */
+static void on_span(tr_reader_t *rd, const dg_trf_ev_t *e)
 {
     tr_rank_t *rk = rd->rk;
     switch (e->type) {
-    case DG_TRE_TASK: on_task(rd, e); break;
-    case DG_TRE_PLAN: on_plan(rd, e); break;
-    case DG_TRE_XFER: on_xfer(rd, e); break;
-    case DG_TRE_HANG: on_hang(rd, e); break;
-    case DG_TRE_CODELET: on_codelet(rd, e); break;
     case DG_TRE_IDLE: {
         const dg_trf_span_t *ev = (const void *)e;
         push_span(rd, &rk->idle, ev->t0, ev->t1, e->aux);
@@ -275,7 +271,7 @@ static void dispatch(tr_reader_t *rd, const dg_trf_ev_t *e)
         s->status = ev->status;
         break;
     }
-    case DG_TRE_CHECK: {
+    default: {
         const dg_trf_check_t *ev = (const void *)e;
         tr_span_t *s = push_span(rd, &rk->checks, ev->t0, ev->t1, e->aux);
         s->a = ev->task;
@@ -283,24 +279,43 @@ static void dispatch(tr_reader_t *rd, const dg_trf_ev_t *e)
         s->status = ev->status;
         break;
     }
-    case DG_TRE_MEM: {
+    }
+}
+
+static void on_counter(tr_reader_t *rd, const dg_trf_ev_t *e)
+{
+    tr_rank_t *rk = rd->rk;
+    if (e->type == DG_TRE_MEM) {
         const dg_trf_mem_t *ev = (const void *)e;
         tr_mem_t *m = tr_vec_push(&rk->mem);
         *m = (tr_mem_t){job_time(rd, ev->t),
                         e->aux == DG_TRM_ALLOC ? (int64_t)ev->bytes : -(int64_t)ev->bytes,
                         ev->space, (int)ev->home, ev->chunk};
-        break;
-    }
-    case DG_TRE_ACTOR: {
+    } else {
         const dg_trf_count_t *ev = (const void *)e;
         tr_count_t *c = tr_vec_push(&rk->actors);
         *c = (tr_count_t){job_time(rd, ev->t), (int32_t)e->aux, ev->count};
-        break;
     }
+}
+
+static void dispatch(tr_reader_t *rd, const dg_trf_ev_t *e)
+{
+    switch (e->type) {
+    case DG_TRE_TASK: on_task(rd, e); break;
+    case DG_TRE_PLAN: on_plan(rd, e); break;
+    case DG_TRE_XFER: on_xfer(rd, e); break;
+    case DG_TRE_HANG: on_hang(rd, e); break;
+    case DG_TRE_CODELET: on_codelet(rd, e); break;
+    case DG_TRE_IDLE:
+    case DG_TRE_COPY:
+    case DG_TRE_PHASE:
+    case DG_TRE_CHECK: on_span(rd, e); break;
+    case DG_TRE_MEM:
+    case DG_TRE_ACTOR: on_counter(rd, e); break;
     case DG_TRE_END: {
         const dg_trf_end_t *ev = (const void *)e;
-        rk->complete = 1;
-        rk->dropped = ev->dropped;
+        rd->rk->complete = 1;
+        rd->rk->dropped = ev->dropped;
         job_time(rd, ev->t);
         break;
     }
