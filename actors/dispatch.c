@@ -93,7 +93,7 @@ static void release(dg_act_system_t *sys, dg_actor_t *a, int producer_mid_push)
 static int linger(dg_act_system_t *sys, dg_act_worker_t *w, dg_actor_t *a)
 {
     if (atomic_load_explicit(&a->state, memory_order_relaxed) != DG_ACTOR_RUNNING ||
-        dg_act_worker_has_work(sys, w))
+        w->polls || dg_act_worker_has_work(sys, w))
         return 0;
     uint64_t until = dg_now_ns() + DG_ACT_LINGER_NS;
     do {

@@ -185,11 +185,13 @@ static void worker_sleep(dg_act_system_t *sys, dg_act_worker_t *w, const dg_act_
     }
 }
 
-/* A short wait between two looks for work: cheap checks, then a yield. */
-static void spin_pause(dg_act_system_t *sys, dg_act_worker_t *w)
+/* A short wait between two looks for work: cheap checks, then a yield.
+ * Worker 0 also polls the transport between them: messages for its actors
+ * arrive only that way, and a yield is a slow way to wait for them. */
+static void spin_pause(dg_act_system_t *sys, dg_act_worker_t *w, const dg_act_poller_t *poller)
 {
     for (int i = 0; i < DG_SPIN_CHECKS; i++) {
-        if (dg_act_worker_has_work(sys, w))
+        if (dg_act_worker_has_work(sys, w) || (poller->poll && poller->poll(poller->ctx) > 0))
             return;
         dg_cpu_relax();
     }
@@ -218,6 +220,7 @@ static void *worker_main(void *arg)
         int did = 0;
         if (w->index == 0) {
             adopt_poller(sys, &poller, &poller_seen);
+            w->polls = poller.poll != NULL;
             if (poller.poll)
                 did = poller.poll(poller.ctx) > 0;
         }
@@ -249,7 +252,7 @@ static void *worker_main(void *arg)
             spinning = 0;
             continue;
         }
-        spin_pause(sys, w);
+        spin_pause(sys, w, &poller);
     }
     if (spinning)
         atomic_fetch_sub_explicit(&sys->nspinning, 1, memory_order_seq_cst);

@@ -35,6 +35,8 @@ typedef struct dg_act_worker {
     _Atomic int signalled;
     int efd;
     int index;
+    int polls;   /* worker 0 with a transport poller: it must not linger (dispatch.c),
+                    its actors' next messages come only through that poller */
     int started;
     pthread_t thread;
     struct dg_act_system *sys;

@@ -34,8 +34,14 @@ static void sent(void *arg, dagger_status_t st)
 static dagger_status_t route(void *ctx, dg_msg_t *msg)
 {
     dg_tx_actors_t *a = ctx;
-    dagger_status_t st = dg_tx_send(a->tx, (int)msg->hdr.to.rank, DG_TX_CH_ACTOR, NULL, 0,
-                                    dg_msg_wire(msg), dg_msg_wire_size(msg), 0, sent, msg);
+    int dest = (int)msg->hdr.to.rank;
+    if (dg_tx_try_send(a->tx, dest, DG_TX_CH_ACTOR, NULL, 0, dg_msg_wire(msg),
+                       dg_msg_wire_size(msg))) {
+        dg_msg_free(msg); /* out already: worker 0's common case */
+        return DAGGER_OK;
+    }
+    dagger_status_t st = dg_tx_send(a->tx, dest, DG_TX_CH_ACTOR, NULL, 0, dg_msg_wire(msg),
+                                    dg_msg_wire_size(msg), 0, sent, msg);
     if (st != DAGGER_OK)
         dg_msg_free(msg);
     return st;

@@ -109,7 +109,8 @@ static void send_done(void *arg, dagger_status_t st)
     dg_coll_call_t *call = arg;
     if (st != DAGGER_OK)
         atomic_store(&call->send_failed, (int)st);
-    atomic_fetch_sub(&call->sends_left, 1);
+    if (atomic_fetch_sub(&call->sends_left, 1) == 1)
+        dg_tx_notify(call->tx);
 }
 
 static void send_part(dg_coll_call_t *call, int dest, int phase, int fail, const dg_coll_buf_t *b)

@@ -114,6 +114,15 @@ dagger_status_t dg_tx_send(dg_tx_t *tx, int dest, unsigned channel, const void *
                            size_t hdr_len, const void *payload, size_t len, unsigned flags,
                            dg_tx_done_fn done, void *arg);
 
+/* The owner's fast path for a small message: sends it now and returns 1
+ * when UCX completed it at once (the payload may be reused or freed right
+ * away, no callback follows), or returns 0 having done nothing (not the
+ * owner, above the eager limit, no room now, earlier sends to dest queued):
+ * then use dg_tx_send. dg_tx_send takes this path by itself when done is
+ * NULL. */
+int dg_tx_try_send(dg_tx_t *tx, int dest, unsigned channel, const void *hdr, size_t hdr_len,
+                   const void *payload, size_t len);
+
 /* Owner only: receives the rendezvous payload of a message into buf (of
  * exactly msg->len bytes), with no intermediate copy. done runs when the
  * bytes are in buf. */
@@ -144,8 +153,10 @@ int dg_tx_is_owner(const dg_tx_t *tx);
  * owner's progress notifies it. timeout_s <= 0 waits without limit.
  * Errors: DAGGER_ERR_PEER_LOST (naming the rank), DAGGER_ERR_TIMEOUT. */
 dagger_status_t dg_tx_wait(dg_tx_t *tx, int (*done)(void *arg), void *arg, double timeout_s);
-/* Wakes threads blocked in dg_tx_wait on another thread than the owner
- * (channel handlers call it after they changed what such a wait checks). */
+/* Wakes threads blocked in dg_tx_wait on another thread than the owner.
+ * Whoever changes what such a wait checks calls it (channel handlers, done
+ * callbacks); the owner's progress does not, so that a sleeping waiter costs
+ * the owner nothing. */
 void dg_tx_notify(dg_tx_t *tx);
 
 /* Waits until every operation this rank started has completed. */

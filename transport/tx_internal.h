@@ -106,6 +106,7 @@ struct dg_tx {
     pthread_mutex_t lock;       /* with cond: non-owner threads in dg_tx_wait */
     pthread_cond_t cond;
     _Atomic(int) waiters;
+    _Atomic(int) flush_waiters; /* of which in dg_tx_flush */
 
     _Atomic(int) lost_rank;     /* first lost rank, -1 while all are there */
     char lost_why[384];         /* written once by whoever set lost_rank */

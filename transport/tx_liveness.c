@@ -34,21 +34,34 @@ struct dg_tx_liveness {
 /* The transport the SIGTERM handler reports about (one per process). */
 static _Atomic(dg_tx_t *) dg_term_tx;
 
+/* Marks the first local peer found gone as lost; the text names every
+ * other one gone by now too (when a launcher kills the job, or a rank ends
+ * itself after seeing a loss, several are gone at once and the lowest rank
+ * need not be the one that failed first). */
 static void probe_local_peers(dg_tx_t *tx)
 {
+    char why[256] = "";
+    int first = -1;
     for (int r = 0; r < tx->size; r++) {
         const dg_tx_peer_t *p = &tx->peers[r];
-        if (!p->local)
-            continue;
         int ws = 0;
-        dg_proc_state_t state = dg_proc_probe(&p->proc, &ws);
+        dg_proc_state_t state = p->local ? dg_proc_probe(&p->proc, &ws) : DG_PROC_ALIVE;
         if (state == DG_PROC_ALIVE)
             continue;
-        char why[96] = "its process ";
+        if (first < 0) {
+            first = r;
+            dg_str_append(why, sizeof(why), "its process ");
+        } else {
+            dg_str_append(why, sizeof(why), "; also rank ");
+            dg_str_append_int(why, sizeof(why), r);
+            dg_str_append(why, sizeof(why), " (pid ");
+            dg_str_append_int(why, sizeof(why), p->proc.pid);
+            dg_str_append(why, sizeof(why), ") ");
+        }
         dg_proc_describe(why, sizeof(why), state, ws);
-        dg_tx_mark_lost(tx, r, why);
-        return;
     }
+    if (first >= 0)
+        dg_tx_mark_lost(tx, first, why);
 }
 
 static double now_s(void)

@@ -176,5 +176,9 @@ int dg_tx_run_completions(dg_tx_t *tx)
     }
     if (tx->queued_ops)
         n += start_queued(tx);
+    /* Threads waiting in dg_tx_flush; other waits are notified by whoever
+     * changes what they wait for (channel handlers, callbacks). */
+    if (n && atomic_load(&tx->flush_waiters) && atomic_load(&tx->live_ops) == 0)
+        dg_tx_notify(tx);
     return n;
 }

@@ -57,16 +57,11 @@ void dg_tx_notify(dg_tx_t *tx)
 int dg_tx_progress(dg_tx_t *tx)
 {
     DG_ASSERT(dg_tx_is_owner(tx));
-    int n = dg_tx_drain_outbox(tx);
-    for (int i = 0; i < 64; i++) {
-        unsigned k = ucp_worker_progress(tx->worker);
-        if (!k)
-            break;
-        n += (int)k;
-    }
-    n += dg_tx_run_completions(tx);
-    if (n)
-        dg_tx_notify(tx);
+    /* One round of UCX progress: callers loop while there is work, and a
+     * second round right after a message costs as much as the message. */
+    int n = dg_tx_drain_outbox(tx) + (int)ucp_worker_progress(tx->worker);
+    if (tx->completed.head || tx->queued_ops)
+        n += dg_tx_run_completions(tx);
     return n;
 }
 
@@ -179,7 +174,10 @@ static int nothing_live(void *arg)
 dagger_status_t dg_tx_flush(dg_tx_t *tx)
 {
     DG_CHECK_ARG(tx, "dg_tx_flush: NULL transport");
-    return dg_tx_wait(tx, nothing_live, tx, 0);
+    atomic_fetch_add(&tx->flush_waiters, 1);
+    dagger_status_t st = dg_tx_wait(tx, nothing_live, tx, 0);
+    atomic_fetch_sub(&tx->flush_waiters, 1);
+    return st;
 }
 
 int dg_tx_lost_rank(const dg_tx_t *tx)

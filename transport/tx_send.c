@@ -7,6 +7,35 @@
 #include "transport/tx_internal.h"
 #include "transport/wire.h"
 
+/* A header on the stack is safe when UCX must complete the send before
+ * returning (FORCE_IMM_CMPL); when it cannot (no room right now, or earlier
+ * sends to this peer still queued), the caller takes the ordinary path. */
+int dg_tx_try_send(dg_tx_t *tx, int dest, unsigned channel, const void *hdr, size_t hdr_len,
+                   const void *payload, size_t len)
+{
+    if (!tx || dest < 0 || dest >= tx->size || channel >= DG_TX_NCHANNELS ||
+        hdr_len > DG_TX_MAX_HDR)
+        return 0;
+    dg_tx_peer_t *p = &tx->peers[dest];
+    if (len > tx->eager_limit || p->pending.head || !dg_tx_is_owner(tx) ||
+        atomic_load_explicit(&tx->lost_rank, memory_order_relaxed) >= 0)
+        return 0;
+    unsigned char frame[DG_WIRE_FRAME_LEN + DG_TX_MAX_HDR];
+    dg_wire_frame_encode(frame, &(dg_wire_frame_t){.src = (uint32_t)tx->rank});
+    if (hdr_len)
+        memcpy(frame + DG_WIRE_FRAME_LEN, hdr, hdr_len);
+    ucp_request_param_t prm = {
+        .op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS | UCP_OP_ATTR_FLAG_FORCE_IMM_CMPL,
+        .flags = UCP_AM_SEND_FLAG_EAGER,
+    };
+    ucs_status_ptr_t req = ucp_am_send_nbx(p->ep, channel, frame, DG_WIRE_FRAME_LEN + hdr_len,
+                                           payload, len, &prm);
+    if (req != NULL)
+        return 0; /* UCS_ERR_NO_RESOURCE (or another error the ordinary path reports) */
+    tx->stats.sends++;
+    return 1;
+}
+
 dagger_status_t dg_tx_send(dg_tx_t *tx, int dest, unsigned channel, const void *hdr,
                            size_t hdr_len, const void *payload, size_t len, unsigned flags,
                            dg_tx_done_fn done, void *arg)
@@ -20,6 +49,8 @@ dagger_status_t dg_tx_send(dg_tx_t *tx, int dest, unsigned channel, const void *
                  "dg_tx_send: header of %zu bytes (at most %d, non-NULL when not empty)", hdr_len,
                  DG_TX_MAX_HDR);
     DG_CHECK_ARG(payload || !len, "dg_tx_send: NULL payload of %zu bytes", len);
+    if (!done && dg_tx_try_send(tx, dest, channel, hdr, hdr_len, payload, len))
+        return DAGGER_OK;
     size_t copied = (flags & DG_TX_COPY) ? len : 0;
     dg_tx_op_t *op = dg_tx_op_new(tx, DG_TX_OP_SEND, dest, DG_WIRE_FRAME_LEN + hdr_len + copied);
     if (!op)

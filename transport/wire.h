@@ -25,16 +25,46 @@ static inline dg_wire_cursor_t dg_wire_cursor(const void *buf, size_t len)
     return c;
 }
 
-void dg_wire_put_u8(dg_wire_cursor_t *c, uint8_t v);
-void dg_wire_put_u16(dg_wire_cursor_t *c, uint16_t v);
-void dg_wire_put_u32(dg_wire_cursor_t *c, uint32_t v);
-void dg_wire_put_u64(dg_wire_cursor_t *c, uint64_t v);
-void dg_wire_put_bytes(dg_wire_cursor_t *c, const void *src, size_t len);
+/* Reserves n bytes at the cursor: returns where they start, or NULL after
+ * marking the cursor bad when they do not fit. */
+static inline unsigned char *dg_wire_take(dg_wire_cursor_t *c, size_t n)
+{
+    if (c->bad || c->left < n) {
+        c->bad = 1;
+        return NULL;
+    }
+    unsigned char *at = c->p;
+    c->p += n;
+    c->left -= n;
+    return at;
+}
 
-uint8_t dg_wire_get_u8(dg_wire_cursor_t *c);
-uint16_t dg_wire_get_u16(dg_wire_cursor_t *c);
-uint32_t dg_wire_get_u32(dg_wire_cursor_t *c);
-uint64_t dg_wire_get_u64(dg_wire_cursor_t *c);
+static inline void dg_wire_put_le(dg_wire_cursor_t *c, uint64_t v, size_t n)
+{
+    unsigned char *at = dg_wire_take(c, n);
+    for (size_t i = 0; at && i < n; i++)
+        at[i] = (unsigned char)(v >> (8 * i));
+}
+
+static inline uint64_t dg_wire_get_le(dg_wire_cursor_t *c, size_t n)
+{
+    const unsigned char *at = dg_wire_take(c, n);
+    uint64_t v = 0;
+    for (size_t i = 0; at && i < n; i++)
+        v |= (uint64_t)at[i] << (8 * i);
+    return v;
+}
+
+static inline void dg_wire_put_u8(dg_wire_cursor_t *c, uint8_t v) { dg_wire_put_le(c, v, 1); }
+static inline void dg_wire_put_u16(dg_wire_cursor_t *c, uint16_t v) { dg_wire_put_le(c, v, 2); }
+static inline void dg_wire_put_u32(dg_wire_cursor_t *c, uint32_t v) { dg_wire_put_le(c, v, 4); }
+static inline void dg_wire_put_u64(dg_wire_cursor_t *c, uint64_t v) { dg_wire_put_le(c, v, 8); }
+static inline uint8_t dg_wire_get_u8(dg_wire_cursor_t *c) { return (uint8_t)dg_wire_get_le(c, 1); }
+static inline uint16_t dg_wire_get_u16(dg_wire_cursor_t *c) { return (uint16_t)dg_wire_get_le(c, 2); }
+static inline uint32_t dg_wire_get_u32(dg_wire_cursor_t *c) { return (uint32_t)dg_wire_get_le(c, 4); }
+static inline uint64_t dg_wire_get_u64(dg_wire_cursor_t *c) { return dg_wire_get_le(c, 8); }
+
+void dg_wire_put_bytes(dg_wire_cursor_t *c, const void *src, size_t len);
 /* Returns a pointer to the next len bytes inside the buffer, or NULL (and
  * sets bad) when fewer are left. */
 const void *dg_wire_get_bytes(dg_wire_cursor_t *c, size_t len);

@@ -108,10 +108,12 @@ DGT_BOTH_TRANSPORTS(coll, allgather_variable, allgather_variable)
 
 enum { NV = 6 };
 
+/* Large values on purpose: sums wrap (two's complement), so they are
+ * computed unsigned here as in the library. */
 static int64_t ival(int r, int i)
 {
     static const int64_t base[NV] = {1, -7, INT64_MAX / 3, INT64_MIN / 5, 12345, 0};
-    return base[i] * (r + 1) + (int64_t)(r * 7 - i);
+    return (int64_t)((uint64_t)base[i] * (uint64_t)(r + 1) + (uint64_t)(int64_t)(r * 7 - i));
 }
 
 static double dval(int r, int i)

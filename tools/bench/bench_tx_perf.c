@@ -11,14 +11,13 @@
  * (shared memory here). Rank 0 runs the ucx_perftest pairs while rank 1
  * sleeps in a barrier. Results go to results-file (default
  * /tmp/bench_tx_perf.txt) and to stdout. Not a test: nothing is asserted. */
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_tx_perftest.h"
 #include "transport/coll.h"
 #include "transport/tx.h"
 
@@ -114,52 +113,6 @@ static double dagger_bandwidth_mbs(bench_t *b, const unsigned char *src, size_t 
     return (double)size * (double)iters / (now_s() - t0) / (1 << 20);
 }
 
-/* ---- the reference: a ucx_perftest server and client on this host ---- */
-
-/* Runs one ucx_perftest pair; returns column col of its final line
- * (1 = iterations, 2 = latency p50, 3 = latency average in us, 6 = overall
- * bandwidth in MB/s), or -1. */
-static double perftest(const char *test, size_t size, long iters, int col)
-{
-    static int port = 0;
-    if (!port)
-        port = 20000 + (int)(getpid() % 20000);
-    port++;
-    char sport[16], ssize[32], siters[32];
-    snprintf(sport, sizeof(sport), "%d", port);
-    snprintf(ssize, sizeof(ssize), "%zu", size);
-    snprintf(siters, sizeof(siters), "%ld", iters);
-    pid_t server = fork();
-    if (server == 0) {
-        freopen("/dev/null", "w", stdout);
-        freopen("/dev/null", "w", stderr);
-        execlp("ucx_perftest", "ucx_perftest", "-p", sport, (char *)NULL);
-        _exit(127);
-    }
-    double value = -1;
-    for (int attempt = 0; attempt < 20 && value < 0; attempt++) {
-        usleep(100000); /* let the server listen */
-        char cmd[256];
-        snprintf(cmd, sizeof(cmd), "ucx_perftest 127.0.0.1 -p %s -t %s -s %s -n %s -f 2>&1", sport,
-                 test, ssize, siters);
-        FILE *p = popen(cmd, "r");
-        if (!p)
-            break;
-        char line[512];
-        while (fgets(line, sizeof(line), p)) { /* -f: one line of 8 numbers */
-            double v[7];
-            long n;
-            if (sscanf(line, "%ld %lf %lf %lf %lf %lf %lf %lf", &n, &v[0], &v[1], &v[2], &v[3],
-                       &v[4], &v[5], &v[6]) == 8)
-                value = v[col - 2];
-        }
-        pclose(p);
-    }
-    kill(server, SIGTERM);
-    waitpid(server, NULL, 0);
-    return value;
-}
-
 /* ---- the run ---- */
 
 typedef struct row {
@@ -217,11 +170,11 @@ int main(int argc, char **argv)
 
     /* The reference first, while rank 1 sleeps in the barrier. */
     if (b.rank == 0) {
-        lat_ref = perftest("ucp_am_lat", 8, lat_iters, 3);
+        lat_ref = perftest_run("ucp_am_lat", 8, lat_iters, PERFTEST_LAT_AVG);
         for (int i = 0; i < NSIZES; i++) {
             long iters = (long)((quick ? 256ull : 2048ull) << 20) / (long)sizes[i];
             rows[i].size = sizes[i];
-            rows[i].ref = perftest("tag_bw", sizes[i], iters < 16 ? 16 : iters, 6);
+            rows[i].ref = perftest_run("tag_bw", sizes[i], iters < 16 ? 16 : iters, PERFTEST_BW);
         }
     }
     dg_coll_barrier(b.tx);
