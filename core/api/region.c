@@ -318,8 +318,8 @@ dagger_status_t dagger_region_end(dagger_region_t *r)
     tr = DG_TRACE_ON() ? dg_trace_phase(DG_TRP_REGION_WAIT, r->id, tr, DAGGER_OK) : 0;
     dg_plan_stats_t ps;
     dg_plan_get_stats(t->plan, &ps);
-    t->stats.transfers = ps.transfers - t->stats_base.transfers;
-    t->stats.copies = ps.copies - t->stats_base.copies;
+    t->stats.transfers = ps.planned_transfers - t->stats_base.planned_transfers;
+    t->stats.copies = ps.planned_copies - t->stats_base.planned_copies;
     t->stats.slots = t->exec->n_slots;
     t->stats.bytes_sent = t->exec->bytes_sent;
     t->stats.bytes_received = t->exec->bytes_received;

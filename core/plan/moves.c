@@ -141,6 +141,7 @@ static void transfer(dg_plan_t *p, dg_plan_chunk_t *c, dg_plan_loc_t src, dg_pla
 {
     uint64_t bytes = dg_plan_spans_count(piece) * c->g.elsize;
     if (src.rank == dst.rank) {
+        p->st.planned_copies++;
         if (!is_me(p, src.rank))
             return;
         /* Creating one buffer may move the other: look both up afterwards. */
@@ -166,6 +167,7 @@ static void transfer(dg_plan_t *p, dg_plan_chunk_t *c, dg_plan_loc_t src, dg_pla
         return;
     }
     uint64_t tag = (p->region << 32) | (p->xfer_index++ & 0xffffffffu);
+    p->st.planned_transfers++;
     if (is_me(p, src.rank)) {
         dg_plan_bufst_t *bs = dg_plan_buf_get(p, c, src.space);
         if (!bs)

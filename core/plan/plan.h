@@ -200,7 +200,10 @@ typedef struct dg_plan_params {
 } dg_plan_params_t;
 
 typedef struct dg_plan_stats {
+    /* transfers, copies, bytes_moved: this rank's part (ops it emitted);
+     * planned_transfers, planned_copies: the whole job's, the same on every rank */
     uint64_t tasks, ops, transfers, copies, bytes_moved;
+    uint64_t planned_transfers, planned_copies;
     uint64_t live_chunks;
     uint64_t mem_in_use, mem_peak, mem_reserved, mem_sys_bytes, mem_sys_calls;
 } dg_plan_stats_t;

@@ -128,7 +128,8 @@ Test(region, copy_counts)
     dagger_chunk_t c = mr_chunk2(rt, 16, 16, 0, ramp);
     const dagger_access_t in[] = {DAGGER_MODE_IN}, io[] = {DAGGER_MODE_INOUT},
                           io2[] = {DAGGER_MODE_INOUT, DAGGER_MODE_INOUT};
-    cr_assert_eq(transfers_of(rt, touch, c, (int[]){rem}, in, 1), 1 * remote, "In remote");
+    uint64_t tr = transfers_of(rt, touch, c, (int[]){rem}, in, 1);
+    cr_assert_eq(tr, 1 * remote, "In remote: %llu transfers on rank %d", (unsigned long long)tr, dagger_rank(rt));
     cr_assert_eq(transfers_of(rt, touch, c, (int[]){0}, in, 1), 0u, "In local");
     cr_assert_eq(transfers_of(rt, touch, c, (int[]){0}, io, 1), 0u, "InOut on the owner");
     cr_assert_eq(transfers_of(rt, touch, c, (int[]){rem}, io, 1), 2 * remote, "InOut remote");
