@@ -194,11 +194,10 @@ Test(array_build, from_host_and_scatter)
     AR_OK(dagger_finalize(rt));
 }
 
-/* Reproducer (runtime issue, fails with 3 ranks or more until fixed): the
+/* Regression test of a runtime issue found here (fixed in e167590): the
  * region statistics document `transfers` as the transfers planned between
- * all ranks, but a rank counts the region-end copy-backs only where it
- * takes part. After a scatter from rank 0, rank 0 counts every block sent
- * home, the others only their own. */
+ * all ranks, but a rank counted the region-end copy-backs only where it
+ * took part, so after a scatter from rank 0 the ranks disagreed. */
 Test(array_build, transfer_counts_agree_across_ranks)
 {
     dagger_runtime_t *rt = ar_init();
