@@ -60,14 +60,11 @@ typedef int (*dg_boot_check_fn)(void *ctx, int rank, const void *data, size_t le
 dagger_status_t dg_boot_allgather(dg_boot_t *boot, const void *mine, size_t len,
                                   dg_boot_check_fn check, void *ctx, void **all, size_t *offsets);
 
-/* Best effort, for failure paths only: waits (at most DG_BOOT_SYNC_TIMEOUT_S)
- * until every rank got here, so that no rank leaves (and its exchanged
- * bytes with it) while others still read them. The normal path has a
- * handshake over the network for that instead: PMIx fences are unreliable
- * under Open MPI 4.1 when ranks' processes are replaced (see
- * bootstrap_exchange.c), and bounded here for that reason. */
-#define DG_BOOT_SYNC_TIMEOUT_S 10
-void dg_boot_sync(dg_boot_t *boot);
+/* Overwrites the values this process exchanged with tombstones, once every
+ * rank has read them (and at finalize). A later process of this rank (test
+ * runners start one per test) publishes under the same keys; until it has,
+ * readers must find a tombstone (and wait), not this process's old value. */
+void dg_boot_retract(dg_boot_t *boot);
 
 /* Asks the launcher to report lost processes of the job to fn (through PMIx
  * events). A singleton has nobody to lose: a no-op. One watcher at a time;

@@ -55,12 +55,10 @@ static void exchange_key(const dg_boot_t *boot, unsigned n, char *key, size_t ca
     snprintf(key, cap, "dagger.xchg.%s%s%u", boot->tag, boot->tag[0] ? "." : "", n);
 }
 
-/* A process about to finalize overwrites what it published with
- * tombstones: the server may serve a departed process's values under a
- * reused key to the next process of another rank for a while, and it must
- * not look like the new process's value. */
 void dg_boot_retract(dg_boot_t *boot)
 {
+    if (!boot || !boot->pmix)
+        return;
     char key[PMIX_MAX_KEYLEN + 1];
     for (unsigned n = 0; n < boot->exchanges; n++) {
         exchange_key(boot, n, key, sizeof(key));
@@ -173,17 +171,6 @@ static dagger_status_t exchange_pmix(dg_boot_t *boot, const void *mine, size_t l
             PMIX_VALUE_RELEASE(vals[r]);
     free(vals);
     return st;
-}
-
-void dg_boot_sync(dg_boot_t *boot)
-{
-    if (!boot || boot->singleton || !boot->pmix)
-        return;
-    pmix_info_t info;
-    int timeout = DG_BOOT_SYNC_TIMEOUT_S;
-    PMIX_INFO_LOAD(&info, PMIX_TIMEOUT, &timeout, PMIX_INT);
-    PMIx_Fence(NULL, 0, &info, 1); /* best effort: the caller is failing anyway */
-    PMIX_INFO_DESTRUCT(&info);
 }
 
 dagger_status_t dg_boot_allgather(dg_boot_t *boot, const void *mine, size_t len,

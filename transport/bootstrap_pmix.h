@@ -19,8 +19,4 @@ struct dg_boot_pmix {
  * and what the user can do. */
 dagger_status_t dg_boot_pmix_failure(const char *what, pmix_status_t rc);
 
-/* Overwrites this process's exchanged values with tombstones (before
- * finalizing; bootstrap_exchange.c). */
-void dg_boot_retract(dg_boot_t *boot);
-
 #endif

@@ -144,6 +144,14 @@ void dg_tx_post(dg_tx_t *tx, dg_tx_op_t *op);
 /* tx_recv.c */
 dagger_status_t dg_tx_register_channels(dg_tx_t *tx);
 
+/* tx_startup.c: contributes this rank's record (an empty address and the
+ * error text when opened is an error: the rank still takes part, so nobody
+ * waits for it) and reads everyone's; fills peers and recs, and checks that
+ * every rank opened UCX and runs the same build. */
+struct dg_tx_record;
+dagger_status_t dg_tx_exchange(dg_tx_t *tx, const dg_tx_params_t *prm, dagger_status_t opened,
+                               struct dg_tx_record *recs);
+
 /* tx_connect.c: the start-up handshake (listen before the exchange). */
 dagger_status_t dg_tx_listen_hello(dg_tx_t *tx);
 dagger_status_t dg_tx_handshake(dg_tx_t *tx);

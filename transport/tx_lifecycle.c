@@ -58,118 +58,6 @@ static dagger_status_t open_ucx(dg_tx_t *tx, const char *tls)
     return DAGGER_OK;
 }
 
-/* Lists the ranks whose build id differs from rank 0's. */
-static dagger_status_t check_builds(dg_tx_t *tx, const dg_tx_record_t *recs)
-{
-    char list[256] = "";
-    int bad = 0, first = 0;
-    for (int r = 1; r < tx->size; r++) {
-        if (recs[r].build_id == recs[0].build_id)
-            continue;
-        if (!bad)
-            first = r;
-        size_t used = strlen(list);
-        if (bad++ < 16)
-            snprintf(list + used, sizeof(list) - used, "%s%d", bad > 1 ? ", " : "", r);
-    }
-    if (!bad)
-        return DAGGER_OK;
-    return dg_error(DAGGER_ERR_BUILD_MISMATCH,
-                    "rank%s %s%s run%s a different build of libdagger than rank 0 (build id "
-                    "%016llx, rank 0 has %016llx): launch the same build on every rank",
-                    bad > 1 ? "s" : "", list, bad > 16 ? ", ..." : "", bad > 1 ? "" : "s",
-                    (unsigned long long)recs[first].build_id,
-                    (unsigned long long)recs[0].build_id);
-}
-
-/* A rank that could not open UCX still takes part in the exchange (so
- * nobody waits for it forever) with an empty address and its error text. */
-static dagger_status_t check_opened(dg_tx_t *tx, const dg_tx_record_t *recs)
-{
-    for (int r = 0; r < tx->size; r++)
-        if (!recs[r].address_len)
-            return dg_error(DAGGER_ERR_TRANSPORT, "rank %d could not start UCX: %.*s", r,
-                            (int)recs[r].inventory_len, (const char *)recs[r].inventory);
-    return DAGGER_OK;
-}
-
-/* A record naming a process of this host that is not running was left by
- * an earlier process of that rank (test runners start one per test): read
- * it again. Records of other hosts cannot be checked this way. */
-static int record_fresh(void *ctx, int rank, const void *data, size_t len)
-{
-    const dg_boot_t *boot = ctx;
-    dg_tx_record_t rec;
-    if (rank == boot->rank || dg_tx_record_decode(data, len, &rec) ||
-        strcmp(rec.hostname, boot->hostname))
-        return 1; /* a malformed record is reported by decode_all */
-    return dg_proc_probe(&rec.proc, NULL) == DG_PROC_ALIVE;
-}
-
-static dagger_status_t decode_all(dg_tx_t *tx, const size_t *offsets, dg_tx_record_t *recs)
-{
-    const unsigned char *all = tx->exchange;
-    for (int r = 0; r < tx->size; r++)
-        if (dg_tx_record_decode(all + offsets[r], offsets[r + 1] - offsets[r], &recs[r]))
-            return dg_error(DAGGER_ERR_BOOTSTRAP, "the start-up record of rank %d is malformed "
-                            "(a different Dagger-C version?)", r);
-    dagger_status_t st = check_opened(tx, recs);
-    if (st == DAGGER_OK)
-        st = check_builds(tx, recs);
-    if (st != DAGGER_OK)
-        return st;
-    const dg_tx_record_t *mine = &recs[tx->rank];
-    for (int r = 0; r < tx->size; r++) {
-        dg_tx_peer_t *p = &tx->peers[r];
-        p->tx = tx;
-        p->rank = r;
-        p->hostname = recs[r].hostname;
-        p->inventory = recs[r].inventory;
-        p->inventory_len = recs[r].inventory_len;
-        p->proc = recs[r].proc;
-        p->local = r != tx->rank && !strcmp(recs[r].hostname, mine->hostname);
-    }
-    return DAGGER_OK;
-}
-
-/* Everyone's record through the bootstrap; fills peers and recs. */
-static dagger_status_t exchange(dg_tx_t *tx, const dg_tx_params_t *prm, dagger_status_t opened,
-                                dg_tx_record_t *recs)
-{
-    ucp_address_t *addr = NULL;
-    size_t addr_len = 0;
-    if (opened == DAGGER_OK && ucp_worker_get_address(tx->worker, &addr, &addr_len) != UCS_OK)
-        opened = dg_error(DAGGER_ERR_TRANSPORT, "ucp_worker_get_address failed");
-    const char *why = opened == DAGGER_OK ? NULL : dagger_error_detail();
-    dg_tx_record_t rec = {
-        .build_id = prm->build_id ? prm->build_id : dg_tx_build_id(),
-        .hostname = prm->boot->hostname,
-        .address = why ? NULL : addr,
-        .address_len = why ? 0 : addr_len,
-        .inventory = why ? why : prm->inventory,
-        .inventory_len = why ? strlen(why) : prm->inventory_len,
-    };
-    dg_proc_self(&rec.proc);
-    size_t len = dg_tx_record_size(&rec);
-    void *mine = malloc(len);
-    size_t *offsets = calloc((size_t)tx->size + 1, sizeof(*offsets));
-    dagger_status_t st = DAGGER_OK;
-    if (!mine || !offsets) {
-        st = dg_error(DAGGER_ERR_NO_MEMORY, "dg_tx_create: out of memory");
-    } else {
-        dg_tx_record_encode(&rec, mine);
-        st = dg_boot_allgather(prm->boot, mine, len, record_fresh, prm->boot, &tx->exchange,
-                               offsets);
-    }
-    if (addr)
-        ucp_worker_release_address(tx->worker, addr);
-    if (st == DAGGER_OK)
-        st = decode_all(tx, offsets, recs);
-    free(mine);
-    free(offsets);
-    return st;
-}
-
 static void on_ep_error(void *arg, ucp_ep_h ep, ucs_status_t status)
 {
     dg_tx_peer_t *p = arg;
@@ -209,6 +97,10 @@ static void fail_unstarted(dg_tx_t *tx, dagger_status_t why)
         }
     }
 }
+
+/* See dg_tx_create: how long a rank that failed after the start-up
+ * exchange stays, so that the others can still read its record. */
+#define DG_TX_FAIL_LINGER_S 1
 
 static double now_s(void)
 {
@@ -339,21 +231,25 @@ dagger_status_t dg_tx_create(const dg_tx_params_t *prm, dg_tx_t **out)
         opened = dg_tx_listen_hello(tx);
     /* Everyone exchanges, even a rank that failed above, so that all ranks
      * fail together instead of waiting for it. */
-    dagger_status_t st = recs ? exchange(tx, prm, opened, recs) : opened;
+    dagger_status_t st = recs ? dg_tx_exchange(tx, prm, opened, recs) : opened;
     int exchanged = tx->exchange != NULL;
     if (st == DAGGER_OK)
         st = connect_all(tx, recs);
     free(recs);
-    if (st != DAGGER_OK && exchanged) {
-        char why[1024];
-        snprintf(why, sizeof(why), "%s", dagger_error_detail());
-        dg_boot_sync(prm->boot); /* the others may still be reading our record */
-        dg_error(st, "%s", why);
-    }
+    /* Failing after the exchange, before the handshake that tells us
+     * everyone has read our record: slower ranks may still be reading it
+     * (and would wait for it until their timeout once we left). No PMIx
+     * fence here: fences are unreliable with Open MPI 4.1's server when
+     * processes come and go (bootstrap_exchange.c). They read within
+     * milliseconds; a second is ample. */
+    if (st != DAGGER_OK && exchanged)
+        nanosleep(&(struct timespec){.tv_sec = DG_TX_FAIL_LINGER_S, .tv_nsec = 0}, NULL);
     if (st == DAGGER_OK)
         st = dg_tx_liveness_start(tx);
     if (st == DAGGER_OK)
         st = dg_tx_handshake(tx);
+    if (st == DAGGER_OK)
+        dg_boot_retract(prm->boot); /* everyone has read our record */
     if (st != DAGGER_OK) {
         char why[1024];
         snprintf(why, sizeof(why), "%s", dagger_error_detail());
