@@ -59,7 +59,7 @@ dagger_status_t dg_act_system_create(const dg_act_params_t *p, dg_act_system_t *
     dg_futures_init(&sys->futures);
     if ((st = dg_msgtypes_init(&sys->types)) != DAGGER_OK)
         goto fail_types;
-    if ((st = dg_topo_init(&sys->topo)) != DAGGER_OK)
+    if ((st = dg_topo_init(&sys->topo, p->local_rank, p->local_size)) != DAGGER_OK)
         goto fail_topo;
     if ((st = dg_act_workers_start(sys, p->num_threads ? p->num_threads : sys->topo.ncores)) != DAGGER_OK)
         goto fail_workers;

@@ -16,6 +16,8 @@ typedef struct dg_act_params {
     int rank;        /* this rank (0 for a singleton) */
     int nranks;      /* ranks in the job (1 for a singleton) */
     int num_threads; /* worker threads; 0 = one per core of the process binding */
+    int local_rank;  /* this process among the job's processes on its node... */
+    int local_size;  /* ...and their number (0 or 1: alone); unbound processes share the cores */
     int bind;        /* 1: pin each worker to one core of the process binding */
     void *owner;     /* what dagger_ctx_runtime() returns (the dagger_runtime_t) */
 } dg_act_params_t;

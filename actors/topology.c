@@ -50,7 +50,27 @@ static int collect_cores(dg_topo_t *t, hwloc_const_bitmap_t binding)
     return 0;
 }
 
-dagger_status_t dg_topo_init(dg_topo_t *t)
+/* Keeps this process's share of the cores (see dg_topo_init). */
+static void take_share(dg_topo_t *t, int local_rank, int local_size)
+{
+    int n = t->ncores, lo, hi;
+    if (local_size <= 1 || local_rank < 0 || local_rank >= local_size)
+        return;
+    if (n >= local_size) {
+        lo = (int)((long)local_rank * n / local_size);
+        hi = (int)((long)(local_rank + 1) * n / local_size);
+    } else {
+        lo = local_rank % n;
+        hi = lo + 1;
+    }
+    for (int i = 0; i < n; i++)
+        if (i < lo || i >= hi)
+            hwloc_bitmap_free(t->cores[i]);
+    memmove(t->cores, t->cores + lo, (size_t)(hi - lo) * sizeof(*t->cores));
+    t->ncores = hi - lo;
+}
+
+dagger_status_t dg_topo_init(dg_topo_t *t, int local_rank, int local_size)
 {
     memset(t, 0, sizeof(*t));
     if (hwloc_topology_init(&t->topo) != 0)
@@ -61,6 +81,8 @@ dagger_status_t dg_topo_init(dg_topo_t *t)
     }
     hwloc_bitmap_t binding = process_binding(t->topo);
     int rc = binding ? collect_cores(t, binding) : -1;
+    if (rc == 0 && hwloc_bitmap_isequal(binding, hwloc_topology_get_allowed_cpuset(t->topo)))
+        take_share(t, local_rank, local_size);
     hwloc_bitmap_free(binding);
     if (rc != 0) {
         dg_topo_cleanup(t);

@@ -30,6 +30,8 @@ static dagger_status_t start_actors(dagger_runtime_t *rt, const dagger_params_t 
         .rank = rt->rank,
         .nranks = rt->nranks,
         .num_threads = params && params->num_threads ? params->num_threads : (int)rt->cfg.num_threads,
+        .local_rank = rt->boot ? rt->boot->local_rank : 0,
+        .local_size = rt->boot ? rt->boot->local_size : 1,
         .bind = rt->cfg.bind_threads && !(params && params->no_bind),
         .owner = rt,
     };
