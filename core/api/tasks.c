@@ -76,7 +76,7 @@ dagger_status_t dg_tasks_create(dagger_runtime_t *rt, struct dg_act_system *acto
     if (st == DAGGER_OK)
         st = exchange_inventories(t, (uint32_t)dg_act_system_num_workers(actors));
     if (st == DAGGER_OK)
-        st = dg_trace_start(t); /* before the executor: its failure leaves nothing running */
+        st = dg_trace_start(t);
     if (st == DAGGER_OK) {
         dg_exec_params_t ep = {
             .rank = t->rank, .nranks = t->nranks, .actors = actors, .tx = t->tx,
@@ -100,6 +100,7 @@ dagger_status_t dg_tasks_create(dagger_runtime_t *rt, struct dg_act_system *acto
         dg_tasks_destroy(t);
         return st;
     }
+    dg_exec_start(t->exec);
     dg_trace_enable(t);
     *out = t;
     return DAGGER_OK;

@@ -89,9 +89,13 @@ dagger_status_t dg_exec_create(const dg_exec_params_t *p, dg_exec_t **out)
         dg_exec_destroy(ex);
         return st;
     }
-    dg_act_system_add_idle_source(ex->actors, source, ex);
     *out = ex;
     return DAGGER_OK;
+}
+
+void dg_exec_start(dg_exec_t *ex)
+{
+    dg_act_system_add_idle_source(ex->actors, source, ex);
 }
 
 void dg_exec_destroy(dg_exec_t *ex)

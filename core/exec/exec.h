@@ -87,6 +87,10 @@ struct dg_exec {
 };
 
 dagger_status_t dg_exec_create(const dg_exec_params_t *p, dg_exec_t **out);
+/* Lets the workers take the executor's ready work. Last step of start-up,
+ * once nothing can fail: a source cannot be taken back from the workers, so
+ * an executor freed on a failure path must never have been started. */
+void dg_exec_start(dg_exec_t *ex);
 /* Waits for every op, then frees everything. */
 void dg_exec_destroy(dg_exec_t *ex);
 
