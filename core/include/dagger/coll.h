@@ -9,7 +9,8 @@
  * DAGGER_ERR_DIVERGENCE and a detail naming both ranks and both calls,
  * instead of hanging. A lost rank makes it fail with DAGGER_ERR_PEER_LOST.
  *
- * Call them from one thread at a time (the thread that submits work). */
+ * Call them from one thread at a time (the thread that submits work), not
+ * from an actor's handler (they wait for the other ranks). */
 #ifndef DAGGER_COLL_H
 #define DAGGER_COLL_H
 
