@@ -1,4 +1,5 @@
-/* dagger_fetch: the value of a future, the same bytes on every rank. */
+/* dagger_fetch: the value of a future, the same bytes on every rank; and
+ * dagger_future_free. */
 #include <dagger/region.h>
 #include <string.h>
 
@@ -34,5 +35,21 @@ dagger_status_t dagger_fetch(dagger_runtime_t *rt, dagger_future_t f, void *buf,
     dagger_status_t st = dg_tasks_bcast(t, buf, size, owner);
     if (st == DAGGER_OK && len)
         *len = size;
+    return st;
+}
+
+dagger_status_t dagger_future_free(dagger_runtime_t *rt, dagger_future_t f)
+{
+    dg_tasks_t *t = dg_tasks_get(rt, "dagger_future_free");
+    if (!t)
+        return DAGGER_ERR_BAD_HANDLE;
+    int owner;
+    size_t size;
+    if (!dg_tasks_future_find(t, f.id, &owner, &size))
+        return dg_error(DAGGER_ERR_BAD_HANDLE, "dagger_future_free: future %llu was returned by no "
+                        "task, or was freed already", (unsigned long long)f.id);
+    dagger_status_t st = dg_plan_chunk_free(t->plan, f.id);
+    if (st == DAGGER_OK)
+        dg_tasks_future_remove(t, f.id);
     return st;
 }

@@ -139,44 +139,68 @@ dg_tasks_t *dg_tasks_get(dagger_runtime_t *rt, const char *fn)
 
 /* ------------------------------------------------------------ futures */
 
-static dg_future_rec_t *future_slot(dg_future_rec_t *tab, size_t cap, uint64_t id)
+#define DG_FUTURE_TOMB UINT64_MAX
+
+/* The record of id, or (insert) the first free slot on its probe path. */
+static dg_future_rec_t *future_slot(dg_future_rec_t *tab, size_t cap, uint64_t id, int insert)
 {
-    for (size_t i = (id * 0x9e3779b97f4a7c15ull) & (cap - 1);; i = (i + 1) & (cap - 1))
-        if (tab[i].id == id || tab[i].id == 0)
+    dg_future_rec_t *tomb = NULL;
+    for (size_t i = id & (cap - 1);; i = (i + 1) & (cap - 1)) {
+        if (tab[i].id == id)
             return &tab[i];
+        if (tab[i].id == DG_FUTURE_TOMB && !tomb)
+            tomb = &tab[i];
+        if (tab[i].id == 0)
+            return insert && tomb ? tomb : &tab[i];
+    }
 }
 
 dagger_status_t dg_tasks_future_add(dg_tasks_t *t, uint64_t id, int owner, size_t size)
 {
-    if ((t->nfutures + 1) * 2 > t->nfuture_slots) {
-        size_t ncap = t->nfuture_slots * 2;
+    if ((t->nfutures + t->nfuture_tombs + 1) * 2 > t->nfuture_slots) {
+        /* Rehash; grow only when live futures need it (freed ones leave tombs). */
+        size_t ncap = (t->nfutures + 1) * 4 > t->nfuture_slots ? t->nfuture_slots * 2
+                                                               : t->nfuture_slots;
         dg_future_rec_t *n = calloc(ncap, sizeof(*n));
         if (!n)
             return dg_error(DAGGER_ERR_NO_MEMORY, "futures: out of memory");
         for (size_t i = 0; i < t->nfuture_slots; i++)
-            if (t->futures[i].id)
-                *future_slot(n, ncap, t->futures[i].id) = t->futures[i];
+            if (t->futures[i].id && t->futures[i].id != DG_FUTURE_TOMB)
+                *future_slot(n, ncap, t->futures[i].id, 1) = t->futures[i];
         free(t->futures);
         t->futures = n;
         t->nfuture_slots = ncap;
+        t->nfuture_tombs = 0;
     }
-    dg_future_rec_t *r = future_slot(t->futures, t->nfuture_slots, id);
-    if (!r->id)
+    dg_future_rec_t *r = future_slot(t->futures, t->nfuture_slots, id, 1);
+    if (r->id != id) {
+        t->nfuture_tombs -= r->id == DG_FUTURE_TOMB;
         t->nfutures++;
+    }
     *r = (dg_future_rec_t){id, owner, size};
     return DAGGER_OK;
 }
 
 int dg_tasks_future_find(const dg_tasks_t *t, uint64_t id, int *owner, size_t *size)
 {
-    if (!id)
+    if (!id || id == DG_FUTURE_TOMB)
         return 0;
-    const dg_future_rec_t *r = future_slot(t->futures, t->nfuture_slots, id);
-    if (!r->id)
+    const dg_future_rec_t *r = future_slot(t->futures, t->nfuture_slots, id, 0);
+    if (r->id != id)
         return 0;
     *owner = r->owner;
     *size = r->size;
     return 1;
+}
+
+void dg_tasks_future_remove(dg_tasks_t *t, uint64_t id)
+{
+    dg_future_rec_t *r = future_slot(t->futures, t->nfuture_slots, id, 0);
+    if (r->id != id)
+        return;
+    r->id = DG_FUTURE_TOMB;
+    t->nfutures--;
+    t->nfuture_tombs++;
 }
 
 /* ------------------------------------------------------------ collectives */

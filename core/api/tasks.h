@@ -29,7 +29,7 @@ typedef struct dg_tasks {
     dg_plan_stats_t stats_base;       /* planner counters at region begin */
     /* futures: id -> (owner rank, size), open addressing */
     struct dg_future_rec *futures;
-    size_t nfuture_slots, nfutures;
+    size_t nfuture_slots, nfutures, nfuture_tombs;
 } dg_tasks_t;
 
 struct dagger_region {
@@ -54,6 +54,7 @@ dg_tasks_t *dg_tasks_get(dagger_runtime_t *rt, const char *fn);
 /* Futures: where a future's value lives. */
 dagger_status_t dg_tasks_future_add(dg_tasks_t *t, uint64_t id, int owner, size_t size);
 int dg_tasks_future_find(const dg_tasks_t *t, uint64_t id, int *owner, size_t *size);
+void dg_tasks_future_remove(dg_tasks_t *t, uint64_t id);
 
 /* Uniformity: a point of the program every rank should reach identically.
  * dg_tasks_check compares it across ranks (when checking is on) and gives

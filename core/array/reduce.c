@@ -8,9 +8,11 @@
 #include "core/status_internal.h"
 
 /* Combines futures f[0..n) pairwise until one is left; the last task takes
- * the square root when asked. */
-static dagger_status_t combine_tree(dagger_region_t *r, dagger_codelet_t cl, dg_arr_red_t p,
-                                    dagger_future_t *f, size_t n, dagger_future_t *out)
+ * the square root when asked. Partial results are released once their
+ * combining task is submitted. */
+static dagger_status_t combine_tree(dagger_runtime_t *rt, dagger_region_t *r, dagger_codelet_t cl,
+                                    dg_arr_red_t p, dagger_future_t *f, size_t n,
+                                    dagger_future_t *out)
 {
     int finish = p.finish_sqrt;
     while (n > 1 || finish) {
@@ -26,7 +28,12 @@ static dagger_status_t combine_tree(dagger_region_t *r, dagger_codelet_t cl, dg_
                                     DAGGER_VALUE(&p, sizeof(p))};
             if (!pair)
                 args[1] = args[2];
+            dagger_future_t in0 = f[i], in1 = pair ? f[i + 1] : f[i];
             dagger_status_t st = dagger_submit(r, cl, pair ? 3 : 2, args, NULL, NULL, &f[m++]);
+            if (st == DAGGER_OK)
+                st = dagger_future_free(rt, in0);
+            if (st == DAGGER_OK && pair)
+                st = dagger_future_free(rt, in1);
             if (st != DAGGER_OK)
                 return st;
         }
@@ -63,7 +70,7 @@ static dagger_status_t submit_reduction(dagger_region_t *r, const dg_arr_tiles_t
         st = dagger_submit(r, part, na, args, NULL, NULL, &f[n]);
     }
     if (st == DAGGER_OK)
-        st = combine_tree(r, comb, p, f, t->count, out);
+        st = combine_tree(rt, r, comb, p, f, t->count, out);
     free(f);
     return st;
 }

@@ -212,6 +212,15 @@ static dagger_status_t wait_until(dg_exec_t *ex, int (*cond)(dg_exec_t *, const 
     double idle = 0;
     int dumped = 0;
     while (!cond(ex, arg)) {
+        /* The waiting thread is a processor too: with one core per rank it
+         * would otherwise sit on that core while ready tasks wait for the
+         * worker it displaces. It takes shared work only (tasks scoped to an
+         * exact worker stay there), as processor index nworkers. */
+        dg_xop_t *op = dg_readyq_pop(&ex->shared);
+        if (op) {
+            dg_exec_run(ex, op, ex->nworkers);
+            continue;
+        }
         pthread_mutex_lock(&ex->wait_lock);
         atomic_store(&ex->waiters, 1);
         if (!cond(ex, arg)) {

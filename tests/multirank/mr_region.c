@@ -193,6 +193,9 @@ Test(region, futures_across_ranks)
     mr_gather(rt, c, got, sizeof(got));
     for (int i = 0; i < 9; i++)
         cr_assert_eq(got[i], (prod + 1) * 10.0);
+    MR_OK(dagger_future_free(rt, f));
+    cr_assert_eq(dagger_fetch(rt, f, &v, sizeof(v), &len), DAGGER_ERR_BAD_HANDLE);
+    cr_assert_eq(dagger_future_free(rt, f), DAGGER_ERR_BAD_HANDLE);
     MR_OK(dagger_finalize(rt));
 }
 

@@ -103,6 +103,13 @@ dagger_status_t dagger_region_stats(dagger_runtime_t *rt, dagger_region_stats_t 
 dagger_status_t dagger_fetch(dagger_runtime_t *rt, dagger_future_t f, void *buf, size_t cap,
                              size_t *len);
 
+/* Collective: releases a future's value on every rank (its memory, and the
+ * runtime's record of it). Allowed inside a region after the last task that
+ * reads it was submitted. Later use of f is DAGGER_ERR_BAD_HANDLE. A
+ * long-running program releases the futures it no longer needs, or memory
+ * grows with every task that returns a value. */
+dagger_status_t dagger_future_free(dagger_runtime_t *rt, dagger_future_t f);
+
 /* Uniformity checking: with on = 1, every submission and region end compares
  * the planning inputs across ranks; a divergence returns DAGGER_ERR_DIVERGENCE
  * on every rank naming the first divergent task and the ranks that disagree,
