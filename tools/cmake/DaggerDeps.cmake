@@ -27,7 +27,9 @@ if(NOT DAGGER_HIP STREQUAL "OFF")
     message(FATAL_ERROR "DAGGER_HIP=ON but no HIP installation was found")
   endif()
 endif()
-message(STATUS "Dagger-C: CUDA backend ${DAGGER_HAVE_CUDA}, HIP backend ${DAGGER_HAVE_HIP}, tracing ${DAGGER_TRACE}")
+# The GPU backends plug into devices/memspace.h; none is written yet, so a
+# found toolkit is reported but not used (docs/design.md section 6).
+message(STATUS "Dagger-C: CUDA toolkit ${DAGGER_HAVE_CUDA}, HIP ${DAGGER_HAVE_HIP} (no GPU backend yet), tracing ${DAGGER_TRACE}")
 
 # Test-only and benchmark-only dependencies.
 pkg_check_modules(CRITERION IMPORTED_TARGET criterion)
