@@ -84,7 +84,6 @@ dagger_status_t dg_tasks_create(dagger_runtime_t *rt, struct dg_act_system *acto
             .hang_timeout = rt->cfg.hang_timeout,
         };
         st = dg_exec_create(&ep, &t->exec);
-        dg_exec_install_dump_signal();
     }
     if (st == DAGGER_OK) {
         dg_plan_params_t pp = {

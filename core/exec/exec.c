@@ -2,7 +2,6 @@
 #include "core/exec/exec.h"
 
 #include <errno.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -13,27 +12,6 @@
 #include "core/log.h"
 #include "core/status_internal.h"
 #include "core/trace/trace.h"
-
-/* SIGUSR1 asks every waiting rank to print what it waits for. */
-static volatile sig_atomic_t dg_dump_requested;
-
-static void on_sigusr1(int sig)
-{
-    (void)sig;
-    dg_dump_requested = 1;
-}
-
-void dg_exec_install_dump_signal(void)
-{
-    struct sigaction old, sa;
-    memset(&sa, 0, sizeof(sa));
-    sa.sa_handler = on_sigusr1;
-    sigemptyset(&sa.sa_mask);
-    sa.sa_flags = SA_RESTART;
-    /* Never take SIGUSR1 away from a program that handles it itself. */
-    if (sigaction(SIGUSR1, NULL, &old) == 0 && old.sa_handler == SIG_DFL)
-        sigaction(SIGUSR1, &sa, NULL);
-}
 
 /* Trivial ops (ALLOC, FREE, REGION_END) finish on the thread that readies
  * them; a thread-local list keeps chains of them from recursing. */
@@ -96,6 +74,8 @@ dagger_status_t dg_exec_create(const dg_exec_params_t *p, dg_exec_t **out)
 void dg_exec_start(dg_exec_t *ex)
 {
     dg_act_system_add_idle_source(ex->actors, source, ex);
+    dg_watchdog_install_signal();
+    dg_watchdog_start(&ex->watchdog, ex);
 }
 
 void dg_exec_destroy(dg_exec_t *ex)
@@ -104,6 +84,7 @@ void dg_exec_destroy(dg_exec_t *ex)
         return;
     if (ex->ring)
         dg_exec_wait_all(ex);
+    dg_watchdog_stop(&ex->watchdog);
     if (ex->xfer)
         dg_xfer_destroy(ex->xfer);
     if (ex->ring)
@@ -208,9 +189,6 @@ static void notify_waiters(dg_exec_t *ex)
 static dagger_status_t wait_until(dg_exec_t *ex, int (*cond)(dg_exec_t *, const void *),
                                   const void *arg)
 {
-    uint64_t last_progress = atomic_load(&ex->progress);
-    double idle = 0;
-    int dumped = 0;
     while (!cond(ex, arg)) {
         /* The waiting thread is a processor too: with one core per rank it
          * would otherwise sit on that core while ready tasks wait for the
@@ -224,6 +202,7 @@ static dagger_status_t wait_until(dg_exec_t *ex, int (*cond)(dg_exec_t *, const 
         pthread_mutex_lock(&ex->wait_lock);
         atomic_store(&ex->waiters, 1);
         if (!cond(ex, arg)) {
+            /* Finishers signal; the timeout only bounds a missed signal. */
             struct timespec ts;
             clock_gettime(CLOCK_REALTIME, &ts);
             ts.tv_nsec += 200 * 1000 * 1000;
@@ -235,22 +214,6 @@ static dagger_status_t wait_until(dg_exec_t *ex, int (*cond)(dg_exec_t *, const 
         }
         atomic_store(&ex->waiters, 0);
         pthread_mutex_unlock(&ex->wait_lock);
-        if (dg_dump_requested) {
-            dg_dump_requested = 0;
-            dg_exec_dump(ex, "SIGUSR1");
-        }
-        uint64_t now = atomic_load(&ex->progress);
-        if (now != last_progress) {
-            last_progress = now;
-            idle = 0;
-            dumped = 0;
-            continue;
-        }
-        idle += 0.2;
-        if (ex->hang_timeout > 0 && idle >= ex->hang_timeout && !dumped) {
-            dg_exec_dump(ex, "no progress within DAGGER_HANG_TIMEOUT");
-            dumped = 1;
-        }
     }
     return DAGGER_OK;
 }
@@ -258,7 +221,7 @@ static dagger_status_t wait_until(dg_exec_t *ex, int (*cond)(dg_exec_t *, const 
 static int all_retired(dg_exec_t *ex, const void *arg)
 {
     (void)arg;
-    return atomic_load(&ex->retired) == ex->emitted;
+    return atomic_load(&ex->retired) == atomic_load_explicit(&ex->emitted, memory_order_relaxed);
 }
 
 dagger_status_t dg_exec_wait_all(dg_exec_t *ex)
@@ -570,7 +533,8 @@ void dg_exec_emit(void *ctx, const dg_plan_op_t *p)
     dg_exec_t *ex = ctx;
     dg_xop_t *op = acquire_slot(ex, p->seq);
     op->kind = p->kind;
-    ex->emitted++;
+    atomic_store_explicit(&ex->emitted, atomic_load_explicit(&ex->emitted, memory_order_relaxed) + 1,
+                          memory_order_relaxed);
     int rc = 0;
     switch (p->kind) {
     case DG_PLAN_OP_LAUNCH: rc = emit_launch(ex, op, p); break;
@@ -636,7 +600,7 @@ void dg_exec_dump(dg_exec_t *ex, const char *why)
         dg_trace_hang_begin(ex, why);
     uint64_t retired = atomic_load(&ex->retired);
     dg_log(DG_LOG_ERROR, "%s: %llu of %llu ops of this rank finished; unfinished ops:", why,
-           (unsigned long long)retired, (unsigned long long)ex->emitted);
+           (unsigned long long)retired, (unsigned long long)atomic_load(&ex->emitted));
     int shown = 0;
     for (uint64_t i = 0; i <= ex->mask && shown < 32; i++) {
         dg_xop_t *op = &ex->ring[i];

@@ -19,6 +19,7 @@
 
 #include "core/exec/bufs.h"
 #include "core/exec/readyq.h"
+#include "core/exec/watchdog.h"
 #include "core/exec/xop.h"
 #include "core/plan/plan.h"
 
@@ -54,7 +55,7 @@ struct dg_exec {
     /* the ring of ops in flight */
     dg_xop_t *ring;
     uint64_t mask;
-    uint64_t emitted;                 /* ops emitted (the submitting thread) */
+    _Atomic uint64_t emitted;         /* ops emitted (written by the submitting thread) */
     _Atomic uint64_t retired;         /* ops finished */
     _Atomic uint64_t ready_counter;   /* ready order */
     _Atomic uint64_t progress;        /* bumps on every finished op (hang detector) */
@@ -69,6 +70,7 @@ struct dg_exec {
     dg_readyq_t *own;                 /* per worker: exact-processor tasks */
     dg_bufs_t bufs;
     struct dg_xfer *xfer;
+    dg_watchdog_t watchdog;           /* the hang detector */
 
     /* codelet implementations by id (open addressing) */
     dg_exec_codelet_t *codelets;
@@ -87,9 +89,10 @@ struct dg_exec {
 };
 
 dagger_status_t dg_exec_create(const dg_exec_params_t *p, dg_exec_t **out);
-/* Lets the workers take the executor's ready work. Last step of start-up,
- * once nothing can fail: a source cannot be taken back from the workers, so
- * an executor freed on a failure path must never have been started. */
+/* Lets the workers take the executor's ready work and starts the hang
+ * detector. Last step of start-up, once nothing can fail: a source cannot be
+ * taken back from the workers, so an executor freed on a failure path must
+ * never have been started. */
 void dg_exec_start(dg_exec_t *ex);
 /* Waits for every op, then frees everything. */
 void dg_exec_destroy(dg_exec_t *ex);
@@ -114,11 +117,8 @@ void dg_exec_region_reset(dg_exec_t *ex);
 /* Called by whoever finishes an op: releases its successors. */
 void dg_exec_finish(dg_exec_t *ex, dg_xop_t *op);
 
-/* Prints what this rank waits for (hang detector, SIGUSR1). */
+/* Prints what this rank waits for (the watchdog: hangs, SIGUSR1). */
 void dg_exec_dump(dg_exec_t *ex, const char *why);
-/* Makes SIGUSR1 print the dump of a waiting rank (unless the program handles
- * SIGUSR1 itself). */
-void dg_exec_install_dump_signal(void);
 
 /* Runs a ready LAUNCH or COPY op on the calling worker (run.c). */
 void dg_exec_run(dg_exec_t *ex, dg_xop_t *op, int worker);

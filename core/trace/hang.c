@@ -66,7 +66,7 @@ void dg_trace_hang_begin(const struct dg_exec *ex, const char *why)
     dg_trf_hang_t *b = hang_event(DG_TRH_BEGIN, len);
     if (b) {
         b->seq = atomic_load(&((dg_exec_t *)ex)->retired);
-        b->tag = ex->emitted;
+        b->tag = atomic_load(&ex->emitted);
         memcpy(b + 1, why, len - 1);
     }
     for (uint64_t i = 0; i <= ex->mask; i++) {

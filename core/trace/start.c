@@ -69,7 +69,9 @@ static uint64_t unix_now_ns(void)
 static void fill_info(const dg_tasks_t *t, dg_trace_rank_info_t *me)
 {
     memset(me, 0, sizeof(*me));
-    me->nworkers = t->rank_descs[t->rank].ncpus;
+    /* The workers, then the submitting thread, which runs ready tasks while
+     * it waits (core/exec/exec.c): its processor index is the last one. */
+    me->nworkers = t->rank_descs[t->rank].ncpus + 1;
     me->nspaces = 1 + t->rank_descs[t->rank].ndevs;
     me->pid = (uint32_t)getpid();
     if (gethostname(me->host, sizeof(me->host) - 1) != 0)

@@ -23,7 +23,8 @@ static void print_ranks(const tr_trace_t *tr, FILE *out)
     for (int r = 0; r < tr->nranks; r++) {
         const tr_rank_t *rk = &tr->ranks[r];
         char a[32], b[32];
-        fprintf(out, "  rank %d: host %s, pid %u, %u workers, clock offset %s%s (+- %s), %llu "
+        fprintf(out, "  rank %d: host %s, pid %u, %u processors (workers, last: the submitting "
+                "thread), clock offset %s%s (+- %s), %llu "
                 "events%s", r, rk->hdr.host, rk->hdr.pid, rk->hdr.nworkers,
                 rk->hdr.clock_offset_ns < 0 ? "-" : "",
                 tr_fmt_time(a, (double)llabs(rk->hdr.clock_offset_ns)),
