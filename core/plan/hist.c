@@ -299,6 +299,34 @@ void dg_plan_hist_add(dg_plan_hctx_t *c, dg_plan_hist_t *h, const dg_plan_spans_
     h->n++;
 }
 
+/* Keeps the nodes with id >= below: the survivors of both subtrees joined
+ * under t, or merged when t goes (order and heap property both hold). */
+static dg_plan_hnode_t *keep_recent(dg_plan_hctx_t *c, dg_plan_hist_t *h, dg_plan_hnode_t *t,
+                                    uint64_t below)
+{
+    if (!t)
+        return NULL;
+    dg_plan_hnode_t *l = keep_recent(c, h, t->l, below), *r = keep_recent(c, h, t->r, below);
+    if (t->id >= below) {
+        t->l = l;
+        t->r = r;
+        update(t);
+        return t;
+    }
+    free_node(c, t);
+    h->n--;
+    return merge(l, r);
+}
+
+void dg_plan_hist_forget(dg_plan_hctx_t *c, dg_plan_hist_t *h, uint64_t below)
+{
+    if (h->n < h->sweep_at || !below)
+        return;
+    h->writes = keep_recent(c, h, h->writes, below);
+    h->reads = keep_recent(c, h, h->reads, below);
+    h->sweep_at = DG_MAX((uint32_t)DG_PLAN_HIST_SWEEP_MIN, 2 * h->n);
+}
+
 static void walk(const dg_plan_hnode_t *t,
                  void (*fn)(void *ctx, uint64_t id, int write, const dg_plan_spans_t *s), void *ctx)
 {

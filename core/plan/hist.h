@@ -18,7 +18,8 @@ typedef struct dg_plan_hnode dg_plan_hnode_t;
 
 typedef struct dg_plan_hist {
     dg_plan_hnode_t *writes, *reads;
-    uint32_t n; /* live entries */
+    uint32_t n;        /* live entries */
+    uint32_t sweep_at; /* dg_plan_hist_forget looks at the entries once n reaches this */
 } dg_plan_hist_t;
 
 /* A growable list of 64-bit ids (dependencies). */
@@ -44,10 +45,13 @@ typedef struct dg_plan_hctx {
 void dg_plan_hctx_init(dg_plan_hctx_t *c, dg_plan_mem_t *m);
 void dg_plan_hctx_cleanup(dg_plan_hctx_t *c);
 
+enum { DG_PLAN_HIST_SWEEP_MIN = 32 };
+
 static inline void dg_plan_hist_init(dg_plan_hist_t *h)
 {
     h->writes = h->reads = 0;
     h->n = 0;
+    h->sweep_at = DG_PLAN_HIST_SWEEP_MIN;
 }
 void dg_plan_hist_clear(dg_plan_hctx_t *c, dg_plan_hist_t *h);
 
@@ -60,6 +64,12 @@ void dg_plan_hist_deps(dg_plan_hctx_t *c, const dg_plan_hist_t *h, const dg_plan
  * what it covers from earlier entries. */
 void dg_plan_hist_add(dg_plan_hctx_t *c, dg_plan_hist_t *h, const dg_plan_spans_t *s, int write,
                       uint64_t id);
+
+/* Forgets the entries with id < below (accesses known to be finished before
+ * any later access starts, so depending on them is useless). Looks only when
+ * the history has doubled since the last look, so the cost is amortised O(1)
+ * per dg_plan_hist_add and a history holds O(accesses since `below`). */
+void dg_plan_hist_forget(dg_plan_hctx_t *c, dg_plan_hist_t *h, uint64_t below);
 
 /* Calls fn for every entry (tests, diagnostics). */
 void dg_plan_hist_foreach(const dg_plan_hist_t *h,

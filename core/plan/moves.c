@@ -107,16 +107,20 @@ dg_plan_bufst_t *dg_plan_buf_get(dg_plan_t *p, dg_plan_chunk_t *c, uint32_t spac
         op.u.mem.home = (int)b->home;
         op.u.mem.cached = !b->home && cache_take(p, space, op.u.mem.bytes);
         uint64_t seq = dg_plan_emit(p, &op, NULL);
-        dg_plan_hist_add(&p->hc, &b->hist, whole(p, c), 1, seq);
+        dg_plan_buf_access(p, b, whole(p, c), 1, seq);
     }
     return b;
 }
 
-/* Dependencies of an access to a local buffer, then the access recorded. */
-static void buf_access(dg_plan_t *p, dg_plan_bufst_t *b, const dg_plan_spans_t *s, int write,
-                       uint64_t seq)
+/* Records an access to a local buffer by op seq; ops the executor has
+ * surely retired before it starts any later op leave the history. */
+void dg_plan_buf_access(dg_plan_t *p, dg_plan_bufst_t *b, const dg_plan_spans_t *s, int write,
+                        uint64_t seq)
 {
     dg_plan_hist_add(&p->hc, &b->hist, s, write, seq);
+    uint64_t w = p->prm.retire_window;
+    if (w && p->next_seq > w)
+        dg_plan_hist_forget(&p->hc, &b->hist, p->next_seq - w + 1);
 }
 
 static void buf_deps(dg_plan_t *p, dg_plan_bufst_t *b, const dg_plan_spans_t *s, int write)
@@ -160,8 +164,8 @@ static void transfer(dg_plan_t *p, dg_plan_chunk_t *c, dg_plan_loc_t src, dg_pla
         op.u.copy.spans = piece->v;
         op.u.copy.bytes = bytes;
         uint64_t seq = dg_plan_emit(p, &op, &p->deps);
-        buf_access(p, bs, piece, 0, seq);
-        buf_access(p, bd, piece, 1, seq);
+        dg_plan_buf_access(p, bs, piece, 0, seq);
+        dg_plan_buf_access(p, bd, piece, 1, seq);
         p->st.copies++;
         p->st.bytes_moved += bytes;
         return;
@@ -179,7 +183,7 @@ static void transfer(dg_plan_t *p, dg_plan_chunk_t *c, dg_plan_loc_t src, dg_pla
         op.u.xfer.peer = dst.rank;
         op.u.xfer.buf = (dg_plan_buf_t){c->id, src.space};
         fill_xfer(&op, c, piece);
-        buf_access(p, bs, piece, 0, dg_plan_emit(p, &op, &p->deps));
+        dg_plan_buf_access(p, bs, piece, 0, dg_plan_emit(p, &op, &p->deps));
         p->st.transfers++;
         p->st.bytes_moved += bytes;
     }
@@ -194,7 +198,7 @@ static void transfer(dg_plan_t *p, dg_plan_chunk_t *c, dg_plan_loc_t src, dg_pla
         op.u.xfer.peer = src.rank;
         op.u.xfer.buf = (dg_plan_buf_t){c->id, dst.space};
         fill_xfer(&op, c, piece);
-        buf_access(p, bd, piece, 1, dg_plan_emit(p, &op, &p->deps));
+        dg_plan_buf_access(p, bd, piece, 1, dg_plan_emit(p, &op, &p->deps));
         p->st.transfers++;
     }
 }

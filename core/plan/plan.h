@@ -197,6 +197,11 @@ typedef struct dg_plan_params {
     void *task_ctx;
     uint64_t slot_cache_bytes;         /* per memory space; DAGGER_SLOT_CACHE */
     uint32_t dep_window;               /* explicit deps reach this many tasks back; 0 = 65536 */
+    /* The executor's promise: before it starts op s, every op <= s - retire_window
+     * of this rank has finished (its ring of that many slots). Accesses that old
+     * leave the planner's histories, whose memory then stays bounded however
+     * often a chunk is read. 0: no promise, keep them all. */
+    uint64_t retire_window;
 } dg_plan_params_t;
 
 typedef struct dg_plan_stats {

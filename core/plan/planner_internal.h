@@ -153,6 +153,8 @@ int dg_plan_loc_is_home(const dg_plan_chunk_t *c, dg_plan_loc_t loc);
 /* moves.c */
 dg_plan_bufst_t *dg_plan_buf_find(dg_plan_chunk_t *c, uint32_t space);
 dg_plan_bufst_t *dg_plan_buf_get(dg_plan_t *p, dg_plan_chunk_t *c, uint32_t space);
+void dg_plan_buf_access(dg_plan_t *p, dg_plan_bufst_t *b, const dg_plan_spans_t *s, int write,
+                        uint64_t seq);
 void dg_plan_make_current(dg_plan_t *p, dg_plan_chunk_t *c, dg_plan_loc_t loc,
                           const dg_plan_spans_t *want);
 void dg_plan_note_write(dg_plan_t *p, dg_plan_chunk_t *c, dg_plan_loc_t loc,

@@ -13,6 +13,7 @@ typedef struct simop {
     dg_plan_op_t op;          /* pointers refer into this block */
     int32_t rank;
     int done;
+    int parked;               /* dependencies met, outside the window (opts.window) */
     uint32_t pending;
     uint32_t *next;           /* dependents (global indices in the run) */
     uint32_t nnext, capnext;
@@ -238,6 +239,7 @@ typedef struct run {
     uint32_t nready, head;   /* FIFO: ready[head..nready) */
     uint64_t rng;
     const dg_plan_sim_opts_t *o;
+    uint32_t *rbase, *rdone; /* per rank: first index in all, length of its finished prefix */
 } run_t;
 
 static const char *kind_name(dg_plan_op_kind_t k)
@@ -459,6 +461,40 @@ static void make_ready(run_t *R, uint32_t i)
     R->ready[R->nready++] = i;
 }
 
+/* With a window, an op whose dependencies are met waits (parked) until every
+ * op of its rank at least `window` before it has run, as in the executor's
+ * ring; the index of an op within its rank's block is its seq order. */
+static int in_window(const run_t *R, const simop_t *so)
+{
+    uint32_t i = so->gidx - R->rbase[so->rank];
+    return !R->o->window || i < R->rdone[so->rank] + R->o->window;
+}
+
+static void dep_met(run_t *R, uint32_t i)
+{
+    if (in_window(R, R->all[i]))
+        make_ready(R, i);
+    else
+        R->all[i]->parked = 1;
+}
+
+/* After an op ran: its rank's finished prefix may grow and let parked ops in. */
+static void advance_window(run_t *R, const simop_t *so)
+{
+    int32_t rk = so->rank;
+    uint32_t base = R->rbase[rk], end = R->rbase[rk + 1], before = R->rdone[rk];
+    while (base + R->rdone[rk] < end && R->all[base + R->rdone[rk]]->done)
+        R->rdone[rk]++;
+    if (!R->o->window)
+        return;
+    for (uint64_t i = (uint64_t)before + R->o->window;
+         i < (uint64_t)R->rdone[rk] + R->o->window && base + i < end; i++)
+        if (R->all[base + i]->parked) {
+            R->all[base + i]->parked = 0;
+            make_ready(R, base + (uint32_t)i);
+        }
+}
+
 static uint32_t pick(run_t *R)
 {
     if (R->o->fifo)
@@ -476,7 +512,7 @@ static dagger_status_t execute(run_t *R)
 {
     for (uint32_t i = 0; i < R->n; i++)
         if (!R->all[i]->pending)
-            make_ready(R, i);
+            dep_met(R, i);
     uint32_t done = 0;
     while (R->head < R->nready) {
         simop_t *so = R->all[pick(R)];
@@ -487,9 +523,10 @@ static dagger_status_t execute(run_t *R)
         done++;
         for (uint32_t k = 0; k < so->nnext; k++)
             if (--R->all[so->next[k]]->pending == 0)
-                make_ready(R, so->next[k]);
+                dep_met(R, so->next[k]);
         if (so->op.kind == DG_PLAN_OP_SEND && --so->match->pending == 0)
-            make_ready(R, so->match->gidx);
+            dep_met(R, so->match->gidx);
+        advance_window(R, so);
     }
     if (done < R->n)
         for (uint32_t i = 0; i < R->n; i++)
@@ -513,18 +550,24 @@ dagger_status_t dg_plan_sim_run(dg_plan_sim_t *s, const dg_plan_sim_opts_t *o)
     }
     R.all = malloc((total + 1) * sizeof(*R.all));
     R.ready = malloc((total + 1) * sizeof(*R.ready));
-    if (!R.all || !R.ready) {
+    R.rbase = malloc(((size_t)s->nranks + 1) * sizeof(*R.rbase));
+    R.rdone = calloc((size_t)s->nranks + 1, sizeof(*R.rdone));
+    if (!R.all || !R.ready || !R.rbase || !R.rdone) {
         free(R.all);
         free(R.ready);
+        free(R.rbase);
+        free(R.rdone);
         return dg_error(DAGGER_ERR_NO_MEMORY, "sim: out of memory");
     }
     for (int32_t rk = 0; rk < s->nranks; rk++) {
         simrank_t *r = &s->ranks[rk];
+        R.rbase[rk] = R.n;
         for (uint64_t k = r->first_unrun; k < r->nops; k++) {
             r->ops[k]->gidx = R.n;
             R.all[R.n++] = r->ops[k];
         }
     }
+    R.rbase[s->nranks] = R.n;
     dagger_status_t st = build_graph(&R);
     if (st == DAGGER_OK)
         st = execute(&R);
@@ -537,5 +580,7 @@ dagger_status_t dg_plan_sim_run(dg_plan_sim_t *s, const dg_plan_sim_opts_t *o)
         s->ranks[rk].first_unrun = s->ranks[rk].nops;
     free(R.all);
     free(R.ready);
+    free(R.rbase);
+    free(R.rdone);
     return st;
 }

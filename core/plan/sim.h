@@ -21,6 +21,9 @@ typedef int (*dg_plan_sim_launch_fn)(void *ctx, dg_plan_sim_t *sim, int32_t rank
 typedef struct dg_plan_sim_opts {
     uint64_t seed;        /* interleaving; ignored when fifo */
     int fifo;             /* 1: run ready ops in the order they became ready */
+    uint64_t window;      /* > 0: like the executor's ring, op s of a rank starts only after
+                           * all its ops <= s - window ran (pair with the planner's
+                           * retire_window); 0: dependencies alone order ops */
     dg_plan_sim_launch_fn launch;
     void *ctx;
 } dg_plan_sim_opts_t;

@@ -241,7 +241,7 @@ static uint64_t emit_launch(dg_plan_t *p, uint64_t tid, const dg_plan_codelet_t 
         dg_plan_acc_t *a = &p->acc[i];
         dg_plan_bufst_t *b = dg_plan_buf_find(a->c, a->loc.space);
         if (b)
-            dg_plan_hist_add(&p->hc, &b->hist, &a->spans, (int)a->write, seq);
+            dg_plan_buf_access(p, b, &a->spans, (int)a->write, seq);
     }
     return seq;
 }

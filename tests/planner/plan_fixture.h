@@ -48,9 +48,11 @@ static inline void w_on_task(void *ctx, const dg_plan_task_info_t *info)
         memcpy(t->deps, info->deps, t->ndeps * sizeof(uint64_t));
 }
 
-/* P ranks with `cpus` threads each; ndevs[r] devices of kind kinds[r] (may be NULL). */
+/* P ranks with `cpus` threads each; ndevs[r] devices of kind kinds[r] (may be NULL);
+ * retire_window: the planners' (run the sim with the same window). */
 static inline world_t *w_create_ex(int P, uint32_t cpus, const uint32_t *ndevs,
-                                   const dg_plan_kind_t *kinds, uint64_t cache_bytes)
+                                   const dg_plan_kind_t *kinds, uint64_t cache_bytes,
+                                   uint64_t retire_window)
 {
     world_t *w = calloc(1, sizeof(*w));
     cr_assert(w);
@@ -68,7 +70,8 @@ static inline world_t *w_create_ex(int P, uint32_t cpus, const uint32_t *ndevs,
                                 .emit = dg_plan_sim_emit,
                                 .emit_ctx = dg_plan_sim_rank_ctx(w->sim, r),
                                 .on_task = r == 0 ? w_on_task : NULL, .task_ctx = w,
-                                .slot_cache_bytes = cache_bytes};
+                                .slot_cache_bytes = cache_bytes,
+                                .retire_window = retire_window};
         cr_assert_eq(dg_plan_create(&prm, &w->pl[r]), DAGGER_OK, "%s", dagger_error_detail());
     }
     return w;
@@ -76,7 +79,7 @@ static inline world_t *w_create_ex(int P, uint32_t cpus, const uint32_t *ndevs,
 
 static inline world_t *w_create(int P)
 {
-    return w_create_ex(P, 2, NULL, NULL, 0);
+    return w_create_ex(P, 2, NULL, NULL, 0, 0);
 }
 
 static inline void w_destroy(world_t *w)

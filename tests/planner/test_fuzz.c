@@ -49,6 +49,7 @@ typedef struct prog {
     dg_plan_scope_t rscope;
     int32_t rranks[8];
     int rscoped;
+    uint64_t window;            /* retire window of planners and sim; 0: none */
 } prog_t;
 
 static uint64_t g_seed;
@@ -349,7 +350,8 @@ static void setup_world(prog_t *p)
         ndevs[r] = gpus ? (uint32_t)below(p, 3) : 0;
         kinds[r] = below(p, 2) ? DG_PLAN_CUDA : DG_PLAN_HIP;
     }
-    p->w = w_create_ex(P, 1 + (uint32_t)below(p, 2), ndevs, kinds, below(p, 2) ? 1 << 20 : 0);
+    p->w = w_create_ex(P, 1 + (uint32_t)below(p, 2), ndevs, kinds, below(p, 2) ? 1 << 20 : 0,
+                       p->window);
     static const uint32_t kinds_of[] = {1, 1 | 2, 1 | 4, 2, 1, 7, 1, 1 | 2};
     static const uint32_t rets[] = {0, 0, 0, 0, 8, 8, 4, 0};
     static const char *names[] = {"axpy", "gemm", "trsm", "gpu_only", "dot", "any", "norm",
@@ -367,6 +369,9 @@ static void run_program(uint64_t seed)
     prog_t *p = calloc(1, sizeof(*p));
     p->rng = seed * 0x9e3779b97f4a7c15ull + 1;
     g_seed = seed;
+    /* A third of the programs run with a small retire window (and longer
+     * regions, so that histories grow past their first sweep). */
+    p->window = seed % 3 == 1 ? 1 + (seed / 3) % 16 : 0;
     setup_world(p);
     for (int i = 0, n = 1 + (int)below(p, 6); i < n; i++)
         new_chunk(p);
@@ -386,7 +391,7 @@ static void run_program(uint64_t seed)
         }
         w_region_begin(p->w, p->rscoped ? &p->rscope : NULL);
         p->region_first = p->ntasks + 1;
-        for (int i = 0, n = 1 + (int)below(p, 25); i < n; i++) {
+        for (int i = 0, n = 1 + (int)below(p, p->window ? 120 : 25); i < n; i++) {
             uint64_t r = below(p, 40);
             if (r == 0)
                 new_chunk(p);
@@ -405,7 +410,7 @@ static void run_program(uint64_t seed)
         w_region_end(p->w);
     }
     dg_plan_sim_opts_t o = {.seed = seed, .fifo = (int)(seed % 5 == 0), .launch = cl_sim_launch,
-                            .ctx = &p->cl};
+                            .ctx = &p->cl, .window = p->window};
     cr_assert_eq(dg_plan_sim_run(p->w->sim, &o), DAGGER_OK, "seed %llu: %s",
                  (unsigned long long)seed, dagger_error_detail());
     for (uint64_t id = 1; id < MAXC; id++) {

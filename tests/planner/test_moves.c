@@ -138,7 +138,7 @@ Test(moves, views_of_one_parent_share_one_slot)
 Test(moves, slots_are_cached_between_regions_within_the_limit)
 {
     w_destroy(w);
-    w = w_create_ex(2, 1, NULL, NULL, 1024);
+    w = w_create_ex(2, 1, NULL, NULL, 1024, 0);
     cl = w_codelet(w, "k", DG_PLAN_KIND_BIT(DG_PLAN_CPU), 0);
     tbl = (cl_table_t){.ids = {cl}, .ret = {0}, .n = 1};
     uint64_t a = w_chunk2(w, 0, 8, 8), b = w_chunk2(w, 0, 8, 8), big = w_chunk2(w, 0, 20, 20);
@@ -168,7 +168,7 @@ Test(moves, device_tasks_copy_within_the_rank)
 {
     w_destroy(w);
     uint32_t ndev[3] = {2, 2, 2};
-    w = w_create_ex(3, 2, ndev, NULL, 0);
+    w = w_create_ex(3, 2, ndev, NULL, 0, 0);
     cl = w_codelet(w, "k", DG_PLAN_KIND_BIT(DG_PLAN_CPU) | DG_PLAN_KIND_BIT(DG_PLAN_CUDA), 0);
     tbl = (cl_table_t){.ids = {cl}, .ret = {0}, .n = 1};
     uint64_t c = w_chunk2(w, 1, 4, 4);

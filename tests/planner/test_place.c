@@ -10,7 +10,7 @@ static uint32_t cpu, both;
 static void setup(void)
 {
     uint32_t ndev[4] = {0, 2, 0, 1};
-    w = w_create_ex(4, 2, ndev, NULL, 0);
+    w = w_create_ex(4, 2, ndev, NULL, 0, 0);
     cpu = w_codelet(w, "cpu", DG_PLAN_KIND_BIT(DG_PLAN_CPU), 0);
     both = w_codelet(w, "both", DG_PLAN_KIND_BIT(DG_PLAN_CPU) | DG_PLAN_KIND_BIT(DG_PLAN_CUDA), 0);
     w_region_begin(w, NULL);

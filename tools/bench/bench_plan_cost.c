@@ -4,13 +4,13 @@
  *   (b) a chain on one chunk,
  *   (c) tiled Cholesky (potrf/trsm/syrk/gemm on tile chunks, 2-D block-cyclic),
  * each for P = 1, 4, 64, 1024; then memory over 10^6 tasks in one region that
- * creates and frees chunks as it goes.
+ * creates and frees chunks as it goes, and over 10^6 re-reads of 1024 chunks.
  * Reference, measured in the same run: a floor that does per task what any
  * planner must (hash the inputs, one malloc/free of a task record, one emit
  * call). Budget (DESIGN.md section 11): <= 1 us per task, flat in P.
  * Times are CPU time of the planning thread.
  * Usage: bench_plan_cost [results-file [only]]   (default /tmp/bench_plan_cost.txt;
- *        only = a, b, c or flat runs one case, for profiling) */
+ *        only = a, b, c, flat or reread runs one case, for profiling) */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,13 +35,16 @@ static double now(void)
     return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
+/* The executor's promise the runtime passes (its default ring of ops). */
+static uint64_t g_retire_window = 65536;
+
 static dg_plan_t *make(int P, dg_plan_rank_desc_t **descs)
 {
     dg_plan_rank_desc_t *d = calloc((size_t)P, sizeof(*d));
     for (int r = 0; r < P; r++)
         d[r].ncpus = 2;
     dg_plan_params_t prm = {.nranks = P, .my_rank = 0, .ranks = d, .emit = count_op,
-                            .slot_cache_bytes = 1 << 26};
+                            .slot_cache_bytes = 1 << 26, .retire_window = g_retire_window};
     dg_plan_t *p;
     if (dg_plan_create(&prm, &p) != DAGGER_OK) {
         fprintf(stderr, "create: %s\n", dagger_error_detail());
@@ -272,6 +275,43 @@ static void run_flat(FILE *out)
     free(d);
 }
 
+/* 10^6 tasks in one region, each reading one of 1024 chunks in turn (an
+ * iterative solver re-reading its matrix): with the runtime's retire window
+ * the access histories forget what the executor has surely finished; without
+ * one (window 0) every read since the last write is kept. */
+static void run_reread(FILE *out, uint64_t window)
+{
+    g_retire_window = window;
+    dg_plan_rank_desc_t *d;
+    dg_plan_t *p = make(1, &d);
+    uint32_t cl = codelet(p, "read");
+    enum { K = 1024 };
+    uint64_t c[K];
+    for (int i = 0; i < K; i++)
+        c[i] = chunk(p, 0, 16, 16);
+    must(dg_plan_region_begin(p, NULL));
+    const uint64_t N = 1000000;
+    double t0 = now(), tl = t0;
+    for (uint64_t i = 1; i <= N; i++) {
+        dg_plan_arg_t a = full(p, c[i % K], DAGGER_MODE_IN);
+        submit(p, cl, &a, 1);
+        if (i == 10000 || i == 100000 || i == N) {
+            double t = now();
+            dg_plan_stats_t st;
+            dg_plan_get_stats(p, &st);
+            fprintf(out, "reread window %6llu: after %7llu tasks: in use %9llu B, %6.0f ns/task "
+                         "over the last stretch\n", (unsigned long long)window,
+                    (unsigned long long)i, (unsigned long long)st.mem_in_use,
+                    (t - tl) / (double)(i == 10000 ? i : i == 100000 ? 90000 : 900000) * 1e9);
+            tl = t;
+        }
+    }
+    must(dg_plan_region_end(p));
+    dg_plan_destroy(p);
+    free(d);
+    g_retire_window = 65536;
+}
+
 int main(int argc, char **argv)
 {
     const char *path = argc > 1 ? argv[1] : "/tmp/bench_plan_cost.txt";
@@ -319,6 +359,11 @@ int main(int argc, char **argv)
         run_flat(stdout);
         run_flat(f);
     }
+    if (!*only || !strcmp(only, "reread"))
+        for (int o = 0; o < 2; o++) {
+            run_reread(outs[o], 65536);
+            run_reread(outs[o], 0);
+        }
     fclose(f);
     printf("results written to %s\n", path);
     return 0;
