@@ -13,6 +13,8 @@
       "seconds without progress before each rank prints what it waits for; 0 = off")          \
     X(trace_dir, "DAGGER_TRACE", STRING, "",                                                  \
       "directory for trace files (one per rank); empty = tracing off")                        \
+    X(trace_deps, "DAGGER_TRACE_DEPS", BOOL, "1",                                             \
+      "with DAGGER_TRACE: record each task's dependencies (dag, critical path); 0 = cheaper")   \
     X(check_uniformity, "DAGGER_CHECK_UNIFORMITY", BOOL, "0",                                 \
       "compare planning inputs across ranks at every region and collective call")             \
     X(gpu_direct, "DAGGER_GPU_DIRECT", INT, "-1",                                             \

@@ -89,7 +89,7 @@ dagger_status_t dg_tasks_create(dagger_runtime_t *rt, struct dg_act_system *acto
         dg_plan_params_t pp = {
             .nranks = t->nranks, .my_rank = t->rank, .ranks = t->rank_descs,
             .emit = dg_exec_emit, .emit_ctx = t->exec, .slot_cache_bytes = rt->cfg.slot_cache,
-            .on_task = dg_trace_task_hook(rt), .task_ctx = t,
+            .on_task = dg_trace_task_hook(rt), .task_ctx = t, .no_task_deps = !rt->cfg.trace_deps,
             .retire_window = t->exec->mask + 1, /* the executor's ring of ops */
         };
         st = dg_plan_create(&pp, &t->plan);

@@ -195,6 +195,7 @@ typedef struct dg_plan_params {
     void *emit_ctx;
     void (*on_task)(void *ctx, const dg_plan_task_info_t *info); /* optional */
     void *task_ctx;
+    int no_task_deps;                  /* on_task gets no dependencies; none are computed */
     uint64_t slot_cache_bytes;         /* per memory space; DAGGER_SLOT_CACHE */
     uint32_t dep_window;               /* explicit deps reach this many tasks back; 0 = 65536 */
     /* The executor's promise: before it starts op s, every op <= s - retire_window

@@ -298,7 +298,7 @@ static dagger_status_t plan_task(dg_plan_t *p, uint64_t tid, const dg_plan_codel
     p->ldeps.n = 0;
     for (uint32_t i = 0; i < p->nacc; i++)
         dg_plan_chunk_touch(p, p->acc[i].c);
-    if (p->prm.on_task) { /* only an output: kept when someone reads it */
+    if (p->prm.on_task && !p->prm.no_task_deps) { /* only an output: kept when read */
         for (uint32_t i = 0; i < p->nacc; i++) {
             dg_plan_acc_t *a = &p->acc[i];
             dg_plan_hist_deps(&p->hc, &a->c->logical, &a->spans, (int)a->write, &p->ldeps);

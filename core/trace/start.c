@@ -107,7 +107,7 @@ static dagger_status_t gather_infos(dg_tasks_t *t, const dg_trace_rank_info_t *m
     return DAGGER_OK;
 }
 
-static dagger_status_t write_meta(const char *dir, int nranks, uint64_t job_id,
+static dagger_status_t write_meta(const char *dir, int nranks, uint64_t job_id, int deps,
                                   const dg_trace_rank_info_t *infos)
 {
     char tmp[4200], path[4200];
@@ -117,8 +117,8 @@ static dagger_status_t write_meta(const char *dir, int nranks, uint64_t job_id,
     if (!f)
         return dg_error(DAGGER_ERR_CONFIG, "DAGGER_TRACE: cannot create %s: %s", tmp,
                         strerror(errno));
-    fprintf(f, "dagger-trace-job %d\njob_id %016llx\nnranks %d\n", DG_TRF_META_VERSION,
-            (unsigned long long)job_id, nranks);
+    fprintf(f, "dagger-trace-job %d\njob_id %016llx\nnranks %d\ndeps %d\n", DG_TRF_META_VERSION,
+            (unsigned long long)job_id, nranks, deps);
     for (int r = 0; r < nranks; r++) {
         const dg_trace_rank_info_t *i = &infos[r];
         fprintf(f, "rank %d workers %u spaces %u offset_ns %lld uncert_ns %llu pid %u host %s\n",
@@ -203,7 +203,7 @@ static dagger_status_t publish_meta(dg_tasks_t *t, const char *dir, const dg_tra
     dg_trace_rank_info_t *infos = NULL;
     dagger_status_t st = gather_infos(t, me, &infos);
     if (st == DAGGER_OK && t->rank == 0)
-        st = write_meta(dir, t->nranks, job_id, infos);
+        st = write_meta(dir, t->nranks, job_id, t->rt->cfg.trace_deps, infos);
     free(infos);
     uint64_t failed = st != DAGGER_OK;
     dagger_status_t agreed = dg_tasks_allreduce_u64(t, &failed, 1, DAGGER_OP_MAX);

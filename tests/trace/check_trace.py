@@ -169,6 +169,23 @@ def check_dag(trace, exp):
         check("cluster_rank%d" % r in text, "placement cluster of rank %d" % r)
 
 
+def check_no_deps():
+    """DAGGER_TRACE_DEPS=0: the same tasks, no dependencies, and the tools say so."""
+    trace, out, rc = run_prog("nodeps", env_extra={"DAGGER_TRACE_DEPS": "0"})
+    check(rc == 0, "the program traced without dependencies succeeds (rc %s)" % rc)
+    if rc != 0:
+        return
+    rc, text, err = tool("summary", trace)
+    check(rc == 0 and "Critical path: not known (recorded with DAGGER_TRACE_DEPS=0" in text,
+          "summary says the critical path is not known without dependencies (%s)" % err.strip())
+    path = os.path.join(WORK, "dag-nodeps.dot")
+    rc, _, err = tool("dag", trace, "-o", path)
+    text = open(path).read() if rc == 0 else ""
+    check(rc == 0 and "DAGGER_TRACE_DEPS=0" in err and not re.search(r"^  t\d+ -> t", text, re.M)
+          and re.search(r"^    t\d+ \[label=", text, re.M),
+          "dag without dependencies: nodes, no edges, and a note (%s)" % err.strip())
+
+
 def corrupt(trace, name, edit):
     bad = os.path.join(WORK, "bad-" + name)
     shutil.rmtree(bad, ignore_errors=True)
@@ -254,6 +271,7 @@ def main():
     check_perfetto(trace, exp)
     check_svg(trace, exp)
     check_dag(trace, exp)
+    check_no_deps()
     check_corrupt(trace)
     check_hang()
     if NRANKS > 1:

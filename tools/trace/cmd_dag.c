@@ -8,6 +8,9 @@
 
 int tr_cmd_dag(const tr_trace_t *tr, FILE *out)
 {
+    if (!tr->deps_recorded)
+        fprintf(stderr, "dagger-trace dag: recorded with DAGGER_TRACE_DEPS=0: the graph has "
+                        "tasks and placement but no dependency edges\n");
     fprintf(out, "digraph dagger {\n  rankdir=TB;\n  node [shape=box, style=filled, "
             "fontname=\"sans-serif\", fontsize=10];\n  edge [arrowsize=0.6];\n");
     for (int r = -1; r < tr->nranks; r++) {

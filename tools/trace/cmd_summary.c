@@ -229,6 +229,11 @@ static void print_planner(const tr_trace_t *tr, FILE *out)
 
 static void print_critpath(const tr_trace_t *tr, FILE *out)
 {
+    if (!tr->deps_recorded) {
+        fprintf(out, "Critical path: not known (recorded with DAGGER_TRACE_DEPS=0: no task "
+                     "dependencies)\n");
+        return;
+    }
     tr_critpath_t cp;
     tr_critpath(tr, &cp);
     double busy = 0;

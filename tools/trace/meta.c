@@ -79,8 +79,11 @@ int tr_read_meta(tr_trace_t *tr, const char *path)
         tr->job_id = job;
         tr->ranks = tr_alloc((size_t)tr->nranks * sizeof(tr_rank_t));
     }
+    tr->deps_recorded = 1;
     while (!rc && (line = next_line(text, len, &pos, &at)))
-        if (line[0])
+        if (!strncmp(line, "deps ", 5))
+            tr->deps_recorded = atoi(line + 5) != 0;
+        else if (line[0])
             rc = parse_rank_line(tr, path, at, line);
     for (int r = 0; !rc && r < tr->nranks; r++)
         if (!tr->ranks[r].path)

@@ -103,6 +103,7 @@ typedef struct tr_codelet {
 typedef struct tr_trace {
     char *dir;
     int nranks;
+    int deps_recorded;      /* 0: recorded with DAGGER_TRACE_DEPS=0 (no dependencies) */
     uint64_t job_id;
     tr_rank_t *ranks;
     tr_task_t *tasks;       /* by id; tasks[0] unused */
