@@ -60,6 +60,13 @@ typedef int (*dg_boot_check_fn)(void *ctx, int rank, const void *data, size_t le
 dagger_status_t dg_boot_allgather(dg_boot_t *boot, const void *mine, size_t len,
                                   dg_boot_check_fn check, void *ctx, void **all, size_t *offsets);
 
+/* Reads rank's bytes of the latest dg_boot_allgather again (from the
+ * launcher, not a cache), until check accepts them or wait_s has passed:
+ * for a value that turned out stale after it was accepted. On success
+ * *data (free it) holds *len bytes. */
+dagger_status_t dg_boot_reread(dg_boot_t *boot, int rank, dg_boot_check_fn check, void *ctx,
+                               double wait_s, void **data, size_t *len);
+
 /* Overwrites the values this process exchanged with tombstones, once every
  * rank has read them (and at finalize). A later process of this rank (test
  * runners start one per test) publishes under the same keys; until it has,

@@ -173,6 +173,34 @@ static dagger_status_t exchange_pmix(dg_boot_t *boot, const void *mine, size_t l
     return st;
 }
 
+dagger_status_t dg_boot_reread(dg_boot_t *boot, int rank, dg_boot_check_fn check, void *ctx,
+                               double wait_s, void **data, size_t *len)
+{
+    DG_CHECK_ARG(boot && data && len && rank >= 0 && rank < boot->size,
+                 "dg_boot_reread: NULL argument or rank %d outside 0..%d", rank,
+                 boot ? boot->size - 1 : -1);
+    *data = NULL;
+    *len = 0;
+    if (boot->singleton || !boot->pmix || !boot->exchanges)
+        return dg_error(DAGGER_ERR_STATE, "dg_boot_reread: no exchange to read again");
+    char key[PMIX_MAX_KEYLEN + 1];
+    exchange_key(boot, boot->exchanges - 1, key, sizeof(key));
+    pmix_value_t *v = NULL;
+    dagger_status_t st = fetch(boot, rank, key, check, ctx, now_s() + wait_s, &v);
+    if (st != DAGGER_OK)
+        return st;
+    size_t n = v->data.bo.size - 1;
+    *data = malloc(n ? n : 1);
+    if (*data) {
+        memcpy(*data, v->data.bo.bytes + 1, n);
+        *len = n;
+    } else {
+        st = dg_error(DAGGER_ERR_NO_MEMORY, "dg_boot_reread: out of memory");
+    }
+    PMIX_VALUE_RELEASE(v);
+    return st;
+}
+
 dagger_status_t dg_boot_allgather(dg_boot_t *boot, const void *mine, size_t len,
                                   dg_boot_check_fn check, void *ctx, void **all, size_t *offsets)
 {

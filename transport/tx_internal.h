@@ -71,6 +71,13 @@ typedef struct dg_tx_peer {
     size_t inventory_len;
     dg_proc_id_t proc;          /* to tell whether the process is still there */
     int local;                  /* same host as this rank */
+    /* Start-up handshake: its hello arrived (set by the owner after proc is
+     * final; the liveness thread looks at proc only once it is set). */
+    _Atomic(int) said_hello;
+    int stale;                  /* owner: a hello came from another process than the record's */
+    dg_proc_id_t hello_proc;    /* owner: the process that said hello (when stale) */
+    double gone_since;          /* owner: the record's process found gone, silent since */
+    void *record;               /* a record read again (hostname, inventory point into it) */
 } dg_tx_peer_t;
 
 /* Large operations in flight to one peer at once: many large transfers in
@@ -116,6 +123,7 @@ struct dg_tx {
     struct dg_tx_liveness *liveness;
 
     int hellos;                 /* owner: handshake messages received */
+    _Atomic(int) handshaking;   /* the liveness thread leaves silent peers to the handshake */
     struct dg_coll *coll;
     dg_tx_stats_t stats;        /* owner */
 };
@@ -151,6 +159,14 @@ dagger_status_t dg_tx_register_channels(dg_tx_t *tx);
 struct dg_tx_record;
 dagger_status_t dg_tx_exchange(dg_tx_t *tx, const dg_tx_params_t *prm, dagger_status_t opened,
                                struct dg_tx_record *recs);
+
+/* tx_startup.c: rank r's record read again, when the one of the exchange
+ * named a process that is gone; *buf (free it) holds what rec points to. */
+dagger_status_t dg_tx_reread_record(dg_tx_t *tx, int r, double wait_s, struct dg_tx_record *rec,
+                                    void **buf);
+
+/* tx_lifecycle.c: an endpoint to rank r at address (replacing one there). */
+dagger_status_t dg_tx_connect_peer(dg_tx_t *tx, int r, const void *address);
 
 /* tx_connect.c: the start-up handshake (listen before the exchange). */
 dagger_status_t dg_tx_listen_hello(dg_tx_t *tx);

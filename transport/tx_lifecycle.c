@@ -65,24 +65,49 @@ static void on_ep_error(void *arg, ucp_ep_h ep, ucs_status_t status)
     dg_tx_mark_lost(p->tx, p->rank, ucs_status_string(status));
 }
 
+static double now_s(void);
+
+/* Ends an endpoint whose peer process is gone: force-closed (its requests
+ * complete as cancelled), waiting at most a second. */
+static void drop_endpoint(dg_tx_t *tx, ucp_ep_h ep)
+{
+    ucp_request_param_t p = {.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS,
+                             .flags = UCP_EP_CLOSE_FLAG_FORCE};
+    void *req = ucp_ep_close_nbx(ep, &p);
+    double deadline = now_s() + 1.0;
+    while (UCS_PTR_IS_PTR(req) && ucp_request_check_status(req) == UCS_INPROGRESS &&
+           now_s() < deadline)
+        ucp_worker_progress(tx->worker);
+    if (UCS_PTR_IS_PTR(req))
+        ucp_request_free(req);
+}
+
+dagger_status_t dg_tx_connect_peer(dg_tx_t *tx, int r, const void *address)
+{
+    ucp_ep_params_t ep = {
+        .field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS | UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE,
+        .address = address,
+        .err_mode = tx->peer_errors ? UCP_ERR_HANDLING_MODE_PEER : UCP_ERR_HANDLING_MODE_NONE,
+    };
+    if (tx->peer_errors) {
+        ep.field_mask |= UCP_EP_PARAM_FIELD_ERR_HANDLER;
+        ep.err_handler.cb = on_ep_error;
+        ep.err_handler.arg = &tx->peers[r];
+    }
+    if (tx->peers[r].ep) {
+        drop_endpoint(tx, tx->peers[r].ep);
+        tx->peers[r].ep = NULL;
+    }
+    ucs_status_t st = ucp_ep_create(tx->worker, &ep, &tx->peers[r].ep);
+    return st == UCS_OK ? DAGGER_OK : dg_tx_ucs_error(st, "connecting", r);
+}
+
 static dagger_status_t connect_all(dg_tx_t *tx, const dg_tx_record_t *recs)
 {
-    for (int r = 0; r < tx->size; r++) {
-        ucp_ep_params_t ep = {
-            .field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS | UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE,
-            .address = recs[r].address,
-            .err_mode = tx->peer_errors ? UCP_ERR_HANDLING_MODE_PEER : UCP_ERR_HANDLING_MODE_NONE,
-        };
-        if (tx->peer_errors) {
-            ep.field_mask |= UCP_EP_PARAM_FIELD_ERR_HANDLER;
-            ep.err_handler.cb = on_ep_error;
-            ep.err_handler.arg = &tx->peers[r];
-        }
-        ucs_status_t st = ucp_ep_create(tx->worker, &ep, &tx->peers[r].ep);
-        if (st != UCS_OK)
-            return dg_tx_ucs_error(st, "connecting", r);
-    }
-    return DAGGER_OK;
+    dagger_status_t st = DAGGER_OK;
+    for (int r = 0; r < tx->size && st == DAGGER_OK; r++)
+        st = dg_tx_connect_peer(tx, r, recs[r].address);
+    return st;
 }
 
 /* Fails what never started (after a loss, or operations left at destroy). */
@@ -158,6 +183,8 @@ static void teardown(dg_tx_t *tx)
         ucp_worker_destroy(tx->worker);
     if (tx->ucp)
         ucp_cleanup(tx->ucp);
+    for (int r = 0; tx->peers && r < tx->size; r++)
+        free(tx->peers[r].record);
     free(tx->peers);
     free(tx->exchange);
     pthread_cond_destroy(&tx->cond);

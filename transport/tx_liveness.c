@@ -42,8 +42,11 @@ static void probe_local_peers(dg_tx_t *tx)
 {
     char why[256] = "";
     int first = -1;
+    int handshaking = atomic_load(&tx->handshaking);
     for (int r = 0; r < tx->size; r++) {
-        const dg_tx_peer_t *p = &tx->peers[r];
+        dg_tx_peer_t *p = &tx->peers[r];
+        if (handshaking && !atomic_load(&p->said_hello))
+            continue; /* its record may be stale: the handshake reads it again */
         int ws = 0;
         dg_proc_state_t state = p->local ? dg_proc_probe(&p->proc, &ws) : DG_PROC_ALIVE;
         if (state == DG_PROC_ALIVE)

@@ -109,6 +109,22 @@ static int record_fresh(void *ctx, int rank, const void *data, size_t len)
     return dg_proc_probe(&rec.proc, NULL) == DG_PROC_ALIVE;
 }
 
+dagger_status_t dg_tx_reread_record(dg_tx_t *tx, int r, double wait_s, dg_tx_record_t *rec,
+                                    void **buf)
+{
+    size_t len;
+    dagger_status_t st = dg_boot_reread(tx->boot, r, record_fresh, tx->boot, wait_s, buf, &len);
+    if (st != DAGGER_OK)
+        return st;
+    if (dg_tx_record_decode(*buf, len, rec) || !rec->address_len) {
+        free(*buf);
+        *buf = NULL;
+        return dg_error(DAGGER_ERR_BOOTSTRAP, "rank %d's new start-up record is malformed or "
+                        "names no UCX address", r);
+    }
+    return DAGGER_OK;
+}
+
 static dagger_status_t decode_all(dg_tx_t *tx, const size_t *offsets, dg_tx_record_t *recs)
 {
     const unsigned char *all = tx->exchange;
