@@ -66,6 +66,8 @@ struct dg_exec {
     _Atomic int waiters;
 
     /* work */
+    _Atomic int running;              /* threads running a LAUNCH or COPY op now (the
+                                         workers and the waiting thread) */
     dg_readyq_t shared;               /* any CPU worker */
     dg_readyq_t *own;                 /* per worker: exact-processor tasks */
     dg_bufs_t bufs;
