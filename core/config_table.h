@@ -27,6 +27,8 @@
       "bound on sends in flight to one peer rank (flow control)")                             \
     X(peer_errors, "DAGGER_PEER_ERRORS", BOOL, "0",                                           \
       "UCX peer error handling (detects dead peers at once; disables shared memory in UCX)")   \
+    X(boot_tag, "DAGGER_BOOT_TAG", STRING, "",                                                \
+      "start-up record tag: set one per test where a runner forks a process per test and rank")\
     X(launcher, "DAGGER_LAUNCHER", STRING, "",                                                \
       "launcher tools/dagger-run uses (prterun, srun, mpirun); empty = the first one found")  \
     X(task_window, "DAGGER_TASK_WINDOW", INT, "65536",                                        \

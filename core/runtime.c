@@ -2,6 +2,7 @@
  * them down in reverse order (see the one exception in teardown). */
 #include "core/runtime.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -101,6 +102,8 @@ static dagger_status_t start_identity(dagger_runtime_t *rt)
         rt->boot = NULL;
         return st;
     }
+    if (rt->cfg.boot_tag) /* keys of their own for each process a test runner starts */
+        snprintf(rt->boot->tag, sizeof(rt->boot->tag), "%s", rt->cfg.boot_tag);
     rt->rank = rt->boot->rank;
     rt->nranks = rt->boot->size;
     dg_log_set_rank(rt->rank, (int)rt->cfg.log_level);

@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mr_tag.h"
+
 #define AR_OK(call)                                                                   \
     do {                                                                              \
         dagger_status_t st_ = (call);                                                 \
@@ -30,6 +32,7 @@
 static inline dagger_runtime_t *ar_init(void)
 {
     dagger_runtime_t *rt = NULL;
+    mr_tag_test();
     AR_OK(dagger_init(NULL, NULL, NULL, &rt));
     return rt;
 }

@@ -9,6 +9,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "mr_tag.h"
+
 #define OK(expr)                                                                        \
     do {                                                                                \
         dagger_status_t st_ = (expr);                                                   \
@@ -34,6 +36,7 @@ static dagger_runtime_t *up(const char *tls)
 {
     if (tls)
         setenv("UCX_TLS", tls, 1);
+    mr_tag_test();
     OK(dagger_init(NULL, NULL, NULL, &the_rt));
     return the_rt;
 }

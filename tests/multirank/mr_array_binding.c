@@ -30,6 +30,7 @@ Test(array_binding, single_workers_of_ranks_do_not_share_a_core)
 {
     dagger_runtime_t *rt = NULL;
     dagger_params_t prm = {.num_threads = 1};
+    mr_tag_test();
     AR_OK(dagger_init(NULL, NULL, &prm, &rt));
     int n = dagger_nranks(rt);
     dagger_codelet_t cl;

@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mr_tag.h"
+
 #define MR_OK(call)                                                                   \
     do {                                                                              \
         dagger_status_t st_ = (call);                                                 \
@@ -17,6 +19,7 @@
 
 static inline dagger_runtime_t *mr_init(void)
 {
+    mr_tag_test();
     dagger_runtime_t *rt = NULL;
     MR_OK(dagger_init(NULL, NULL, NULL, &rt));
     return rt;
