@@ -171,7 +171,7 @@ static void list_silent(const dg_tx_t *tx, char *buf, size_t len)
 
 dagger_status_t dg_tx_handshake(dg_tx_t *tx)
 {
-    unsigned char me[DG_TX_HELLO_LEN];
+    unsigned char me[DG_TX_HELLO_LEN] = {0};
     dg_wire_cursor_t c = dg_wire_cursor(me, sizeof(me));
     dg_wire_put_u32(&c, (uint32_t)tx->peers[tx->rank].proc.pid);
     dg_wire_put_u64(&c, tx->peers[tx->rank].proc.starttime);
