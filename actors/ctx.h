@@ -29,4 +29,10 @@ typedef struct dg_act_tls {
 
 extern _Thread_local dg_act_tls_t dg_act_tls;
 
+/* dg_act_current_worker for the kernel's own hot paths (inline). */
+static inline int dg_act_tls_worker(const struct dg_act_system *sys)
+{
+    return dg_act_tls.sys == sys ? dg_act_tls.worker : -1;
+}
+
 #endif

@@ -73,8 +73,9 @@ static void finish_stop(dg_act_system_t *sys, dagger_ctx_t *ctx)
 }
 
 /* Hands the actor back: clear `scheduled`, then look again, because a sender
- * that found it still set relied on us to notice its message (or a stop). */
-static void release(dg_act_system_t *sys, dg_actor_t *a, int producer_mid_push)
+ * that found it still set relied on us to notice its message (or a stop).
+ * held: the turn was kept alive by a registry hold instead of a `refs`. */
+static void release(dg_act_system_t *sys, dg_actor_t *a, int producer_mid_push, dg_reg_slot_t *held)
 {
     atomic_store_explicit(&a->scheduled, 0, memory_order_seq_cst);
     int more = !dg_mpsc_is_empty(&a->mbox) ||
@@ -82,10 +83,14 @@ static void release(dg_act_system_t *sys, dg_actor_t *a, int producer_mid_push)
     if (more && atomic_exchange_explicit(&a->scheduled, 1, memory_order_seq_cst) == 0) {
         if (producer_mid_push)
             sched_yield(); /* it may be waiting for this core to finish its push */
+        if (held) /* the queue needs a reference of its own */
+            atomic_fetch_add_explicit(&a->refs, 1, memory_order_relaxed);
         dg_act_schedule(sys, a); /* our reference moves to the queue */
-        return;
+    } else if (!held) {
+        atomic_fetch_sub_explicit(&a->refs, 1, memory_order_release); /* last touch */
     }
-    atomic_fetch_sub_explicit(&a->refs, 1, memory_order_release); /* last touch */
+    if (held)
+        dg_registry_release(held); /* last touch */
 }
 
 /* The mailbox ran dry: 1 if a message arrived within DG_ACT_LINGER_NS while
@@ -106,21 +111,27 @@ static int linger(dg_act_system_t *sys, dg_act_worker_t *w, dg_actor_t *a)
     return 0;
 }
 
-void dg_act_run_actor(dg_act_system_t *sys, dg_act_worker_t *w, dg_actor_t *a)
+void dg_act_run_actor(dg_act_system_t *sys, dg_act_worker_t *w, dg_actor_t *a,
+                      const dg_act_turn_t *turn)
 {
+    dg_msg_t *first = turn->first;
     dagger_ctx_t ctx = {.sys = sys, .actor = a, .msg = NULL, .worker = w->index, .replied = 0};
     dg_act_tls.ctx = &ctx;
     int busy = 0;
     for (int i = 0; i < DG_ACT_BATCH; i++) {
-        dg_mpsc_node_t *n;
-        dg_mpsc_pop_t r = dg_mpsc_pop(&a->mbox, &n);
-        if (r == DG_MPSC_EMPTY && linger(sys, w, a))
-            r = dg_mpsc_pop(&a->mbox, &n);
-        if (r != DG_MPSC_ITEM) {
-            busy = r == DG_MPSC_BUSY;
-            break;
+        dg_msg_t *m = first;
+        first = NULL;
+        if (!m) {
+            dg_mpsc_node_t *n;
+            dg_mpsc_pop_t r = dg_mpsc_pop(&a->mbox, &n);
+            if (r == DG_MPSC_EMPTY && linger(sys, w, a))
+                r = dg_mpsc_pop(&a->mbox, &n);
+            if (r != DG_MPSC_ITEM) {
+                busy = r == DG_MPSC_BUSY;
+                break;
+            }
+            m = DG_CONTAINER_OF(n, dg_msg_t, link);
         }
-        dg_msg_t *m = DG_CONTAINER_OF(n, dg_msg_t, link);
         if (DG_LIKELY(atomic_load_explicit(&a->state, memory_order_acquire) == DG_ACTOR_RUNNING))
             handle(sys, &ctx, m);
         else
@@ -129,5 +140,5 @@ void dg_act_run_actor(dg_act_system_t *sys, dg_act_worker_t *w, dg_actor_t *a)
     if (atomic_load_explicit(&a->state, memory_order_acquire) == DG_ACTOR_STOPPING)
         finish_stop(sys, &ctx);
     dg_act_tls.ctx = NULL;
-    release(sys, a, busy);
+    release(sys, a, busy, turn->held);
 }

@@ -18,8 +18,19 @@ struct dg_act_worker;
  * and a request's answer is often handled without a round through the run
  * queue. */
 #define DG_ACT_LINGER_NS 2000
-/* Runs a scheduled actor (the caller holds the run-queue reference); the
- * actor is queued again if mail is left, else its reference is dropped. */
-void dg_act_run_actor(struct dg_act_system *sys, struct dg_act_worker *w, dg_actor_t *a);
+/* How a turn was handed over beside the actor (the run-next slot in
+ * worker.h); both NULL for an actor from a run queue. */
+struct dg_msg;
+struct dg_reg_slot;
+typedef struct dg_act_turn {
+    struct dg_msg *first;      /* handle this before the mailbox */
+    struct dg_reg_slot *held;  /* the registry hold keeping the actor alive, instead of a `refs` */
+} dg_act_turn_t;
+
+/* Runs a scheduled actor (the caller holds the run-queue reference, or
+ * turn->held): turn->first, then its mailbox. The actor is queued again if
+ * mail is left, else the reference (or hold) is dropped. */
+void dg_act_run_actor(struct dg_act_system *sys, struct dg_act_worker *w, dg_actor_t *a,
+                      const dg_act_turn_t *turn);
 
 #endif

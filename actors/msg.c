@@ -8,11 +8,17 @@
 
 #include "core/status_internal.h"
 
-dg_msg_t *dg_msg_alloc(size_t size)
+/* A message block whose link and header the caller fills in whole. */
+static dg_msg_t *alloc_unset(size_t size)
 {
     if (size > DG_MSG_MAX_PAYLOAD)
         return NULL;
-    dg_msg_t *msg = dg_msgpool_get(sizeof(*msg) + size);
+    return dg_msgpool_get(sizeof(dg_msg_t) + size);
+}
+
+dg_msg_t *dg_msg_alloc(size_t size)
+{
+    dg_msg_t *msg = alloc_unset(size);
     if (!msg)
         return NULL;
     memset(msg, 0, sizeof(*msg));
@@ -28,14 +34,12 @@ void dg_msg_free(dg_msg_t *msg)
 dg_msg_t *dg_msg_make(dagger_actor_addr_t from, dagger_actor_addr_t to, uint32_t type,
                       uint32_t flags, uint64_t corr, const void *payload, size_t size)
 {
-    dg_msg_t *msg = dg_msg_alloc(size);
+    dg_msg_t *msg = alloc_unset(size);
     if (!msg)
         return NULL;
-    msg->hdr.from = from;
-    msg->hdr.to = to;
-    msg->hdr.type = type;
-    msg->hdr.flags = flags;
-    msg->hdr.corr = corr;
+    atomic_init(&msg->link.next, NULL);
+    msg->hdr = (dg_msg_hdr_t){.from = from, .to = to, .type = type, .flags = flags, .corr = corr,
+                              .size = (uint32_t)size};
     if (size)
         memcpy(msg->payload, payload, size);
     return msg;
@@ -54,10 +58,11 @@ dagger_status_t dg_msg_from_wire(const void *bytes, size_t len, dg_msg_t **out)
         return dg_error(DAGGER_ERR_PROTOCOL,
                         "actor message header announces %u payload bytes but %zu arrived",
                         hdr.size, len - sizeof(hdr));
-    dg_msg_t *msg = dg_msg_alloc(hdr.size);
+    dg_msg_t *msg = alloc_unset(hdr.size);
     if (!msg)
         return dg_error(DAGGER_ERR_NO_MEMORY, "no memory for a %u-byte actor message", hdr.size);
-    memcpy(dg_msg_wire(msg), bytes, len);
+    atomic_init(&msg->link.next, NULL);
+    memcpy(dg_msg_wire(msg), bytes, len); /* the whole header, then the payload */
     *out = msg;
     return DAGGER_OK;
 }

@@ -83,6 +83,8 @@ static dagger_status_t enqueue_local(dg_act_system_t *sys, dg_msg_t *msg, int re
         return lookup_error(found, h, what);
     dagger_status_t st = actor_accepts(sys, a, h, remote, what);
     if (DG_LIKELY(st == DAGGER_OK)) {
+        if (dg_act_run_next(sys, a, msg, slot))
+            return DAGGER_OK; /* the worker's run-next slot keeps the hold */
         dg_mpsc_push(&a->mbox, &msg->link);
         dg_act_schedule_if_idle(sys, a);
     }
@@ -155,6 +157,45 @@ dagger_status_t dg_act_msg_send(dg_act_system_t *sys, dg_msg_t *msg, const char 
     return send_checked(sys, msg, what);
 }
 
+/* Largest payload that the send_now shortcut builds on the stack. */
+#define DG_ACT_SEND_NOW_MAX 256
+
+typedef union {
+    dg_msg_t msg;
+    unsigned char bytes[sizeof(dg_msg_t) + DG_ACT_SEND_NOW_MAX];
+} dg_msg_on_stack_t;
+
+/* Worker 0, a small message for another rank: built on the stack and handed
+ * to the poller's send_now, which sends it at once (the transport's common
+ * case on its owner thread) or declines. 1 when the send is decided (*st),
+ * 0 when the caller must take the ordinary route. */
+static int try_send_now(dg_act_system_t *sys, dagger_actor_addr_t from, dagger_actor_addr_t to,
+                        uint32_t type, uint32_t flags, uint64_t corr, const void *payload,
+                        size_t size, const char *what, dagger_status_t *st)
+{
+    int me = dg_act_tls_worker(sys);
+    const dg_act_poller_t *p = me >= 0 ? sys->workers[me].poller : NULL;
+    if (!p || !p->send_now)
+        return 0;
+    *st = route_status(sys, to.rank, atomic_load_explicit(&sys->route_fn, memory_order_acquire),
+                       what);
+    if (*st != DAGGER_OK)
+        return 1;
+    dg_msg_on_stack_t buf;
+    dg_msg_hdr_t *h = &buf.msg.hdr; /* field by field: no header temporary to copy */
+    atomic_init(&buf.msg.link.next, NULL);
+    h->from = from;
+    h->to = to;
+    h->type = type;
+    h->flags = flags;
+    h->corr = corr;
+    h->size = (uint32_t)size;
+    h->reserved = 0;
+    if (size)
+        memcpy(buf.msg.payload, payload, size);
+    return p->send_now(p->ctx, &buf.msg);
+}
+
 dagger_status_t dg_act_send(dg_act_system_t *sys, dagger_actor_addr_t from, dagger_actor_addr_t to,
                             uint32_t type, uint32_t flags, uint64_t corr, const void *payload,
                             size_t size, const char *what)
@@ -162,6 +203,9 @@ dagger_status_t dg_act_send(dg_act_system_t *sys, dagger_actor_addr_t from, dagg
     DG_CHECK_ARG(payload || size == 0, "%s: payload is NULL but size is %zu", what, size);
     dagger_status_t st = dg_msgtypes_check(&sys->types, type, size, what);
     if (DG_UNLIKELY(st != DAGGER_OK))
+        return st;
+    if (to.rank != sys->rank && size <= DG_ACT_SEND_NOW_MAX &&
+        try_send_now(sys, from, to, type, flags, corr, payload, size, what, &st))
         return st;
     dg_msg_t *msg = dg_msg_make(from, to, type, flags, corr, payload, size);
     if (DG_UNLIKELY(!msg))

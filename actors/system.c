@@ -109,7 +109,7 @@ int dg_act_system_rank(const dg_act_system_t *sys)
 
 int dg_act_current_worker(const dg_act_system_t *sys)
 {
-    return dg_act_tls.sys == sys ? dg_act_tls.worker : -1;
+    return dg_act_tls_worker(sys);
 }
 
 dagger_ctx_t *dg_act_current_ctx(void)

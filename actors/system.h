@@ -73,15 +73,23 @@ dagger_status_t dg_act_deliver(dg_act_system_t *sys, dg_msg_t *msg);
  * before blocking: this is how UCX progress shares the communication worker.
  * poll returns >0 when it did work; arm returns 0 when armed (worker 0 may
  * sleep in poll(2) on its wake-up fd and on fd), non-zero when events are
- * pending (worker 0 polls again instead of sleeping). p NULL removes the
- * poller. Unless called on worker 0 itself, this returns after worker 0 has
- * switched to the new poller: after set_poller(sys, NULL) returns, the old
- * poll/arm are never called again. */
+ * pending (worker 0 polls again instead of sleeping). Messages poll delivers
+ * (dg_act_deliver) to an idle actor that worker 0 may run are run right
+ * after poll returns, by worker 0, ahead of its run queues (worker.h).
+ * send_now is optional (NULL: none): on worker 0 only, the kernel offers it
+ * a small message for another rank, already checked and routable, which it
+ * built on its stack; send_now returns 1 when the message is sent and no
+ * longer needed (the transport completed the send at once), 0 when the
+ * kernel should route a heap copy as usual. p NULL removes the poller.
+ * Unless called on worker 0 itself, this returns after worker 0 has switched
+ * to the new poller: after set_poller(sys, NULL) returns, the old
+ * poll/arm/send_now are never called again. */
 typedef struct dg_act_poller {
     int (*poll)(void *ctx); /* >0: did work */
     int (*arm)(void *ctx);  /* 0: armed, may sleep */
     int fd;
     void *ctx;
+    int (*send_now)(void *ctx, dg_msg_t *msg); /* 1: sent, msg not kept */
 } dg_act_poller_t;
 void dg_act_system_set_poller(dg_act_system_t *sys, const dg_act_poller_t *p);
 

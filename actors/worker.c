@@ -12,6 +12,7 @@
 #include "actors/clock.h"
 #include "actors/ctx.h"
 #include "actors/dispatch.h"
+#include "actors/msg.h"
 #include "actors/system_impl.h"
 #include "core/log.h"
 #include "core/status_internal.h"
@@ -61,13 +62,32 @@ static dg_actor_t *pinned_pop(dg_act_worker_t *w)
     return dg_mpsc_pop(&w->pinned, &n) == DG_MPSC_ITEM ? DG_CONTAINER_OF(n, dg_actor_t, rq) : NULL;
 }
 
-/* The next actor to run: pinned ones first, but every 8th pick the shared
- * queue first so neither kind starves; then steal from the others. */
-static dg_actor_t *next_actor(dg_act_system_t *sys, dg_act_worker_t *w, unsigned tick)
+static dg_actor_t *take_runnext(dg_act_worker_t *w, dg_act_turn_t *turn)
 {
+    dg_actor_t *a = w->runnext;
+    turn->first = w->runnext_msg;
+    turn->held = w->runnext_slot;
+    w->runnext = NULL;
+    w->runnext_msg = NULL;
+    w->runnext_slot = NULL;
+    return a;
+}
+
+/* The next actor to run (with its first message when it has one outside
+ * its mailbox): the run-next slot, then pinned ones, but every 8th pick the
+ * shared queue first and the slot last so nothing starves; then steal from
+ * the others. */
+static dg_actor_t *next_actor(dg_act_system_t *sys, dg_act_worker_t *w, unsigned tick,
+                              dg_act_turn_t *turn)
+{
+    *turn = (dg_act_turn_t){NULL, NULL};
+    if (w->runnext && (tick & 7))
+        return take_runnext(w, turn);
     dg_actor_t *a = (tick & 7) ? pinned_pop(w) : shared_pop(w);
     if (!a)
         a = (tick & 7) ? shared_pop(w) : pinned_pop(w);
+    if (!a && w->runnext)
+        return take_runnext(w, turn);
     for (int k = 1; !a && k < sys->nworkers; k++)
         a = shared_pop(&sys->workers[(w->index + k) % sys->nworkers]);
     return a;
@@ -75,7 +95,7 @@ static dg_actor_t *next_actor(dg_act_system_t *sys, dg_act_worker_t *w, unsigned
 
 int dg_act_worker_has_work(dg_act_system_t *sys, dg_act_worker_t *w)
 {
-    if (!dg_mpsc_is_empty(&w->pinned))
+    if (w->runnext || !dg_mpsc_is_empty(&w->pinned))
         return 1;
     for (int k = 0; k < sys->nworkers; k++)
         if (atomic_load_explicit(&sys->workers[k].shared_len, memory_order_seq_cst))
@@ -103,8 +123,43 @@ static void wake_one_sleeper(dg_act_system_t *sys)
         }
 }
 
+/* The calling worker, when it is inside its poller's poll() and its run-next
+ * slot is free and may take a. */
+static dg_act_worker_t *runnext_worker(dg_act_system_t *sys, const dg_actor_t *a)
+{
+    int me = dg_act_tls_worker(sys);
+    if (me < 0)
+        return NULL;
+    dg_act_worker_t *w = &sys->workers[me];
+    return w->in_poll && !w->runnext && (!a->pinned || a->worker == me) ? w : NULL;
+}
+
+int dg_act_run_next(dg_act_system_t *sys, dg_actor_t *a, dg_msg_t *msg, dg_reg_slot_t *held)
+{
+    dg_act_worker_t *w = runnext_worker(sys, a);
+    if (!w || atomic_load_explicit(&a->scheduled, memory_order_seq_cst) != 0 ||
+        atomic_exchange_explicit(&a->scheduled, 1, memory_order_seq_cst) != 0)
+        return 0;
+    w->runnext = a;
+    w->runnext_slot = held; /* instead of a `refs`: one atomic less each way */
+    /* Mail already queued (a sender that has not looked at `scheduled` yet,
+     * or messages the last runner left) is older than msg: msg goes behind
+     * it. An empty mailbox holds nothing of this thread's, so msg is first;
+     * other senders' concurrent pushes are not ordered against it anyway. */
+    if (dg_mpsc_is_empty(&a->mbox))
+        w->runnext_msg = msg;
+    else
+        dg_mpsc_push(&a->mbox, &msg->link);
+    return 1;
+}
+
 void dg_act_schedule(dg_act_system_t *sys, dg_actor_t *a)
 {
+    dg_act_worker_t *self = runnext_worker(sys, a);
+    if (self) {
+        self->runnext = a; /* runs as soon as poll() returns: nobody to wake */
+        return;
+    }
     if (a->pinned) {
         dg_act_worker_t *w = &sys->workers[a->worker];
         dg_mpsc_push(&w->pinned, &a->rq);
@@ -115,7 +170,7 @@ void dg_act_schedule(dg_act_system_t *sys, dg_actor_t *a)
     }
     /* Unpinned: onto this worker's own queue (the actor it talks to is
      * likely warm in this cache), or round robin from a plain thread. */
-    int t = dg_act_current_worker(sys);
+    int t = dg_act_tls_worker(sys);
     if (t < 0)
         t = (int)(atomic_fetch_add_explicit(&sys->rr, 1, memory_order_relaxed) % (unsigned)sys->nworkers);
     shared_push(&sys->workers[t], a);
@@ -185,17 +240,32 @@ static void worker_sleep(dg_act_system_t *sys, dg_act_worker_t *w, const dg_act_
     }
 }
 
+/* One call of the poller's poll(); deliveries it makes may fill the
+ * run-next slot (dg_act_schedule, dg_act_run_next). */
+static int poll_once(dg_act_worker_t *w, const dg_act_poller_t *poller)
+{
+    w->in_poll = 1;
+    int did = poller->poll(poller->ctx) > 0;
+    w->in_poll = 0;
+    return did || w->runnext;
+}
+
 /* A short wait between two looks for work: cheap checks, then a yield.
  * Worker 0 also polls the transport between them: messages for its actors
- * arrive only that way, and a yield is a slow way to wait for them. */
-static void spin_pause(dg_act_system_t *sys, dg_act_worker_t *w, const dg_act_poller_t *poller)
+ * arrive only that way, and a yield is a slow way to wait for them. Returns
+ * 1 when that poll did work (the caller then skips its own next poll: the
+ * actor a message arrived for runs first). */
+static int spin_pause(dg_act_system_t *sys, dg_act_worker_t *w, const dg_act_poller_t *poller)
 {
     for (int i = 0; i < DG_SPIN_CHECKS; i++) {
-        if (dg_act_worker_has_work(sys, w) || (poller->poll && poller->poll(poller->ctx) > 0))
-            return;
+        if (dg_act_worker_has_work(sys, w))
+            return 0;
+        if (poller->poll && poll_once(w, poller))
+            return 1;
         dg_cpu_relax();
     }
     sched_yield();
+    return 0;
 }
 
 static void pin_self(dg_act_system_t *sys, dg_act_worker_t *w)
@@ -214,19 +284,22 @@ static void *worker_main(void *arg)
     dg_act_tls.worker = w->index;
     pin_self(sys, w);
     dg_act_poller_t poller = {0};
+    w->poller = &poller;
     uint64_t poller_seen = 0, spin_since = 0;
-    int spinning = 0;
+    int spinning = 0, polled = 0;
     for (unsigned tick = 0;; tick++) {
-        int did = 0;
-        if (w->index == 0) {
+        int did = polled; /* spin_pause's poll just did work: run it before polling again */
+        if (w->index == 0 && !polled) {
             adopt_poller(sys, &poller, &poller_seen);
             w->polls = poller.poll != NULL;
             if (poller.poll)
-                did = poller.poll(poller.ctx) > 0;
+                did = poll_once(w, &poller);
         }
-        dg_actor_t *a = next_actor(sys, w, tick);
+        polled = 0;
+        dg_act_turn_t turn;
+        dg_actor_t *a = next_actor(sys, w, tick, &turn);
         if (a)
-            dg_act_run_actor(sys, w, a);
+            dg_act_run_actor(sys, w, a, &turn);
         /* Idle sources run when there is nothing else, and every 16th turn
          * anyway, so a stream of actor messages cannot starve them. */
         if ((!a && !did) || (tick & 15) == 0)
@@ -252,10 +325,11 @@ static void *worker_main(void *arg)
             spinning = 0;
             continue;
         }
-        spin_pause(sys, w, &poller);
+        polled = spin_pause(sys, w, &poller);
     }
     if (spinning)
         atomic_fetch_sub_explicit(&sys->nspinning, 1, memory_order_seq_cst);
+    w->poller = NULL;
     dg_act_tls.sys = NULL;
     dg_act_tls.worker = -1;
     return NULL;

@@ -10,7 +10,20 @@
  * issues a full fence and checks its queues once more before blocking; a
  * producer pushes, issues a full fence and then reads `sleeping`. Of the two,
  * at least one sees the other. `signalled` collapses repeated wake-ups into
- * one eventfd write. */
+ * one eventfd write.
+ *
+ * Run-next slot: an actor that a worker's own poll() gave work (a message
+ * from another rank, delivered by the transport's progress on worker 0)
+ * goes into that worker's `runnext` slot instead of a run queue, and its
+ * first message, when the mailbox was empty, beside it instead of into the
+ * mailbox. The worker runs it right after poll() returns: no queue lock, no
+ * mailbox round trip, nobody to wake. Only the owning thread touches the
+ * slot; it holds the actor's `scheduled` flag like a queue does, and keeps
+ * the actor alive either with one `refs` (dg_act_schedule) or, for a
+ * delivery (dg_act_run_next), with the registry hold the delivery already
+ * had, kept until the end of the actor's turn: join waits for either. Every
+ * 8th pick looks at the queues first, so a stream of remote messages cannot
+ * starve queued actors. */
 #ifndef DG_ACT_WORKER_H
 #define DG_ACT_WORKER_H
 
@@ -23,6 +36,8 @@
 #include "core/common.h"
 
 struct dg_act_system;
+struct dg_msg;
+struct dg_reg_slot;
 
 typedef struct dg_act_worker {
     dg_mpsc_t pinned; /* actors pinned to this worker */
@@ -40,6 +55,13 @@ typedef struct dg_act_worker {
     int started;
     pthread_t thread;
     struct dg_act_system *sys;
+
+    /* Owner thread only (the run-next slot, above). */
+    _Alignas(DG_CACHELINE) struct dg_actor *runnext;
+    struct dg_msg *runnext_msg;  /* runnext's first message (not in its mailbox), or NULL */
+    struct dg_reg_slot *runnext_slot; /* registry hold keeping runnext alive, or NULL: a refs */
+    int in_poll;                 /* inside the poller's poll() */
+    const struct dg_act_poller *poller; /* the poller this worker calls (worker 0), or NULL */
 } dg_act_worker_t;
 
 /* Creates the workers' eventfds and starts the threads. */
@@ -65,6 +87,17 @@ static inline void dg_act_schedule_if_idle(struct dg_act_system *sys, dg_actor_t
     }
 }
 
+/* Called by the delivery of msg (checked, for actor a, held through the
+ * registry slot `held`) on any thread. When the caller is a worker inside
+ * its own poller's poll() and a is idle: claims a's `scheduled` flag, puts a
+ * in the worker's run-next slot with msg as its first message (or behind
+ * the mail already in its mailbox), takes over the hold (released at the
+ * end of a's turn) and returns 1; the worker runs it as soon as poll()
+ * returns. Otherwise returns 0: the caller pushes, schedules and releases
+ * as usual. */
+int dg_act_run_next(struct dg_act_system *sys, dg_actor_t *a, struct dg_msg *msg,
+                    struct dg_reg_slot *held);
+
 /* Wakes worker w if it sleeps, or makes its next sleep attempt return. */
 void dg_act_worker_wake(dg_act_worker_t *w);
 /* After work for any worker was published (an idle source's queue): wakes a
@@ -73,7 +106,7 @@ void dg_act_worker_wake(dg_act_worker_t *w);
 void dg_act_wake_idle(struct dg_act_system *sys, int even_if_spinning);
 
 /* 1 if some actor is queued where worker w could take it (its own queues or
- * a queue it may steal from). */
+ * a queue it may steal from). Only w's own thread asks. */
 int dg_act_worker_has_work(struct dg_act_system *sys, dg_act_worker_t *w);
 
 /* A short pause inside a spin loop (lets the sibling hyperthread run). */

@@ -147,6 +147,15 @@ static int poll_tx(void *ctx)
     return dg_tx_progress(a->tx);
 }
 
+/* Worker 0's shortcut for small messages (the kernel's stack copy): out at
+ * once, or declined so the kernel takes route() with a heap copy. */
+static int send_now_tx(void *ctx, dg_msg_t *msg)
+{
+    dg_tx_actors_t *a = ctx;
+    return a->adopted && dg_tx_try_send(a->tx, (int)msg->hdr.to.rank, DG_TX_CH_ACTOR, NULL, 0,
+                                        dg_msg_wire(msg), dg_msg_wire_size(msg));
+}
+
 static int arm_tx(void *ctx)
 {
     dg_tx_actors_t *a = ctx;
@@ -157,7 +166,8 @@ void dg_tx_actors_start_polling(dg_tx_actors_t *a)
 {
     a->adopted = 0;
     dg_tx_release(a->tx);
-    dg_act_poller_t p = {.poll = poll_tx, .arm = arm_tx, .fd = dg_tx_fd(a->tx), .ctx = a};
+    dg_act_poller_t p = {.poll = poll_tx, .arm = arm_tx, .fd = dg_tx_fd(a->tx), .ctx = a,
+                         .send_now = send_now_tx};
     dg_act_system_set_poller(a->sys, &p);
 }
 

@@ -235,7 +235,7 @@ Test(contracts, worker0_polls_arms_blocks_and_wakes_on_the_poller_fd)
 {
     fake_poller_t p = {.fd = eventfd(0, EFD_NONBLOCK)};
     cr_assert_geq(p.fd, 0);
-    dg_act_poller_t poller = {fake_poll, fake_arm, p.fd, &p};
+    dg_act_poller_t poller = {.poll = fake_poll, .arm = fake_arm, .fd = p.fd, .ctx = &p};
     dg_act_system_set_poller(sys, &poller);
     ACT_WAIT_FOR(&p.arms, 1); /* worker 0 ran out of work, armed, and blocks */
     act_test_sleep_ms(20);
@@ -272,7 +272,7 @@ static int busy_arm(void *ctx)
 Test(contracts, a_poller_with_pending_events_is_polled_again_instead_of_sleeping)
 {
     fake_poller_t p = {.fd = eventfd(0, EFD_NONBLOCK)};
-    dg_act_poller_t poller = {fake_poll, busy_arm, p.fd, &p};
+    dg_act_poller_t poller = {.poll = fake_poll, .arm = busy_arm, .fd = p.fd, .ctx = &p};
     dg_act_system_set_poller(sys, &poller);
     ACT_WAIT_FOR(&p.arms, 5);
     dg_act_system_set_poller(sys, NULL);
