@@ -151,14 +151,7 @@ int main(int argc, char **argv)
 {
     int tcp = 0, quick = 0;
     const char *results = "/tmp/bench_tx_actors.txt";
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--tcp"))
-            tcp = 1;
-        else if (!strcmp(argv[i], "--quick"))
-            quick = 1;
-        else
-            results = argv[i];
-    }
+    bench_tx_args(argc, argv, &tcp, &quick, &results);
     CHECK(dg_boot_init(&boot));
     if (boot.size != 2) {
         fprintf(stderr, "bench_tx_actors: run it on 2 ranks (dagger-run -n 2 %s)\n", argv[0]);

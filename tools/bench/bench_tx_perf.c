@@ -136,14 +136,7 @@ int main(int argc, char **argv)
 {
     int tcp = 0, quick = 0;
     const char *results = "/tmp/bench_tx_perf.txt";
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--tcp"))
-            tcp = 1;
-        else if (!strcmp(argv[i], "--quick"))
-            quick = 1;
-        else
-            results = argv[i];
-    }
+    bench_tx_args(argc, argv, &tcp, &quick, &results);
     if (tcp)
         setenv("UCX_TLS", "tcp", 1); /* for ucx_perftest and for us alike */
     dg_boot_t boot;

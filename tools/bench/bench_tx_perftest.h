@@ -57,4 +57,17 @@ static inline double perftest_run(const char *test, size_t size, long iters, int
     return value;
 }
 
+/* The arguments both transport benchmarks take: [--tcp] [--quick] [results-file]. */
+static inline void bench_tx_args(int argc, char **argv, int *tcp, int *quick, const char **results)
+{
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--tcp"))
+            *tcp = 1;
+        else if (!strcmp(argv[i], "--quick"))
+            *quick = 1;
+        else
+            *results = argv[i];
+    }
+}
+
 #endif
