@@ -229,6 +229,7 @@ static dagger_array_desc_t desc_of(const bench_t *b)
     return d;
 }
 
+#ifdef DG_HAVE_STARPU /* only StarPU's variant keeps its matrix as tiles */
 /* Full column-major n x n <-> tile layout (tile (i, j) contiguous, ld = ts). */
 static double *tile_ptr(double *tiles, const bench_t *b, int i, int j)
 {
@@ -258,6 +259,7 @@ static void from_tiles(const bench_t *b, const double *tiles, double *full, int 
                        ts * sizeof(double));
         }
 }
+#endif
 
 /* max |x - ref| / max |ref| over the lower triangle (or everything). */
 static double rel_diff(const bench_t *b, const double *x, const double *ref, int lower_only)
