@@ -33,7 +33,6 @@ static dagger_status_t convert_scope(const dagger_scope_t *in, dg_scope_buf_t *b
     b->s.nranks = (uint32_t)in->nranks;
     b->s.kinds = in->kinds; /* dagger_proc_kind_t bits equal DG_PLAN_KIND_BIT bits */
     if (in->has_proc) {
-        DG_CHECK_ARG(in->proc >= 0, "%s: scope names processor %d", fn, in->proc);
         b->proc = (uint32_t)in->proc;
         b->s.procs = &b->proc;
         b->s.nprocs = 1;
@@ -76,9 +75,9 @@ dagger_status_t dagger_region_begin(dagger_runtime_t *rt, const dagger_scope_t *
     st = dg_plan_region_begin(t->plan, scope ? &sb.s : NULL);
     if (st != DAGGER_OK) {
         free(r);
-        return st == DAGGER_ERR_INVALID_ARG
-                   ? dg_error(DAGGER_ERR_SCOPE, "dagger_region_begin: %s", dagger_error_detail())
-                   : st;
+        char why[512]; /* dg_error writes the detail buffer: copy it first */
+        snprintf(why, sizeof(why), "%s", dagger_error_detail());
+        return dg_error(st, "dagger_region_begin: %s", why);
     }
     if (dg_handle_add(r)) {
         free(r);
@@ -264,34 +263,21 @@ dagger_status_t dagger_spawn(dagger_region_t *r, dagger_codelet_t cl, ...)
 
 /* ------------------------------------------------------------ end */
 
-/* Every rank learns the first failure (lowest task id) and its message. */
+/* Every rank learns the first failure (lowest task id) and its message, and
+ * remembers which tasks' data it spoiled (fetch reports it). */
 static dagger_status_t agree_on_status(dg_tasks_t *t)
 {
-    dg_exec_t *ex = t->exec;
-    uint64_t key[2] = {atomic_load(&ex->failed) ? ex->fail_task : UINT64_MAX, 0};
-    dagger_status_t st = dg_tasks_allreduce_u64(t, key, 1, DAGGER_OP_MIN);
-    if (st != DAGGER_OK)
+    uint64_t first;
+    dagger_status_t status;
+    char msg[512];
+    dagger_status_t st = dg_tasks_agree_failure(t, &first, &status, msg, sizeof(msg));
+    if (st != DAGGER_OK || first == UINT64_MAX)
         return st;
-    if (key[0] == UINT64_MAX)
-        return DAGGER_OK;
-    /* The lowest rank among those that hold that failure tells the others. */
-    key[1] = atomic_load(&ex->failed) && ex->fail_task == key[0] ? (uint64_t)t->rank : UINT64_MAX;
-    st = dg_tasks_allreduce_u64(t, &key[1], 1, DAGGER_OP_MIN);
-    if (st != DAGGER_OK)
-        return st;
-    struct {
-        int32_t status;
-        char msg[512];
-    } f;
-    memset(&f, 0, sizeof(f));
-    if ((uint64_t)t->rank == key[1]) {
-        f.status = (int32_t)ex->fail_status;
-        snprintf(f.msg, sizeof(f.msg), "%s", ex->fail_msg);
-    }
-    st = dg_tasks_bcast(t, &f, sizeof(f), (int)key[1]);
-    if (st != DAGGER_OK)
-        return st;
-    return dg_error((dagger_status_t)f.status, "%s", f.msg);
+    dg_plan_stats_t ps;
+    dg_plan_get_stats(t->plan, &ps);
+    if (dg_tasks_note_failure(t, first, ps.tasks, status, msg) != DAGGER_OK)
+        return dg_error(DAGGER_ERR_NO_MEMORY, "dagger_region_end: out of memory");
+    return dg_error(status, "%s", msg);
 }
 
 dagger_status_t dagger_region_end(dagger_region_t *r)

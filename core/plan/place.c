@@ -113,6 +113,18 @@ static int32_t lowest_rank(const dg_plan_t *p, const scopes_t *sc)
     return -1;
 }
 
+/* "CPU|CUDA" for a kind mask (buf holds 24 bytes). */
+static const char *kinds_str(uint32_t kinds, char *buf)
+{
+    static const char *names[] = {"CPU", "CUDA", "HIP"};
+    size_t n = 0;
+    buf[0] = '\0';
+    for (int k = 0; k < 3; k++)
+        if (kinds & DG_PLAN_KIND_BIT(k))
+            n += (size_t)snprintf(buf + n, 24 - n, "%s%s", n ? "|" : "", names[k]);
+    return n ? buf : "none";
+}
+
 /* Owner computes: among allowed owner ranks of the arguments, the one with
  * the most written bytes, then most read bytes, then the lowest rank. */
 static int32_t owner_rank(const dg_plan_t *p, const scopes_t *sc)
@@ -193,12 +205,14 @@ dagger_status_t dg_plan_place(dg_plan_t *p, uint64_t task, const dg_plan_codelet
     sc.kinds = want & cl->kinds;
     int32_t r = sc.kinds ? owner_rank(p, &sc) : -1;
     if (r < 0) {
+        char k1[24], k2[24];
         snprintf(why, len,
-                 "no processor satisfies the scope (kinds allowed 0x%x, the codelet implements "
-                 "0x%x%s%s); widen the task or region scope, or register the implementation",
-                 want, cl->kinds, scope && (scope->nranks || scope->nprocs) ? ", task scope lists "
+                 "no processor satisfies the scope (kinds allowed: %s; the codelet implements: "
+                 "%s%s%s); widen the task or region scope, or register the implementation",
+                 kinds_str(want, k1), kinds_str(cl->kinds, k2),
+                 scope && (scope->nranks || scope->nprocs) ? "; the task scope lists "
                  "ranks/processors" : "", p->rscope.s.nranks || p->rscope.s.nprocs ?
-                 ", region scope lists ranks/processors" : "");
+                 "; the region scope lists ranks/processors" : "");
         return DAGGER_ERR_SCOPE;
     }
     const dg_plan_prank_t *pr = &p->ranks[r];
@@ -239,4 +253,22 @@ dagger_status_t dg_plan_place(dg_plan_t *p, uint64_t task, const dg_plan_codelet
             *proc = stack[task % k];
     }
     return DAGGER_OK;
+}
+
+dagger_status_t dg_plan_scope_region(const dg_plan_t *p, const dg_plan_scope_t *scope, char *why,
+                                     size_t len)
+{
+    dagger_status_t st = dg_plan_scope_check(p, scope, why, len);
+    if (st != DAGGER_OK || !scope)
+        return st;
+    /* Some processor of any kind must be in it: tasks opt into GPUs themselves. */
+    uint32_t k = scope_kinds(scope);
+    scopes_t sc = {{scope, NULL}, k ? k : DG_PLAN_KINDS_ALL};
+    if (lowest_rank(p, &sc) >= 0)
+        return DAGGER_OK;
+    char k1[24];
+    snprintf(why, len, "no processor satisfies it (kinds allowed: %s%s%s); widen it", 
+             kinds_str(sc.kinds, k1), scope->nranks ? ", on the ranks it lists" : "",
+             scope->nprocs ? ", among the processors it lists" : "");
+    return DAGGER_ERR_SCOPE;
 }

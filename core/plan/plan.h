@@ -237,6 +237,9 @@ dagger_status_t dg_plan_chunk_free(dg_plan_t *p, uint64_t id);
 const dg_plan_geom_t *dg_plan_chunk_geom(const dg_plan_t *p, uint64_t id);
 /* The owning rank of a live chunk (query.c). DAGGER_ERR_NOT_FOUND otherwise. */
 dagger_status_t dg_plan_chunk_owner(const dg_plan_t *p, uint64_t id, int32_t *owner);
+/* The id of the last task planned to write a live chunk or future (0: none
+ * yet), so the runtime can tell whether a failed task produced its data. */
+dagger_status_t dg_plan_chunk_writer(const dg_plan_t *p, uint64_t id, uint64_t *task);
 
 dagger_status_t dg_plan_region_begin(dg_plan_t *p, const dg_plan_scope_t *scope);
 /* Copies changed data home, frees or caches slots, emits REGION_END. */

@@ -103,31 +103,33 @@ dagger_status_t dg_plan_proc_info(const dg_plan_t *p, uint32_t id, int32_t *rank
     return DAGGER_OK;
 }
 
-int dg_plan_scope_check(const dg_plan_t *p, const dg_plan_scope_t *s, char *why, size_t len)
+dagger_status_t dg_plan_scope_check(const dg_plan_t *p, const dg_plan_scope_t *s, char *why,
+                                    size_t len)
 {
     if (!s)
-        return 0;
+        return DAGGER_OK;
     if ((s->nranks && !s->ranks) || (s->nprocs && !s->procs)) {
         snprintf(why, len, "a scope list has a count but no entries");
-        return -1;
+        return DAGGER_ERR_INVALID_ARG;
     }
     if (s->kinds & ~DG_PLAN_KINDS_ALL) {
         snprintf(why, len, "scope kinds 0x%x has unknown bits (use DG_PLAN_KIND_BIT)", s->kinds);
-        return -1;
+        return DAGGER_ERR_INVALID_ARG;
     }
+    /* Naming what does not exist is a scope nothing satisfies. */
     for (uint32_t i = 0; i < s->nranks; i++)
         if (s->ranks[i] < 0 || s->ranks[i] >= p->prm.nranks) {
-            snprintf(why, len, "scope names rank %d but there are %d ranks", s->ranks[i],
-                     p->prm.nranks);
-            return -1;
+            snprintf(why, len, "the scope names rank %d, but the job has %d ranks (0 to %d)",
+                     s->ranks[i], p->prm.nranks, p->prm.nranks - 1);
+            return DAGGER_ERR_SCOPE;
         }
     for (uint32_t i = 0; i < s->nprocs; i++)
         if (s->procs[i] >= p->nprocs) {
-            snprintf(why, len, "scope names processor %u but there are %u", s->procs[i],
-                     p->nprocs);
-            return -1;
+            snprintf(why, len, "the scope names processor %d, but the job has %u processors "
+                     "(0 to %u)", (int)s->procs[i], p->nprocs, p->nprocs - 1);
+            return DAGGER_ERR_SCOPE;
         }
-    return 0;
+    return DAGGER_OK;
 }
 
 void dg_plan_scope_hash(uint64_t *h, const dg_plan_scope_t *s)

@@ -50,7 +50,9 @@ int dagger_procs(dagger_runtime_t *rt, dagger_proc_info_t *procs, int cap);
 
 /* Opens a region. scope may be NULL (anywhere on CPUs). One region at a time
  * per runtime. Errors: DAGGER_ERR_STATE (a region is already open),
- * DAGGER_ERR_SCOPE (the scope names no processor). */
+ * DAGGER_ERR_SCOPE (no processor satisfies the scope, or it names a rank or
+ * processor that does not exist; the detail says which), the same on every
+ * rank. */
 dagger_status_t dagger_region_begin(dagger_runtime_t *rt, const dagger_scope_t *scope,
                                     dagger_region_t **out);
 
@@ -98,8 +100,17 @@ typedef struct dagger_region_stats {
 dagger_status_t dagger_region_stats(dagger_runtime_t *rt, dagger_region_stats_t *out);
 
 /* Collective: the value of a future, the same bytes on every rank. *len gets
- * its length. Outside a region, or inside one (it then waits for the task).
- * Errors: DAGGER_ERR_BAD_HANDLE, DAGGER_ERR_OVERFLOW (cap too small). */
+ * its length. Outside a region, or inside one (it then waits for this rank's
+ * planned work). Errors: DAGGER_ERR_BAD_HANDLE, DAGGER_ERR_OVERFLOW (cap too
+ * small).
+ * After a failure: when the task that last wrote the value failed, or ran
+ * after the first failed task of its region (such tasks are skipped on the
+ * failing rank, or may have read what it left), fetch returns that first
+ * failure's status (DAGGER_ERR_TASK_FAILED, or the status the runtime gave
+ * the task) on every rank, with its codelet, rank and message in the detail,
+ * and leaves buf untouched; it never returns DAGGER_OK with stale bytes.
+ * Values written by tasks before the failure fetch normally. Inside a region
+ * the check is collective too: every rank agrees on the failures so far. */
 dagger_status_t dagger_fetch(dagger_runtime_t *rt, dagger_future_t f, void *buf, size_t cap,
                              size_t *len);
 
