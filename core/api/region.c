@@ -5,47 +5,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/api/scope.h"
 #include "core/api/tasks.h"
 #include "core/common.h"
 #include "core/handles.h"
 #include "core/hash.h"
 #include "core/status_internal.h"
 #include "core/trace/trace.h"
-
-/* ------------------------------------------------------------ scopes */
-
-typedef struct dg_scope_buf {
-    int32_t ranks[64];
-    uint32_t proc;
-    dg_plan_scope_t s;
-} dg_scope_buf_t;
-
-static dagger_status_t convert_scope(const dagger_scope_t *in, dg_scope_buf_t *b, const char *fn)
-{
-    memset(b, 0, sizeof(*b));
-    if (!in)
-        return DAGGER_OK;
-    DG_CHECK_ARG(in->nranks >= 0 && in->nranks <= 64 && (in->ranks || !in->nranks),
-                 "%s: a scope lists %d ranks (0 to 64, with a non-NULL array)", fn, in->nranks);
-    for (int i = 0; i < in->nranks; i++)
-        b->ranks[i] = in->ranks[i];
-    b->s.ranks = in->nranks ? b->ranks : NULL;
-    b->s.nranks = (uint32_t)in->nranks;
-    b->s.kinds = in->kinds; /* dagger_proc_kind_t bits equal DG_PLAN_KIND_BIT bits */
-    if (in->has_proc) {
-        b->proc = (uint32_t)in->proc;
-        b->s.procs = &b->proc;
-        b->s.nprocs = 1;
-    }
-    return DAGGER_OK;
-}
-
-static uint64_t hash_scope(uint64_t h, const dg_plan_scope_t *s)
-{
-    h = dg_hash_u64(h, ((uint64_t)s->kinds << 32) | s->nranks);
-    h = dg_hash_bytes(h, s->ranks, s->nranks * sizeof(int32_t));
-    return dg_hash_bytes(h, s->procs, s->nprocs * sizeof(uint32_t));
-}
 
 /* ------------------------------------------------------------ begin */
 
@@ -61,11 +27,11 @@ dagger_status_t dagger_region_begin(dagger_runtime_t *rt, const dagger_scope_t *
         return dg_error(DAGGER_ERR_STATE, "dagger_region_begin: region %llu is still open; regions "
                         "do not nest (end it first)", (unsigned long long)t->region->id);
     dg_scope_buf_t sb;
-    dagger_status_t st = convert_scope(scope, &sb, "dagger_region_begin");
+    dagger_status_t st = dg_scope_convert(scope, &sb, "dagger_region_begin");
     if (st != DAGGER_OK)
         return st;
     dg_check_point_t cp = {.kind = DG_CHECK_REGION_BEGIN};
-    cp.hash = hash_scope(dg_plan_hash(t->plan), &sb.s);
+    cp.hash = dg_scope_hash(dg_plan_hash(t->plan), &sb.s);
     st = dg_tasks_check(t, &cp);
     if (st != DAGGER_OK)
         return st;
@@ -173,7 +139,7 @@ static uint64_t hash_submission(uint64_t h, const dg_plan_task_desc_t *d)
             h = dg_hash_u64(h, a->future);
     }
     if (d->scope)
-        h = hash_scope(h, d->scope);
+        h = dg_scope_hash(h, d->scope);
     h = dg_hash_u64(h, (uint64_t)(uint32_t)d->priority);
     return dg_hash_bytes(h, d->deps, d->ndeps * sizeof(uint64_t));
 }
@@ -196,7 +162,7 @@ dagger_status_t dagger_submit(dagger_region_t *r, dagger_codelet_t cl, int nargs
     if (st != DAGGER_OK)
         return st;
     dg_scope_buf_t sb;
-    st = convert_scope(opts ? opts->scope : NULL, &sb, "dagger_submit");
+    st = dg_scope_convert(opts ? opts->scope : NULL, &sb, "dagger_submit");
     if (st != DAGGER_OK)
         return st;
     dg_plan_task_desc_t d = {

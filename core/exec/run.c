@@ -153,6 +153,15 @@ int dagger_task_rank(dagger_task_t *t)
     return t ? t->ex->rank : -1;
 }
 
+int dagger_task_proc(dagger_task_t *t)
+{
+    uint32_t id;
+    if (!t || t->worker < 0 || t->worker >= t->ex->nworkers ||
+        dg_plan_proc_id(t->ex->plan, t->ex->rank, DG_PLAN_CPU, (uint32_t)t->worker, &id) != DAGGER_OK)
+        return -1; /* the submitting thread, helping while it waits */
+    return (int)id;
+}
+
 void *dagger_task_stream(dagger_task_t *t)
 {
     (void)t;

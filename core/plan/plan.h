@@ -33,14 +33,21 @@ typedef struct dg_plan_rank_desc {
 
 /* ---- scopes ---- */
 
-/* A conjunction of filters; an empty list means "no restriction". */
+/* A conjunction of filters; an empty list means "no restriction". With
+ * parts, a processor must also be admitted by at least one part (a union):
+ * each part is a conjunction of its own lists and kinds, where kinds 0 means
+ * CPU only unless the part names processors (what the part would mean as a
+ * scope alone). Parts have no parts of their own. */
 typedef struct dg_plan_scope {
     const int32_t *ranks;
     uint32_t nranks;
     uint32_t kinds;                /* DG_PLAN_KIND_BIT mask; 0 = default (CPU only) */
     const uint32_t *procs;         /* exact processors (global ids) */
     uint32_t nprocs;
+    const struct dg_plan_scope *parts; /* the union, at most DG_PLAN_MAX_PARTS */
+    uint32_t nparts;
 } dg_plan_scope_t;
+#define DG_PLAN_MAX_PARTS 64
 
 /* ---- codelets ---- */
 

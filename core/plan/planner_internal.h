@@ -82,11 +82,13 @@ typedef struct dg_plan_cache {
     uint32_t n, cap;
 } dg_plan_cache_t;
 
-/* Owned copy of a scope (region scope). */
+/* Owned copy of a scope (region scope): the scope and its parts, with every
+ * list in one block of words. */
 typedef struct dg_plan_scope_copy {
     dg_plan_scope_t s;
-    int32_t *ranks;
-    uint32_t *procs;
+    dg_plan_scope_t *parts;
+    uint32_t *words;
+    size_t nwords;
 } dg_plan_scope_copy_t;
 
 struct dg_plan {
