@@ -21,10 +21,15 @@ dagger_status_t dagger_fetch(dagger_runtime_t *rt, dagger_future_t f, void *buf,
     if (cap < size)
         return dg_error(DAGGER_ERR_OVERFLOW, "dagger_fetch: the value has %zu bytes, the buffer %zu",
                         size, cap);
-    /* Inside a region the producing task may still run: wait for this
-     * rank's planned work (every rank does, so waits never cross). */
-    if (t->region)
+    /* Inside a region the value may still be computed, or live elsewhere (a
+     * task updated it in place on another rank): bring it home, then wait
+     * for this rank's planned work (every rank does, so waits never cross). */
+    if (t->region) {
+        dagger_status_t sst = dg_plan_chunk_sync_home(t->plan, f.id);
+        if (sst != DAGGER_OK)
+            return sst;
         dg_exec_wait_all(t->exec);
+    }
     dagger_status_t st = dg_tasks_data_status(t, f.id, "dagger_fetch", "future");
     if (st != DAGGER_OK)
         return st;

@@ -56,3 +56,163 @@ Test(results, fetch_after_failure)
     expect_failed_fetch(rt, f, expect);
     MR_OK(dagger_finalize(rt));
 }
+
+/* ---- results as data ---- */
+
+/* rand(4, 4) as a result: 16 doubles from a seed (argument 0). */
+static int rand44(dagger_task_t *t)
+{
+    uint64_t x = *(const uint64_t *)dagger_task_arg(t, 0).data;
+    size_t size;
+    double *m = dagger_task_result(t, &size);
+    for (size_t i = 0; i < size / sizeof(double); i++) {
+        x = x * 6364136223846793005ull + 1442695040888963407ull;
+        m[i] = (double)(x >> 11) / 9007199254740992.0;
+    }
+    return DAGGER_OK;
+}
+
+/* add1!(InOut(future)): every double of the value + 1. */
+static int add1_value(dagger_task_t *t)
+{
+    dagger_slot_t v = dagger_task_arg(t, 0);
+    for (size_t i = 0; i < v.bytes / sizeof(double); i++)
+        ((double *)v.data)[i] += 1.0;
+    return DAGGER_OK;
+}
+
+static void fetch44(dagger_runtime_t *rt, dagger_future_t f, double out[16])
+{
+    size_t len = 0;
+    MR_OK(dagger_fetch(rt, f, out, 16 * sizeof(double), &len));
+    cr_assert_eq(len, 16 * sizeof(double));
+}
+
+/* The seeds: t = spawn rand(4,4); B = fetch(t); add1!(InOut(t)) on another
+ * rank; fetch(t) == B .+ 1, inside the region and after it. */
+Test(results, future_updated_in_place_on_another_rank)
+{
+    dagger_runtime_t *rt = mr_init();
+    int n = dagger_nranks(rt), other = n - 1;
+    dagger_codelet_t rnd = mr_reg(rt, "rand44", rand44, 16 * sizeof(double));
+    dagger_codelet_t add1 = mr_reg(rt, "add1_value", add1_value, 0);
+    uint64_t seed = 42;
+    dagger_future_t t;
+    dagger_region_t *r;
+    MR_OK(dagger_region_begin(rt, NULL, &r));
+    MR_OK(mr_spawn_on(r, rnd, 0, 1, &DAGGER_VALUE(&seed, sizeof(seed)), &t));
+    MR_OK(dagger_region_end(r));
+    double b[16], got[16];
+    fetch44(rt, t, b);
+    cr_assert(b[0] > 0 && b[0] < 1 && b[0] != b[1]);
+    MR_OK(dagger_region_begin(rt, NULL, &r));
+    MR_OK(mr_spawn_on(r, add1, other, 1, &DAGGER_FUTURE_INOUT(t), NULL));
+    fetch44(rt, t, got); /* inside the region: the update is brought home */
+    for (int i = 0; i < 16; i++)
+        cr_assert_eq(got[i], b[i] + 1.0, "inside: [%d] %g, not %g", i, got[i], b[i] + 1.0);
+    MR_OK(mr_spawn_on(r, add1, 0, 1, &DAGGER_FUTURE_INOUT(t), NULL));
+    MR_OK(mr_spawn_on(r, add1, other, 1, &DAGGER_FUTURE_INOUT(t), NULL));
+    MR_OK(dagger_region_end(r));
+    fetch44(rt, t, got);
+    for (int i = 0; i < 16; i++)
+        cr_assert_eq(got[i], b[i] + 3.0, "after: [%d] %g, not %g", i, got[i], b[i] + 3.0);
+    MR_OK(dagger_future_free(rt, t));
+    MR_OK(dagger_finalize(rt));
+}
+
+/* Writes the sum of the doubles of its future (argument 1) into argument 0. */
+static int sum_value(dagger_task_t *t)
+{
+    dagger_slot_t v = dagger_task_arg(t, 1);
+    double s = 0;
+    for (size_t i = 0; i < v.bytes / sizeof(double); i++)
+        s += ((const double *)v.data)[i];
+    mr_affine(dagger_task_arg(t, 0), 0.0, s);
+    return DAGGER_OK;
+}
+
+/* Fills its whole result with 1, 2, 3, ... (size from the declaration). */
+static int ramp_value(dagger_task_t *t)
+{
+    size_t size;
+    double *m = dagger_task_result(t, &size);
+    for (size_t i = 0; i < size / sizeof(double); i++)
+        m[i] = (double)(i + 1);
+    return DAGGER_OK;
+}
+
+/* Overwrites its future argument with 2, 4, 6, ... (an Out future). */
+static int ramp2_arg(dagger_task_t *t)
+{
+    dagger_slot_t v = dagger_task_arg(t, 0);
+    for (size_t i = 0; i < v.bytes / sizeof(double); i++)
+        ((double *)v.data)[i] = 2.0 * (double)(i + 1);
+    return DAGGER_OK;
+}
+
+/* Results larger than 256 bytes, declared at registration or per submission,
+ * read on another rank, overwritten there (Out), fetched everywhere. */
+Test(results, large_results_and_out_futures)
+{
+    dagger_runtime_t *rt = mr_init();
+    int n = dagger_nranks(rt), other = n - 1;
+    dagger_codelet_t big = mr_reg(rt, "ramp2k", ramp_value, 2048); /* 256 doubles */
+    dagger_codelet_t any = mr_reg(rt, "ramp_any", ramp_value, 0);
+    dagger_codelet_t sum = mr_reg(rt, "sum_value", sum_value, 0);
+    dagger_codelet_t ramp2 = mr_reg(rt, "ramp2_arg", ramp2_arg, 0);
+    dagger_chunk_t c = mr_chunk2(rt, 2, 2, 0, NULL);
+    dagger_future_t f1, f2;
+    dagger_region_t *r;
+    MR_OK(dagger_region_begin(rt, NULL, &r));
+    MR_OK(mr_spawn_on(r, big, other, 0, NULL, &f1));
+    dagger_task_opts_t o = {.scope = &DAGGER_SCOPE_RANK(0), .return_size = 8000}; /* 1000 */
+    MR_OK(dagger_submit(r, any, 0, NULL, &o, NULL, &f2));
+    dagger_arg_t args[2] = {DAGGER_OUT(dagger_view(rt, c)), DAGGER_FUTURE(f2)};
+    MR_OK(mr_spawn_on(r, sum, other, 2, args, NULL));
+    MR_OK(mr_spawn_on(r, ramp2, 0, 1, &DAGGER_FUTURE_OUT(f1), NULL)); /* a non-owner overwrites */
+    MR_OK(dagger_region_end(r));
+    static double v[1000];
+    size_t len = 0;
+    MR_OK(dagger_fetch(rt, f1, v, sizeof(v), &len));
+    cr_assert_eq(len, 2048);
+    for (int i = 0; i < 256; i++)
+        cr_assert_eq(v[i], 2.0 * (i + 1), "[%d] is %g", i, v[i]);
+    MR_OK(dagger_fetch(rt, f2, v, sizeof(v), &len));
+    cr_assert_eq(len, 8000);
+    cr_assert_eq(v[999], 1000.0);
+    double got[4];
+    mr_gather(rt, c, got, sizeof(got));
+    cr_assert_eq(got[3], 1000.0 * 1001.0 / 2, "the sum of 1..1000, computed on rank %d", other);
+    cr_assert_eq(dagger_fetch(rt, f2, v, 100, &len), DAGGER_ERR_OVERFLOW);
+    MR_OK(dagger_finalize(rt));
+}
+
+static int too_long(dagger_task_t *t)
+{
+    static const unsigned char bytes[300];
+    dagger_task_return(t, bytes, sizeof(bytes));
+    return DAGGER_OK; /* ignoring the error does not hide it */
+}
+
+/* A result larger than its declared size: an error naming the task, on every
+ * rank, at region end and at fetch. */
+Test(results, result_larger_than_declared)
+{
+    dagger_runtime_t *rt = mr_init();
+    int n = dagger_nranks(rt), other = n - 1;
+    dagger_codelet_t tl = mr_reg(rt, "too_long", too_long, 256);
+    dagger_future_t f;
+    dagger_region_t *r;
+    MR_OK(dagger_region_begin(rt, NULL, &r));
+    MR_OK(mr_spawn_on(r, tl, other, 0, NULL, &f));
+    dagger_status_t st = dagger_region_end(r);
+    char expect[96];
+    snprintf(expect, sizeof(expect), "task 1 (too_long) on rank %d returned 300 bytes, but its "
+             "result holds 256", other);
+    cr_assert_eq(st, DAGGER_ERR_OVERFLOW, "got %s", dagger_strerror(st));
+    cr_assert(strstr(dagger_error_detail(), expect), "detail: %s", dagger_error_detail());
+    unsigned char buf[256];
+    cr_assert_eq(dagger_fetch(rt, f, buf, sizeof(buf), NULL), DAGGER_ERR_OVERFLOW);
+    cr_assert(strstr(dagger_error_detail(), expect), "detail: %s", dagger_error_detail());
+    MR_OK(dagger_finalize(rt));
+}

@@ -84,6 +84,8 @@ typedef struct dagger_task_opts {
     const uint64_t *after;        /* explicit dependencies: task sequence numbers of
                                      earlier tasks of this region */
     int nafter;
+    size_t return_size;           /* bytes this task returns; 0 = its codelet's
+                                     return_size (at most DAGGER_MAX_RETURN) */
 } dagger_task_opts_t;
 
 /* Submits a task. seq_out (may be NULL) receives the task's sequence number in
