@@ -85,6 +85,9 @@ dagger_status_t dg_tasks_note_failure(dg_tasks_t *t, uint64_t first, uint64_t la
 dagger_status_t dg_tasks_data_status(dg_tasks_t *t, uint64_t id, const char *fn, const char *what);
 void dg_tasks_fail_log_free(dg_tasks_t *t);
 
+/* A public view as the planner's (chunk.c); ndims 0 stays 0 (invalid). */
+dg_plan_view_t dg_view_to_plan(dagger_view_t v);
+
 /* Collectives that also work alone (tx NULL). */
 dagger_status_t dg_tasks_bcast(dg_tasks_t *t, void *buf, size_t len, int root);
 dagger_status_t dg_tasks_allreduce_u64(dg_tasks_t *t, uint64_t *v, size_t n, int op);

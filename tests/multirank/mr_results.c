@@ -216,3 +216,74 @@ Test(results, result_larger_than_declared)
     cr_assert(strstr(dagger_error_detail(), expect), "detail: %s", dagger_error_detail());
     MR_OK(dagger_finalize(rt));
 }
+
+/* ---- fetch of chunks and views ---- */
+
+static double ramp(size_t i, size_t j)
+{
+    return (double)(i + 100 * j);
+}
+
+/* The box (r0..r0+m, c0..c0+k) of the 6x5 ramp, plus `add` where (i, j) is in
+ * the second box (a0.., b0.., 2x2). */
+static void expect_box(const double *got, size_t r0, size_t c0, size_t m, size_t k, double add,
+                       size_t a0, size_t b0)
+{
+    for (size_t j = 0; j < k; j++)
+        for (size_t i = 0; i < m; i++) {
+            size_t gi = r0 + i, gj = c0 + j;
+            int in = gi >= a0 && gi < a0 + 2 && gj >= b0 && gj < b0 + 2;
+            double want = ramp(gi, gj) + (in ? add : 0.0);
+            cr_assert_eq(got[i + j * m], want, "(%zu, %zu): %g, not %g", gi, gj, got[i + j * m],
+                         want);
+        }
+}
+
+/* A chunk's and a view's current bytes on every rank: after a region, inside
+ * one (updated on another rank), and the failure of its writer. */
+Test(results, fetch_chunks_and_views)
+{
+    dagger_runtime_t *rt = mr_init();
+    int n = dagger_nranks(rt), owner = 1 % n, other = n - 1;
+    dagger_codelet_t add1 = mr_reg(rt, "add1", mr_add1, 0);
+    dagger_codelet_t fail = mr_reg(rt, "fail", mr_fail, 0);
+    dagger_chunk_t c = mr_chunk2(rt, 6, 5, owner, ramp);
+    double all[30], box[12];
+    size_t len = 0;
+    MR_OK(dagger_fetch_chunk(rt, c, all, sizeof(all), &len));
+    cr_assert_eq(len, sizeof(all));
+    expect_box(all, 0, 0, 6, 5, 0, 0, 0);
+    dagger_view_t sub = dagger_view_sub(dagger_view(rt, c), (size_t[]){1, 2}, (size_t[]){4, 3});
+    MR_OK(dagger_fetch_view(rt, sub, box, sizeof(box), &len));
+    cr_assert_eq(len, sizeof(box));
+    expect_box(box, 1, 2, 4, 3, 0, 0, 0);
+    /* Inside a region: a 2x2 block updated on another rank shows at once. */
+    dagger_view_t blk = dagger_view_sub(dagger_view(rt, c), (size_t[]){2, 3}, (size_t[]){2, 2});
+    dagger_region_t *r;
+    MR_OK(dagger_region_begin(rt, NULL, &r));
+    MR_OK(mr_spawn_on(r, add1, other, 1, &DAGGER_INOUT(blk), NULL));
+    MR_OK(dagger_fetch_view(rt, sub, box, sizeof(box), NULL));
+    expect_box(box, 1, 2, 4, 3, 1.0, 2, 3);
+    MR_OK(mr_spawn_on(r, add1, other, 1, &DAGGER_INOUT(blk), NULL));
+    MR_OK(dagger_region_end(r));
+    MR_OK(dagger_fetch_chunk(rt, c, all, sizeof(all), NULL));
+    expect_box(all, 0, 0, 6, 5, 2.0, 2, 3);
+    /* Bad input: the same error everywhere. */
+    cr_assert_eq(dagger_fetch_view(rt, sub, box, 8, NULL), DAGGER_ERR_OVERFLOW);
+    dagger_view_t out = sub;
+    out.ext[0] = 9;
+    cr_assert_eq(dagger_fetch_view(rt, out, box, sizeof(box), NULL), DAGGER_ERR_BAD_VIEW);
+    cr_assert_eq(dagger_fetch_chunk(rt, (dagger_chunk_t){999}, all, sizeof(all), NULL),
+                 DAGGER_ERR_BAD_HANDLE);
+    /* A chunk whose writer failed: its error, not stale bytes. */
+    MR_OK(dagger_region_begin(rt, NULL, &r));
+    MR_OK(mr_spawn_on(r, fail, other, 1, &DAGGER_INOUT(blk), NULL));
+    char expect[64];
+    snprintf(expect, sizeof(expect), "(fail) failed on rank %d", other);
+    cr_assert_eq(dagger_fetch_chunk(rt, c, all, sizeof(all), NULL), DAGGER_ERR_TASK_FAILED);
+    cr_assert(strstr(dagger_error_detail(), expect), "%s", dagger_error_detail());
+    cr_assert_eq(dagger_region_end(r), DAGGER_ERR_TASK_FAILED);
+    cr_assert_eq(dagger_fetch_view(rt, sub, box, sizeof(box), NULL), DAGGER_ERR_TASK_FAILED);
+    cr_assert(strstr(dagger_error_detail(), expect), "%s", dagger_error_detail());
+    MR_OK(dagger_finalize(rt));
+}

@@ -1,7 +1,8 @@
 /* Task results as data (docs/regions.md, "Results as data"): a task returns a
  * 4x4 matrix, every rank fetches it, a task on another rank updates it in
- * place, and the fetch shows the update; a failed task's value is an error
- * when fetched, never stale bytes. Exits non-zero when something is wrong. */
+ * place, and the fetch shows the update; a view of a chunk is fetched inside
+ * a region; a failed task's value is an error when fetched, never stale
+ * bytes. Exits non-zero when something is wrong. */
 #include <dagger.h>
 #include <stdio.h>
 
@@ -63,6 +64,19 @@ int main(int argc, char **argv)
         bad |= c[i] != b[i] + 1.0;
     if (me == 0)
         printf("B[0] = %.6f, after add1! on rank %d: %.6f\n", b[0], other, c[0]);
+
+    /* A chunk's and a view's current bytes, inside a region, on every rank. */
+    dagger_chunk_t m;
+    dagger_chunk_create(rt, &(dagger_chunk_desc_t){.dtype = DAGGER_F64, .ndims = 1, .dims = {8},
+                                                   .owner = 0}, &m);
+    dagger_view_t tail = dagger_view_sub(dagger_view(rt, m), (size_t[]){4}, (size_t[]){4});
+    double got[4];
+    dagger_region_begin(rt, NULL, &r);
+    dagger_submit(r, cadd, 1, &DAGGER_INOUT(tail), &elsewhere, NULL, NULL);
+    dagger_fetch_view(rt, tail, got, sizeof(got), NULL); /* elements 4..7, now 1.0 */
+    dagger_region_end(r);
+    for (int i = 0; i < 4; i++)
+        bad |= got[i] != 1.0;
 
     dagger_region_begin(rt, NULL, &r);
     dagger_submit(r, cbroken, 0, NULL, &elsewhere, NULL, &f);
