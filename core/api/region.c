@@ -248,9 +248,7 @@ static dagger_status_t agree_on_status(dg_tasks_t *t)
     dagger_status_t st = dg_tasks_agree_failure(t, &first, &status, msg, sizeof(msg));
     if (st != DAGGER_OK || first == UINT64_MAX)
         return st;
-    dg_plan_stats_t ps;
-    dg_plan_get_stats(t->plan, &ps);
-    if (dg_tasks_note_failure(t, first, ps.tasks, status, msg) != DAGGER_OK)
+    if (dg_tasks_note_failure(t, first, status, msg) != DAGGER_OK)
         return dg_error(DAGGER_ERR_NO_MEMORY, "dagger_region_end: out of memory");
     return dg_error(status, "%s", msg);
 }

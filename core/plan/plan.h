@@ -250,6 +250,14 @@ dagger_status_t dg_plan_chunk_owner(const dg_plan_t *p, uint64_t id, int32_t *ow
 /* The id of the last task planned to write a live chunk or future (0: none
  * yet), so the runtime can tell whether a failed task produced its data. */
 dagger_status_t dg_plan_chunk_writer(const dg_plan_t *p, uint64_t id, uint64_t *task);
+/* Failures (the runtime learns them; the plan does not change): after a
+ * region whose tasks from `first` on are suspect, marks every live chunk such
+ * a task wrote with tag (non-zero). Later, a task that reads a marked chunk
+ * marks what it writes with the same tag; a write of a whole chunk from
+ * unmarked data (Out) clears the mark; other writes keep it. */
+void dg_plan_taint(dg_plan_t *p, uint64_t first, uint32_t tag);
+/* The mark of a live chunk (0: none). */
+dagger_status_t dg_plan_chunk_taint(const dg_plan_t *p, uint64_t id, uint32_t *tag);
 
 dagger_status_t dg_plan_region_begin(dg_plan_t *p, const dg_plan_scope_t *scope);
 /* Copies changed data home, frees or caches slots, emits REGION_END. */

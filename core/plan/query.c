@@ -28,6 +28,27 @@ dagger_status_t dg_plan_chunk_writer(const dg_plan_t *p, uint64_t id, uint64_t *
     return c ? DAGGER_OK : DAGGER_ERR_NOT_FOUND;
 }
 
+void dg_plan_taint(dg_plan_t *p, uint64_t first, uint32_t tag)
+{
+    /* Right after the region ended, a chunk written by a task >= first is one
+     * whose last writer is >= first (task ids only grow). */
+    for (uint32_t i = 0; i < p->chunks.cap; i++) {
+        dg_plan_chunk_t *c = p->chunks.keys[i] ? p->chunks.vals[i] : NULL;
+        if (c && c->writer >= first) {
+            c->taint = tag;
+            p->tainted = 1;
+        }
+    }
+}
+
+dagger_status_t dg_plan_chunk_taint(const dg_plan_t *p, uint64_t id, uint32_t *tag)
+{
+    const dg_plan_chunk_t *c = live(p, id);
+    if (c)
+        *tag = c->taint;
+    return c ? DAGGER_OK : DAGGER_ERR_NOT_FOUND;
+}
+
 dagger_status_t dg_plan_chunk_sync_home(dg_plan_t *p, uint64_t id)
 {
     DG_CHECK_ARG(p, "dg_plan_chunk_sync_home: NULL planner");

@@ -291,6 +291,27 @@ static void explicit_deps(dg_plan_t *p, const dg_plan_task_desc_t *t, int32_t ra
     }
 }
 
+/* After a failure (dg_plan_taint): what a task writes from tainted data is
+ * tainted; a write of a whole chunk from clean data (Out, nothing tainted
+ * read) cleans it; other writes leave it as it was. */
+static void spread_taint(dg_plan_t *p)
+{
+    uint32_t from = 0;
+    for (uint32_t i = 0; i < p->nacc && !from; i++)
+        if (p->acc[i].read)
+            from = p->acc[i].c->taint;
+    for (uint32_t i = 0; i < p->nacc; i++) {
+        dg_plan_acc_t *a = &p->acc[i];
+        if (!a->write)
+            continue;
+        if (from)
+            a->c->taint = from;
+        else if (a->c->taint && !a->read &&
+                 dg_plan_spans_count(&a->spans) == dg_plan_spans_count(&a->c->all))
+            a->c->taint = 0;
+    }
+}
+
 static dagger_status_t plan_task(dg_plan_t *p, uint64_t tid, const dg_plan_codelet_t *cl,
                                  const dg_plan_task_desc_t *t, dg_plan_loc_t loc, uint32_t proc,
                                  dg_plan_submitted_t *out)
@@ -334,6 +355,8 @@ static dagger_status_t plan_task(dg_plan_t *p, uint64_t tid, const dg_plan_codel
     uint64_t seq = 0;
     if (loc.rank == p->prm.my_rank)
         seq = emit_launch(p, tid, cl, t, loc, proc, future);
+    if (p->tainted)
+        spread_taint(p);
     for (uint32_t i = 0; i < p->nacc; i++)
         if (p->acc[i].write) {
             dg_plan_note_write(p, p->acc[i].c, p->acc[i].loc, &p->acc[i].spans);

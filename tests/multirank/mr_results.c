@@ -287,3 +287,58 @@ Test(results, fetch_chunks_and_views)
     cr_assert(strstr(dagger_error_detail(), expect), "%s", dagger_error_detail());
     MR_OK(dagger_finalize(rt));
 }
+
+static int sevens(dagger_task_t *t) /* Out: every element 7 */
+{
+    mr_affine(dagger_task_arg(t, 0), 0.0, 7.0);
+    return DAGGER_OK;
+}
+
+/* A chunk a failed task wrote stays an error through later regions until it
+ * is overwritten whole; data computed from it is an error too. */
+Test(results, failure_spoils_until_overwritten)
+{
+    dagger_runtime_t *rt = mr_init();
+    int n = dagger_nranks(rt), other = n - 1;
+    dagger_codelet_t add1 = mr_reg(rt, "add1", mr_add1, 0), fail = mr_reg(rt, "fail", mr_fail, 0);
+    dagger_codelet_t seven = mr_reg(rt, "sevens", sevens, 0), copy = mr_reg(rt, "copy_sum",
+                                                                           sum_value, 0);
+    dagger_codelet_t rnd = mr_reg(rt, "rand44", rand44, 16 * sizeof(double));
+    dagger_chunk_t c = mr_chunk2(rt, 6, 5, 0, ramp), d = mr_chunk2(rt, 2, 2, 0, NULL);
+    dagger_view_t top = dagger_view_sub(dagger_view(rt, c), (size_t[]){0, 0}, (size_t[]){3, 5});
+    dagger_view_t bottom = dagger_view_sub(dagger_view(rt, c), (size_t[]){3, 0}, (size_t[]){3, 5});
+    double all[30];
+    char expect[64];
+    snprintf(expect, sizeof(expect), "task 1 (fail) failed on rank %d", other);
+    dagger_region_t *r;
+    MR_OK(dagger_region_begin(rt, NULL, &r));
+    MR_OK(mr_spawn_on(r, fail, other, 1, &DAGGER_INOUT(top), NULL));
+    cr_assert_eq(dagger_region_end(r), DAGGER_ERR_TASK_FAILED);
+    /* The other half updated in a later region: the top half is still garbage. */
+    uint64_t seed = 1;
+    dagger_future_t f;
+    MR_OK(dagger_region_begin(rt, NULL, &r));
+    MR_OK(mr_spawn_on(r, add1, 0, 1, &DAGGER_INOUT(bottom), NULL));
+    MR_OK(mr_spawn_on(r, rnd, other, 1, &DAGGER_VALUE(&seed, sizeof(seed)), &f));
+    dagger_arg_t from_f[2] = {DAGGER_OUT(dagger_view(rt, d)), DAGGER_FUTURE(f)};
+    MR_OK(mr_spawn_on(r, copy, 0, 2, from_f, NULL));
+    MR_OK(dagger_region_end(r));
+    cr_assert_eq(dagger_fetch_chunk(rt, c, all, sizeof(all), NULL), DAGGER_ERR_TASK_FAILED);
+    cr_assert(strstr(dagger_error_detail(), expect), "%s", dagger_error_detail());
+    MR_OK(dagger_fetch_chunk(rt, d, all, 4 * sizeof(double), NULL)); /* clean data stays clean */
+    /* Computed from it: spoiled too. */
+    MR_OK(dagger_region_begin(rt, NULL, &r));
+    dagger_arg_t from_c[2] = {DAGGER_IN(top), DAGGER_OUT(dagger_view(rt, d))};
+    MR_OK(mr_spawn_on(r, add1, 0, 1, &DAGGER_INOUT(dagger_view(rt, d)), NULL));
+    MR_OK(dagger_submit(r, mr_reg(rt, "touch2", mr_touch, 0), 2, from_c, NULL, NULL, NULL));
+    MR_OK(dagger_region_end(r));
+    cr_assert_eq(dagger_fetch_chunk(rt, d, all, 4 * sizeof(double), NULL), DAGGER_ERR_TASK_FAILED);
+    /* Overwritten whole: good again. */
+    MR_OK(dagger_region_begin(rt, NULL, &r));
+    MR_OK(mr_spawn_on(r, seven, other, 1, &DAGGER_OUT(dagger_view(rt, c)), NULL));
+    MR_OK(dagger_region_end(r));
+    MR_OK(dagger_fetch_chunk(rt, c, all, sizeof(all), NULL));
+    for (int i = 0; i < 30; i++)
+        cr_assert_eq(all[i], 7.0);
+    MR_OK(dagger_finalize(rt));
+}

@@ -126,14 +126,16 @@ dagger_status_t dagger_region_stats(dagger_runtime_t *rt, dagger_region_stats_t 
  * its length. Outside a region, or inside one (it then waits for this rank's
  * planned work). Errors: DAGGER_ERR_BAD_HANDLE, DAGGER_ERR_OVERFLOW (cap too
  * small).
- * After a failure: when the task that last wrote the value failed, or ran
- * after the first failed task of its region (such tasks are skipped on the
- * failing rank, or may have read what it left), fetch returns that first
- * failure's status (DAGGER_ERR_TASK_FAILED, or the status the runtime gave
- * the task) on every rank, with its codelet, rank and message in the detail,
- * and leaves buf untouched; it never returns DAGGER_OK with stale bytes.
- * Values written by tasks before the failure fetch normally. Inside a region
- * the check is collective too: every rank agrees on the failures so far. */
+ * After a failure: when a failure spoiled the value (the failed task or a
+ * later task of its region wrote it: those are skipped on the failing rank,
+ * or may have read what it left; or, in a later region, a task computed it
+ * from spoiled data; until a task overwrites it whole from clean data), fetch
+ * returns that failure's status (DAGGER_ERR_TASK_FAILED, or the status the
+ * runtime gave the task, e.g. DAGGER_ERR_OVERFLOW) on every rank, with its
+ * codelet, rank and message in the detail, and leaves buf untouched; it never
+ * returns DAGGER_OK with stale bytes. Values written before the failure fetch
+ * normally. Inside a region the check is collective too: every rank agrees
+ * on the failures so far. */
 dagger_status_t dagger_fetch(dagger_runtime_t *rt, dagger_future_t f, void *buf, size_t cap,
                              size_t *len);
 
