@@ -23,6 +23,11 @@ static uint32_t scope_kinds(const dg_plan_scope_t *s)
     return s->kinds ? s->kinds : (s->nprocs || s->nparts ? DG_PLAN_KINDS_ALL : 0);
 }
 
+static const dg_plan_scope_t *with_lists(const dg_plan_scope_t *s)
+{
+    return s && (s->nranks || s->nprocs || s->nparts) ? s : NULL;
+}
+
 /* The kinds one part of a union admits: on its own, a part means what a scope
  * alone would (no kinds: CPU only, unless it names processors). */
 static uint32_t part_kinds(const dg_plan_scope_t *s)
@@ -164,6 +169,12 @@ static uint32_t listed(const dg_plan_t *p, const scopes_t *sc, int32_t r, dg_pla
 
 static int rank_ok(const dg_plan_t *p, const scopes_t *sc, int32_t r)
 {
+    if (!sc->s[0] && !sc->s[1]) { /* no scope (the common case): only the kinds count */
+        const dg_plan_prank_t *pr = &p->ranks[r];
+        return ((sc->kinds & DG_PLAN_KIND_BIT(DG_PLAN_CPU)) && pr->ncpus) ||
+               ((sc->kinds & DG_PLAN_KIND_BIT(DG_PLAN_CUDA)) && pr->ncuda) ||
+               ((sc->kinds & DG_PLAN_KIND_BIT(DG_PLAN_HIP)) && pr->nhip);
+    }
     for (int k = DG_PLAN_CPU; k <= DG_PLAN_HIP; k++) {
         int c = both_class(p, sc, r, (dg_plan_kind_t)k);
         uint32_t one;
@@ -312,8 +323,11 @@ dagger_status_t dg_plan_place(dg_plan_t *p, uint64_t task, const dg_plan_codelet
                               const dg_plan_scope_t *scope, dg_plan_loc_t *loc, uint32_t *proc,
                               char *why, size_t len)
 {
-    scopes_t sc = {{scope, p->in_region ? &p->rscope.s : NULL}, 0};
-    uint32_t a = scope_kinds(sc.s[0]), b = scope_kinds(sc.s[1]);
+    const dg_plan_scope_t *rs = p->in_region ? &p->rscope.s : NULL;
+    /* Kinds are taken here; for membership a scope without lists or parts
+     * is no restriction (so the default path skips the class tests). */
+    scopes_t sc = {{with_lists(scope), with_lists(rs)}, 0};
+    uint32_t a = scope_kinds(scope), b = scope_kinds(rs);
     uint32_t want = a && b ? a & b : (a ? a : (b ? b : DG_PLAN_KIND_BIT(DG_PLAN_CPU)));
     sc.kinds = want & cl->kinds;
     int32_t r = sc.kinds ? owner_rank(p, &sc) : -1;
@@ -344,7 +358,7 @@ dagger_status_t dg_plan_place(dg_plan_t *p, uint64_t task, const dg_plan_codelet
     }
     *loc = (dg_plan_loc_t){r, 0};
     *proc = DG_PLAN_ANY_CPU;
-    if (both_class(p, &sc, r, DG_PLAN_CPU) == SOME) {
+    if ((sc.s[0] || sc.s[1]) && both_class(p, &sc, r, DG_PLAN_CPU) == SOME) {
         /* Only named CPU threads: the task id picks one, alike everywhere. */
         uint32_t k = listed(p, &sc, r, DG_PLAN_CPU, stack, 256);
         if (k)

@@ -31,8 +31,6 @@ typedef struct dg_plan_chunk {
     uint32_t is_future;
     uint32_t touched;              /* on the region's touched list */
     uint64_t version;
-    uint64_t writer;               /* the last task that wrote it (0: none yet) */
-    uint32_t taint;                /* a failure's tag: its contents may be garbage (0: none) */
     dg_plan_geom_t g;
     dg_plan_spans_t all;           /* every element of the chunk */
     dg_plan_hist_t logical;        /* task-level accesses in this region */
@@ -41,6 +39,9 @@ typedef struct dg_plan_chunk {
     dg_plan_bufst_t *bufs;         /* this rank's buffers of the chunk */
     uint32_t nbufs, capbufs;
     struct dg_plan_chunk *tprev, *tnext;
+    /* cold: read by fetch and after failures only */
+    uint64_t writer;               /* the last task that wrote it (0: none yet) */
+    uint32_t taint;                /* a failure's tag: its contents may be garbage (0: none) */
 } dg_plan_chunk_t;
 
 typedef struct dg_plan_codelet {
