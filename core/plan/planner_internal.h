@@ -143,6 +143,26 @@ dagger_status_t dg_plan_scope_copy(dg_plan_t *p, dg_plan_scope_copy_t *dst,
                                    const dg_plan_scope_t *src);
 void dg_plan_scope_copy_release(dg_plan_t *p, dg_plan_scope_copy_t *c);
 
+/* scope_match.c: the processors a task scope and a region scope admit
+ * together, with the kinds allowed (want: the scopes'; kinds: also the
+ * codelet's implementations). */
+typedef struct dg_plan_scopes {
+    const dg_plan_scope_t *s[2];   /* task, region; NULL = no restriction by lists */
+    uint32_t kinds;
+} dg_plan_scopes_t;
+uint32_t dg_plan_scope_kinds(const dg_plan_scope_t *s);
+void dg_plan_scopes_init(dg_plan_scopes_t *sc, const dg_plan_scope_t *task,
+                         const dg_plan_scope_t *region, uint32_t impl, uint32_t *want);
+int dg_plan_scopes_proc_ok(const dg_plan_t *p, const dg_plan_scopes_t *sc, int32_t r,
+                           uint32_t local);
+int dg_plan_scopes_rank_ok(const dg_plan_t *p, const dg_plan_scopes_t *sc, int32_t r);
+/* The lowest rank with an admitted processor, or -1. */
+int32_t dg_plan_scopes_lowest_rank(const dg_plan_t *p, const dg_plan_scopes_t *sc);
+/* When the scopes admit only named CPU threads of rank r: those (sorted,
+ * without repeats, at most cap), else 0 (any thread of the rank). */
+uint32_t dg_plan_scopes_cpus(const dg_plan_t *p, const dg_plan_scopes_t *sc, int32_t r,
+                             uint32_t *out, uint32_t cap);
+
 /* place.c: fills loc and proc, or returns DAGGER_ERR_SCOPE with why[]. */
 dagger_status_t dg_plan_place(dg_plan_t *p, uint64_t task, const dg_plan_codelet_t *cl,
                               const dg_plan_scope_t *scope, dg_plan_loc_t *loc, uint32_t *proc,
