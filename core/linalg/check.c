@@ -17,13 +17,18 @@ dagger_status_t dg_la_mat(dagger_array_t *a, int ndims, const char *fn, const ch
     if (x->ndims != ndims)
         return dg_error(DAGGER_ERR_INVALID_ARG, "%s: %s has %d dimension(s); give it %d (%s)", fn,
                         name, x->ndims, ndims, ndims == 1 ? "a vector" : "a matrix");
-    *out = (dg_la_mat_t){.a = x, .vec = ndims == 1, .m = x->dims[0], .n = x->dims[1],
+    dg_la_describe(x, out);
+    return DAGGER_OK;
+}
+
+void dg_la_describe(dagger_array_t *x, dg_la_mat_t *out)
+{
+    *out = (dg_la_mat_t){.a = x, .vec = x->ndims == 1, .m = x->dims[0], .n = x->dims[1],
                          .mb = x->block[0], .nb = x->block[1], .mt = x->nb[0], .nt = x->nb[1]};
     if (out->mb > out->m)
         out->mb = out->m;
     if (out->nb > out->n)
         out->nb = out->n;
-    return DAGGER_OK;
 }
 
 dagger_status_t dg_la_same_kind(const dg_la_mat_t *a, const dg_la_mat_t *b, const char *fn,

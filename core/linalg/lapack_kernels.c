@@ -94,8 +94,15 @@ int dg_la_laswp_impl(dagger_task_t *t)
     if (!ipiv)
         return dagger_task_fail(t, "laswp: out of memory for %d pivots", kb);
     const int64_t *g = s[1].data;
-    for (int i = 0; i < kb; i++)
+    for (int i = 0; i < kb; i++) {
         ipiv[i] = (lapack_int)(g[i] - p.row0);
+        /* A failed panel leaves no pivots (and its failure is reported
+         * first): never swap with a row outside the view. */
+        if (ipiv[i] < i + 1 || ipiv[i] > (lapack_int)s[0].dims[0]) {
+            free(ipiv);
+            return dagger_task_fail(t, "laswp: no valid pivots from step %d", p.step);
+        }
+    }
     swap_rows(&s[0], ipiv, kb);
     free(ipiv);
     return DAGGER_OK;

@@ -80,6 +80,10 @@ typedef struct dg_la_mat {
 /* Checks a is a live f32/f64 array with ndims dims (1 or 2) and describes it. */
 dagger_status_t dg_la_mat(dagger_array_t *a, int ndims, const char *fn, const char *name,
                           dg_la_mat_t *out);
+/* Describes an array without checks (for the routines' own arrays). */
+void dg_la_describe(dagger_array_t *x, dg_la_mat_t *out);
+/* DAGGER_ERR_INVALID_ARG unless r is NULL: for routines that need copies. */
+dagger_status_t dg_la_no_region(dagger_region_t *r, const char *fn);
 /* Checks b has a's runtime and dtype. */
 dagger_status_t dg_la_same_kind(const dg_la_mat_t *a, const dg_la_mat_t *b, const char *fn,
                                 const char *an, const char *bn);
