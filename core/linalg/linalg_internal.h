@@ -136,6 +136,9 @@ dagger_status_t dg_la_trsm_tile(dg_la_ctx_t *r, const dg_la_par_t *par, dagger_v
 dagger_status_t dg_la_trsm_dag(dg_la_ctx_t *r, const dg_la_par_t *par, const dg_la_mat_t *A,
                                const dg_la_mat_t *B);
 
+/* Checks that T was made by dagger_linalg_qr_t_create for A (geqrf.c). */
+dagger_status_t dg_la_check_t(const dg_la_mat_t *a, const dg_la_mat_t *t, const char *fn);
+
 /* ---- work copies with other blocks ---- */
 
 /* A matrix with the blocks a routine needs: the user's array itself when it
