@@ -9,34 +9,6 @@
 #include "core/log.h"
 #include "core/status_internal.h"
 #include "transport/coll_internal.h"
-#include "transport/wire.h"
-
-void dg_coll_hdr_encode(const dg_coll_hdr_t *h, void *buf)
-{
-    dg_wire_cursor_t c = dg_wire_cursor(buf, DG_COLL_HDR_LEN);
-    dg_wire_put_u64(&c, h->seq);
-    dg_wire_put_u8(&c, h->phase);
-    dg_wire_put_u16(&c, h->fail);
-    dg_wire_put_u8(&c, h->sig.kind);
-    dg_wire_put_u8(&c, h->sig.op);
-    dg_wire_put_u8(&c, h->sig.type);
-    dg_wire_put_u32(&c, (uint32_t)h->sig.root);
-    dg_wire_put_u64(&c, h->sig.size);
-}
-
-int dg_coll_hdr_decode(const void *buf, size_t len, dg_coll_hdr_t *h)
-{
-    dg_wire_cursor_t c = dg_wire_cursor(buf, len);
-    h->seq = dg_wire_get_u64(&c);
-    h->phase = dg_wire_get_u8(&c);
-    h->fail = dg_wire_get_u16(&c);
-    h->sig.kind = dg_wire_get_u8(&c);
-    h->sig.op = dg_wire_get_u8(&c);
-    h->sig.type = dg_wire_get_u8(&c);
-    h->sig.root = (int32_t)dg_wire_get_u32(&c);
-    h->sig.size = dg_wire_get_u64(&c);
-    return c.bad || c.left || h->phase > DG_COLL_DOWN ? -1 : 0;
-}
 
 void dg_coll_msg_free(dg_coll_msg_t *m)
 {

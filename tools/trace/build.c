@@ -114,7 +114,7 @@ void tr_finish_load(tr_trace_t *tr)
     work_span(tr);
 }
 
-static void init_rank(tr_rank_t *rk)
+void tr_rank_init(tr_rank_t *rk)
 {
     tr_vec_init(&rk->idle, sizeof(tr_span_t));
     tr_vec_init(&rk->copies, sizeof(tr_span_t));
@@ -125,24 +125,17 @@ static void init_rank(tr_rank_t *rk)
     tr_vec_init(&rk->hangs, sizeof(tr_hang_t));
 }
 
-int tr_load(tr_trace_t *tr, const char *dir)
+void tr_load_begin(tr_trace_t *tr, const char *dir)
 {
     memset(tr, 0, sizeof(*tr));
     tr->dir = tr_strdup(dir);
-    size_t n = strlen(dir) + 32;
-    char *meta = tr_alloc(n);
-    snprintf(meta, n, "%s/%s", dir, DG_TRF_META_NAME);
     tr_vec_init(&tr->deps, sizeof(uint64_t));
     tr_vec_init(&tr->xfers, sizeof(tr_xfer_t));
     tr_vec_init(&tr->codelets, sizeof(tr_codelet_t));
-    int rc = tr_read_meta(tr, meta);
-    free(meta);
-    for (int r = 0; !rc && r < tr->nranks; r++) {
-        init_rank(&tr->ranks[r]);
-        rc = tr_read_rank(tr, r, tr->ranks[r].path);
-    }
-    if (rc)
-        return -1;
+}
+
+int tr_load_events(tr_trace_t *tr)
+{
     tr->origin = INT64_MAX;
     for (int r = 0; r < tr->nranks; r++) {
         const dg_trf_header_t *h = &tr->ranks[r].hdr;
@@ -150,12 +143,26 @@ int tr_load(tr_trace_t *tr, const char *dir)
         if (s < tr->origin)
             tr->origin = s;
     }
+    int rc = 0;
     for (int r = 0; !rc && r < tr->nranks; r++)
         rc = tr_parse_rank(tr, r);
     if (rc)
         return -1;
     tr_finish_load(tr);
     return 0;
+}
+
+int tr_load(tr_trace_t *tr, const char *dir)
+{
+    tr_load_begin(tr, dir);
+    size_t n = strlen(dir) + 32;
+    char *meta = tr_alloc(n);
+    snprintf(meta, n, "%s/%s", dir, DG_TRF_META_NAME);
+    int rc = tr_read_meta(tr, meta);
+    free(meta);
+    for (int r = 0; !rc && r < tr->nranks; r++)
+        rc = tr_read_rank(tr, r, tr->ranks[r].path);
+    return rc ? -1 : tr_load_events(tr);
 }
 
 static void free_hang(tr_hang_t *h)

@@ -142,7 +142,20 @@ int tr_read_file(tr_trace_t *tr, const char *path, unsigned char **data, size_t 
 /* Reads a rank file and checks its header; tr_parse_rank then reads its
  * events (once tr->origin is known from every header). */
 int tr_read_rank(tr_trace_t *tr, int rank, const char *path);
+/* The same for the size bytes of a rank file already in memory (malloc'ed;
+ * tr takes them); tests/fuzz feeds its inputs here. */
+int tr_take_rank(tr_trace_t *tr, int rank, const char *path, unsigned char *data, size_t size);
 int tr_parse_rank(tr_trace_t *tr, int rank);
+/* tr_load in steps, for inputs that are not files: tr_load_begin empties tr
+ * for dir; then job.meta (tr_read_meta or tr_parse_meta) and every rank's
+ * header (tr_read_rank or tr_take_rank); tr_load_events reads the events.
+ * tr_free frees tr after any step. */
+void tr_load_begin(tr_trace_t *tr, const char *dir);
+int tr_load_events(tr_trace_t *tr);
+/* job.meta's len bytes of text (text[len] must be NUL; lines are cut in
+ * place). */
+int tr_parse_meta(tr_trace_t *tr, const char *path, char *text, size_t len);
+void tr_rank_init(tr_rank_t *rk);
 tr_task_t *tr_task_slot(tr_trace_t *tr, uint64_t id);
 tr_xfer_t *tr_xfer_slot(tr_trace_t *tr, uint64_t tag);
 void tr_finish_load(tr_trace_t *tr);

@@ -411,9 +411,18 @@ static int read_blocks(tr_reader_t *rd, unsigned char *data, size_t size)
 
 int tr_read_rank(tr_trace_t *tr, int rank, const char *path)
 {
-    tr_rank_t *rk = &tr->ranks[rank];
-    if (tr_read_file(tr, path, &rk->raw, &rk->raw_size))
+    unsigned char *data;
+    size_t size;
+    if (tr_read_file(tr, path, &data, &size))
         return -1;
+    return tr_take_rank(tr, rank, path, data, size);
+}
+
+int tr_take_rank(tr_trace_t *tr, int rank, const char *path, unsigned char *data, size_t size)
+{
+    tr_rank_t *rk = &tr->ranks[rank];
+    rk->raw = data;
+    rk->raw_size = size;
     return check_header(tr, rank, path, rk->raw, rk->raw_size);
 }
 
