@@ -85,6 +85,7 @@ typedef enum dg_arr_cl {
     DG_ARR_CL_COMBINE,     /* two partial results into one */
     DG_ARR_CL_PACK,        /* a halo piece into a padded buffer */
     DG_ARR_CL_SWEEP,       /* stencil expressions over one block */
+    DG_ARR_CL_EXTEND,      /* affine boundary ghosts inside a padded buffer */
     DG_ARR_CL_COUNT
 } dg_arr_cl_t;
 
@@ -100,6 +101,7 @@ int dg_arr_partial_impl(dagger_task_t *t);
 int dg_arr_combine_impl(dagger_task_t *t);
 int dg_arr_pack_impl(dagger_task_t *t);
 int dg_arr_sweep_impl(dagger_task_t *t);
+int dg_arr_extend_impl(dagger_task_t *t);
 
 /* 1 when a slot's elements are one contiguous run in column-major order
  * (a whole chunk, or full leading dimensions), so it can be walked as one line. */

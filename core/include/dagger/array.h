@@ -297,15 +297,27 @@ dagger_status_t dagger_array_dot(dagger_region_t *r, dagger_array_t *a, dagger_a
  *   PAD               a constant:            p p | a b c d | p p
  *   REFLECT_SYMMETRIC mirrored, edge kept:   b a | a b c d | d c
  *   REFLECT_MIRROR    mirrored about the edge element: c b | a b c d | c b
- * Where a window leaves the array along several dimensions, each dimension
- * is resolved on its own; an element that lies in a PAD region of any
- * dimension gets the pad value of the lowest such dimension. */
+ *   ANTIREFLECT_SYMMETRIC  odd reflection, edge kept: 2a-b a | a b c d | d 2d-c
+ *   ANTIREFLECT_MIRROR     odd reflection about the edge element:
+ *                          2a-c 2a-b | a b c d | 2d-c 2d-b
+ *   LINEAR_EXTRAPOLATE     the line through the two edge elements:
+ *                          a-2(b-a) a-(b-a) | a b c d | d+(d-c) d+2(d-c)
+ * (the last three: ghost = 2*edge - mirror image, and edge + j*(edge slope);
+ * computed in the array's type, integers wrapping around). Where a window
+ * leaves the array along several dimensions, each dimension is resolved on
+ * its own, as if the array were padded one dimension after the other (for
+ * the index kinds this is the same as resolving each index alone); an
+ * element that lies in a PAD region of any dimension gets the pad value of
+ * the lowest such dimension. */
 typedef enum dagger_boundary_kind {
     DAGGER_BC_WRAP = 1,
     DAGGER_BC_CLAMP = 2,
     DAGGER_BC_PAD = 3,
     DAGGER_BC_REFLECT_SYMMETRIC = 4,
-    DAGGER_BC_REFLECT_MIRROR = 5
+    DAGGER_BC_REFLECT_MIRROR = 5,
+    DAGGER_BC_ANTIREFLECT_SYMMETRIC = 6,
+    DAGGER_BC_ANTIREFLECT_MIRROR = 7,
+    DAGGER_BC_LINEAR_EXTRAPOLATE = 8
 } dagger_boundary_kind_t;
 
 typedef struct dagger_boundary {
