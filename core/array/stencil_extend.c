@@ -115,38 +115,17 @@ static void ghost_f(dagger_dtype_t t, char *e, ptrdiff_t step, uint32_t kind, ui
     dg_arr_store(t, e + (ptrdiff_t)j * step * (ptrdiff_t)es, v);
 }
 
-static uint64_t load_u(dagger_dtype_t t, const char *p)
-{
-    if (t == DAGGER_I32) {
-        int32_t v;
-        memcpy(&v, p, sizeof(v));
-        return (uint64_t)(int64_t)v;
-    }
-    uint64_t v;
-    memcpy(&v, p, sizeof(v));
-    return v;
-}
-
-static void store_u(dagger_dtype_t t, char *p, uint64_t v)
-{
-    if (t == DAGGER_I32) {
-        uint32_t w = (uint32_t)v; /* two's complement: the low 32 bits */
-        memcpy(p, &w, sizeof(w));
-    } else
-        memcpy(p, &v, sizeof(v));
-}
-
 static void ghost_i(dagger_dtype_t t, char *e, ptrdiff_t step, uint32_t kind, uint32_t j)
 {
     ptrdiff_t es = (ptrdiff_t)dagger_dtype_size(t);
-    uint64_t edge = load_u(t, e), v;
+    uint64_t edge = dg_arr_load_u(t, e), v;
     if (kind == DAGGER_BC_LINEAR_EXTRAPOLATE)
-        v = edge + (uint64_t)j * (edge - load_u(t, e - step * es));
+        v = edge + (uint64_t)j * (edge - dg_arr_load_u(t, e - step * es));
     else {
         ptrdiff_t m = kind == DAGGER_BC_ANTIREFLECT_MIRROR ? (ptrdiff_t)j : (ptrdiff_t)j - 1;
-        v = 2 * edge - load_u(t, e - m * step * es);
+        v = 2 * edge - dg_arr_load_u(t, e - m * step * es);
     }
-    store_u(t, e + (ptrdiff_t)j * step * es, v);
+    dg_arr_store_u(t, e + (ptrdiff_t)j * step * es, v);
 }
 
 int dg_arr_extend_impl(dagger_task_t *t)

@@ -278,11 +278,32 @@ typedef enum dagger_array_reduction {
     DAGGER_ARRAY_SUM = 1,
     DAGGER_ARRAY_MIN = 2,
     DAGGER_ARRAY_MAX = 3,
-    DAGGER_ARRAY_NORM2 = 4   /* sqrt of the sum of squares (no scaling: may overflow) */
+    DAGGER_ARRAY_NORM2 = 4   /* sqrt of the sum of squares, overflow- and underflow-safe:
+                                squares of huge (> 2^486) and tiny (< 2^-511) elements are
+                                summed scaled by powers of two, as LAPACK's dnrm2 (Blue's
+                                algorithm); without such elements the result is the plain
+                                square root of the plain sum, bit for bit */
 } dagger_array_reduction_t;
 
 dagger_status_t dagger_array_reduce(dagger_region_t *r, dagger_array_reduction_t op,
                                     dagger_array_t *a, dagger_future_t *out);
+
+/* Reduces a along dimension dim (0 .. ndims-1) into out, which has a's
+ * dims except extent 1 along dim (the dimension is kept, so out lines up
+ * with a: sum over dim 1 of an m x n matrix is m x 1), and a's dtype; its
+ * blocks and distribution are free. Element values: SUM, MIN, MAX as for
+ * dagger_array_reduce (f32 accumulates in double within a block and is
+ * stored in f32 between blocks; integer sums wrap around); NORM2 (f32/f64
+ * arrays only) overflow-safe within a block and combined between blocks
+ * with hypot. Blocks of a are combined in block order along dim, so the
+ * result does not depend on the number of ranks. Each block's partial
+ * result is computed on the rank that owns the block: only the output
+ * (one element thick along dim) moves.
+ * Errors: DAGGER_ERR_BAD_HANDLE, DAGGER_ERR_INVALID_ARG (dim out of range,
+ * out of the wrong shape, unknown op), DAGGER_ERR_DTYPE (out's dtype is
+ * not a's, NORM2 of an integer array). */
+dagger_status_t dagger_array_reduce_dim(dagger_region_t *r, dagger_array_reduction_t op,
+                                        dagger_array_t *a, int dim, dagger_array_t *out);
 
 /* sum(a .* b) over arrays of the same dims and dtype. */
 dagger_status_t dagger_array_dot(dagger_region_t *r, dagger_array_t *a, dagger_array_t *b,
