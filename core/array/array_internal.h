@@ -85,6 +85,11 @@ typedef enum dg_arr_cl {
     DG_ARR_CL_COMBINE,     /* two partial results into one */
     DG_ARR_CL_PACK,        /* a halo piece into a padded buffer */
     DG_ARR_CL_SWEEP,       /* stencil expressions over one block */
+    DG_ARR_CL_EXTEND,      /* affine boundary ghosts inside a padded buffer */
+    DG_ARR_CL_NRM2_PARTIAL, /* a tile's scaled sums of squares (24 bytes) */
+    DG_ARR_CL_NRM2_COMBINE, /* two of them into one */
+    DG_ARR_CL_NRM2_FINISH,  /* the norm from the last one (8 bytes) */
+    DG_ARR_CL_REDDIM,      /* a block's reduction along one dimension into the output */
     DG_ARR_CL_COUNT
 } dg_arr_cl_t;
 
@@ -100,10 +105,20 @@ int dg_arr_partial_impl(dagger_task_t *t);
 int dg_arr_combine_impl(dagger_task_t *t);
 int dg_arr_pack_impl(dagger_task_t *t);
 int dg_arr_sweep_impl(dagger_task_t *t);
+int dg_arr_extend_impl(dagger_task_t *t);
+int dg_arr_nrm2_partial_impl(dagger_task_t *t);
+int dg_arr_nrm2_combine_impl(dagger_task_t *t);
+int dg_arr_nrm2_finish_impl(dagger_task_t *t);
+int dg_arr_reddim_impl(dagger_task_t *t);
 
 /* 1 when a slot's elements are one contiguous run in column-major order
  * (a whole chunk, or full leading dimensions), so it can be walked as one line. */
 int dg_arr_slot_dense(const dagger_slot_t *s);
+
+/* Walks the lines (dimension 0; a dense slot is one line) of x and,
+ * alongside, of y (the same dims; x itself when there is no second). */
+typedef void (*dg_arr_line_fn)(size_t n, const char *px, const char *py, void *ctx);
+void dg_arr_for_lines(const dagger_slot_t *x, const dagger_slot_t *y, dg_arr_line_fn fn, void *ctx);
 
 /* Reads a by-value parameter block into p (value bytes need not be aligned).
  * Returns 0 when argument i is a value of exactly len bytes. */
@@ -130,5 +145,9 @@ void *dg_arr_bound(uint64_t key);
 
 double dg_arr_load(dagger_dtype_t t, const void *p);
 void dg_arr_store(dagger_dtype_t t, void *p, double v);
+/* Integer elements (i32/i64) as 64 bits, for arithmetic that wraps around:
+ * computed unsigned, stored as the low bits (two's complement). */
+uint64_t dg_arr_load_u(dagger_dtype_t t, const void *p);
+void dg_arr_store_u(dagger_dtype_t t, void *p, uint64_t v);
 
 #endif

@@ -408,14 +408,21 @@ dagger_status_t dagger_stencil_destroy(dagger_stencil_t *s)
 
 /* ------------------------------------------------------------ run */
 
+typedef struct st_codelets {
+    dagger_codelet_t pack, extend, sweep;
+} st_codelets_t;
+
 static dagger_status_t submit_phase(dagger_region_t *r, const dagger_stencil_t *s,
-                                    const dg_st_phase_t *ph, dagger_codelet_t pack,
-                                    dagger_codelet_t sweep, unsigned char *scratch)
+                                    const dg_st_phase_t *ph, const st_codelets_t *cl,
+                                    unsigned char *scratch)
 {
     dagger_status_t st = DAGGER_OK;
     for (int i = 0; i < ph->nops && st == DAGGER_OK; i++)
-        if (ph->ops[i].pack >= 0)
-            st = dg_st_submit_packs(r, pack, s, &s->packs[ph->ops[i].pack]);
+        if (ph->ops[i].pack >= 0) {
+            st = dg_st_submit_packs(r, cl->pack, s, &s->packs[ph->ops[i].pack]);
+            if (st == DAGGER_OK)
+                st = dg_st_submit_extends(r, cl->extend, s, &s->packs[ph->ops[i].pack]);
+        }
     memcpy(scratch, ph->tmpl, ph->tmpl_len);
     for (size_t b = 0; b < s->shape->nblocks && st == DAGGER_OK; b++) {
         dg_st_sweep_hdr_t h;
@@ -433,7 +440,7 @@ static dagger_status_t submit_phase(dagger_region_t *r, const dagger_stencil_t *
                                      .view = dagger_view(s->rt, c)};
         }
         args[ph->nops] = DAGGER_VALUE(scratch, ph->tmpl_len);
-        st = dagger_submit(r, sweep, ph->nops + 1, args, NULL, NULL, NULL);
+        st = dagger_submit(r, cl->sweep, ph->nops + 1, args, NULL, NULL, NULL);
     }
     return st;
 }
@@ -452,15 +459,17 @@ static dagger_status_t check_alive(const dagger_stencil_t *s)
 
 static dagger_status_t submit_all(dagger_region_t *r, const dagger_stencil_t *s)
 {
-    dagger_codelet_t pack, sweep;
-    dagger_status_t st = dg_arr_codelet(s->rt, DG_ARR_CL_PACK, &pack);
+    st_codelets_t cl;
+    dagger_status_t st = dg_arr_codelet(s->rt, DG_ARR_CL_PACK, &cl.pack);
     if (st == DAGGER_OK)
-        st = dg_arr_codelet(s->rt, DG_ARR_CL_SWEEP, &sweep);
+        st = dg_arr_codelet(s->rt, DG_ARR_CL_EXTEND, &cl.extend);
+    if (st == DAGGER_OK)
+        st = dg_arr_codelet(s->rt, DG_ARR_CL_SWEEP, &cl.sweep);
     for (int f = 0; f < s->nphases && st == DAGGER_OK; f++) {
         unsigned char *scratch = malloc(s->phases[f].tmpl_len);
         if (!scratch)
             return dg_error(DAGGER_ERR_NO_MEMORY, "dagger_stencil_run: out of memory");
-        st = submit_phase(r, s, &s->phases[f], pack, sweep, scratch);
+        st = submit_phase(r, s, &s->phases[f], &cl, scratch);
         free(scratch);
     }
     return st;

@@ -278,11 +278,32 @@ typedef enum dagger_array_reduction {
     DAGGER_ARRAY_SUM = 1,
     DAGGER_ARRAY_MIN = 2,
     DAGGER_ARRAY_MAX = 3,
-    DAGGER_ARRAY_NORM2 = 4   /* sqrt of the sum of squares (no scaling: may overflow) */
+    DAGGER_ARRAY_NORM2 = 4   /* sqrt of the sum of squares, overflow- and underflow-safe:
+                                squares of huge (> 2^486) and tiny (< 2^-511) elements are
+                                summed scaled by powers of two, as LAPACK's dnrm2 (Blue's
+                                algorithm); without such elements the result is the plain
+                                square root of the plain sum, bit for bit */
 } dagger_array_reduction_t;
 
 dagger_status_t dagger_array_reduce(dagger_region_t *r, dagger_array_reduction_t op,
                                     dagger_array_t *a, dagger_future_t *out);
+
+/* Reduces a along dimension dim (0 .. ndims-1) into out, which has a's
+ * dims except extent 1 along dim (the dimension is kept, so out lines up
+ * with a: sum over dim 1 of an m x n matrix is m x 1), and a's dtype; its
+ * blocks and distribution are free. Element values: SUM, MIN, MAX as for
+ * dagger_array_reduce (f32 accumulates in double within a block and is
+ * stored in f32 between blocks; integer sums wrap around); NORM2 (f32/f64
+ * arrays only) overflow-safe within a block and combined between blocks
+ * with hypot. Blocks of a are combined in block order along dim, so the
+ * result does not depend on the number of ranks. Each block's partial
+ * result is computed on the rank that owns the block: only the output
+ * (one element thick along dim) moves.
+ * Errors: DAGGER_ERR_BAD_HANDLE, DAGGER_ERR_INVALID_ARG (dim out of range,
+ * out of the wrong shape, unknown op), DAGGER_ERR_DTYPE (out's dtype is
+ * not a's, NORM2 of an integer array). */
+dagger_status_t dagger_array_reduce_dim(dagger_region_t *r, dagger_array_reduction_t op,
+                                        dagger_array_t *a, int dim, dagger_array_t *out);
 
 /* sum(a .* b) over arrays of the same dims and dtype. */
 dagger_status_t dagger_array_dot(dagger_region_t *r, dagger_array_t *a, dagger_array_t *b,
@@ -297,15 +318,27 @@ dagger_status_t dagger_array_dot(dagger_region_t *r, dagger_array_t *a, dagger_a
  *   PAD               a constant:            p p | a b c d | p p
  *   REFLECT_SYMMETRIC mirrored, edge kept:   b a | a b c d | d c
  *   REFLECT_MIRROR    mirrored about the edge element: c b | a b c d | c b
- * Where a window leaves the array along several dimensions, each dimension
- * is resolved on its own; an element that lies in a PAD region of any
- * dimension gets the pad value of the lowest such dimension. */
+ *   ANTIREFLECT_SYMMETRIC  odd reflection, edge kept: 2a-b a | a b c d | d 2d-c
+ *   ANTIREFLECT_MIRROR     odd reflection about the edge element:
+ *                          2a-c 2a-b | a b c d | 2d-c 2d-b
+ *   LINEAR_EXTRAPOLATE     the line through the two edge elements:
+ *                          a-2(b-a) a-(b-a) | a b c d | d+(d-c) d+2(d-c)
+ * (the last three: ghost = 2*edge - mirror image, and edge + j*(edge slope);
+ * computed in the array's type, integers wrapping around). Where a window
+ * leaves the array along several dimensions, each dimension is resolved on
+ * its own, as if the array were padded one dimension after the other (for
+ * the index kinds this is the same as resolving each index alone); an
+ * element that lies in a PAD region of any dimension gets the pad value of
+ * the lowest such dimension. */
 typedef enum dagger_boundary_kind {
     DAGGER_BC_WRAP = 1,
     DAGGER_BC_CLAMP = 2,
     DAGGER_BC_PAD = 3,
     DAGGER_BC_REFLECT_SYMMETRIC = 4,
-    DAGGER_BC_REFLECT_MIRROR = 5
+    DAGGER_BC_REFLECT_MIRROR = 5,
+    DAGGER_BC_ANTIREFLECT_SYMMETRIC = 6,
+    DAGGER_BC_ANTIREFLECT_MIRROR = 7,
+    DAGGER_BC_LINEAR_EXTRAPOLATE = 8
 } dagger_boundary_kind_t;
 
 typedef struct dagger_boundary {

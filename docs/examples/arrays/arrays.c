@@ -1,0 +1,96 @@
+/* arrays: the examples of docs/arrays.md for boundary conditions,
+ * reductions along a dimension, views and allocating stencils, checked.
+ *
+ *   ./example_arrays                          (a singleton)
+ *   tools/dagger-run -n 2 ./example_arrays    (any launcher)
+ *
+ * Exits 0 only when every check holds. */
+#include <dagger.h>
+#include <dagger/array.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+/* A failed call ends the program with the runtime's explanation. */
+static void check(dagger_status_t st, const char *call)
+{
+    if (st == DAGGER_OK)
+        return;
+    fprintf(stderr, "%s failed: %s: %s\n", call, dagger_strerror(st), dagger_error_detail());
+    exit(1);
+}
+#define CHECK(call) check((call), #call)
+
+static int failures;
+
+static void expect(int ok, const char *what)
+{
+    if (!ok) {
+        fprintf(stderr, "wrong: %s\n", what);
+        failures++;
+    }
+}
+
+/* A ramp continued past both edges: with LinearExtrapolate (or the odd
+ * mirror) the window sums of a linear function are exact. */
+static void affine_boundaries(dagger_runtime_t *rt)
+{
+    dagger_array_desc_t d = {.dtype = DAGGER_F64, .ndims = 1, .dims = {10}, .block = {4}};
+    double ramp[10], sum[10];
+    for (int i = 0; i < 10; i++)
+        ramp[i] = 3.0 * i + 1;
+    dagger_array_t *x, *y;
+    CHECK(dagger_array_from_host(rt, &d, ramp, &x));
+    CHECK(dagger_array_zeros(rt, &d, &y));
+    dagger_stencil_expr_t e = {.out = y, .kernel = DAGGER_STENCIL_SUM, .nin = 1};
+    e.in[0] = (dagger_stencil_input_t){.array = x, .dist = {2},
+                                       .bc = {{DAGGER_BC_LINEAR_EXTRAPOLATE, 0}}};
+    CHECK(dagger_stencil_apply(rt, 1, &e));
+    CHECK(dagger_array_collect(y, sum));
+    for (int i = 0; i < 10; i++)
+        expect(sum[i] == 5 * ramp[i], "LinearExtrapolate continues a ramp");
+    CHECK(dagger_array_destroy(x));
+    CHECK(dagger_array_destroy(y));
+}
+
+/* Row sums and column norms of a matrix with one huge column: the norm
+ * of values near DBL_MAX does not overflow. */
+static void reduce_along_dims(dagger_runtime_t *rt)
+{
+    enum { M = 6, N = 5 };
+    double v[M * N], rows[M], cols[N];
+    for (int j = 0; j < N; j++)
+        for (int i = 0; i < M; i++)
+            v[i + M * j] = j == 4 ? 1e300 : i + 10.0 * j;
+    dagger_array_desc_t d = {.dtype = DAGGER_F64, .ndims = 2, .dims = {M, N}, .block = {4, 2}};
+    dagger_array_desc_t rd = d, cd = d;
+    rd.dims[1] = 1;
+    cd.dims[0] = 1;
+    dagger_array_t *x, *r, *c;
+    CHECK(dagger_array_from_host(rt, &d, v, &x));
+    CHECK(dagger_array_zeros(rt, &rd, &r));
+    CHECK(dagger_array_zeros(rt, &cd, &c));
+    CHECK(dagger_array_reduce_dim(NULL, DAGGER_ARRAY_SUM, x, 1, r));
+    CHECK(dagger_array_reduce_dim(NULL, DAGGER_ARRAY_NORM2, x, 0, c));
+    CHECK(dagger_array_collect(r, rows));
+    CHECK(dagger_array_collect(c, cols));
+    for (int i = 0; i < M; i++)
+        expect(fabs(rows[i] - (4 * i + 60.0 + 1e300)) <= 1e-15 * 1e300, "row sum");
+    expect(fabs(cols[4] - 1e300 * sqrt(6.0)) <= 1e-15 * cols[4], "norm near DBL_MAX");
+    expect(cols[0] == sqrt(0.0 + 1 + 4 + 9 + 16 + 25), "ordinary norm");
+    CHECK(dagger_array_destroy(x));
+    CHECK(dagger_array_destroy(r));
+    CHECK(dagger_array_destroy(c));
+}
+
+int main(int argc, char **argv)
+{
+    dagger_runtime_t *rt;
+    CHECK(dagger_init(&argc, &argv, NULL, &rt));
+    affine_boundaries(rt);
+    reduce_along_dims(rt);
+    if (dagger_rank(rt) == 0)
+        printf("arrays example: %s\n", failures ? "FAILED" : "ok");
+    CHECK(dagger_finalize(rt));
+    return failures ? 1 : 0;
+}
