@@ -25,6 +25,9 @@ dagger_status_t dagger_fetch(dagger_runtime_t *rt, dagger_future_t f, void *buf,
      * rank's planned work (every rank does, so waits never cross). */
     if (t->region)
         dg_exec_wait_all(t->exec);
+    dagger_status_t st = dg_tasks_data_status(t, f.id, "dagger_fetch", "future");
+    if (st != DAGGER_OK)
+        return st;
     if (owner == t->rank) {
         dg_buf_entry_t *e = dg_bufs_find(&t->exec->bufs, f.id, 0);
         if (e)
@@ -32,7 +35,7 @@ dagger_status_t dagger_fetch(dagger_runtime_t *rt, dagger_future_t f, void *buf,
         else
             memset(buf, 0, size);
     }
-    dagger_status_t st = dg_tasks_bcast(t, buf, size, owner);
+    st = dg_tasks_bcast(t, buf, size, owner);
     if (st == DAGGER_OK && len)
         *len = size;
     return st;

@@ -125,6 +125,7 @@ void dg_tasks_destroy(dg_tasks_t *t)
     dg_plan_destroy(t->plan);
     free(t->rank_descs);
     free(t->futures);
+    dg_tasks_fail_log_free(t);
     free(t);
 }
 

@@ -33,13 +33,23 @@ static void run_copy(dg_exec_t *ex, dg_xop_t *op)
     }
 }
 
+static int after_failure(dg_exec_t *ex, uint64_t task)
+{
+    pthread_mutex_lock(&ex->fail_lock);
+    int later = task > ex->fail_task || ex->fail_task >= UINT64_MAX - 1; /* or not a task */
+    pthread_mutex_unlock(&ex->fail_lock);
+    return later;
+}
+
 static void run_launch(dg_exec_t *ex, dg_xop_t *op, int worker)
 {
     dg_xlaunch_t *l = &op->u.launch;
-    /* After a failure on this rank, later tasks of the region are skipped:
-     * their inputs may be garbage. Transfers still run, so every rank's plan
-     * completes and the region ends with the first error everywhere. */
-    if (atomic_load_explicit(&ex->failed, memory_order_relaxed))
+    /* After a failure on this rank, later tasks of the region (by task id,
+     * not by when they start) are skipped: their inputs may be garbage.
+     * Earlier ones still run, so their results stay valid (fetch relies on
+     * it). Transfers still run, so every rank's plan completes and the
+     * region ends with the first error everywhere. */
+    if (atomic_load_explicit(&ex->failed, memory_order_relaxed) && after_failure(ex, l->task))
         return;
     const dg_exec_codelet_t *cl = dg_exec_codelet(ex, l->codelet);
     if (!cl || !cl->cpu) {
@@ -141,6 +151,15 @@ uint64_t dagger_task_seq(dagger_task_t *t)
 int dagger_task_rank(dagger_task_t *t)
 {
     return t ? t->ex->rank : -1;
+}
+
+int dagger_task_proc(dagger_task_t *t)
+{
+    uint32_t id;
+    if (!t || t->worker < 0 || t->worker >= t->ex->nworkers ||
+        dg_plan_proc_id(t->ex->plan, t->ex->rank, DG_PLAN_CPU, (uint32_t)t->worker, &id) != DAGGER_OK)
+        return -1; /* the submitting thread, helping while it waits */
+    return (int)id;
 }
 
 void *dagger_task_stream(dagger_task_t *t)

@@ -33,14 +33,21 @@ typedef struct dg_plan_rank_desc {
 
 /* ---- scopes ---- */
 
-/* A conjunction of filters; an empty list means "no restriction". */
+/* A conjunction of filters; an empty list means "no restriction". With
+ * parts, a processor must also be admitted by at least one part (a union):
+ * each part is a conjunction of its own lists and kinds, where kinds 0 means
+ * CPU only unless the part names processors (what the part would mean as a
+ * scope alone). Parts have no parts of their own. */
 typedef struct dg_plan_scope {
     const int32_t *ranks;
     uint32_t nranks;
     uint32_t kinds;                /* DG_PLAN_KIND_BIT mask; 0 = default (CPU only) */
     const uint32_t *procs;         /* exact processors (global ids) */
     uint32_t nprocs;
+    const struct dg_plan_scope *parts; /* the union, at most DG_PLAN_MAX_PARTS */
+    uint32_t nparts;
 } dg_plan_scope_t;
+#define DG_PLAN_MAX_PARTS 64
 
 /* ---- codelets ---- */
 
@@ -237,6 +244,9 @@ dagger_status_t dg_plan_chunk_free(dg_plan_t *p, uint64_t id);
 const dg_plan_geom_t *dg_plan_chunk_geom(const dg_plan_t *p, uint64_t id);
 /* The owning rank of a live chunk (query.c). DAGGER_ERR_NOT_FOUND otherwise. */
 dagger_status_t dg_plan_chunk_owner(const dg_plan_t *p, uint64_t id, int32_t *owner);
+/* The id of the last task planned to write a live chunk or future (0: none
+ * yet), so the runtime can tell whether a failed task produced its data. */
+dagger_status_t dg_plan_chunk_writer(const dg_plan_t *p, uint64_t id, uint64_t *task);
 
 dagger_status_t dg_plan_region_begin(dg_plan_t *p, const dg_plan_scope_t *scope);
 /* Copies changed data home, frees or caches slots, emits REGION_END. */

@@ -146,15 +146,16 @@ static dagger_status_t validate(dg_plan_t *p, uint64_t tid, const dg_plan_codele
         snprintf(why, WHY, "%u dependencies but the array is NULL", t->ndeps);
         return DAGGER_ERR_INVALID_ARG;
     }
-    if (dg_plan_scope_check(p, t->scope, why, WHY))
-        return DAGGER_ERR_INVALID_ARG;
+    dagger_status_t st = dg_plan_scope_check(p, t->scope, why, WHY);
+    if (st != DAGGER_OK)
+        return st;
     if (grow_acc(p, t->nargs + 1)) {
         snprintf(why, WHY, "out of memory");
         return DAGGER_ERR_NO_MEMORY;
     }
     p->nacc = 0;
     for (uint32_t i = 0; i < t->nargs; i++) {
-        dagger_status_t st = check_arg(p, cl, i, &t->args[i], why);
+        st = check_arg(p, cl, i, &t->args[i], why);
         if (st != DAGGER_OK) {
             *bad_arg = i;
             return st;
@@ -319,6 +320,7 @@ static dagger_status_t plan_task(dg_plan_t *p, uint64_t tid, const dg_plan_codel
         if (p->acc[i].write) {
             dg_plan_note_write(p, p->acc[i].c, p->acc[i].loc, &p->acc[i].spans);
             p->acc[i].c->version++;
+            p->acc[i].c->writer = tid;
         }
     p->ring[tid & (p->ring_cap - 1)] = (dg_plan_taskrec_t){tid, seq, loc.rank};
     p->st.tasks++;

@@ -23,18 +23,39 @@ typedef struct dagger_region dagger_region_t;
 
 /* Where tasks may run. Zero-initialised = anywhere on CPUs. Fields combine
  * (all must hold): kinds restricts processor kinds (GPU kinds only when set
- * here), ranks/nranks a set of ranks, proc an exact processor (global id from
- * dagger_procs(); -1 or 0-initialised `has_proc` = none). */
+ * here), ranks/nranks a set of ranks, procs/nprocs a set of exact processors
+ * (global ids from dagger_procs(); has_proc/proc adds one more), and parts a
+ * union: the task may run only on a processor that at least one part admits.
+ * Each part is a scope of its own (ranks, kinds, procs; no parts inside
+ * parts) and means what it would mean alone: kinds 0 in a part is CPU only,
+ * unless the part names exact processors. So "rank 0's CPUs or rank 1's GPU"
+ * is a union of {ranks {0}} and {ranks {1}, kinds CUDA}. A union opts into
+ * the kinds its parts name. At most 64 parts, and 1024 ranks and processors
+ * listed in all. A region's scope and a task's scope both apply (a processor
+ * must satisfy both), and placement is owner-computes among what remains.
+ * A scope nothing satisfies (or naming a rank or processor that does not
+ * exist) is DAGGER_ERR_SCOPE on every rank. */
 typedef struct dagger_scope {
     uint32_t kinds;          /* mask of dagger_proc_kind_t; 0 = CPU */
     const int *ranks;        /* NULL = all ranks */
     int nranks;
-    int has_proc;            /* 1: run exactly on processor `proc` */
+    int has_proc;            /* 1: run exactly on processor `proc` (as procs = {proc}) */
     int proc;
+    const int *procs;        /* exact processors: any of these; NULL = no restriction */
+    int nprocs;
+    const struct dagger_scope *parts; /* a union of scopes; NULL = none */
+    int nparts;
 } dagger_scope_t;
 
 /* A scope of one rank, for immediate use: &DAGGER_SCOPE_RANK(1). */
 #define DAGGER_SCOPE_RANK(r) ((dagger_scope_t){.ranks = (const int[]){(r)}, .nranks = 1})
+/* Exactly one processor (a global id from dagger_procs()). */
+#define DAGGER_SCOPE_PROC(id) ((dagger_scope_t){.procs = (const int[]){(id)}, .nprocs = 1})
+/* A union of scopes: &DAGGER_SCOPE_UNION(DAGGER_SCOPE_RANK(0), DAGGER_SCOPE_PROC(q)). */
+#define DAGGER_SCOPE_UNION(...)                                                          \
+    ((dagger_scope_t){.parts = (const dagger_scope_t[]){__VA_ARGS__},                    \
+                      .nparts = (int)(sizeof((const dagger_scope_t[]){__VA_ARGS__}) /   \
+                                      sizeof(dagger_scope_t))})
 
 /* The global processor table (identical on every rank, sorted by rank, kind,
  * index). */
@@ -50,7 +71,9 @@ int dagger_procs(dagger_runtime_t *rt, dagger_proc_info_t *procs, int cap);
 
 /* Opens a region. scope may be NULL (anywhere on CPUs). One region at a time
  * per runtime. Errors: DAGGER_ERR_STATE (a region is already open),
- * DAGGER_ERR_SCOPE (the scope names no processor). */
+ * DAGGER_ERR_SCOPE (no processor satisfies the scope, or it names a rank or
+ * processor that does not exist; the detail says which), the same on every
+ * rank. */
 dagger_status_t dagger_region_begin(dagger_runtime_t *rt, const dagger_scope_t *scope,
                                     dagger_region_t **out);
 
@@ -98,8 +121,17 @@ typedef struct dagger_region_stats {
 dagger_status_t dagger_region_stats(dagger_runtime_t *rt, dagger_region_stats_t *out);
 
 /* Collective: the value of a future, the same bytes on every rank. *len gets
- * its length. Outside a region, or inside one (it then waits for the task).
- * Errors: DAGGER_ERR_BAD_HANDLE, DAGGER_ERR_OVERFLOW (cap too small). */
+ * its length. Outside a region, or inside one (it then waits for this rank's
+ * planned work). Errors: DAGGER_ERR_BAD_HANDLE, DAGGER_ERR_OVERFLOW (cap too
+ * small).
+ * After a failure: when the task that last wrote the value failed, or ran
+ * after the first failed task of its region (such tasks are skipped on the
+ * failing rank, or may have read what it left), fetch returns that first
+ * failure's status (DAGGER_ERR_TASK_FAILED, or the status the runtime gave
+ * the task) on every rank, with its codelet, rank and message in the detail,
+ * and leaves buf untouched; it never returns DAGGER_OK with stale bytes.
+ * Values written by tasks before the failure fetch normally. Inside a region
+ * the check is collective too: every rank agrees on the failures so far. */
 dagger_status_t dagger_fetch(dagger_runtime_t *rt, dagger_future_t f, void *buf, size_t cap,
                              size_t *len);
 
