@@ -139,10 +139,13 @@ dagger_status_t dagger_init(int *argc, char ***argv, const dagger_params_t *para
     (void)argc;
     (void)argv;
     DG_CHECK_ARG(out, "dagger_init: the runtime output pointer is NULL");
+    *out = NULL;
     DG_CHECK_ARG(!params || params->num_threads >= 0,
                  "dagger_init: num_threads is %d; use 0 for the default or a positive count",
                  params ? params->num_threads : 0);
-    *out = NULL;
+    if (dg_handle_count(DG_HANDLE_RUNTIME))
+        return dg_error(DAGGER_ERR_STATE, "dagger_init: this process already has a live runtime "
+                        "(one per process); use it, or dagger_finalize it first");
     dagger_runtime_t *rt = calloc(1, sizeof(*rt));
     if (!rt)
         return dg_error(DAGGER_ERR_NO_MEMORY, "dagger_init: out of memory");

@@ -45,7 +45,7 @@ dagger_status_t dagger_region_begin(dagger_runtime_t *rt, const dagger_scope_t *
         snprintf(why, sizeof(why), "%s", dagger_error_detail());
         return dg_error(st, "dagger_region_begin: %s", why);
     }
-    if (dg_handle_add(r)) {
+    if (dg_handle_add_kind(r, DG_HANDLE_REGION)) {
         free(r);
         return dg_error(DAGGER_ERR_NO_MEMORY, "dagger_region_begin: too many live handles");
     }
@@ -65,7 +65,7 @@ dagger_status_t dagger_region_begin(dagger_runtime_t *rt, const dagger_scope_t *
 
 static dg_tasks_t *region_tasks(dagger_region_t *r, const char *fn)
 {
-    if (!dg_handle_live(r) || !r->tasks || r->tasks->region != r) {
+    if (!dg_handle_live_kind(r, DG_HANDLE_REGION) || !r->tasks || r->tasks->region != r) {
         dg_error(DAGGER_ERR_BAD_HANDLE, "%s: not an open region (NULL, or already ended)", fn);
         return NULL;
     }

@@ -140,6 +140,7 @@ dagger_status_t dagger_array_dot(dagger_region_t *r, dagger_array_t *a, dagger_a
                                  dagger_future_t *out)
 {
     dg_arr_red_t p = {.kind = DG_RED_DOT};
-    DG_CHECK_ARG(b, "dagger_array_dot: NULL second array");
+    if (!dg_arr_get(b, "dagger_array_dot"))
+        return DAGGER_ERR_BAD_HANDLE;
     return reduce(r, a, b, p, out, "dagger_array_dot");
 }

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/api/tasks.h"
 #include "core/array/stencil_internal.h"
 #include "core/status_internal.h"
 
@@ -357,8 +358,12 @@ dagger_status_t dagger_stencil_create(dagger_runtime_t *rt, int nexpr,
 {
     DG_CHECK_ARG(out, "%s: NULL output", fn_create);
     *out = NULL;
-    if (dagger_nranks(rt) < 1)
-        return dg_error(DAGGER_ERR_BAD_HANDLE, "%s: not a live runtime handle", fn_create);
+    dg_tasks_t *t = dg_tasks_get(rt, fn_create);
+    if (!t)
+        return DAGGER_ERR_BAD_HANDLE;
+    if (t->region) /* its padded buffers are chunks, created between regions */
+        return dg_error(DAGGER_ERR_STATE, "%s: a region is open; prepare stencils before "
+                        "dagger_region_begin (dagger_stencil_run may then run inside it)", fn_create);
     DG_CHECK_ARG(nexpr >= 1 && exprs, "%s: %d expressions (at least 1, non-NULL)", fn_create, nexpr);
     const dagger_array_t *shape = dg_arr_get(exprs[0].out, fn_create);
     if (!shape)

@@ -114,12 +114,13 @@ int dagger_task_nargs(dagger_task_t *t)
 dagger_status_t dagger_task_return(dagger_task_t *t, const void *value, size_t len)
 {
     DG_CHECK_ARG(t, "dagger_task_return: NULL task");
+    DG_CHECK_ARG(value || !len, "dagger_task_return: %zu bytes at NULL", len);
     const dg_xlaunch_t *l = &t->op->u.launch;
     if (!l->ret)
         return dg_error(DAGGER_ERR_STATE, "dagger_task_return: codelet %s declares no return value "
                         "(set return_size in its description)",
                         dg_exec_codelet(t->ex, l->codelet)->name);
-    if (len > l->ret_size || (len && !value))
+    if (len > l->ret_size)
         return dg_error(DAGGER_ERR_OVERFLOW, "dagger_task_return: %zu bytes for a return_size of %u",
                         len, l->ret_size);
     memcpy(l->ret, value, len);

@@ -54,8 +54,11 @@ typedef struct dagger_codelet {
 /* Registers a codelet (collective: every rank registers the same codelets).
  * Registering the same name again with the same description returns the same
  * codelet. Errors: DAGGER_ERR_INVALID_ARG (no name, no implementation,
- * return_size > DAGGER_MAX_RETURN), DAGGER_ERR_EXISTS (same name, different
- * description), DAGGER_ERR_TYPE_CONFLICT (two names with the same hash). */
+ * return_size > DAGGER_MAX_RETURN, a name of 64 characters or more, nargs
+ * below 0 or above DAGGER_MAX_ARGS, an unknown dtype in arg_dtypes, desc or
+ * out NULL), DAGGER_ERR_BAD_HANDLE (rt), DAGGER_ERR_EXISTS (same name,
+ * different description), DAGGER_ERR_TYPE_CONFLICT (two names with the same
+ * hash). */
 dagger_status_t dagger_codelet_register(dagger_runtime_t *rt, const dagger_codelet_desc_t *desc,
                                         dagger_codelet_t *out);
 
@@ -109,7 +112,10 @@ typedef struct dagger_slot {
 dagger_slot_t dagger_task_arg(dagger_task_t *t, int i);
 int dagger_task_nargs(dagger_task_t *t);
 
-/* Sets the task's return value (len <= the codelet's return_size). */
+/* Sets the task's return value (len <= the codelet's return_size).
+ * Errors: DAGGER_ERR_INVALID_ARG (t NULL, value NULL with len > 0),
+ * DAGGER_ERR_STATE (the codelet declares no return value),
+ * DAGGER_ERR_OVERFLOW (len > return_size). */
 dagger_status_t dagger_task_return(dagger_task_t *t, const void *value, size_t len);
 
 /* Marks the task failed with a message; returns DAGGER_ERR_TASK_FAILED so an
@@ -117,7 +123,8 @@ dagger_status_t dagger_task_return(dagger_task_t *t, const void *value, size_t l
  * region then ends with that error on every rank. */
 int dagger_task_fail(dagger_task_t *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* The task's sequence number in its region, its rank and processor. */
+/* The task's sequence number (the one dagger_submit gave; 0 for a NULL t)
+ * and its rank (-1 for a NULL t). */
 uint64_t dagger_task_seq(dagger_task_t *t);
 int dagger_task_rank(dagger_task_t *t);
 /* The global id (as dagger_procs() lists it) of the CPU thread running the
@@ -126,7 +133,8 @@ int dagger_task_rank(dagger_task_t *t);
  * tasks that any CPU thread of the rank may run, never with exact ones). */
 int dagger_task_proc(dagger_task_t *t);
 
-/* For GPU implementations: the device stream (cudaStream_t / hipStream_t). */
+/* For GPU implementations: the device stream (cudaStream_t / hipStream_t);
+ * NULL for a CPU task or a NULL t. */
 void *dagger_task_stream(dagger_task_t *t);
 
 #ifdef __cplusplus
