@@ -72,8 +72,7 @@ dagger_status_t dagger_chunk_create(dagger_runtime_t *rt, const dagger_chunk_des
         t->default_owner++;
     if (d.owner == t->rank) {
         const dg_plan_geom_t *g = dg_plan_chunk_geom(t->plan, id);
-        void *ptr;
-        st = dg_bufs_alloc(&t->exec->bufs, id, 0, (size_t)(g->extent * g->elsize), 1, 1, &ptr);
+        st = dg_exec_alloc(t->exec, id, 0, (size_t)(g->extent * g->elsize), 1);
         if (st != DAGGER_OK) {
             dg_plan_chunk_free(t->plan, id);
             return st;

@@ -2,6 +2,7 @@
 #include "core/exec/exec.h"
 
 #include <errno.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -12,6 +13,7 @@
 #include "core/log.h"
 #include "core/status_internal.h"
 #include "core/trace/trace.h"
+#include "devices/space_actor.h"
 
 /* Trivial ops (ALLOC, FREE, REGION_END) finish on the thread that readies
  * them; a thread-local list keeps chains of them from recursing. */
@@ -61,8 +63,12 @@ dagger_status_t dg_exec_create(const dg_exec_params_t *p, dg_exec_t **out)
     pthread_cond_init(&ex->wait_cond, NULL);
     pthread_mutex_init(&ex->fail_lock, NULL);
     dagger_status_t st = dg_bufs_init(&ex->bufs, p->pool_limit);
+    if (st == DAGGER_OK)
+        st = dg_exec_msgs_register(ex);
     if (st == DAGGER_OK && p->tx)
         st = dg_xfer_create(ex, p->tx, &ex->xfer);
+    if (st == DAGGER_OK)
+        st = dg_host_space_start(ex);
     if (st != DAGGER_OK) {
         dg_exec_destroy(ex);
         return st;
@@ -257,12 +263,6 @@ static void wake_one(dg_exec_t *ex, int worker)
         dg_act_system_wake(ex->actors, worker);
 }
 
-static void run_trivial(dg_exec_t *ex, dg_xop_t *op)
-{
-    if (op->kind == DG_PLAN_OP_FREE)
-        dg_bufs_release(&ex->bufs, op->free_space, op->u.free_ptr, op->free_bytes);
-    dg_exec_finish(ex, op);
-}
 
 static void ready(dg_exec_t *ex, dg_xop_t *op)
 {
@@ -281,20 +281,22 @@ static void ready(dg_exec_t *ex, dg_xop_t *op)
         return;
     }
     case DG_PLAN_OP_COPY:
-        op->ready_order = atomic_fetch_add_explicit(&ex->ready_counter, 1, memory_order_relaxed);
-        if (dg_readyq_push(&ex->shared, op)) {
-            dg_exec_fail(ex, UINT64_MAX, DAGGER_ERR_NO_MEMORY, "ready queue: out of memory");
-            dg_exec_finish(ex, op);
-            return;
-        }
-        wake_one(ex, -1);
+        dg_exec_post_op(ex, ex->msg.copy, op->u.copy.dst_space ? op->u.copy.dst_space
+                                                               : op->u.copy.src_space, op);
         return;
     case DG_PLAN_OP_SEND:
-        dg_xfer_send(ex->xfer, op);
+        dg_exec_post_op(ex, ex->msg.send, 0, op);
         return;
     case DG_PLAN_OP_RECV:
-        dg_xfer_recv(ex->xfer, op);
+        dg_exec_post_op(ex, ex->msg.recv, 0, op);
         return;
+    case DG_PLAN_OP_FREE:
+        if (op->u.free_ptr) {
+            dg_exec_post_op(ex, ex->msg.free, op->free_space, op);
+            return;
+        }
+        /* nothing to release (the buffer never existed): trivial */
+        /* fall through */
     default:
         op->link = tl_trivial;
         tl_trivial = op;
@@ -304,7 +306,7 @@ static void ready(dg_exec_t *ex, dg_xop_t *op)
         while (tl_trivial) {
             dg_xop_t *t = tl_trivial;
             tl_trivial = t->link;
-            run_trivial(ex, t);
+            dg_exec_finish(ex, t);
         }
         tl_draining = 0;
         return;
@@ -471,16 +473,41 @@ static int emit_copy(dg_exec_t *ex, dg_xop_t *op, const dg_plan_op_t *p)
     return 0;
 }
 
+dagger_status_t dg_exec_alloc(dg_exec_t *ex, uint64_t chunk, uint32_t space, size_t bytes,
+                              int home)
+{
+    if (space >= DG_MAX_SPACES || !dagger_actor_addr_valid(ex->space_actor[space]))
+        return dg_error(DAGGER_ERR_UNSUPPORTED, "memory space %u does not exist on this rank",
+                        space);
+    dg_mem_reply_t r = {.ptr = NULL};
+    dg_mem_alloc_msg_t m = {chunk, bytes, space, home, &r};
+    dg_act_post_t p = {.to = ex->space_actor[space], .type = ex->msg.alloc, .payload = &m,
+                       .size = sizeof(m), .what = "allocation"};
+    int direct;
+    dagger_status_t st = dg_act_post(ex->actors, &p, &direct);
+    if (st != DAGGER_OK)
+        return st;
+    while (!atomic_load_explicit(&r.done, memory_order_acquire))
+        sched_yield(); /* another thread runs the actor's turn: it handles ours next */
+    if (r.status != DAGGER_OK)
+        return dg_error(r.status, "chunk %llu: %s", (unsigned long long)chunk, r.detail);
+    st = dg_bufs_insert(&ex->bufs, chunk, space, home, r.ptr, dg_bufs_block_size(bytes));
+    /* No room in the table (out of memory): the block goes straight back
+     * rather than through a FREE that will never come. */
+    if (st != DAGGER_OK)
+        dg_bufs_release(&ex->bufs, space, r.ptr, dg_bufs_block_size(bytes));
+    return st;
+}
+
 static int emit_mem(dg_exec_t *ex, dg_xop_t *op, const dg_plan_op_t *p)
 {
     const dg_plan_buf_t b = p->u.mem.buf;
     if (p->kind == DG_PLAN_OP_ALLOC) {
         if (dg_bufs_find(&ex->bufs, b.chunk, b.space))
             return 0; /* the home storage made at creation */
-        void *ptr;
         ex->n_slots += !p->u.mem.home;
-        return dg_bufs_alloc(&ex->bufs, b.chunk, b.space, (size_t)p->u.mem.bytes, p->u.mem.home,
-                             p->u.mem.home, &ptr) == DAGGER_OK ? 0 : -1;
+        return dg_exec_alloc(ex, b.chunk, b.space, (size_t)p->u.mem.bytes, p->u.mem.home) ==
+               DAGGER_OK ? 0 : -1;
     }
     op->u.free_ptr = dg_bufs_remove(&ex->bufs, b.chunk, b.space, &op->free_bytes);
     op->free_space = b.space;

@@ -1,5 +1,6 @@
-/* Running ready work on a CPU worker: tasks (the codelet's implementation,
- * with its arguments resolved to memory) and copies between buffers. */
+/* Running ready tasks on a CPU worker: the codelet's implementation, with
+ * its arguments resolved to memory. (Copies between buffers are the
+ * memory-space actors' work: devices/host/host_space.c.) */
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -15,23 +16,6 @@ struct dagger_task {
     int worker;
     int failed;
 };
-
-static void run_copy(dg_exec_t *ex, dg_xop_t *op)
-{
-    const dg_xcopy_t *c = &op->u.copy;
-    if (!c->src || !c->dst)
-        return;
-    for (uint32_t i = 0; i < c->nspans; i++) {
-        size_t off = (size_t)c->spans[i].begin * c->elsize;
-        size_t len = (size_t)(c->spans[i].end - c->spans[i].begin) * c->elsize;
-        dagger_status_t st = dg_bufs_copy(&ex->bufs, c->dst_space, c->dst + off, c->src_space,
-                                          c->src + off, len);
-        if (st != DAGGER_OK) {
-            dg_exec_fail(ex, UINT64_MAX - 1, st, "a copy between memory spaces failed");
-            return;
-        }
-    }
-}
 
 static int after_failure(dg_exec_t *ex, uint64_t task)
 {
@@ -74,10 +58,7 @@ static void run_launch(dg_exec_t *ex, dg_xop_t *op, int worker)
 void dg_exec_run(dg_exec_t *ex, dg_xop_t *op, int worker)
 {
     uint64_t tr0 = DG_TRACE_ON() ? dg_trace_run_begin(op, worker) : 0;
-    if (op->kind == DG_PLAN_OP_COPY)
-        run_copy(ex, op);
-    else
-        run_launch(ex, op, worker);
+    run_launch(ex, op, worker);
     if (DG_TRACE_ON())
         dg_trace_run_end(ex, op, worker, tr0);
     dg_exec_finish(ex, op);
