@@ -3,9 +3,9 @@
 
 #include <signal.h>
 #include <stdio.h>
-#include <unistd.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "core/exec/exec.h"
 #include "core/log.h"
