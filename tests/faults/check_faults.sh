@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Jobs that go wrong must end (fault_prog.c is the job):
 #   check_faults.sh LAUNCHER PROG CASE WORKDIR
-#   hang_ends        a divergent job with short DAGGER_HANG_TIMEOUT / DAGGER_HANG_EXIT
+#   hang_ends        a divergent job with DAGGER_HANG_TIMEOUT=1 DAGGER_HANG_EXIT=3
 #                    prints its hang dump, then ends by itself: status 124 and
 #                    DAGGER_ERR_HANG naming what a rank waited for
 #   launcher_killed  the launcher is killed (-9) while the job hangs: the ranks,
@@ -53,7 +53,9 @@ ranks_gone() { ! running $(rank_pids); }
 
 case "$case" in
   hang_ends)
-    DAGGER_HANG_TIMEOUT=0.5 DAGGER_HANG_EXIT=1 "$launcher" -n 2 "$prog" "$dir" hang \
+    # Limits well above a start-up lag between the ranks: a rank also ends after waiting
+    # that long in a collective, and the start-up barrier is one.
+    DAGGER_HANG_TIMEOUT=1 DAGGER_HANG_EXIT=3 "$launcher" -n 2 "$prog" "$dir" hang \
       >"$dir/out" 2>&1 &
     job=$!
     wait_for 120 job_over || fail "the hung job did not end within 120 s"
