@@ -4,6 +4,7 @@
  * so messages of a collective a peer already started simply wait here. */
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "core/common.h"
 #include "core/log.h"
@@ -90,7 +91,13 @@ dagger_status_t dg_coll_take(dg_coll_t *c, uint64_t seq, int phase, int src, dg_
 {
     dg_coll_want_t w = {c, seq, phase, src, NULL};
     *out = NULL;
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    atomic_store(&c->wait_seq, seq);
+    atomic_store(&c->wait_src, src);
+    atomic_store(&c->wait_since_ms, (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000 + 1);
     dagger_status_t st = dg_tx_wait(c->tx, take_if_ready, &w, 0);
+    atomic_store(&c->wait_since_ms, 0);
     if (st != DAGGER_OK)
         return st;
     if (w.found->status != DAGGER_OK) {
@@ -127,6 +134,18 @@ void dg_coll_destroy(dg_tx_t *tx)
     pthread_mutex_destroy(&c->lock);
     free(c);
     tx->coll = NULL;
+}
+
+int dg_coll_waiting(const dg_tx_t *tx, unsigned long long *seq, int *src, double *since)
+{
+    dg_coll_t *c = tx ? tx->coll : NULL;
+    long long ms = c ? atomic_load(&c->wait_since_ms) : 0;
+    if (!ms)
+        return 0;
+    *seq = (unsigned long long)atomic_load(&c->wait_seq);
+    *src = atomic_load(&c->wait_src);
+    *since = (double)ms * 1e-3;
+    return 1;
 }
 
 unsigned long long dg_coll_count(const dg_tx_t *tx)

@@ -176,7 +176,8 @@ dagger_status_t dagger_submit(dagger_region_t *r, dagger_codelet_t cl, int nargs
         dg_plan_stats_t ps;
         dg_plan_get_stats(t->plan, &ps);
         dg_check_point_t cp = {.kind = DG_CHECK_TASK, .codelet = cl.id, .task = ps.tasks + 1};
-        cp.hash = hash_submission(dg_plan_hash(t->plan), &d);
+        cp.hash = hash_submission(dg_hash_u64(dg_plan_hash(t->plan),
+                                              dg_plan_codelet_hash(t->plan, cl.id)), &d);
         st = dg_tasks_check(t, &cp);
         if (st == DAGGER_ERR_DIVERGENCE) {
             r->diverged = 1;

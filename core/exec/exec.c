@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -43,6 +44,7 @@ dagger_status_t dg_exec_create(const dg_exec_params_t *p, dg_exec_t **out)
     ex->tx = p->tx;
     ex->plan = p->plan;
     ex->hang_timeout = p->hang_timeout;
+    ex->hang_exit = p->hang_exit;
     ex->nworkers = dg_act_system_num_workers(p->actors);
     uint64_t n = pow2_at_least(p->window ? p->window : 16384);
     ex->mask = n - 1;
@@ -632,6 +634,29 @@ static const char *kind_name(dg_plan_op_kind_t k)
     return "?";
 }
 
+void dg_exec_describe_op(const dg_exec_t *ex, const dg_xop_t *op, char *buf, size_t cap)
+{
+    int32_t pending = atomic_load(&((dg_xop_t *)op)->pending);
+    if (op->kind == DG_PLAN_OP_SEND || op->kind == DG_PLAN_OP_RECV) {
+        snprintf(buf, cap, "op %llu %s tag %llx (region %llu, transfer %llu) %s rank %d, "
+                 "chunk %llu, %llu bytes, waiting for %d earlier ops",
+                 (unsigned long long)op->seq, kind_name(op->kind),
+                 (unsigned long long)op->u.xfer.tag, (unsigned long long)(op->u.xfer.tag >> 32),
+                 (unsigned long long)(op->u.xfer.tag & 0xffffffffu),
+                 op->kind == DG_PLAN_OP_SEND ? "to" : "from", op->u.xfer.peer,
+                 (unsigned long long)op->u.xfer.chunk, (unsigned long long)op->u.xfer.bytes,
+                 pending);
+    } else if (op->kind == DG_PLAN_OP_LAUNCH) {
+        const dg_exec_codelet_t *cl = dg_exec_codelet(ex, op->u.launch.codelet);
+        snprintf(buf, cap, "op %llu launch of task %llu (%s), waiting for %d earlier ops",
+                 (unsigned long long)op->seq, (unsigned long long)op->u.launch.task,
+                 cl ? cl->name : "?", pending);
+    } else {
+        snprintf(buf, cap, "op %llu %s, waiting for %d earlier ops", (unsigned long long)op->seq,
+                 kind_name(op->kind), pending);
+    }
+}
+
 void dg_exec_dump(dg_exec_t *ex, const char *why)
 {
     if (DG_TRACE_ON())
@@ -645,25 +670,9 @@ void dg_exec_dump(dg_exec_t *ex, const char *why)
         if (!op->seq || atomic_load(&op->retired))
             continue;
         shown++;
-        int32_t pending = atomic_load(&op->pending);
-        if (op->kind == DG_PLAN_OP_SEND || op->kind == DG_PLAN_OP_RECV)
-            dg_log(DG_LOG_ERROR, "  op %llu %s tag %llx (region %llu, transfer %llu) %s rank %d, "
-                   "chunk %llu, %llu bytes, waiting for %d earlier ops",
-                   (unsigned long long)op->seq, kind_name(op->kind),
-                   (unsigned long long)op->u.xfer.tag, (unsigned long long)(op->u.xfer.tag >> 32),
-                   (unsigned long long)(op->u.xfer.tag & 0xffffffffu),
-                   op->kind == DG_PLAN_OP_SEND ? "to" : "from", op->u.xfer.peer,
-                   (unsigned long long)op->u.xfer.chunk, (unsigned long long)op->u.xfer.bytes,
-                   pending);
-        else if (op->kind == DG_PLAN_OP_LAUNCH)
-            dg_log(DG_LOG_ERROR, "  op %llu launch of task %llu (%s), waiting for %d earlier ops",
-                   (unsigned long long)op->seq, (unsigned long long)op->u.launch.task,
-                   dg_exec_codelet(ex, op->u.launch.codelet)
-                       ? dg_exec_codelet(ex, op->u.launch.codelet)->name : "?",
-                   pending);
-        else
-            dg_log(DG_LOG_ERROR, "  op %llu %s, waiting for %d earlier ops",
-                   (unsigned long long)op->seq, kind_name(op->kind), pending);
+        char line[512];
+        dg_exec_describe_op(ex, op, line, sizeof(line));
+        dg_log(DG_LOG_ERROR, "  %s", line);
     }
     if (ex->xfer)
         dg_xfer_dump(ex->xfer);

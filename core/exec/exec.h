@@ -43,6 +43,7 @@ typedef struct dg_exec_params {
     uint32_t window;                  /* ops in flight; rounded up to a power of two */
     size_t pool_limit;                /* bytes of released buffers kept for reuse */
     double hang_timeout;              /* seconds; 0 = off */
+    double hang_exit;                 /* seconds more, then the rank exits; 0 = never */
 } dg_exec_params_t;
 
 typedef struct dg_exec dg_exec_t;
@@ -57,7 +58,7 @@ struct dg_exec {
     struct dg_act_system *actors;
     struct dg_tx *tx;
     const dg_plan_t *plan;
-    double hang_timeout;
+    double hang_timeout, hang_exit;
 
     /* the ring of ops in flight */
     dg_xop_t *ring;
@@ -130,6 +131,8 @@ void dg_exec_finish(dg_exec_t *ex, dg_xop_t *op);
 
 /* Prints what this rank waits for (the watchdog: hangs, SIGUSR1). */
 void dg_exec_dump(dg_exec_t *ex, const char *why);
+/* One unfinished op in words ("recv tag ... from rank 1, ..."), into buf. */
+void dg_exec_describe_op(const dg_exec_t *ex, const dg_xop_t *op, char *buf, size_t cap);
 
 /* Runs a ready LAUNCH op on the calling worker (run.c). */
 void dg_exec_run(dg_exec_t *ex, dg_xop_t *op, int worker);

@@ -161,11 +161,19 @@ dagger_status_t dagger_fetch(dagger_runtime_t *rt, dagger_future_t f, void *buf,
  * (rt, or a future no task returned, or one already freed). */
 dagger_status_t dagger_future_free(dagger_runtime_t *rt, dagger_future_t f);
 
-/* Uniformity checking: with on = 1, every submission and region end compares
- * the planning inputs across ranks; a divergence returns DAGGER_ERR_DIVERGENCE
- * on every rank naming the first divergent task and the ranks that disagree,
- * instead of a hang or a wrong result. Collective. Also DAGGER_CHECK_UNIFORMITY=1.
- * Errors: DAGGER_ERR_BAD_HANDLE (rt). */
+/* Uniformity checking: with on = 1, every submission, chunk creation and
+ * free, region begin and end compares the planning inputs across ranks; a
+ * divergence returns DAGGER_ERR_DIVERGENCE on every rank naming the first
+ * divergent task and the ranks that disagree, instead of a hang or a wrong
+ * result. Also DAGGER_CHECK_UNIFORMITY=1. The order in which ranks register
+ * codelets is not an input (names identify them); their descriptions are,
+ * checked with each task that uses one.
+ * Collective: every rank passes the same value. Ranks that pass different
+ * values get DAGGER_ERR_DIVERGENCE naming who passed what, and checking stays
+ * as it was on every rank. Turning checking on when the ranks already planned
+ * different things while it was off switches it on and returns
+ * DAGGER_ERR_DIVERGENCE saying so (every later check would fail).
+ * Errors: DAGGER_ERR_BAD_HANDLE (rt), DAGGER_ERR_DIVERGENCE (as above). */
 dagger_status_t dagger_check_uniformity(dagger_runtime_t *rt, int on);
 
 /* Collective: checks that bytes are identical on every rank (only while
