@@ -50,9 +50,7 @@ dagger_status_t dg_exec_create(const dg_exec_params_t *p, dg_exec_t **out)
     ex->mask = n - 1;
     ex->ring = calloc(n, sizeof(*ex->ring));
     ex->own = calloc((size_t)ex->nworkers, sizeof(*ex->own));
-    ex->ncodelet_slots = 256;
-    ex->codelets = calloc(ex->ncodelet_slots, sizeof(*ex->codelets));
-    if (!ex->ring || !ex->own || !ex->codelets || dg_readyq_init(&ex->shared, n)) {
+    if (dg_exec_codelets_init(ex) || !ex->ring || !ex->own || dg_readyq_init(&ex->shared, n)) {
         dg_exec_destroy(ex);
         return dg_error(DAGGER_ERR_NO_MEMORY, "executor: out of memory");
     }
@@ -106,55 +104,8 @@ void dg_exec_destroy(dg_exec_t *ex)
         dg_readyq_cleanup(&ex->shared);
     free(ex->own);
     free(ex->ring);
-    free(ex->codelets);
+    dg_exec_codelets_cleanup(ex);
     free(ex);
-}
-
-/* ------------------------------------------------------------ codelets */
-
-dagger_status_t dg_exec_codelet_add(dg_exec_t *ex, uint32_t id, const char *name,
-                                    dagger_impl_fn cpu, dagger_impl_fn cuda, dagger_impl_fn hip)
-{
-    size_t used = 0;
-    for (size_t i = 0; i < ex->ncodelet_slots; i++)
-        used += ex->codelets[i].id != 0;
-    if ((used + 1) * 2 > ex->ncodelet_slots) {
-        size_t ncap = ex->ncodelet_slots * 2;
-        dg_exec_codelet_t *nc = calloc(ncap, sizeof(*nc));
-        if (!nc)
-            return dg_error(DAGGER_ERR_NO_MEMORY, "codelet table: out of memory");
-        for (size_t i = 0; i < ex->ncodelet_slots; i++) {
-            if (!ex->codelets[i].id)
-                continue;
-            size_t j = ex->codelets[i].id & (ncap - 1);
-            while (nc[j].id)
-                j = (j + 1) & (ncap - 1);
-            nc[j] = ex->codelets[i];
-        }
-        free(ex->codelets);
-        ex->codelets = nc;
-        ex->ncodelet_slots = ncap;
-    }
-    size_t j = id & (ex->ncodelet_slots - 1);
-    while (ex->codelets[j].id && ex->codelets[j].id != id)
-        j = (j + 1) & (ex->ncodelet_slots - 1);
-    dg_exec_codelet_t *c = &ex->codelets[j];
-    c->id = id;
-    snprintf(c->name, sizeof(c->name), "%s", name);
-    c->cpu = cpu;
-    c->cuda = cuda;
-    c->hip = hip;
-    return DAGGER_OK;
-}
-
-const dg_exec_codelet_t *dg_exec_codelet(const dg_exec_t *ex, uint32_t id)
-{
-    for (size_t j = id & (ex->ncodelet_slots - 1);; j = (j + 1) & (ex->ncodelet_slots - 1)) {
-        if (ex->codelets[j].id == id)
-            return &ex->codelets[j];
-        if (!ex->codelets[j].id)
-            return NULL;
-    }
 }
 
 /* ------------------------------------------------------------ outcome */

@@ -30,10 +30,18 @@ struct dg_tx;
 struct dg_xfer;
 
 typedef struct dg_exec_codelet {
-    uint32_t id;                      /* 0: empty */
+    _Atomic uint32_t id;              /* 0: empty; set last, once (codelets.c) */
     char name[64];
     dagger_impl_fn cpu, cuda, hip;
 } dg_exec_codelet_t;
+
+/* The codelet table (open addressing by id). Workers read it while the
+ * submitting thread registers codelets: see codelets.c. */
+typedef struct dg_exec_codelets {
+    struct dg_exec_codelets *older;   /* tables it replaced, freed with the executor */
+    size_t nslots, used;
+    dg_exec_codelet_t slot[];
+} dg_exec_codelets_t;
 
 typedef struct dg_exec_params {
     int rank, nranks;
@@ -84,9 +92,9 @@ struct dg_exec {
     dagger_actor_addr_t space_actor[DG_MAX_SPACES]; /* memory-space actors (0: host) */
     dg_watchdog_t watchdog;           /* the hang detector */
 
-    /* codelet implementations by id (open addressing) */
-    dg_exec_codelet_t *codelets;
-    size_t ncodelet_slots;
+    /* codelet implementations by id */
+    _Atomic(dg_exec_codelets_t *) codelets;
+    pthread_mutex_t codelet_lock;     /* registrations */
 
     /* the current region's outcome on this rank */
     pthread_mutex_t fail_lock;
@@ -119,7 +127,10 @@ dagger_status_t dg_exec_wait_all(dg_exec_t *ex);
 /* Codelet implementations (the planner knows codelets by id only). */
 dagger_status_t dg_exec_codelet_add(dg_exec_t *ex, uint32_t id, const char *name,
                                     dagger_impl_fn cpu, dagger_impl_fn cuda, dagger_impl_fn hip);
+/* Any thread; the entry stays valid until the executor is destroyed. */
 const dg_exec_codelet_t *dg_exec_codelet(const dg_exec_t *ex, uint32_t id);
+int dg_exec_codelets_init(dg_exec_t *ex);
+void dg_exec_codelets_cleanup(dg_exec_t *ex);
 
 /* Records the failure of a task (keeps the lowest task id). */
 void dg_exec_fail(dg_exec_t *ex, uint64_t task, dagger_status_t st, const char *msg);

@@ -241,7 +241,8 @@ static void queue_pull(dg_xfer_t *xf, dg_xop_t *op, void *rndv, size_t len)
     *p = (dg_pull_t){NULL, op, rndv, len};
     pthread_mutex_lock(&xf->lock);
     p->next = xf->pulls;
-    xf->pulls = p;
+    /* Atomic, though under the lock: dg_xfer_poll peeks without it. */
+    __atomic_store_n(&xf->pulls, p, __ATOMIC_RELAXED);
     pthread_mutex_unlock(&xf->lock);
     dg_act_system_wake(xf->ex->actors, 0);
 }
@@ -412,7 +413,7 @@ int dg_xfer_poll(dg_xfer_t *xf)
         return 0;
     pthread_mutex_lock(&xf->lock);
     dg_pull_t *p = xf->pulls;
-    xf->pulls = NULL;
+    __atomic_store_n(&xf->pulls, NULL, __ATOMIC_RELAXED); /* see complete_recv */
     pthread_mutex_unlock(&xf->lock);
     int n = 0;
     while (p) {

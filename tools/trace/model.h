@@ -134,6 +134,15 @@ typedef struct tr_trace {
     char error[1024];       /* why loading failed */
 } tr_trace_t;
 
+/* The largest time (or clock offset) a trace may hold, in ns: 2^59, about
+ * 18 years of a monotonic clock. Bounded so that job times (sums of two)
+ * and their differences never overflow. */
+#define TR_MAX_TIME_NS (1ull << 59)
+/* The most worker threads and memory spaces a rank file may describe (the
+ * tools loop over them per task). */
+#define TR_MAX_WORKERS 4096
+#define TR_MAX_SPACES 256
+
 /* Loads dir (job.meta and rank-<r>.dgt). 0 on success; -1 with tr->error
  * naming the file and the byte offset of the problem. */
 int tr_load(tr_trace_t *tr, const char *dir);
