@@ -27,6 +27,9 @@ static dagger_status_t check_array(const dagger_array_t *shape, dagger_array_t *
     if (!dg_arr_get(a, fn_create))
         return dg_error(DAGGER_ERR_BAD_HANDLE, "%s: expression %d: %s is not a live array",
                         fn_create, e, what);
+    dagger_status_t st = dg_arr_no_view(a, fn_create);
+    if (st != DAGGER_OK)
+        return st;
     DG_CHECK_ARG(same_grid(shape, a), "%s: expression %d: %s differs from the first output in "
                  "dims or block sizes; every array of a sweep has the same dims and blocks",
                  fn_create, e, what);

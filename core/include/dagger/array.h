@@ -169,6 +169,28 @@ dagger_status_t dagger_array_block_info(const dagger_array_t *a, size_t b,
  * 0 (rejected by dagger_submit) for a bad handle or index. */
 dagger_view_t dagger_array_block(const dagger_array_t *a, size_t b);
 
+/* ------------------------------------------------------------ views */
+
+/* A view of the sub-box [off, off + ext) of a (off[k] + ext[k] <= dims[k],
+ * ext[k] >= 1): an array handle whose dims are ext, sharing a's blocks.
+ * Element-wise operations (including fill, copy, map and transpose),
+ * reductions (dagger_array_reduce, _dot) and collects accept views
+ * wherever they accept arrays, mixed with arrays and other views of the
+ * same dims: the work is cut at the box's edges, and each task reads or
+ * writes only the part of a block inside the box (a sub-view of its chunk),
+ * so only those elements move and dependencies are exact. The random and
+ * index-function refills treat a view as an array of its own dims. A view
+ * of a view is a view of the same array (the offsets add up). Creating a
+ * view makes no task and no message; it may be done inside a region. A
+ * view's blocks (dagger_array_nblocks, _block_info, _block) are its
+ * parent's. Stencils, dagger_array_scatter and dagger_array_reduce_dim take
+ * no views (DAGGER_ERR_INVALID_ARG). Destroy views with dagger_array_destroy
+ * before their array (destroying an array with live views is
+ * DAGGER_ERR_STATE). Errors: DAGGER_ERR_BAD_HANDLE, DAGGER_ERR_INVALID_ARG
+ * (a box outside the array or of extent 0). */
+dagger_status_t dagger_array_view(dagger_array_t *a, const size_t off[], const size_t ext[],
+                                  dagger_array_t **out);
+
 /* ------------------------------------------------------------ collect and scatter */
 
 #define DAGGER_ALL_RANKS (-1)

@@ -83,12 +83,33 @@ static void reduce_along_dims(dagger_runtime_t *rt)
     CHECK(dagger_array_destroy(c));
 }
 
+/* Rows 10..20 of a 30 x 20 matrix of ones: doubled in place, summed. */
+static void views(dagger_runtime_t *rt)
+{
+    dagger_array_desc_t d = {.dtype = DAGGER_F64, .ndims = 2, .dims = {30, 20}, .block = {8, 8}};
+    dagger_array_t *x, *rows;
+    CHECK(dagger_array_ones(rt, &d, &x));
+    CHECK(dagger_array_view(x, (size_t[]){10, 0}, (size_t[]){11, 20}, &rows));
+    CHECK(dagger_array_scalar(NULL, DAGGER_ARRAY_MUL, rows, rows, 2.0));
+    dagger_future_t f;
+    double in_rows, all;
+    CHECK(dagger_array_reduce(NULL, DAGGER_ARRAY_SUM, rows, &f));
+    CHECK(dagger_fetch(rt, f, &in_rows, sizeof(in_rows), NULL));
+    CHECK(dagger_array_reduce(NULL, DAGGER_ARRAY_SUM, x, &f));
+    CHECK(dagger_fetch(rt, f, &all, sizeof(all), NULL));
+    expect(in_rows == 2 * 11 * 20, "the sum of the doubled rows");
+    expect(all == 600 + 11 * 20, "only the rows changed");
+    CHECK(dagger_array_destroy(rows));
+    CHECK(dagger_array_destroy(x));
+}
+
 int main(int argc, char **argv)
 {
     dagger_runtime_t *rt;
     CHECK(dagger_init(&argc, &argv, NULL, &rt));
     affine_boundaries(rt);
     reduce_along_dims(rt);
+    views(rt);
     if (dagger_rank(rt) == 0)
         printf("arrays example: %s\n", failures ? "FAILED" : "ok");
     CHECK(dagger_finalize(rt));
