@@ -465,6 +465,33 @@ dagger_status_t dagger_stencil_destroy(dagger_stencil_t *s);
 dagger_status_t dagger_stencil_apply(dagger_runtime_t *rt, int nexpr,
                                      const dagger_stencil_expr_t *exprs);
 
+/* The allocating form: creates *out, an array of zeros with the dims,
+ * blocks, distribution and dtype of e->in[0].array, and sets it to e's
+ * value (e->out and e->assign are ignored). On failure *out is NULL and
+ * nothing stays allocated. Collective; not inside a region.
+ * Errors: those of dagger_stencil_create, DAGGER_ERR_INVALID_ARG (no input
+ * to take the shape from). */
+dagger_status_t dagger_stencil_apply_new(dagger_runtime_t *rt, const dagger_stencil_expr_t *e,
+                                         dagger_array_t **out);
+
+/* out = a op (e's value) element by element, e's value being its kernel
+ * over its inputs' windows (e->out and e->assign are ignored): C = A +
+ * stencil(B) with no temporary of yours. out may be a (in place) or one of
+ * e's inputs. Fused when out and a have the dims and block sizes of e's
+ * inputs (distributions may differ), are not views, and e has fewer than
+ * DAGGER_STENCIL_MAX_IN inputs: then one sweep task per block reads a's
+ * block with the windows and computes a op value line by line (in double,
+ * as a kernel's value is, then stored in out's type). Otherwise one
+ * temporary with the blocks of e's inputs is made and freed inside the call
+ * (a op value fused into it when a has those blocks, then copied to out;
+ * else the value, then out = a op temporary element-wise). Collective; not
+ * inside a region. Errors: those of dagger_stencil_create and
+ * dagger_array_binop (a and out of other dims or dtypes), DAGGER_ERR_INVALID_ARG
+ * (out's dims are not those of e's inputs, unknown op). */
+dagger_status_t dagger_stencil_apply_binop(dagger_runtime_t *rt, dagger_array_op_t op,
+                                           dagger_array_t *out, dagger_array_t *a,
+                                           const dagger_stencil_expr_t *e);
+
 #ifdef __cplusplus
 }
 #endif

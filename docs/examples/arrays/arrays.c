@@ -103,6 +103,28 @@ static void views(dagger_runtime_t *rt)
     CHECK(dagger_array_destroy(x));
 }
 
+/* y = window sums of x (allocated), then c = x + stencil(x), fused. */
+static void allocating_and_fused(dagger_runtime_t *rt)
+{
+    dagger_array_desc_t d = {.dtype = DAGGER_F64, .ndims = 2, .dims = {8, 6}, .block = {4, 3}};
+    dagger_array_t *x, *y, *c;
+    CHECK(dagger_array_ones(rt, &d, &x));
+    CHECK(dagger_array_zeros(rt, &d, &c));
+    dagger_stencil_expr_t e = {.kernel = DAGGER_STENCIL_SUM, .nin = 1};
+    e.in[0] = (dagger_stencil_input_t){.array = x, .dist = {1, 1},
+                                       .bc = {{DAGGER_BC_WRAP, 0}, {DAGGER_BC_WRAP, 0}}};
+    CHECK(dagger_stencil_apply_new(rt, &e, &y));
+    CHECK(dagger_stencil_apply_binop(rt, DAGGER_ARRAY_ADD, c, x, &e));
+    double vy[48], vc[48];
+    CHECK(dagger_array_collect(y, vy));
+    CHECK(dagger_array_collect(c, vc));
+    for (int i = 0; i < 48; i++)
+        expect(vy[i] == 9 && vc[i] == 10, "y = 9 and c = 1 + 9 everywhere");
+    CHECK(dagger_array_destroy(x));
+    CHECK(dagger_array_destroy(y));
+    CHECK(dagger_array_destroy(c));
+}
+
 int main(int argc, char **argv)
 {
     dagger_runtime_t *rt;
@@ -110,6 +132,7 @@ int main(int argc, char **argv)
     affine_boundaries(rt);
     reduce_along_dims(rt);
     views(rt);
+    allocating_and_fused(rt);
     if (dagger_rank(rt) == 0)
         printf("arrays example: %s\n", failures ? "FAILED" : "ok");
     CHECK(dagger_finalize(rt));
