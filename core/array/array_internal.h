@@ -23,7 +23,25 @@ struct dagger_array {
     dagger_chunk_t *chunks;         /* one per block, block order */
     int *owners;
     uint64_t binds;                 /* host-buffer bindings made (uniform across ranks) */
+    /* Views (view.c): parent is the array whose blocks a view shares (never
+     * itself a view), origin the view's offset in it; dims are the view's
+     * extents, while block, nb, nblocks, chunks and owners are the
+     * parent's. nviews counts a parent's live views. */
+    dagger_array_t *parent;
+    size_t origin[DAGGER_MAX_DIMS];
+    size_t nviews;
 };
+
+/* The array whose blocks a holds: a itself, or a view's parent. */
+static inline const dagger_array_t *dg_arr_root(const dagger_array_t *a)
+{
+    return a->parent ? a->parent : a;
+}
+
+/* DAGGER_ERR_INVALID_ARG naming fn when a is a view (for the operations
+ * that work on whole blocks: stencils, scatter, reductions along a
+ * dimension). */
+dagger_status_t dg_arr_no_view(const dagger_array_t *a, const char *fn);
 
 /* A live array handle, or NULL with DAGGER_ERR_BAD_HANDLE set naming fn. */
 dagger_array_t *dg_arr_get(const dagger_array_t *a, const char *fn);

@@ -100,7 +100,11 @@ dagger_status_t dagger_array_reduce_dim(dagger_region_t *r, dagger_array_reducti
     if (!dg_arr_get(a, fn_rd) || !dg_arr_get(out, fn_rd))
         return DAGGER_ERR_BAD_HANDLE;
     uint32_t kind = 0;
-    dagger_status_t st = check_args(op, a, dim, out, &kind);
+    dagger_status_t st = dg_arr_no_view(a, fn_rd);
+    if (st == DAGGER_OK)
+        st = dg_arr_no_view(out, fn_rd);
+    if (st == DAGGER_OK)
+        st = check_args(op, a, dim, out, &kind);
     if (st != DAGGER_OK)
         return st;
     dagger_codelet_t cl;

@@ -41,6 +41,9 @@ struct dagger_stencil {
     const dagger_array_t *shape;            /* exprs[0].out: dims and blocks of every array */
     int nexpr;
     dagger_stencil_expr_t *exprs;           /* copies; args copied too */
+    uint32_t *lhs;                          /* per expression: 0, or the dagger_array_op_t
+                                               that combines in[nin] (an element-wise
+                                               operand) with the kernel's value */
     int nphases;
     dg_st_phase_t *phases;
     int npacks;
@@ -70,6 +73,7 @@ typedef struct dg_st_expr_param {
     double value;
     uint32_t args_off;                      /* user bytes: offset from the block start */
     uint32_t args_len;
+    uint32_t lhs_op;                        /* 0, or value = in[nin] lhs_op kernel value */
     dg_st_in_param_t in[DAGGER_STENCIL_MAX_IN];
 } dg_st_expr_param_t;
 
@@ -108,6 +112,12 @@ dagger_status_t dg_st_submit_extends(dagger_region_t *r, dagger_codelet_t cl,
 
 /* Built-in kernel ids (public: DAGGER_STENCIL_CONST, _COPY, _SUM). */
 enum { DG_ST_CONST = 1, DG_ST_COPY = 2, DG_ST_SUM = 3 };
+
+/* dagger_stencil_create with, per expression, lhs[e] = 0 or the operation
+ * that combines the element-wise operand exprs[e].in[nin] (no window) with
+ * the kernel's value before it meets the output (lhs NULL: none). */
+dagger_status_t dg_st_create(dagger_runtime_t *rt, int nexpr, const dagger_stencil_expr_t *exprs,
+                             const uint32_t *lhs, dagger_stencil_t **out);
 
 /* Submits the pack tasks of one pack for every block (stencil_pack.c). */
 dagger_status_t dg_st_submit_packs(dagger_region_t *r, dagger_codelet_t cl, const dagger_stencil_t *s,

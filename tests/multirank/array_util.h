@@ -117,6 +117,39 @@ static inline void ar_expect(dagger_array_t *a, const double *want, double tol, 
     free(got);
 }
 
+/* ---- reductions ---- */
+
+/* Sum, min, max, norm of x and dot(x, y), computed by the runtime (r) and
+ * serially from the collected values vx, vy (n elements) (s). */
+static inline void ar_reduce5(dagger_runtime_t *rt, dagger_array_t *x, dagger_array_t *y,
+                              const double *vx, const double *vy, size_t n, double r[5],
+                              double s[5])
+{
+    const dagger_array_reduction_t ops[4] = {DAGGER_ARRAY_SUM, DAGGER_ARRAY_MIN, DAGGER_ARRAY_MAX,
+                                             DAGGER_ARRAY_NORM2};
+    dagger_future_t f[5];
+    for (int k = 0; k < 4; k++)
+        AR_OK(dagger_array_reduce(NULL, ops[k], x, &f[k]));
+    AR_OK(dagger_array_dot(NULL, x, y, &f[4]));
+    for (int k = 0; k < 5; k++) {
+        size_t len = 0;
+        AR_OK(dagger_fetch(rt, f[k], &r[k], sizeof(double), &len));
+        cr_assert_eq(len, sizeof(double));
+    }
+    double ss = 0;
+    s[0] = s[4] = 0;
+    s[1] = INFINITY;
+    s[2] = -INFINITY;
+    for (size_t i = 0; i < n; i++) {
+        s[0] += vx[i];
+        s[1] = fmin(s[1], vx[i]);
+        s[2] = fmax(s[2], vx[i]);
+        ss += vx[i] * vx[i];
+        s[4] += vx[i] * vy[i];
+    }
+    s[3] = sqrt(ss);
+}
+
 /* ---- serial stencil reference ---- */
 
 /* Resolves global position g (may be outside) along a dimension of n

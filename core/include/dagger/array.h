@@ -190,6 +190,28 @@ dagger_status_t dagger_array_block_info(const dagger_array_t *a, size_t b,
  * 0 (rejected by dagger_submit) for a bad handle or index. */
 dagger_view_t dagger_array_block(const dagger_array_t *a, size_t b);
 
+/* ------------------------------------------------------------ views */
+
+/* A view of the sub-box [off, off + ext) of a (off[k] + ext[k] <= dims[k],
+ * ext[k] >= 1): an array handle whose dims are ext, sharing a's blocks.
+ * Element-wise operations (including fill, copy, map and transpose),
+ * reductions (dagger_array_reduce, _dot) and collects accept views
+ * wherever they accept arrays, mixed with arrays and other views of the
+ * same dims: the work is cut at the box's edges, and each task reads or
+ * writes only the part of a block inside the box (a sub-view of its chunk),
+ * so only those elements move and dependencies are exact. The random and
+ * index-function refills treat a view as an array of its own dims. A view
+ * of a view is a view of the same array (the offsets add up). Creating a
+ * view makes no task and no message; it may be done inside a region. A
+ * view's blocks (dagger_array_nblocks, _block_info, _block) are its
+ * parent's. Stencils, dagger_array_scatter and dagger_array_reduce_dim take
+ * no views (DAGGER_ERR_INVALID_ARG). Destroy views with dagger_array_destroy
+ * before their array (destroying an array with live views is
+ * DAGGER_ERR_STATE). Errors: DAGGER_ERR_BAD_HANDLE, DAGGER_ERR_INVALID_ARG
+ * (a box outside the array or of extent 0). */
+dagger_status_t dagger_array_view(dagger_array_t *a, const size_t off[], const size_t ext[],
+                                  dagger_array_t **out);
+
 /* ------------------------------------------------------------ collect and scatter */
 
 #define DAGGER_ALL_RANKS (-1)
@@ -488,6 +510,33 @@ dagger_status_t dagger_stencil_destroy(dagger_stencil_t *s);
 /* create + run in a region of its own + destroy, with their errors. */
 dagger_status_t dagger_stencil_apply(dagger_runtime_t *rt, int nexpr,
                                      const dagger_stencil_expr_t *exprs);
+
+/* The allocating form: creates *out, an array of zeros with the dims,
+ * blocks, distribution and dtype of e->in[0].array, and sets it to e's
+ * value (e->out and e->assign are ignored). On failure *out is NULL and
+ * nothing stays allocated. Collective; not inside a region.
+ * Errors: those of dagger_stencil_create, DAGGER_ERR_INVALID_ARG (no input
+ * to take the shape from). */
+dagger_status_t dagger_stencil_apply_new(dagger_runtime_t *rt, const dagger_stencil_expr_t *e,
+                                         dagger_array_t **out);
+
+/* out = a op (e's value) element by element, e's value being its kernel
+ * over its inputs' windows (e->out and e->assign are ignored): C = A +
+ * stencil(B) with no temporary of yours. out may be a (in place) or one of
+ * e's inputs. Fused when out and a have the dims and block sizes of e's
+ * inputs (distributions may differ), are not views, and e has fewer than
+ * DAGGER_STENCIL_MAX_IN inputs: then one sweep task per block reads a's
+ * block with the windows and computes a op value line by line (in double,
+ * as a kernel's value is, then stored in out's type). Otherwise one
+ * temporary with the blocks of e's inputs is made and freed inside the call
+ * (a op value fused into it when a has those blocks, then copied to out;
+ * else the value, then out = a op temporary element-wise). Collective; not
+ * inside a region. Errors: those of dagger_stencil_create and
+ * dagger_array_binop (a and out of other dims or dtypes), DAGGER_ERR_INVALID_ARG
+ * (out's dims are not those of e's inputs, unknown op). */
+dagger_status_t dagger_stencil_apply_binop(dagger_runtime_t *rt, dagger_array_op_t op,
+                                           dagger_array_t *out, dagger_array_t *a,
+                                           const dagger_stencil_expr_t *e);
 
 #ifdef __cplusplus
 }
