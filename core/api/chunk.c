@@ -140,7 +140,7 @@ dagger_status_t dagger_chunk_data(dagger_runtime_t *rt, dagger_chunk_t c, void *
 
 /* ------------------------------------------------------------ views */
 
-static dg_plan_view_t to_plan(dagger_view_t v)
+dg_plan_view_t dg_view_to_plan(dagger_view_t v)
 {
     dg_plan_view_t p;
     memset(&p, 0, sizeof(p));
@@ -194,7 +194,7 @@ dagger_view_t dagger_view_sub(dagger_view_t v, const size_t off[], const size_t 
         o[k] = off[k];
         e[k] = ext[k];
     }
-    dg_plan_view_t parent = to_plan(v), out;
+    dg_plan_view_t parent = dg_view_to_plan(v), out;
     if (dg_plan_view_sub(&parent, o, e, DAGGER_FULL, &out) != DAGGER_OK)
         return bad;
     return from_plan(&out);
@@ -209,7 +209,7 @@ dagger_view_t dagger_view_mod(dagger_view_t v, dagger_modifier_t mod)
     uint64_t o[DAGGER_MAX_DIMS] = {0}, e[DAGGER_MAX_DIMS] = {0};
     for (int k = 0; k < v.ndims; k++)
         e[k] = v.ext[k];
-    dg_plan_view_t parent = to_plan(v), out;
+    dg_plan_view_t parent = dg_view_to_plan(v), out;
     if (dg_plan_view_sub(&parent, o, e, mod, &out) != DAGGER_OK)
         return bad;
     return from_plan(&out);

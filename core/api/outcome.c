@@ -1,7 +1,9 @@
 /* Task failures as every rank sees them: agreeing on a region's first failed
  * task (at region end, and when fetch looks inside an open region), and the
- * record of failed regions that makes a fetch of data such a task wrote
- * return that task's error instead of stale bytes. */
+ * record of failures that makes a fetch of data such a task spoiled return
+ * that task's error instead of stale bytes. Which chunks are spoiled the
+ * planner follows (dg_plan_taint): what tasks from the failed one on wrote,
+ * and later what was computed from it, until overwritten whole. */
 #include <dagger/coll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,10 +12,8 @@
 #include "core/api/tasks.h"
 #include "core/status_internal.h"
 
-/* Tasks first..last of one region are suspect: first failed, later ones were
- * skipped on its rank or may have read what it left behind. */
 typedef struct dg_fail_rec {
-    uint64_t first, last;
+    uint64_t first;                /* the failed task */
     dagger_status_t status;
     char msg[512];
 } dg_fail_rec_t;
@@ -52,10 +52,10 @@ dagger_status_t dg_tasks_agree_failure(dg_tasks_t *t, uint64_t *task, dagger_sta
     return st;
 }
 
-dagger_status_t dg_tasks_note_failure(dg_tasks_t *t, uint64_t first, uint64_t last,
-                                      dagger_status_t status, const char *msg)
+dagger_status_t dg_tasks_note_failure(dg_tasks_t *t, uint64_t first, dagger_status_t status,
+                                      const char *msg)
 {
-    if (first > last)
+    if (first >= UINT64_MAX - 1)
         return DAGGER_OK; /* not a task (a copy or memory failure): no task's data to mark */
     struct dg_fail_log *l = t->fails;
     if (!l && !(l = t->fails = calloc(1, sizeof(*l))))
@@ -70,9 +70,9 @@ dagger_status_t dg_tasks_note_failure(dg_tasks_t *t, uint64_t first, uint64_t la
     }
     dg_fail_rec_t *r = &l->v[l->n++];
     r->first = first;
-    r->last = last;
     r->status = status;
     snprintf(r->msg, sizeof(r->msg), "%s", msg);
+    dg_plan_taint(t->plan, first, (uint32_t)l->n); /* tag = record index + 1 */
     return DAGGER_OK;
 }
 
@@ -91,13 +91,15 @@ static dagger_status_t suspect(const char *fn, const char *what, uint64_t id, ui
         return dg_error(status, "%s: %s %llu holds no valid data: %s", fn, what,
                         (unsigned long long)id, msg);
     return dg_error(status, "%s: %s %llu holds no valid data: task %llu wrote it after task %llu "
-                    "of the same region failed (%s)", fn, what, (unsigned long long)id,
-                    (unsigned long long)writer, (unsigned long long)first, msg);
+                    "failed in its region, or from data that failure spoiled (%s)", fn, what,
+                    (unsigned long long)id, (unsigned long long)writer,
+                    (unsigned long long)first, msg);
 }
 
 dagger_status_t dg_tasks_data_status(dg_tasks_t *t, uint64_t id, const char *fn, const char *what)
 {
     uint64_t writer = 0;
+    uint32_t tag = 0;
     if (dg_plan_chunk_writer(t->plan, id, &writer) != DAGGER_OK || !writer)
         return DAGGER_OK;
     if (t->region) {
@@ -112,10 +114,10 @@ dagger_status_t dg_tasks_data_status(dg_tasks_t *t, uint64_t id, const char *fn,
         if (first != UINT64_MAX && writer >= first)
             return suspect(fn, what, id, writer, first, status, msg);
     }
-    for (size_t i = 0; t->fails && i < t->fails->n; i++) {
-        const dg_fail_rec_t *r = &t->fails->v[i];
-        if (writer >= r->first && writer <= r->last)
-            return suspect(fn, what, id, writer, r->first, r->status, r->msg);
+    dg_plan_chunk_taint(t->plan, id, &tag);
+    if (tag && t->fails && tag <= t->fails->n) {
+        const dg_fail_rec_t *r = &t->fails->v[tag - 1];
+        return suspect(fn, what, id, writer, r->first, r->status, r->msg);
     }
     return DAGGER_OK;
 }

@@ -113,7 +113,13 @@ static dagger_status_t convert_args(dg_tasks_t *t, int nargs, const dagger_arg_t
             if (!dg_tasks_future_find(t, a->future.id, &owner, &size))
                 return dg_error(DAGGER_ERR_BAD_HANDLE, "dagger_submit: argument %d is future %llu, "
                                 "which no task returned", i, (unsigned long long)a->future.id);
+            if (a->mode && a->mode != DAGGER_MODE_IN && a->mode != DAGGER_MODE_OUT &&
+                a->mode != DAGGER_MODE_INOUT)
+                return dg_error(DAGGER_ERR_INVALID_ARG, "dagger_submit: argument %d (future %llu) "
+                                "has access mode %d (use DAGGER_FUTURE, _FUTURE_OUT or "
+                                "_FUTURE_INOUT)", i, (unsigned long long)a->future.id, (int)a->mode);
             p->kind = DG_PLAN_ARG_FUTURE;
+            p->mode = a->mode;
             p->future = a->future.id;
             break;
         }
@@ -140,7 +146,7 @@ static uint64_t hash_submission(uint64_t h, const dg_plan_task_desc_t *d)
     }
     if (d->scope)
         h = dg_scope_hash(h, d->scope);
-    h = dg_hash_u64(h, (uint64_t)(uint32_t)d->priority);
+    h = dg_hash_u64(h, ((uint64_t)d->ret_size << 32) | (uint32_t)d->priority);
     return dg_hash_bytes(h, d->deps, d->ndeps * sizeof(uint64_t));
 }
 
@@ -157,6 +163,8 @@ dagger_status_t dagger_submit(dagger_region_t *r, dagger_codelet_t cl, int nargs
                  "dagger_submit: %d arguments (0 to %d, with a non-NULL array)", nargs,
                  DAGGER_MAX_ARGS);
     DG_CHECK_ARG(!opts || opts->nafter >= 0, "dagger_submit: negative dependency count");
+    DG_CHECK_ARG(!opts || opts->return_size <= DAGGER_MAX_RETURN, "dagger_submit: a return_size "
+                 "of %zu bytes; at most %d", opts ? opts->return_size : 0, DAGGER_MAX_RETURN);
     dg_plan_arg_t pargs[DAGGER_MAX_ARGS];
     dagger_status_t st = convert_args(t, nargs, args, pargs);
     if (st != DAGGER_OK)
@@ -170,6 +178,7 @@ dagger_status_t dagger_submit(dagger_region_t *r, dagger_codelet_t cl, int nargs
         .scope = opts && opts->scope ? &sb.s : NULL,
         .priority = opts ? opts->priority : 0,
         .deps = opts ? opts->after : NULL, .ndeps = opts ? (uint32_t)opts->nafter : 0,
+        .ret_size = opts ? (uint32_t)opts->return_size : 0,
     };
     DG_CHECK_ARG(!d.ndeps || d.deps, "dagger_submit: %u dependencies at NULL", d.ndeps);
     if (t->uniformity) {
@@ -240,9 +249,7 @@ static dagger_status_t agree_on_status(dg_tasks_t *t)
     dagger_status_t st = dg_tasks_agree_failure(t, &first, &status, msg, sizeof(msg));
     if (st != DAGGER_OK || first == UINT64_MAX)
         return st;
-    dg_plan_stats_t ps;
-    dg_plan_get_stats(t->plan, &ps);
-    if (dg_tasks_note_failure(t, first, ps.tasks, status, msg) != DAGGER_OK)
+    if (dg_tasks_note_failure(t, first, status, msg) != DAGGER_OK)
         return dg_error(DAGGER_ERR_NO_MEMORY, "dagger_region_end: out of memory");
     return dg_error(status, "%s", msg);
 }

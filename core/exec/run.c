@@ -101,11 +101,27 @@ dagger_status_t dagger_task_return(dagger_task_t *t, const void *value, size_t l
         return dg_error(DAGGER_ERR_STATE, "dagger_task_return: codelet %s declares no return value "
                         "(set return_size in its description)",
                         dg_exec_codelet(t->ex, l->codelet)->name);
-    if (len > l->ret_size)
-        return dg_error(DAGGER_ERR_OVERFLOW, "dagger_task_return: %zu bytes for a return_size of %u",
-                        len, l->ret_size);
+    if (len > l->ret_size) {
+        /* A result larger than declared cannot be planned: the task fails. */
+        char msg[300];
+        snprintf(msg, sizeof(msg), "task %llu (%s) on rank %d returned %zu bytes, but its result "
+                 "holds %u; declare a larger return_size (at registration or in "
+                 "dagger_task_opts_t)", (unsigned long long)l->task,
+                 dg_exec_codelet(t->ex, l->codelet)->name, t->ex->rank, len, l->ret_size);
+        dg_exec_fail(t->ex, l->task, DAGGER_ERR_OVERFLOW, msg);
+        t->failed = 1;
+        return dg_error(DAGGER_ERR_OVERFLOW, "dagger_task_return: %s", msg);
+    }
     memcpy(l->ret, value, len);
     return DAGGER_OK;
+}
+
+void *dagger_task_result(dagger_task_t *t, size_t *size)
+{
+    void *ret = t ? t->op->u.launch.ret : NULL;
+    if (size)
+        *size = ret ? t->op->u.launch.ret_size : 0;
+    return ret;
 }
 
 int dagger_task_fail(dagger_task_t *t, const char *fmt, ...)

@@ -32,6 +32,7 @@ typedef struct dg_plan_chunk {
     uint32_t touched;              /* on the region's touched list */
     uint64_t version;
     uint64_t writer;               /* the last task that wrote it (0: none yet) */
+    uint32_t taint;                /* a failure's tag: its contents may be garbage (0: none) */
     dg_plan_geom_t g;
     dg_plan_spans_t all;           /* every element of the chunk */
     dg_plan_hist_t logical;        /* task-level accesses in this region */
@@ -125,6 +126,7 @@ struct dg_plan {
     uint32_t capoargs;
 
     dg_plan_stats_t st;
+    int tainted;                   /* some chunk was ever tainted: follow reads of them */
 };
 
 /* emit.c */

@@ -1,7 +1,9 @@
 /* Randomized differential test: random programs (chunks 1-D..4-D, padded
  * layouts, views with every modifier, every mode, by-value arguments,
- * futures, explicit dependencies, scopes, GPUs, frees inside regions, bad
- * submissions, P = 1..8) are planned by P planners, their op streams run by
+ * futures read, overwritten and updated in place as arguments, per-task
+ * return sizes, syncs home inside regions, explicit dependencies, scopes and
+ * union scopes (placements and scope errors checked against a brute-force
+ * reference), GPUs, frees inside regions, bad submissions, P = 1..8) are planned by P planners, their op streams run by
  * the reference executor in random legal interleavings, and every chunk and
  * future must end byte-identical to plain sequential execution on one copy.
  * The P planners' uniformity hashes must agree after every call.
@@ -272,15 +274,18 @@ static void ref_run(prog_t *p, const dg_plan_task_desc_t *t, const dg_plan_submi
             args[i].len = p->c[id].bytes;
     }
     unsigned char *ret = NULL;
+    uint32_t size = t->ret_size ? t->ret_size : p->cl.ret[k];
+    cr_assert_eq(!!s->future, !!size, "a future exactly when the task returns a value");
     if (s->future) {
         cr_assert_lt(s->future, MAXC);
         ref_chunk_t *f = &p->c[s->future];
         *f = (ref_chunk_t){1, 1, s->rank, 0, *dg_plan_chunk_geom(p->w->pl[0], s->future), NULL,
-                           p->cl.ret[k]};
+                           size};
+        cr_assert_eq(f->g.dims[0], size);
         f->data = calloc(1, f->bytes);
         ret = f->data;
     }
-    cl_run((uint32_t)k, args, t->nargs, ret, p->cl.ret[k]);
+    cl_run((uint32_t)k, args, t->nargs, ret, size);
 }
 
 /* Some processor of any kind is in region scope s. */
@@ -389,6 +394,15 @@ static void bad_task(prog_t *p, uint32_t cl)
                  dagger_error_detail());
 }
 
+static void sync_home(prog_t *p, uint64_t id)
+{
+    for (int r = 0; r < p->w->P; r++)
+        cr_assert_eq(dg_plan_chunk_sync_home(p->w->pl[r], id), DAGGER_OK, "%s",
+                     dagger_error_detail());
+    for (int r = 1; r < p->w->P; r++)
+        cr_assert_eq(dg_plan_hash(p->w->pl[r]), dg_plan_hash(p->w->pl[0]));
+}
+
 static void one_task(prog_t *p)
 {
     uint32_t k = (uint32_t)below(p, p->cl.n);
@@ -402,8 +416,11 @@ static void one_task(prog_t *p)
                                       .len = 1 + below(p, 8)};
             for (int b = 0; b < 8; b++)
                 vals[i][b] = (unsigned char)rnd(p);
-        } else if (r < 5 && f) {
-            args[i] = (dg_plan_arg_t){.kind = DG_PLAN_ARG_FUTURE, .future = f};
+        } else if (r < 5 && f) { /* read (mode 0 or IN), or written in place */
+            static const dagger_access_t fmodes[] = {0, DAGGER_MODE_IN, DAGGER_MODE_OUT,
+                                                     DAGGER_MODE_INOUT};
+            args[i] = (dg_plan_arg_t){.kind = DG_PLAN_ARG_FUTURE, .future = f,
+                                      .mode = fmodes[below(p, 4)]};
         } else {
             static const dagger_access_t modes[] = {DAGGER_MODE_IN, DAGGER_MODE_OUT,
                                                     DAGGER_MODE_INOUT};
@@ -426,7 +443,8 @@ static void one_task(prog_t *p)
     }
     dg_plan_task_desc_t t = {.codelet = p->cl.ids[k], .args = args, .nargs = n,
                              .scope = scoped ? &scope : NULL,
-                             .priority = (int32_t)below(p, 5), .deps = deps, .ndeps = nd};
+                             .priority = (int32_t)below(p, 5), .deps = deps, .ndeps = nd,
+                             .ret_size = below(p, 6) == 0 ? 1 + (uint32_t)below(p, 300) : 0};
     dg_plan_submitted_t s;
     dagger_status_t st = w_submit(p->w, &t, &s);
     int must = !scoped && !p->rscoped && (p->kinds[k] & DG_PLAN_KIND_BIT(DG_PLAN_CPU));
@@ -510,6 +528,8 @@ static void run_program(uint64_t seed)
                 free_chunk(p, pick_live(p, 1));
             else if (r == 3)
                 bad_task(p, p->cl.ids[below(p, p->cl.n)]);
+            else if (r == 4) /* what fetch does inside a region: bring one home */
+                sync_home(p, below(p, 2) && pick_live(p, 1) ? pick_live(p, 1) : pick_live(p, 0));
             else
                 one_task(p);
         }

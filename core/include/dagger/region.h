@@ -87,6 +87,8 @@ typedef struct dagger_task_opts {
     const uint64_t *after;        /* explicit dependencies: task sequence numbers of
                                      earlier tasks of this region */
     int nafter;
+    size_t return_size;           /* bytes this task returns; 0 = its codelet's
+                                     return_size (at most DAGGER_MAX_RETURN) */
 } dagger_task_opts_t;
 
 /* Submits a task. seq_out (may be NULL) receives the task's sequence number in
@@ -142,16 +144,34 @@ dagger_status_t dagger_region_stats(dagger_runtime_t *rt, dagger_region_stats_t 
  * planned work). Errors: DAGGER_ERR_BAD_HANDLE (rt, or a future no task
  * returned, or one already freed), DAGGER_ERR_INVALID_ARG (buf NULL for a
  * value of size > 0), DAGGER_ERR_OVERFLOW (cap too small).
- * After a failure: when the task that last wrote the value failed, or ran
- * after the first failed task of its region (such tasks are skipped on the
- * failing rank, or may have read what it left), fetch returns that first
- * failure's status (DAGGER_ERR_TASK_FAILED, or the status the runtime gave
- * the task) on every rank, with its codelet, rank and message in the detail,
- * and leaves buf untouched; it never returns DAGGER_OK with stale bytes.
- * Values written by tasks before the failure fetch normally. Inside a region
- * the check is collective too: every rank agrees on the failures so far. */
+ * After a failure: when a failure spoiled the value (the failed task or a
+ * later task of its region wrote it: those are skipped on the failing rank,
+ * or may have read what it left; or, in a later region, a task computed it
+ * from spoiled data; until a task overwrites it whole from clean data), fetch
+ * returns that failure's status (DAGGER_ERR_TASK_FAILED, or the status the
+ * runtime gave the task, e.g. DAGGER_ERR_OVERFLOW) on every rank, with its
+ * codelet, rank and message in the detail, and leaves buf untouched; it never
+ * returns DAGGER_OK with stale bytes. Values written before the failure fetch
+ * normally. Inside a region the check is collective too: every rank agrees
+ * on the failures so far. */
 dagger_status_t dagger_fetch(dagger_runtime_t *rt, dagger_future_t f, void *buf, size_t cap,
                              size_t *len);
+
+/* Collective: the current elements of a view, the same bytes on every rank,
+ * without a hand-written gather: the view's box packed column-major
+ * (ext[0] x ext[1] x ... elements of the chunk's dtype; a modifier does not
+ * change what is returned: the whole box comes back). *len gets the byte
+ * count. Outside a region, or inside one: the current data is then brought
+ * to the owner first (planned alike on every rank) after the work submitted
+ * so far. After a failure, as dagger_fetch: when the task that last wrote
+ * the chunk failed or ran after its region's first failure, that failure is
+ * returned on every rank. Errors: DAGGER_ERR_BAD_HANDLE (no such chunk),
+ * DAGGER_ERR_BAD_VIEW, DAGGER_ERR_OVERFLOW (cap too small). */
+dagger_status_t dagger_fetch_view(dagger_runtime_t *rt, dagger_view_t v, void *buf, size_t cap,
+                                  size_t *len);
+/* The same for the whole chunk (dagger_view(rt, c)). */
+dagger_status_t dagger_fetch_chunk(dagger_runtime_t *rt, dagger_chunk_t c, void *buf, size_t cap,
+                                   size_t *len);
 
 /* Collective: releases a future's value on every rank (its memory, and the
  * runtime's record of it). Allowed inside a region after the last task that
