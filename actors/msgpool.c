@@ -6,6 +6,7 @@
  * allocation on a cache miss. Allocation writes the block instead, which the
  * CPU can overlap with other work. */
 #include "actors/msgpool.h"
+#include "core/alloc.h"
 
 #include <pthread.h>
 #include <stdint.h>
@@ -67,7 +68,7 @@ static void give_batch(uint32_t c, dg_freelist_t *fl)
         if (b)
             dg_pool[c].empty = b->next;
         else
-            b = malloc(sizeof(*b));
+            b = dg_malloc(sizeof(*b));
     }
     if (b) {
         memcpy(b->blk, src, sizeof(b->blk));
@@ -140,14 +141,14 @@ void *dg_msgpool_get(size_t bytes)
     uint32_t c = class_of(bytes);
     dg_block_t *b;
     if (DG_UNLIKELY(c == DG_CLASS_MALLOC)) {
-        b = malloc(bytes);
+        b = dg_malloc(bytes);
     } else {
         dg_freelist_t *fl = &dg_cache.cls[c];
         if (DG_UNLIKELY(fl->count == 0)) {
             if (DG_UNLIKELY(!dg_cache.registered))
                 cache_register();
             if (!take_batch(c, fl))
-                fl->blk[fl->count++] = malloc(dg_class_size[c]);
+                fl->blk[fl->count++] = dg_malloc(dg_class_size[c]);
         }
         b = fl->blk[--fl->count];
     }

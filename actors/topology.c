@@ -1,5 +1,6 @@
 /* Process binding and thread pinning with hwloc. */
 #include "actors/topology.h"
+#include "core/alloc.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -27,7 +28,7 @@ static int collect_cores(dg_topo_t *t, hwloc_const_bitmap_t binding)
         type = HWLOC_OBJ_PU;
         n = hwloc_get_nbobjs_by_type(t->topo, type);
     }
-    t->cores = calloc((size_t)(n > 0 ? n : 1), sizeof(*t->cores));
+    t->cores = dg_calloc((size_t)(n > 0 ? n : 1), sizeof(*t->cores));
     if (!t->cores)
         return -1;
     t->ncores = 0;

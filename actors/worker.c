@@ -1,5 +1,6 @@
 /* Worker threads and their idle loop (protocol in worker.h). */
 #include "actors/worker.h"
+#include "core/alloc.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -360,7 +361,7 @@ static void worker_cleanup(dg_act_worker_t *w)
 
 dagger_status_t dg_act_workers_start(dg_act_system_t *sys, int n)
 {
-    sys->workers = aligned_alloc(DG_CACHELINE, (size_t)n * sizeof(dg_act_worker_t));
+    sys->workers = dg_aligned_alloc(DG_CACHELINE, (size_t)n * sizeof(dg_act_worker_t));
     if (!sys->workers)
         return dg_error(DAGGER_ERR_NO_MEMORY, "no memory for %d worker threads", n);
     sys->nworkers = 0;

@@ -2,6 +2,7 @@
  * keys are read, so prterun, srun --mpi=pmix and Open MPI's mpirun all work
  * without launcher-specific variables. */
 #include "transport/bootstrap.h"
+#include "core/alloc.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -140,7 +141,7 @@ dagger_status_t dg_boot_init(dg_boot_t *boot)
         init_singleton(boot);
         return DAGGER_OK;
     }
-    boot->pmix = calloc(1, sizeof(*boot->pmix));
+    boot->pmix = dg_calloc(1, sizeof(*boot->pmix));
     if (!boot->pmix)
         return dg_error(DAGGER_ERR_NO_MEMORY, "dg_boot_init: out of memory");
     pmix_status_t rc = PMIx_Init(&boot->pmix->me, NULL, 0);

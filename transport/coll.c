@@ -7,6 +7,7 @@
  * r + 2^k holds ranks [r + 2^k, r + 2^(k+1)), so folding children in
  * increasing k keeps rank order: lower ranks always on the left. */
 #include <stdarg.h>
+#include "core/alloc.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,7 +20,7 @@ dagger_status_t dg_coll_buf_append(dg_coll_buf_t *b, const void *src, size_t len
 {
     if (b->len + len > b->cap) {
         size_t cap = DG_MAX(b->cap * 2, b->len + len);
-        unsigned char *p = realloc(b->p, cap ? cap : 1);
+        unsigned char *p = dg_realloc(b->p, cap ? cap : 1);
         if (!p)
             return dg_error(DAGGER_ERR_NO_MEMORY, "collective: out of memory for %zu bytes", cap);
         b->p = p;

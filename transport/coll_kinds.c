@@ -5,6 +5,7 @@
  * leave the others waiting: that rank still takes part, carrying the
  * error, and every rank returns it. */
 #include <stdlib.h>
+#include "core/alloc.h"
 #include <string.h>
 
 #include "core/common.h"
@@ -82,7 +83,7 @@ static dagger_status_t unpack_gathered(dg_tx_t *tx, const dg_coll_buf_t *out, vo
     if (c.bad || c.left)
         return dg_error(DAGGER_ERR_PROTOCOL, "dagger_allgather: malformed result (%zu bytes)",
                         out->len);
-    unsigned char *dst = malloc(total ? total : 1);
+    unsigned char *dst = dg_malloc(total ? total : 1);
     if (!dst)
         return dg_error(DAGGER_ERR_NO_MEMORY, "dagger_allgather: out of memory for %zu bytes", total);
     c = dg_wire_cursor(out->p, out->len);

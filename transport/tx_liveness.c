@@ -9,6 +9,7 @@
  * transport with DAGGER_ERR_PEER_LOST naming it. With lost_grace_s > 0 a rank
  * that keeps running anyway is ended after that many seconds. */
 #include <signal.h>
+#include "core/alloc.h"
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -195,7 +196,7 @@ static void on_launcher_report(void *ctx, int rank, const char *why)
 
 dagger_status_t dg_tx_liveness_start(dg_tx_t *tx)
 {
-    struct dg_tx_liveness *lv = calloc(1, sizeof(*lv));
+    struct dg_tx_liveness *lv = dg_calloc(1, sizeof(*lv));
     if (!lv)
         return dg_error(DAGGER_ERR_NO_MEMORY, "dg_tx_create: out of memory");
     pthread_mutex_init(&lv->lock, NULL);

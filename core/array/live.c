@@ -2,6 +2,7 @@
  * open-addressing set of pointer values behind a mutex. The runtime's own
  * handle table is small and fixed; programs hold many arrays. */
 #include <pthread.h>
+#include "core/alloc.h"
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -24,7 +25,7 @@ static int grow(void)
     size_t ncap = live_cap ? live_cap : 64;
     while ((live_n + 1) * 4 > ncap)
         ncap *= 2;
-    uintptr_t *n = calloc(ncap, sizeof(*n));
+    uintptr_t *n = dg_calloc(ncap, sizeof(*n));
     if (!n)
         return -1;
     size_t used = 0;

@@ -2,6 +2,7 @@
  * of futures are combined level by level in tile order, so the combination
  * order depends only on the block layout, never on the number of ranks. */
 #include <stdlib.h>
+#include "core/alloc.h"
 
 #include "core/array/params.h"
 #include "core/array/tiles.h"
@@ -55,7 +56,7 @@ static dagger_status_t submit_reduction(dagger_region_t *r, const dg_arr_tiles_t
         st = dg_arr_codelet(rt, DG_ARR_CL_COMBINE, &comb);
     if (st != DAGGER_OK)
         return st;
-    dagger_future_t *f = malloc(t->count * sizeof(*f));
+    dagger_future_t *f = dg_malloc(t->count * sizeof(*f));
     if (!f)
         return dg_error(DAGGER_ERR_NO_MEMORY, "reduction: out of memory");
     dg_arr_red_t leaf = {.kind = p.kind};

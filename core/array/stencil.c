@@ -1,6 +1,7 @@
 /* Prepared stencil sweeps: checking the expressions, grouping them into
  * phases, allocating the padded buffers, and submitting a sweep. */
 #include <stdio.h>
+#include "core/alloc.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -139,7 +140,7 @@ static int phase_pack(builder_t *b, dg_st_phase_t *ph, const dagger_stencil_inpu
     }
     if (s->npacks == b->cap_packs) {
         int cap = b->cap_packs ? 2 * b->cap_packs : 8;
-        dg_st_pack_t *n = realloc(s->packs, (size_t)cap * sizeof(*n));
+        dg_st_pack_t *n = dg_realloc(s->packs, (size_t)cap * sizeof(*n));
         if (!n)
             return -2;
         s->packs = n;
@@ -182,7 +183,7 @@ static int needs_new_phase(const dagger_stencil_t *s, const dg_st_phase_t *ph, i
 static dagger_status_t build_phases(dagger_stencil_t *s)
 {
     builder_t b = {s, 0};
-    s->phases = calloc((size_t)s->nexpr, sizeof(*s->phases));
+    s->phases = dg_calloc((size_t)s->nexpr, sizeof(*s->phases));
     if (!s->phases)
         return dg_error(DAGGER_ERR_NO_MEMORY, "%s: out of memory", fn_create);
     dg_st_phase_t *ph = NULL;
@@ -215,7 +216,7 @@ static dagger_status_t build_phases(dagger_stencil_t *s)
 static dagger_status_t alloc_pack(dagger_stencil_t *s, dg_st_pack_t *p, const dagger_array_t *home)
 {
     const dagger_array_t *a = p->src;
-    p->pad = calloc(a->nblocks, sizeof(*p->pad));
+    p->pad = dg_calloc(a->nblocks, sizeof(*p->pad));
     if (!p->pad)
         return dg_error(DAGGER_ERR_NO_MEMORY, "%s: out of memory", fn_create);
     p->nblocks = a->nblocks;
@@ -256,7 +257,7 @@ static dagger_status_t build_template(dagger_stencil_t *s, dg_st_phase_t *ph)
     size_t len = fixed;
     for (int e = ph->first; e < ph->first + ph->count; e++)
         len += (s->exprs[e].args_len + 7) & ~(size_t)7;
-    unsigned char *t = calloc(1, len);
+    unsigned char *t = dg_calloc(1, len);
     if (!t)
         return dg_error(DAGGER_ERR_NO_MEMORY, "%s: out of memory", fn_create);
     dg_st_sweep_hdr_t h = {.nexpr = (uint32_t)ph->count, .ndims = (uint32_t)s->shape->ndims};
@@ -336,7 +337,7 @@ static void free_stencil(dagger_stencil_t *s)
 
 static dagger_status_t copy_exprs(dagger_stencil_t *s, int nexpr, const dagger_stencil_expr_t *x)
 {
-    s->exprs = calloc((size_t)nexpr, sizeof(*s->exprs));
+    s->exprs = dg_calloc((size_t)nexpr, sizeof(*s->exprs));
     if (!s->exprs)
         return dg_error(DAGGER_ERR_NO_MEMORY, "%s: out of memory", fn_create);
     for (int e = 0; e < nexpr; e++, s->nexpr++) {
@@ -344,7 +345,7 @@ static dagger_status_t copy_exprs(dagger_stencil_t *s, int nexpr, const dagger_s
         s->exprs[e].args = NULL;
         if (!x[e].args_len)
             continue;
-        void *a = malloc(x[e].args_len);
+        void *a = dg_malloc(x[e].args_len);
         if (!a)
             return dg_error(DAGGER_ERR_NO_MEMORY, "%s: out of memory", fn_create);
         memcpy(a, x[e].args, x[e].args_len);
@@ -374,7 +375,7 @@ dagger_status_t dagger_stencil_create(dagger_runtime_t *rt, int nexpr,
         if (st != DAGGER_OK)
             return st;
     }
-    dagger_stencil_t *s = calloc(1, sizeof(*s));
+    dagger_stencil_t *s = dg_calloc(1, sizeof(*s));
     if (!s)
         return dg_error(DAGGER_ERR_NO_MEMORY, "%s: out of memory", fn_create);
     s->magic = DG_ST_MAGIC;
@@ -462,7 +463,7 @@ static dagger_status_t submit_all(dagger_region_t *r, const dagger_stencil_t *s)
     if (st == DAGGER_OK)
         st = dg_arr_codelet(s->rt, DG_ARR_CL_SWEEP, &sweep);
     for (int f = 0; f < s->nphases && st == DAGGER_OK; f++) {
-        unsigned char *scratch = malloc(s->phases[f].tmpl_len);
+        unsigned char *scratch = dg_malloc(s->phases[f].tmpl_len);
         if (!scratch)
             return dg_error(DAGGER_ERR_NO_MEMORY, "dagger_stencil_run: out of memory");
         st = submit_phase(r, s, &s->phases[f], pack, sweep, scratch);

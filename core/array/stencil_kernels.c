@@ -2,6 +2,7 @@
  * phase's expressions over one block, windows read from the padded
  * buffers or, for width 0, from the block itself). */
 #include <stdlib.h>
+#include "core/alloc.h"
 #include <string.h>
 
 #include "core/array/stencil_internal.h"
@@ -162,7 +163,7 @@ static int window_sum_line(sweep_ctx_t *c, const char *centre)
         d[k] = (ptrdiff_t)w->dist[k];
         nrows *= k ? (size_t)(2 * d[k] + 1) : 1;
     }
-    const char *stack[MAX_ROWS], **rows = nrows <= MAX_ROWS ? stack : malloc(nrows * sizeof(*rows));
+    const char *stack[MAX_ROWS], **rows = nrows <= MAX_ROWS ? stack : dg_malloc(nrows * sizeof(*rows));
     if (!rows)
         return -1;
     size_t r = 0;
@@ -243,7 +244,7 @@ static int run_expr(dagger_task_t *t, const dg_st_sweep_hdr_t *h, const dg_st_ex
     for (int k = 0; k < DAGGER_MAX_DIMS; k++)
         ext[k] = k < o.ndims ? o.dims[k] : 1;
     c.n = ext[0];
-    c.v = malloc(c.n * sizeof(double));
+    c.v = dg_malloc(c.n * sizeof(double));
     if (!c.v)
         return dagger_task_fail(t, "out of memory for a line of %zu values", c.n);
     setup_inputs(t, &c);

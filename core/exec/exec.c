@@ -1,5 +1,6 @@
 /* The executor: op ring, dependency edges, dispatch of ready ops, waiting. */
 #include "core/exec/exec.h"
+#include "core/alloc.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -32,7 +33,7 @@ static uint64_t pow2_at_least(uint64_t v)
 
 dagger_status_t dg_exec_create(const dg_exec_params_t *p, dg_exec_t **out)
 {
-    dg_exec_t *ex = calloc(1, sizeof(*ex));
+    dg_exec_t *ex = dg_calloc(1, sizeof(*ex));
     if (!ex)
         return dg_error(DAGGER_ERR_NO_MEMORY, "executor: out of memory");
     ex->rank = p->rank;
@@ -44,10 +45,10 @@ dagger_status_t dg_exec_create(const dg_exec_params_t *p, dg_exec_t **out)
     ex->nworkers = dg_act_system_num_workers(p->actors);
     uint64_t n = pow2_at_least(p->window ? p->window : 16384);
     ex->mask = n - 1;
-    ex->ring = calloc(n, sizeof(*ex->ring));
-    ex->own = calloc((size_t)ex->nworkers, sizeof(*ex->own));
+    ex->ring = dg_calloc(n, sizeof(*ex->ring));
+    ex->own = dg_calloc((size_t)ex->nworkers, sizeof(*ex->own));
     ex->ncodelet_slots = 256;
-    ex->codelets = calloc(ex->ncodelet_slots, sizeof(*ex->codelets));
+    ex->codelets = dg_calloc(ex->ncodelet_slots, sizeof(*ex->codelets));
     if (!ex->ring || !ex->own || !ex->codelets || dg_readyq_init(&ex->shared, n)) {
         dg_exec_destroy(ex);
         return dg_error(DAGGER_ERR_NO_MEMORY, "executor: out of memory");
@@ -112,7 +113,7 @@ dagger_status_t dg_exec_codelet_add(dg_exec_t *ex, uint32_t id, const char *name
         used += ex->codelets[i].id != 0;
     if ((used + 1) * 2 > ex->ncodelet_slots) {
         size_t ncap = ex->ncodelet_slots * 2;
-        dg_exec_codelet_t *nc = calloc(ncap, sizeof(*nc));
+        dg_exec_codelet_t *nc = dg_calloc(ncap, sizeof(*nc));
         if (!nc)
             return dg_error(DAGGER_ERR_NO_MEMORY, "codelet table: out of memory");
         for (size_t i = 0; i < ex->ncodelet_slots; i++) {
@@ -171,6 +172,7 @@ void dg_exec_region_reset(dg_exec_t *ex)
     ex->fail_status = DAGGER_OK;
     ex->fail_msg[0] = '\0';
     pthread_mutex_unlock(&ex->fail_lock);
+    ex->emit_status = DAGGER_OK; /* an out-of-memory failed that region, not this one */
     ex->n_launch = ex->n_slots = ex->bytes_sent = ex->bytes_received = 0;
 }
 
@@ -342,7 +344,7 @@ static void *op_alloc(dg_xop_t *op, size_t bytes)
 {
     if (bytes <= sizeof(op->inline_blob))
         return op->inline_blob;
-    op->blob = malloc(bytes);
+    op->blob = dg_malloc(bytes);
     return op->blob;
 }
 
@@ -504,7 +506,7 @@ static void register_deps(dg_exec_t *ex, dg_xop_t *op, const dg_plan_op_t *p)
 {
     atomic_store_explicit(&op->pending, 1, memory_order_relaxed);
     if (p->ndeps > DG_XOP_INLINE_EDGES) {
-        op->edges = malloc(p->ndeps * sizeof(dg_xedge_t));
+        op->edges = dg_malloc(p->ndeps * sizeof(dg_xedge_t));
         if (!op->edges) {
             /* Without edges, wait for the dependencies here: correct, slower. */
             op->edges = op->inline_edges;

@@ -2,6 +2,7 @@
  * it is: seq == pos means free for the push at pos, seq == pos + 1 means
  * full for the pop at pos. */
 #include "core/exec/mpmc.h"
+#include "core/alloc.h"
 
 #include <stdlib.h>
 
@@ -10,7 +11,7 @@ int dg_mpmc_init(dg_mpmc_t *q, size_t cap)
     size_t n = 2;
     while (n < cap)
         n <<= 1;
-    q->cells = malloc(n * sizeof(*q->cells));
+    q->cells = dg_malloc(n * sizeof(*q->cells));
     if (!q->cells)
         return -1;
     for (size_t i = 0; i < n; i++)

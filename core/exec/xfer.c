@@ -1,5 +1,6 @@
 /* SEND and RECV ops over the transport's data channel (see xfer.h). */
 #include "core/exec/xfer.h"
+#include "core/alloc.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -129,13 +130,13 @@ void dg_xfer_send(dg_xfer_t *xf, dg_xop_t *op)
     if (DG_TRACE_ON())
         dg_trace_xfer_start(op);
     const dg_xxfer_t *x = &op->u.xfer;
-    dg_send_ctx_t *s = calloc(1, sizeof(*s));
+    dg_send_ctx_t *s = dg_calloc(1, sizeof(*s));
     const void *payload = NULL;
     if (s && x->bytes && x->base) {
         if (x->nspans == 1) {
             payload = x->base + (size_t)x->spans[0].begin * x->elsize;
         } else {
-            s->packed = malloc(x->bytes);
+            s->packed = dg_malloc(x->bytes);
             if (s->packed)
                 gather(x, s->packed);
             payload = s->packed;
@@ -196,7 +197,7 @@ static void unpack_done(void *arg, dagger_status_t st)
 static void pull(dg_xfer_t *xf, dg_xop_t *op, void *rndv, size_t len)
 {
     const dg_xxfer_t *x = &op->u.xfer;
-    dg_unpack_t *u = calloc(1, sizeof(*u));
+    dg_unpack_t *u = dg_calloc(1, sizeof(*u));
     void *dst = NULL;
     if (u) {
         u->xf = xf;
@@ -204,7 +205,7 @@ static void pull(dg_xfer_t *xf, dg_xop_t *op, void *rndv, size_t len)
         if (x->nspans == 1 && x->base)
             dst = x->base + (size_t)x->spans[0].begin * x->elsize;
         else
-            dst = u->staging = malloc(len);
+            dst = u->staging = dg_malloc(len);
     }
     if (!u || !dst) {
         dg_tx_drop(xf->tx, rndv);
@@ -238,7 +239,7 @@ static void complete_recv(dg_xfer_t *xf, dg_xop_t *op, const dg_rewrap_hdr_t *h,
         pull(xf, op, rndv, len);
         return;
     }
-    dg_pull_t *p = malloc(sizeof(*p));
+    dg_pull_t *p = dg_malloc(sizeof(*p));
     if (!p) {
         fail_xfer(xf, op, DAGGER_ERR_NO_MEMORY, "out of memory receiving a transfer");
         dg_exec_finish(xf->ex, op);
@@ -275,8 +276,8 @@ static int on_data(void *ctx, const dg_tx_msg_t *msg)
         complete_recv(xf, op, &h, msg->src, msg->data, msg->rndv, msg->len);
         return 0;
     }
-    rv = calloc(1, sizeof(*rv));
-    void *copy = msg->data && msg->len ? malloc(msg->len) : NULL;
+    rv = dg_calloc(1, sizeof(*rv));
+    void *copy = msg->data && msg->len ? dg_malloc(msg->len) : NULL;
     if (!rv || (msg->data && msg->len && !copy)) {
         pthread_mutex_unlock(&xf->lock);
         free(rv);
@@ -302,7 +303,7 @@ void dg_xfer_recv(dg_xfer_t *xf, dg_xop_t *op)
     pthread_mutex_lock(&xf->lock);
     dg_rv_t *rv = rv_take(xf, op->u.xfer.tag);
     if (!rv) {
-        rv = calloc(1, sizeof(*rv));
+        rv = dg_calloc(1, sizeof(*rv));
         if (!rv) {
             pthread_mutex_unlock(&xf->lock);
             fail_xfer(xf, op, DAGGER_ERR_NO_MEMORY, "out of memory posting a receive");
@@ -344,7 +345,7 @@ int dg_xfer_poll(dg_xfer_t *xf)
 
 dagger_status_t dg_xfer_create(dg_exec_t *ex, struct dg_tx *tx, dg_xfer_t **out)
 {
-    dg_xfer_t *xf = calloc(1, sizeof(*xf));
+    dg_xfer_t *xf = dg_calloc(1, sizeof(*xf));
     if (!xf)
         return DAGGER_ERR_NO_MEMORY;
     xf->ex = ex;

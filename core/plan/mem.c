@@ -1,5 +1,6 @@
 /* Size-class allocator for the planner (see mem.h for why). */
 #include "core/plan/mem.h"
+#include "core/alloc.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -45,7 +46,7 @@ static unsigned size_class(size_t size)
 
 static void *sys_alloc(dg_plan_mem_t *m, size_t size)
 {
-    void *p = malloc(size);
+    void *p = dg_malloc(size);
     if (DG_UNLIKELY(!p)) {
         m->failed = 1;
         return NULL;
