@@ -1,10 +1,10 @@
 /* Actor objects: allocation and the sorted handler table. */
 #include "actors/actor.h"
-#include "core/alloc.h"
 
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/alloc.h"
 #include "core/common.h"
 
 static int handler_cmp(const void *a, const void *b)

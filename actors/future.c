@@ -1,12 +1,12 @@
 /* Futures of plain-thread requests (see future.h). */
 #include "actors/future.h"
-#include "core/alloc.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "actors/clock.h"
+#include "core/alloc.h"
 #include "core/status_internal.h"
 
 struct dg_future {

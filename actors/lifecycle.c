@@ -1,12 +1,12 @@
 /* Actor lifecycle: spawn, stop, join, and stopping everything at the end. */
 #include <errno.h>
-#include "core/alloc.h"
 #include <sched.h>
 #include <stdlib.h>
 
 #include "actors/clock.h"
 #include "actors/ctx.h"
 #include "actors/system_impl.h"
+#include "core/alloc.h"
 #include "core/log.h"
 #include "core/status_internal.h"
 

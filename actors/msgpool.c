@@ -6,13 +6,13 @@
  * allocation on a cache miss. Allocation writes the block instead, which the
  * CPU can overlap with other work. */
 #include "actors/msgpool.h"
-#include "core/alloc.h"
 
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/alloc.h"
 #include "core/common.h"
 
 /* Every block starts with this 16-byte prefix, so the caller's memory stays

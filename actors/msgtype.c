@@ -1,10 +1,10 @@
 /* Message type registry (see msgtype.h for the concurrency scheme). */
 #include "actors/msgtype.h"
-#include "core/alloc.h"
 
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/alloc.h"
 #include "core/common.h"
 #include "core/hash.h"
 #include "core/status_internal.h"

@@ -1,9 +1,10 @@
 /* Actor registry (scheme in registry.h). */
 #include "actors/registry.h"
-#include "core/alloc.h"
 
 #include <sched.h>
 #include <stdlib.h>
+
+#include "core/alloc.h"
 
 static dg_reg_slot_t *slot_of(dg_registry_t *reg, uint32_t index)
 {

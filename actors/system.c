@@ -1,12 +1,12 @@
 /* The actor system: creation, teardown and the contracts of system.h. */
 #include "actors/system.h"
-#include "core/alloc.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #include "actors/ctx.h"
 #include "actors/system_impl.h"
+#include "core/alloc.h"
 #include "core/log.h"
 #include "core/status_internal.h"
 

@@ -1,6 +1,5 @@
 /* The timer thread and its heap (see timer.h). */
 #include "actors/timer.h"
-#include "core/alloc.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -8,6 +7,7 @@
 
 #include "actors/clock.h"
 #include "actors/system.h"
+#include "core/alloc.h"
 #include "core/log.h"
 #include "core/status_internal.h"
 

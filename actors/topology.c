@@ -1,10 +1,10 @@
 /* Process binding and thread pinning with hwloc. */
 #include "actors/topology.h"
-#include "core/alloc.h"
 
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/alloc.h"
 #include "core/status_internal.h"
 
 /* The PUs this process may run on: its binding, or every allowed PU when

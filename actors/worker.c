@@ -1,6 +1,5 @@
 /* Worker threads and their idle loop (protocol in worker.h). */
 #include "actors/worker.h"
-#include "core/alloc.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -15,6 +14,7 @@
 #include "actors/dispatch.h"
 #include "actors/msg.h"
 #include "actors/system_impl.h"
+#include "core/alloc.h"
 #include "core/log.h"
 #include "core/status_internal.h"
 #include "core/trace/trace.h"

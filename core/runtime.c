@@ -1,13 +1,13 @@
 /* dagger_init / dagger_finalize: bring the subsystems up in order and take
  * them down in reverse order (see the one exception in teardown). */
 #include "core/runtime.h"
-#include "core/alloc.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "actors/system.h"
+#include "core/alloc.h"
 #include "core/api/tasks.h"
 #include "core/log.h"
 #include "core/status_internal.h"

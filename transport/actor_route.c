@@ -4,8 +4,8 @@
  * message's buffer when large. The sender's dg_msg_t is the send buffer (no
  * copy) and is freed when the send completes. */
 #include <stdlib.h>
-#include "core/alloc.h"
 
+#include "core/alloc.h"
 #include "core/common.h"
 #include "core/log.h"
 #include "core/status_internal.h"

@@ -2,13 +2,13 @@
  * keys are read, so prterun, srun --mpi=pmix and Open MPI's mpirun all work
  * without launcher-specific variables. */
 #include "transport/bootstrap.h"
-#include "core/alloc.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "core/alloc.h"
 #include "core/common.h"
 #include "core/status_internal.h"
 #include "transport/bootstrap_pmix.h"

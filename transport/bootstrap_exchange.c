@@ -11,11 +11,11 @@
  * point-to-point and unaffected; a value left by an earlier process of a
  * rank under a reused key is caught by the caller's check and read again. */
 #include <stdio.h>
-#include "core/alloc.h"
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "core/alloc.h"
 #include "core/status_internal.h"
 #include "transport/bootstrap_pmix.h"
 

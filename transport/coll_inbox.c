@@ -3,9 +3,9 @@
  * thread running the collective takes them by (sequence, phase, sender),
  * so messages of a collective a peer already started simply wait here. */
 #include <stdlib.h>
-#include "core/alloc.h"
 #include <string.h>
 
+#include "core/alloc.h"
 #include "core/common.h"
 #include "core/log.h"
 #include "core/status_internal.h"

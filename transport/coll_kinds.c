@@ -5,9 +5,9 @@
  * leave the others waiting: that rank still takes part, carrying the
  * error, and every rank returns it. */
 #include <stdlib.h>
-#include "core/alloc.h"
 #include <string.h>
 
+#include "core/alloc.h"
 #include "core/common.h"
 #include "core/status_internal.h"
 #include "transport/coll_internal.h"

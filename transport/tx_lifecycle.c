@@ -1,11 +1,11 @@
 /* Creation and destruction of the transport: UCX context and worker, the
  * start-up exchange (addresses, inventories, build ids), endpoints. */
 #include <sched.h>
-#include "core/alloc.h"
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "core/alloc.h"
 #include "core/common.h"
 #include "core/hash.h"
 #include "core/log.h"

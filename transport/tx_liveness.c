@@ -9,12 +9,12 @@
  * transport with DAGGER_ERR_PEER_LOST naming it. With lost_grace_s > 0 a rank
  * that keeps running anyway is ended after that many seconds. */
 #include <signal.h>
-#include "core/alloc.h"
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "core/alloc.h"
 #include "core/common.h"
 #include "core/log.h"
 #include "core/status_internal.h"

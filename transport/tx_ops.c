@@ -2,8 +2,8 @@
  * control per peer (bounded in-flight operations, the rest queued in
  * order), completion and done callbacks. */
 #include <stdlib.h>
-#include "core/alloc.h"
 
+#include "core/alloc.h"
 #include "core/common.h"
 #include "core/log.h"
 #include "core/status_internal.h"

@@ -1,8 +1,8 @@
 /* Memory registration and remote keys for RMA (owner thread). */
 #include <stdlib.h>
-#include "core/alloc.h"
 #include <string.h>
 
+#include "core/alloc.h"
 #include "core/common.h"
 #include "core/status_internal.h"
 #include "transport/tx_internal.h"

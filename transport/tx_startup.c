@@ -5,12 +5,12 @@
  *   u32 n + n bytes host name (with its NUL),
  *   u32 n + n bytes UCX address, u32 n + n bytes inventory. */
 #include "transport/tx_startup.h"
-#include "core/alloc.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/alloc.h"
 #include "core/status_internal.h"
 #include "transport/tx_internal.h"
 #include "transport/wire.h"

@@ -1,11 +1,11 @@
 /* Public region calls: begin, submit, end, and the processor table. */
 #include <dagger/coll.h>
-#include "core/alloc.h"
 #include <dagger/region.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/alloc.h"
 #include "core/api/tasks.h"
 #include "core/common.h"
 #include "core/handles.h"

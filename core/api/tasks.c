@@ -1,12 +1,12 @@
 /* The task runtime: start-up (processor table, planner, executor), futures
  * bookkeeping, uniformity comparison and the collectives it needs. */
 #include "core/api/tasks.h"
-#include "core/alloc.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #include "actors/system.h"
+#include "core/alloc.h"
 #include "core/common.h"
 #include "core/runtime.h"
 #include "core/status_internal.h"

@@ -1,10 +1,10 @@
 /* The array object: checking a description, creating the block chunks,
  * destroying, and the queries (shape, blocks, views). */
 #include <stdio.h>
-#include "core/alloc.h"
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/alloc.h"
 #include "core/array/array_internal.h"
 #include "core/status_internal.h"
 

@@ -2,8 +2,8 @@
  * (the processor table, the block grid, the user's map), so every rank
  * agrees on who owns what without a message. */
 #include <stdlib.h>
-#include "core/alloc.h"
 
+#include "core/alloc.h"
 #include "core/array/array_internal.h"
 #include "core/status_internal.h"
 

@@ -2,9 +2,9 @@
  * ones, rand, randn, from_fn. One task per block on its owner, so no data
  * moves. */
 #include <stdlib.h>
-#include "core/alloc.h"
 #include <string.h>
 
+#include "core/alloc.h"
 #include "core/array/params.h"
 #include "core/array/tiles.h"
 #include "core/status_internal.h"

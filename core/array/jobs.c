@@ -1,8 +1,8 @@
 /* Submitting one task per tile of an element-wise job. */
 #include <stdlib.h>
-#include "core/alloc.h"
 #include <string.h>
 
+#include "core/alloc.h"
 #include "core/array/tiles.h"
 #include "core/common.h"
 #include "core/status_internal.h"

@@ -2,10 +2,10 @@
  * open-addressing set of pointer values behind a mutex. The runtime's own
  * handle table is small and fixed; programs hold many arrays. */
 #include <pthread.h>
-#include "core/alloc.h"
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "core/alloc.h"
 #include "core/array/array_internal.h"
 
 #define TOMB ((uintptr_t)1)

@@ -2,8 +2,8 @@
  * of futures are combined level by level in tile order, so the combination
  * order depends only on the block layout, never on the number of ranks. */
 #include <stdlib.h>
-#include "core/alloc.h"
 
+#include "core/alloc.h"
 #include "core/array/params.h"
 #include "core/array/tiles.h"
 #include "core/status_internal.h"

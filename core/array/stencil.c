@@ -1,10 +1,10 @@
 /* Prepared stencil sweeps: checking the expressions, grouping them into
  * phases, allocating the padded buffers, and submitting a sweep. */
 #include <stdio.h>
-#include "core/alloc.h"
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/alloc.h"
 #include "core/api/tasks.h"
 #include "core/array/stencil_internal.h"
 #include "core/status_internal.h"

@@ -2,9 +2,9 @@
  * phase's expressions over one block, windows read from the padded
  * buffers or, for width 0, from the block itself). */
 #include <stdlib.h>
-#include "core/alloc.h"
 #include <string.h>
 
+#include "core/alloc.h"
 #include "core/array/stencil_internal.h"
 
 /* ------------------------------------------------------------ pack */

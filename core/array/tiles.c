@@ -1,9 +1,9 @@
 /* The tile grid: per dimension, the sorted union of every operand's block
  * boundaries inside the box. */
 #include <stdlib.h>
-#include "core/alloc.h"
 #include <string.h>
 
+#include "core/alloc.h"
 #include "core/array/tiles.h"
 #include "core/common.h"
 #include "core/status_internal.h"

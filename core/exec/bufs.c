@@ -1,10 +1,10 @@
 /* Buffer table (open addressing on (chunk, space)) and the reuse pool. */
 #include "core/exec/bufs.h"
-#include "core/alloc.h"
 
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/alloc.h"
 #include "core/common.h"
 #include "core/status_internal.h"
 #include "core/trace/trace.h"

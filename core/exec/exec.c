@@ -1,6 +1,5 @@
 /* The executor: op ring, dependency edges, dispatch of ready ops, waiting. */
 #include "core/exec/exec.h"
-#include "core/alloc.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -8,6 +7,7 @@
 #include <time.h>
 
 #include "actors/system.h"
+#include "core/alloc.h"
 #include "core/common.h"
 #include "core/exec/xfer.h"
 #include "core/log.h"

@@ -2,9 +2,10 @@
  * it is: seq == pos means free for the push at pos, seq == pos + 1 means
  * full for the pop at pos. */
 #include "core/exec/mpmc.h"
-#include "core/alloc.h"
 
 #include <stdlib.h>
+
+#include "core/alloc.h"
 
 int dg_mpmc_init(dg_mpmc_t *q, size_t cap)
 {

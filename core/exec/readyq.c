@@ -1,8 +1,9 @@
 /* Ready queue: a binary heap under a mutex. */
 #include "core/exec/readyq.h"
-#include "core/alloc.h"
 
 #include <stdlib.h>
+
+#include "core/alloc.h"
 
 static int32_t prio(const dg_xop_t *op)
 {

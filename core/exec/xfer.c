@@ -1,12 +1,12 @@
 /* SEND and RECV ops over the transport's data channel (see xfer.h). */
 #include "core/exec/xfer.h"
-#include "core/alloc.h"
 
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "actors/system.h"
+#include "core/alloc.h"
 #include "core/common.h"
 #include "core/exec/rewrap.h"
 #include "core/log.h"

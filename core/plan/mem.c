@@ -1,10 +1,10 @@
 /* Size-class allocator for the planner (see mem.h for why). */
 #include "core/plan/mem.h"
-#include "core/alloc.h"
 
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/alloc.h"
 #include "core/common.h"
 
 typedef struct dg_plan_big {

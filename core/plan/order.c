@@ -4,9 +4,9 @@
  * on them (the Dagger.jl #773 lesson: a depth-first walk stalls on a
  * consumer while independent branches are still unsubmitted). */
 #include <stdlib.h>
-#include "core/alloc.h"
 #include <string.h>
 
+#include "core/alloc.h"
 #include "core/plan/plan.h"
 #include "core/status_internal.h"
 

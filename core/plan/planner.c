@@ -1,8 +1,8 @@
 /* Planner lifecycle, chunks and regions. */
 #include <stdlib.h>
-#include "core/alloc.h"
 #include <string.h>
 
+#include "core/alloc.h"
 #include "core/common.h"
 
 #include "core/hash.h"

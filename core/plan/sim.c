@@ -1,11 +1,11 @@
 /* Reference executor (see sim.h). Test-speed code: plain malloc, linear
  * buffer lookup. */
 #include "core/plan/sim.h"
-#include "core/alloc.h"
 
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/alloc.h"
 #include "core/status_internal.h"
 
 #define POISON 0xA5

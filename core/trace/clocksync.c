@@ -8,11 +8,11 @@
  * is the estimate (its middle) and its error bound (half its width); the
  * fastest round bounds it best. No assumption of symmetric latency. */
 #include "core/trace/clocksync.h"
-#include "core/alloc.h"
 
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/alloc.h"
 #include "core/status_internal.h"
 #include "core/trace/trace.h"
 #include "transport/coll.h"

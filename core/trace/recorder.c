@@ -7,7 +7,6 @@
  * the worker threads have exited, which is why the stop must come after
  * they joined. */
 #include "core/trace/recorder.h"
-#include "core/alloc.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -18,6 +17,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "core/alloc.h"
 #include "core/common.h"
 #include "core/log.h"
 #include "core/status_internal.h"

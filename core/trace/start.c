@@ -2,7 +2,6 @@
  * this rank's file and header, clock offsets, job.meta, and the planner's
  * per-task callback. */
 #include <errno.h>
-#include "core/alloc.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/alloc.h"
 #include "core/api/tasks.h"
 #include "core/hash.h"
 #include "core/log.h"

@@ -1,8 +1,8 @@
 /* Host memory: aligned allocation and memcpy. */
 #include <stdlib.h>
-#include "core/alloc.h"
 #include <string.h>
 
+#include "core/alloc.h"
 #include "devices/memspace.h"
 
 #define DG_HOST_ALIGN 64
