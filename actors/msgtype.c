@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/alloc.h"
 #include "core/common.h"
 #include "core/hash.h"
 #include "core/status_internal.h"
@@ -13,7 +14,7 @@
 
 static dg_msgtype_table_t *table_new(size_t cap)
 {
-    dg_msgtype_table_t *t = calloc(1, sizeof(*t) + cap * sizeof(t->slot[0]));
+    dg_msgtype_table_t *t = dg_calloc(1, sizeof(*t) + cap * sizeof(t->slot[0]));
     if (t)
         t->cap = cap;
     return t;
@@ -131,7 +132,7 @@ dagger_status_t dg_msgtypes_register(dg_msgtypes_t *reg, const dagger_msg_type_d
         goto out;
     }
     dg_msgtype_table_t *t = atomic_load_explicit(&reg->table, memory_order_relaxed);
-    dg_msgtype_t *n = calloc(1, sizeof(*n));
+    dg_msgtype_t *n = dg_calloc(1, sizeof(*n));
     if (!n || ((reg->count + 1) * 2 > t->cap && table_grow(reg))) {
         free(n);
         st = dg_error(DAGGER_ERR_NO_MEMORY, "no memory to register message type '%s'", desc->name);

@@ -6,6 +6,7 @@
 
 #include "actors/ctx.h"
 #include "actors/system_impl.h"
+#include "core/alloc.h"
 #include "core/log.h"
 #include "core/status_internal.h"
 
@@ -46,7 +47,7 @@ dagger_status_t dg_act_system_create(const dg_act_params_t *p, dg_act_system_t *
     if (st != DAGGER_OK)
         return st;
     *out = NULL;
-    dg_act_system_t *sys = calloc(1, sizeof(*sys));
+    dg_act_system_t *sys = dg_calloc(1, sizeof(*sys));
     if (!sys)
         return dg_error(DAGGER_ERR_NO_MEMORY, "no memory for the actor system");
     sys->rank = p->rank;

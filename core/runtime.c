@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "actors/system.h"
+#include "core/alloc.h"
 #include "core/api/tasks.h"
 #include "core/log.h"
 #include "core/status_internal.h"
@@ -93,7 +94,7 @@ static dagger_status_t start_identity(dagger_runtime_t *rt)
     dagger_status_t st = dg_config_load(&rt->cfg, &unknown);
     if (st != DAGGER_OK)
         return st;
-    rt->boot = calloc(1, sizeof(*rt->boot));
+    rt->boot = dg_calloc(1, sizeof(*rt->boot));
     if (!rt->boot)
         return dg_error(DAGGER_ERR_NO_MEMORY, "dagger_init: out of memory");
     st = dg_boot_init(rt->boot);
@@ -146,7 +147,7 @@ dagger_status_t dagger_init(int *argc, char ***argv, const dagger_params_t *para
     if (dg_handle_count(DG_HANDLE_RUNTIME))
         return dg_error(DAGGER_ERR_STATE, "dagger_init: this process already has a live runtime "
                         "(one per process); use it, or dagger_finalize it first");
-    dagger_runtime_t *rt = calloc(1, sizeof(*rt));
+    dagger_runtime_t *rt = dg_calloc(1, sizeof(*rt));
     if (!rt)
         return dg_error(DAGGER_ERR_NO_MEMORY, "dagger_init: out of memory");
     dagger_status_t st = start(rt, params);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "core/api/scope.h"
+#include "core/alloc.h"
 #include "core/api/tasks.h"
 #include "core/common.h"
 #include "core/handles.h"
@@ -35,7 +36,7 @@ dagger_status_t dagger_region_begin(dagger_runtime_t *rt, const dagger_scope_t *
     st = dg_tasks_check(t, &cp);
     if (st != DAGGER_OK)
         return st;
-    dagger_region_t *r = calloc(1, sizeof(*r));
+    dagger_region_t *r = dg_calloc(1, sizeof(*r));
     if (!r)
         return dg_error(DAGGER_ERR_NO_MEMORY, "dagger_region_begin: out of memory");
     st = dg_plan_region_begin(t->plan, scope ? &sb.s : NULL);
@@ -213,7 +214,11 @@ dagger_status_t dagger_submit(dagger_region_t *r, dagger_codelet_t cl, int nargs
         *seq_out = sub.task;
     if (future_out)
         future_out->id = sub.future;
-    return t->exec->emit_status;
+    if (t->exec->emit_status != DAGGER_OK)
+        return dg_error(t->exec->emit_status, "dagger_submit: out of memory while preparing task "
+                        "%llu for execution; the region ends with this error",
+                        (unsigned long long)sub.task);
+    return DAGGER_OK;
 }
 
 dagger_status_t dagger_spawn(dagger_region_t *r, dagger_codelet_t cl, ...)

@@ -3,6 +3,7 @@
  * order depends only on the block layout, never on the number of ranks. */
 #include <stdlib.h>
 
+#include "core/alloc.h"
 #include "core/array/params.h"
 #include "core/array/tiles.h"
 #include "core/status_internal.h"
@@ -76,7 +77,7 @@ static dagger_status_t submit_reduction(dagger_region_t *r, const dg_arr_tiles_t
     dagger_status_t st = get_codelets(rt, p.kind == DG_RED_NRM2, &cl);
     if (st != DAGGER_OK)
         return st;
-    dagger_future_t *f = malloc(t->count * sizeof(*f));
+    dagger_future_t *f = dg_malloc(t->count * sizeof(*f));
     if (!f)
         return dg_error(DAGGER_ERR_NO_MEMORY, "reduction: out of memory");
     for (size_t n = 0; n < t->count && st == DAGGER_OK; n++) {

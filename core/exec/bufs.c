@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "actors/system.h"
+#include "core/alloc.h"
 #include "core/common.h"
 #include "core/status_internal.h"
 #include "core/trace/trace.h"
@@ -26,10 +27,10 @@ static uint64_t slot_hash(uint64_t chunk, uint32_t space)
 dagger_status_t dg_bufs_init(dg_bufs_t *b, size_t pool_limit)
 {
     memset(b, 0, sizeof(*b));
-    b->cap = 1024;
-    b->slots = calloc(b->cap, sizeof(*b->slots));
-    if (!b->slots)
+    b->slots = dg_calloc(1024, sizeof(*b->slots));
+    if (!b->slots) /* b stays all zero: dg_bufs_cleanup is then a no-op */
         return dg_error(DAGGER_ERR_NO_MEMORY, "buffer table: out of memory");
+    b->cap = 1024;
     pthread_mutex_init(&b->pool_lock, NULL);
     b->pool_limit = pool_limit;
     b->spaces[0].ops = &dg_host_memspace_ops;
@@ -38,6 +39,8 @@ dagger_status_t dg_bufs_init(dg_bufs_t *b, size_t pool_limit)
 
 void dg_bufs_cleanup(dg_bufs_t *b)
 {
+    if (!b->slots) /* never initialised, or its init failed */
+        return;
     for (size_t i = 0; i < b->cap; i++) {
         dg_buf_entry_t *e = &b->slots[i];
         if (e->chunk && e->chunk != DG_TOMB)
@@ -76,7 +79,7 @@ static int grow(dg_bufs_t *b)
     dg_bufs_t nb = *b;
     /* Mostly tombstones (chunks created and freed): rehash at the same size. */
     nb.cap = b->used * 2 >= b->cap / 2 ? b->cap * 2 : b->cap;
-    nb.slots = calloc(nb.cap, sizeof(*nb.slots));
+    nb.slots = dg_calloc(nb.cap, sizeof(*nb.slots));
     if (!nb.slots)
         return -1;
     nb.used = nb.tombs = 0;

@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "actors/system.h"
+#include "core/alloc.h"
 #include "core/common.h"
 #include "core/exec/xfer.h"
 #include "core/log.h"
@@ -35,7 +36,7 @@ static uint64_t pow2_at_least(uint64_t v)
 
 dagger_status_t dg_exec_create(const dg_exec_params_t *p, dg_exec_t **out)
 {
-    dg_exec_t *ex = calloc(1, sizeof(*ex));
+    dg_exec_t *ex = dg_calloc(1, sizeof(*ex));
     if (!ex)
         return dg_error(DAGGER_ERR_NO_MEMORY, "executor: out of memory");
     ex->rank = p->rank;
@@ -48,8 +49,8 @@ dagger_status_t dg_exec_create(const dg_exec_params_t *p, dg_exec_t **out)
     ex->nworkers = dg_act_system_num_workers(p->actors);
     uint64_t n = pow2_at_least(p->window ? p->window : 16384);
     ex->mask = n - 1;
-    ex->ring = calloc(n, sizeof(*ex->ring));
-    ex->own = calloc((size_t)ex->nworkers, sizeof(*ex->own));
+    ex->ring = dg_calloc(n, sizeof(*ex->ring));
+    ex->own = dg_calloc((size_t)ex->nworkers, sizeof(*ex->own));
     if (dg_exec_codelets_init(ex) || !ex->ring || !ex->own || dg_readyq_init(&ex->shared, n)) {
         dg_exec_destroy(ex);
         return dg_error(DAGGER_ERR_NO_MEMORY, "executor: out of memory");
@@ -130,6 +131,7 @@ void dg_exec_region_reset(dg_exec_t *ex)
     ex->fail_status = DAGGER_OK;
     ex->fail_msg[0] = '\0';
     pthread_mutex_unlock(&ex->fail_lock);
+    ex->emit_status = DAGGER_OK; /* an out-of-memory failed that region, not this one */
     ex->n_launch = ex->n_slots = ex->bytes_sent = ex->bytes_received = 0;
 }
 
@@ -297,7 +299,7 @@ static void *op_alloc(dg_xop_t *op, size_t bytes)
 {
     if (bytes <= sizeof(op->inline_blob))
         return op->inline_blob;
-    op->blob = malloc(bytes);
+    op->blob = dg_malloc(bytes);
     return op->blob;
 }
 
@@ -484,7 +486,7 @@ static void register_deps(dg_exec_t *ex, dg_xop_t *op, const dg_plan_op_t *p)
 {
     atomic_store_explicit(&op->pending, 1, memory_order_relaxed);
     if (p->ndeps > DG_XOP_INLINE_EDGES) {
-        op->edges = malloc(p->ndeps * sizeof(dg_xedge_t));
+        op->edges = dg_malloc(p->ndeps * sizeof(dg_xedge_t));
         if (!op->edges) {
             /* Without edges, wait for the dependencies here: correct, slower. */
             op->edges = op->inline_edges;

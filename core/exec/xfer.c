@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "actors/system.h"
+#include "core/alloc.h"
 #include "core/common.h"
 #include "core/exec/rewrap.h"
 #include "core/log.h"
@@ -131,13 +132,13 @@ void dg_xfer_send(dg_xfer_t *xf, dg_xop_t *op)
     if (DG_TRACE_ON())
         dg_trace_xfer_start(op);
     const dg_xxfer_t *x = &op->u.xfer;
-    dg_send_ctx_t *s = calloc(1, sizeof(*s));
+    dg_send_ctx_t *s = dg_calloc(1, sizeof(*s));
     const void *payload = NULL;
     if (s && x->bytes && x->base) {
         if (x->nspans == 1) {
             payload = x->base + (size_t)x->spans[0].begin * x->elsize;
         } else {
-            s->packed = malloc(x->bytes);
+            s->packed = dg_malloc(x->bytes);
             if (s->packed)
                 gather(x, s->packed);
             payload = s->packed;
@@ -205,7 +206,7 @@ static void unpack_done(void *arg, dagger_status_t st)
 static void pull(dg_xfer_t *xf, dg_xop_t *op, void *rndv, size_t len)
 {
     const dg_xxfer_t *x = &op->u.xfer;
-    dg_unpack_t *u = calloc(1, sizeof(*u));
+    dg_unpack_t *u = dg_calloc(1, sizeof(*u));
     void *dst = NULL;
     if (u) {
         u->xf = xf;
@@ -213,7 +214,7 @@ static void pull(dg_xfer_t *xf, dg_xop_t *op, void *rndv, size_t len)
         if (x->nspans == 1 && x->base)
             dst = x->base + (size_t)x->spans[0].begin * x->elsize;
         else
-            dst = u->staging = malloc(len);
+            dst = u->staging = dg_malloc(len);
     }
     if (!u || !dst) {
         dg_tx_drop(xf->tx, rndv);
@@ -231,7 +232,7 @@ static void pull(dg_xfer_t *xf, dg_xop_t *op, void *rndv, size_t len)
  * to worker 0, which runs dg_xfer_poll. */
 static void queue_pull(dg_xfer_t *xf, dg_xop_t *op, void *rndv, size_t len)
 {
-    dg_pull_t *p = malloc(sizeof(*p));
+    dg_pull_t *p = dg_malloc(sizeof(*p));
     if (!p) {
         fail_xfer(xf, op, DAGGER_ERR_NO_MEMORY, "out of memory receiving a transfer");
         if (op)
@@ -296,7 +297,7 @@ static dagger_status_t keep_eager(void *payload)
     a->settled = NULL; /* the transport's callback returns before this is handled */
     if (!a->eager || !a->len)
         return DAGGER_OK;
-    void *copy = malloc(a->len);
+    void *copy = dg_malloc(a->len);
     if (!copy)
         return dg_error(DAGGER_ERR_NO_MEMORY, "out of memory keeping transfer tag %llx",
                         (unsigned long long)a->hdr.tag);
@@ -361,9 +362,9 @@ void dg_xfer_arrived(dg_xfer_t *xf, const dg_xfer_arrival_t *a)
             free((void *)a->eager);
         return;
     }
-    rv = calloc(1, sizeof(*rv));
+    rv = dg_calloc(1, sizeof(*rv));
     void *copy = a->owned ? (void *)a->eager : NULL;
-    if (!copy && a->eager && a->len && (copy = malloc(a->len)))
+    if (!copy && a->eager && a->len && (copy = dg_malloc(a->len)))
         memcpy(copy, a->eager, a->len);
     if (!rv || (a->eager && a->len && !copy)) {
         pthread_mutex_unlock(&xf->lock);
@@ -388,7 +389,7 @@ void dg_xfer_recv(dg_xfer_t *xf, dg_xop_t *op)
     pthread_mutex_lock(&xf->lock);
     dg_rv_t *rv = rv_take(xf, op->u.xfer.tag);
     if (!rv) {
-        rv = calloc(1, sizeof(*rv));
+        rv = dg_calloc(1, sizeof(*rv));
         if (!rv) {
             pthread_mutex_unlock(&xf->lock);
             fail_xfer(xf, op, DAGGER_ERR_NO_MEMORY, "out of memory posting a receive");
@@ -433,7 +434,7 @@ int dg_xfer_poll(dg_xfer_t *xf)
 
 dagger_status_t dg_xfer_create(dg_exec_t *ex, struct dg_tx *tx, dg_xfer_t **out)
 {
-    dg_xfer_t *xf = calloc(1, sizeof(*xf));
+    dg_xfer_t *xf = dg_calloc(1, sizeof(*xf));
     if (!xf)
         return DAGGER_ERR_NO_MEMORY;
     xf->ex = ex;

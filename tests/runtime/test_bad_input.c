@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "runtime/bad_input.h"
+#include "runtime/source_text.h"
 
 typedef struct bi_row {
     const char *name;
@@ -189,17 +190,6 @@ ParameterizedTest(size_t *row, api, bad_input, .init = bi_setup, .fini = bi_tear
 
 /* ------------------------------------------------------------ completeness */
 
-/* Drops comments, so that names mentioned in prose do not count. */
-static void strip_comments(char *s)
-{
-    for (char *p = s; (p = strstr(p, "/*"));) {
-        char *end = strstr(p + 2, "*/");
-        size_t n = end ? (size_t)(end + 2 - p) : strlen(p);
-        memset(p, ' ', n);
-        p += n;
-    }
-}
-
 /* The function a top-level declaration line declares: the first dagger_
  * identifier followed by '('. Lines that start with a blank (continuations,
  * members), '#', '}' or typedef/extern declare none. */
@@ -240,13 +230,8 @@ static int in_table(const char *name)
 /* Counts the functions a header declares; each must have a row. */
 static int check_header(const char *path)
 {
-    FILE *f = fopen(path, "r");
-    cr_assert(f, "cannot read %s", path);
-    static char text[1 << 20];
-    size_t n = fread(text, 1, sizeof(text) - 1, f);
-    fclose(f);
-    text[n] = 0;
-    strip_comments(text);
+    char *text = dg_source_text(path);
+    cr_assert(text, "cannot read %s", path);
     int found = 0;
     for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
         char name[128];
@@ -256,6 +241,7 @@ static int check_header(const char *path)
         cr_expect(in_table(name), "%s declares %s, which has no row in "
                   "tests/runtime/bad_input_rows.h: add BI_ROW(%s) and its probe", path, name, name);
     }
+    free(text);
     return found;
 }
 
