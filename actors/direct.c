@@ -1,16 +1,16 @@
 /* Posting to a local actor with a direct turn: when the actor is idle, the
- * sending thread runs its handler at once instead of queueing it for a
- * worker (shared/DESIGN.md section 9: the planner's turns run on the
- * submitting thread, so planning costs no thread hop; the runtime's own
- * actors use the same path for their small, frequent messages).
+ * posting thread runs its handler at once instead of queueing it for a
+ * worker (shared/DESIGN.md section 9: turns that cost no thread hop). The
+ * runtime's memory-space actor gets all its local messages this way.
  *
  * It is still a turn of that actor: the thread holds the actor's
  * `scheduled` flag like a worker does, so no other thread runs the actor
- * meanwhile, the handler sees an ordinary context (dagger_ctx_self, replies,
- * sends) and counters and traces count the message. When the actor is busy,
- * or pinned to another worker, or has mail queued, the message is queued
- * behind that mail as dg_act_send would: a sender's messages are handled in
- * the order it sent them either way. */
+ * meanwhile, and the handler sees an ordinary context (dagger_ctx_self,
+ * replies, sends; counted and traced). When another thread is running the
+ * actor, the message waits in the mailbox and that thread handles it before
+ * it lets go (dg_act_run_direct re-checks the mailbox after clearing the
+ * flag); an actor pinned to another worker gets it queued for that worker.
+ * Either way a sender's messages are handled in the order it posted them. */
 #include "actors/ctx.h"
 #include "actors/dispatch.h"
 #include "actors/send.h"

@@ -38,7 +38,8 @@ static void report_failure(dg_act_system_t *sys, dagger_ctx_t *ctx, dagger_statu
         dg_act_fail_request(sys, m, st, detail);
 }
 
-static void handle(dg_act_system_t *sys, dagger_ctx_t *ctx, dg_msg_t *m)
+/* The handler of m in ctx's actor, counted and traced; m stays the caller's. */
+static void handle_kept(dg_act_system_t *sys, dagger_ctx_t *ctx, dg_msg_t *m)
 {
     dg_actor_t *a = ctx->actor;
     dagger_handler_fn fn = dg_actor_handler(a, m->hdr.type);
@@ -54,6 +55,11 @@ static void handle(dg_act_system_t *sys, dagger_ctx_t *ctx, dg_msg_t *m)
         report_failure(sys, ctx, st);
     }
     ctx->msg = NULL;
+}
+
+static void handle(dg_act_system_t *sys, dagger_ctx_t *ctx, dg_msg_t *m)
+{
+    handle_kept(sys, ctx, m);
     dg_msg_free(m);
 }
 
@@ -201,4 +207,20 @@ void dg_act_run_direct(dg_act_system_t *sys, dg_actor_t *a, dg_msg_t *m)
         stop_if_asked(sys, &ctx);
     } while (release_direct(sys, a));
     dg_act_tls.ctx = outer;
+}
+
+int dg_act_run_borrowed(dg_act_system_t *sys, dg_actor_t *a, dg_msg_t *m)
+{
+    dagger_ctx_t *outer = dg_act_tls.ctx;
+    int me = dg_act_tls_worker(sys);
+    /* Only the worker an actor is pinned to ever runs it: that worker needs
+     * no claim, only not to be inside a's turn already. */
+    if (!a->pinned || a->worker != me || (outer && outer->actor == a) ||
+        atomic_load_explicit(&a->state, memory_order_acquire) != DG_ACTOR_RUNNING)
+        return 0;
+    dagger_ctx_t ctx = {.sys = sys, .actor = a, .msg = NULL, .worker = me, .replied = 0};
+    dg_act_tls.ctx = &ctx;
+    handle_kept(sys, &ctx, m);
+    dg_act_tls.ctx = outer;
+    return 1;
 }

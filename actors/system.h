@@ -167,6 +167,21 @@ typedef struct dg_act_post {
  * Errors as dg_act_send. Any thread, also inside another actor's handler. */
 dagger_status_t dg_act_post(dg_act_system_t *sys, const dg_act_post_t *p, int *direct);
 
+/* The actor object of a local address, for the runtime's own actors, which
+ * the caller keeps alive (it never joins them while it uses the pointer);
+ * NULL when there is no such actor. */
+struct dg_actor;
+struct dg_actor *dg_act_local(dg_act_system_t *sys, dagger_actor_addr_t addr);
+
+/* A turn of a pinned actor on its own worker for a message the caller
+ * keeps (m is not freed: it may live on the caller's stack; m->hdr names
+ * type, to and from): the calling worker runs a's handler for m now, in a's
+ * context. No claim is needed, because no other thread ever runs an actor
+ * pinned to this worker. Returns 1 when handled, 0 when the turn cannot run
+ * here (not a's worker, a not running, or this thread is inside a's turn):
+ * the caller then sends a copy the ordinary way. */
+int dg_act_run_borrowed(dg_act_system_t *sys, struct dg_actor *a, dg_msg_t *m);
+
 /* The checks of dg_act_send without sending: type and size, and whether the
  * destination would take it now (timers check this when they are set). */
 dagger_status_t dg_act_check_dest(dg_act_system_t *sys, dagger_actor_addr_t to, uint32_t type,
