@@ -17,20 +17,6 @@
 #include "actors/system_impl.h"
 #include "core/status_internal.h"
 
-/* Whether the calling thread may run a's turn now; if so a is claimed. */
-static int claim(dg_act_system_t *sys, dg_actor_t *a)
-{
-    if (a->pinned && a->worker != dg_act_tls_worker(sys))
-        return 0;
-    int idle = 0;
-    if (atomic_load_explicit(&a->scheduled, memory_order_seq_cst) != 0 ||
-        !atomic_compare_exchange_strong_explicit(&a->scheduled, &idle, 1, memory_order_seq_cst,
-                                                 memory_order_seq_cst))
-        return 0;
-    atomic_fetch_add_explicit(&a->refs, 1, memory_order_relaxed);
-    return 1;
-}
-
 /* The actor was busy: m (made durable by keep) waits in its mailbox. The
  * holder re-checks the mailbox after it lets go, so either it sees m or
  * this thread claims the actor and handles m itself. Pinned actors (to
@@ -42,7 +28,7 @@ static int queue_behind(dg_act_system_t *sys, dg_actor_t *a, dg_msg_t *m)
         dg_act_schedule_if_idle(sys, a);
         return 0;
     }
-    if (!claim(sys, a))
+    if (!dg_act_claim(sys, a))
         return 0;
     dg_act_run_direct(sys, a, NULL);
     return 1;
@@ -67,7 +53,7 @@ dagger_status_t dg_act_post(dg_act_system_t *sys, const dg_act_post_t *p, int *d
         dg_msg_free(m);
         return st;
     }
-    if (claim(sys, a)) {
+    if (dg_act_claim(sys, a)) {
         /* Mail already waiting goes first: m behind it, all handled now. */
         if (DG_UNLIKELY(!dg_mpsc_is_empty(&a->mbox))) {
             dg_mpsc_push(&a->mbox, &m->link);

@@ -173,13 +173,15 @@ dagger_status_t dg_act_post(dg_act_system_t *sys, const dg_act_post_t *p, int *d
 struct dg_actor;
 struct dg_actor *dg_act_local(dg_act_system_t *sys, dagger_actor_addr_t addr);
 
-/* A turn of a pinned actor on its own worker for a message the caller
- * keeps (m is not freed: it may live on the caller's stack; m->hdr names
- * type, to and from): the calling worker runs a's handler for m now, in a's
- * context. No claim is needed, because no other thread ever runs an actor
- * pinned to this worker. Returns 1 when handled, 0 when the turn cannot run
- * here (not a's worker, a not running, or this thread is inside a's turn):
- * the caller then sends a copy the ordinary way. */
+/* A turn for a message the caller keeps (m is not freed: it may live on
+ * the caller's stack; m->hdr names type, to and from), run now on the
+ * calling thread in a's context. An actor pinned to the calling worker
+ * needs no claim (no other thread ever runs it); an unpinned actor is
+ * claimed when idle, like a direct turn. Returns 1 when m was handled, 0 when the
+ * turn cannot run here (pinned elsewhere, busy on another thread, not
+ * running, this thread is inside a's turn, or mail was waiting, which this
+ * call handled first): the caller then sends a copy the ordinary way
+ * (dg_act_post), which keeps a sender's order. */
 int dg_act_run_borrowed(dg_act_system_t *sys, struct dg_actor *a, dg_msg_t *m);
 
 /* The checks of dg_act_send without sending: type and size, and whether the

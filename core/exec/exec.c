@@ -210,18 +210,15 @@ static void launch(dg_exec_t *ex, dg_xop_t *op, int w)
     } buf;
     dg_proc_launch_msg_t pl = {ex, op, w, 0};
     atomic_fetch_add_explicit(&ex->running, 1, memory_order_seq_cst);
-    if (w < ex->nworkers) {
-        buf.m.hdr = (dg_msg_hdr_t){.from = {ex->rank, 0}, .to = ex->proc_addr[w],
-                                   .type = ex->msg.launch, .size = sizeof(pl)};
-        memcpy(buf.m.payload, &pl, sizeof(pl));
-        if (DG_LIKELY(dg_act_run_borrowed(ex->actors, ex->proc[w], &buf.m))) {
-            atomic_fetch_sub_explicit(&ex->running, 1, memory_order_seq_cst);
-            return;
-        }
+    buf.m.hdr = (dg_msg_hdr_t){.from = {ex->rank, 0}, .to = ex->proc_addr[w],
+                               .type = ex->msg.launch, .size = sizeof(pl)};
+    memcpy(buf.m.payload, &pl, sizeof(pl));
+    if (DG_LIKELY(dg_act_run_borrowed(ex->actors, ex->proc[w], &buf.m))) {
+        atomic_fetch_sub_explicit(&ex->running, 1, memory_order_seq_cst);
+        return;
     }
-    /* The submitting thread's processor (not pinned), or a turn that cannot
-     * run here: an ordinary message, its turn run here when the actor is
-     * idle. */
+    /* A turn that cannot run here now: an ordinary message, its turn run
+     * here when the actor is idle. */
     dg_act_post_t p = {.to = ex->proc_addr[w], .type = ex->msg.launch, .payload = &pl,
                        .size = sizeof(pl), .what = "launch"};
     int direct;
@@ -607,6 +604,9 @@ static void register_deps(dg_exec_t *ex, dg_xop_t *op, const dg_plan_op_t *p)
 void dg_exec_emit(void *ctx, const dg_plan_op_t *p)
 {
     dg_exec_t *ex = ctx;
+    dagger_ctx_t *turn = dg_act_current_ctx();
+    if (DG_UNLIKELY(!turn || !dagger_actor_addr_eq(dagger_ctx_self(turn), ex->planner)))
+        atomic_fetch_add_explicit(&ex->emits_outside, 1, memory_order_relaxed);
     dg_xop_t *op = acquire_slot(ex, p->seq);
     op->kind = p->kind;
     atomic_store_explicit(&ex->emitted, atomic_load_explicit(&ex->emitted, memory_order_relaxed) + 1,

@@ -85,6 +85,8 @@ struct dg_exec {
                                          submitting thread's (index nworkers) */
     dagger_actor_addr_t *proc_addr;
     _Atomic uint64_t tasks_outside;   /* tasks run outside a processor actor's turn (tests) */
+    dagger_actor_addr_t planner;      /* the planner actor, whose turns emit ops */
+    _Atomic uint64_t emits_outside;   /* ops emitted outside its turn (tests) */
     dg_watchdog_t watchdog;           /* the hang detector */
 
     /* codelet implementations by id (open addressing) */
