@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/alloc.h"
 #include "core/api/tasks.h"
 #include "core/status_internal.h"
 
@@ -58,11 +59,11 @@ dagger_status_t dg_tasks_note_failure(dg_tasks_t *t, uint64_t first, dagger_stat
     if (first >= UINT64_MAX - 1)
         return DAGGER_OK; /* not a task (a copy or memory failure): no task's data to mark */
     struct dg_fail_log *l = t->fails;
-    if (!l && !(l = t->fails = calloc(1, sizeof(*l))))
+    if (!l && !(l = t->fails = dg_calloc(1, sizeof(*l))))
         return DAGGER_ERR_NO_MEMORY;
     if (l->n == l->cap) {
         size_t cap = l->cap ? 2 * l->cap : 4;
-        dg_fail_rec_t *v = realloc(l->v, cap * sizeof(*v));
+        dg_fail_rec_t *v = dg_realloc(l->v, cap * sizeof(*v));
         if (!v)
             return DAGGER_ERR_NO_MEMORY;
         l->v = v;

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/alloc.h"
+#include "core/api/planner.h"
 #include "core/api/scope.h"
 #include "core/api/tasks.h"
 #include "core/common.h"
@@ -35,17 +37,17 @@ dagger_status_t dagger_region_begin(dagger_runtime_t *rt, const dagger_scope_t *
     st = dg_tasks_check(t, &cp);
     if (st != DAGGER_OK)
         return st;
-    dagger_region_t *r = calloc(1, sizeof(*r));
+    dagger_region_t *r = dg_calloc(1, sizeof(*r));
     if (!r)
         return dg_error(DAGGER_ERR_NO_MEMORY, "dagger_region_begin: out of memory");
-    st = dg_plan_region_begin(t->plan, scope ? &sb.s : NULL);
+    st = dg_planner_region_begin(t, scope ? &sb.s : NULL);
     if (st != DAGGER_OK) {
         free(r);
         char why[512]; /* dg_error writes the detail buffer: copy it first */
         snprintf(why, sizeof(why), "%s", dagger_error_detail());
         return dg_error(st, "dagger_region_begin: %s", why);
     }
-    if (dg_handle_add(r)) {
+    if (dg_handle_add_kind(r, DG_HANDLE_REGION)) {
         free(r);
         return dg_error(DAGGER_ERR_NO_MEMORY, "dagger_region_begin: too many live handles");
     }
@@ -65,7 +67,7 @@ dagger_status_t dagger_region_begin(dagger_runtime_t *rt, const dagger_scope_t *
 
 static dg_tasks_t *region_tasks(dagger_region_t *r, const char *fn)
 {
-    if (!dg_handle_live(r) || !r->tasks || r->tasks->region != r) {
+    if (!dg_handle_live_kind(r, DG_HANDLE_REGION) || !r->tasks || r->tasks->region != r) {
         dg_error(DAGGER_ERR_BAD_HANDLE, "%s: not an open region (NULL, or already ended)", fn);
         return NULL;
     }
@@ -185,7 +187,8 @@ dagger_status_t dagger_submit(dagger_region_t *r, dagger_codelet_t cl, int nargs
         dg_plan_stats_t ps;
         dg_plan_get_stats(t->plan, &ps);
         dg_check_point_t cp = {.kind = DG_CHECK_TASK, .codelet = cl.id, .task = ps.tasks + 1};
-        cp.hash = hash_submission(dg_plan_hash(t->plan), &d);
+        cp.hash = hash_submission(dg_hash_u64(dg_plan_hash(t->plan),
+                                              dg_plan_codelet_hash(t->plan, cl.id)), &d);
         st = dg_tasks_check(t, &cp);
         if (st == DAGGER_ERR_DIVERGENCE) {
             r->diverged = 1;
@@ -197,7 +200,7 @@ dagger_status_t dagger_submit(dagger_region_t *r, dagger_codelet_t cl, int nargs
     dg_plan_submitted_t sub;
     if (DG_TRACE_ON())
         dg_trace_plan_begin();
-    st = dg_plan_submit(t->plan, &d, &sub);
+    st = dg_planner_submit(t, &d, &sub);
     if (st != DAGGER_OK)
         return st;
     if (sub.future) {
@@ -212,7 +215,11 @@ dagger_status_t dagger_submit(dagger_region_t *r, dagger_codelet_t cl, int nargs
         *seq_out = sub.task;
     if (future_out)
         future_out->id = sub.future;
-    return t->exec->emit_status;
+    if (t->exec->emit_status != DAGGER_OK)
+        return dg_error(t->exec->emit_status, "dagger_submit: out of memory while preparing task "
+                        "%llu for execution; the region ends with this error",
+                        (unsigned long long)sub.task);
+    return DAGGER_OK;
 }
 
 dagger_status_t dagger_spawn(dagger_region_t *r, dagger_codelet_t cl, ...)
@@ -271,7 +278,7 @@ dagger_status_t dagger_region_end(dagger_region_t *r)
     /* Every rank planned the same tasks up to here, so the copy-back is the
      * same plan everywhere, even after a divergence was found. */
     uint64_t tr = DG_TRACE_T0();
-    dagger_status_t st = dg_plan_region_end(t->plan);
+    dagger_status_t st = dg_planner_region_end(t);
     tr = DG_TRACE_ON() ? dg_trace_phase(DG_TRP_REGION_PLAN_END, r->id, tr, st) : 0;
     dg_exec_wait_all(t->exec);
     tr = DG_TRACE_ON() ? dg_trace_phase(DG_TRP_REGION_WAIT, r->id, tr, DAGGER_OK) : 0;

@@ -1,9 +1,11 @@
-/* Running ready work on a CPU worker: tasks (the codelet's implementation,
- * with its arguments resolved to memory) and copies between buffers. */
+/* Running ready tasks on a CPU worker: the codelet's implementation, with
+ * its arguments resolved to memory. (Copies between buffers are the
+ * memory-space actors' work: devices/host/host_space.c.) */
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "actors/system.h"
 #include "core/common.h"
 #include "core/exec/exec.h"
 #include "core/status_internal.h"
@@ -15,23 +17,6 @@ struct dagger_task {
     int worker;
     int failed;
 };
-
-static void run_copy(dg_exec_t *ex, dg_xop_t *op)
-{
-    const dg_xcopy_t *c = &op->u.copy;
-    if (!c->src || !c->dst)
-        return;
-    for (uint32_t i = 0; i < c->nspans; i++) {
-        size_t off = (size_t)c->spans[i].begin * c->elsize;
-        size_t len = (size_t)(c->spans[i].end - c->spans[i].begin) * c->elsize;
-        dagger_status_t st = dg_bufs_copy(&ex->bufs, c->dst_space, c->dst + off, c->src_space,
-                                          c->src + off, len);
-        if (st != DAGGER_OK) {
-            dg_exec_fail(ex, UINT64_MAX - 1, st, "a copy between memory spaces failed");
-            return;
-        }
-    }
-}
 
 static int after_failure(dg_exec_t *ex, uint64_t task)
 {
@@ -71,13 +56,21 @@ static void run_launch(dg_exec_t *ex, dg_xop_t *op, int worker)
     }
 }
 
+/* Tasks run in a turn of a CPU processor actor (a dagger.proc.launch
+ * handler). One that does not is counted (tests check there is none); the
+ * common case costs a thread-local load and no shared write. */
+static void count_turn(dg_exec_t *ex)
+{
+    dagger_ctx_t *ctx = dg_act_current_ctx();
+    if (DG_UNLIKELY(!ctx || dagger_ctx_type(ctx) != ex->msg.launch))
+        atomic_fetch_add_explicit(&ex->tasks_outside, 1, memory_order_relaxed);
+}
+
 void dg_exec_run(dg_exec_t *ex, dg_xop_t *op, int worker)
 {
+    count_turn(ex);
     uint64_t tr0 = DG_TRACE_ON() ? dg_trace_run_begin(op, worker) : 0;
-    if (op->kind == DG_PLAN_OP_COPY)
-        run_copy(ex, op);
-    else
-        run_launch(ex, op, worker);
+    run_launch(ex, op, worker);
     if (DG_TRACE_ON())
         dg_trace_run_end(ex, op, worker, tr0);
     dg_exec_finish(ex, op);
@@ -114,12 +107,12 @@ int dagger_task_nargs(dagger_task_t *t)
 dagger_status_t dagger_task_return(dagger_task_t *t, const void *value, size_t len)
 {
     DG_CHECK_ARG(t, "dagger_task_return: NULL task");
+    DG_CHECK_ARG(value || !len, "dagger_task_return: %zu bytes at NULL", len);
     const dg_xlaunch_t *l = &t->op->u.launch;
     if (!l->ret)
         return dg_error(DAGGER_ERR_STATE, "dagger_task_return: codelet %s declares no return value "
                         "(set return_size in its description)",
                         dg_exec_codelet(t->ex, l->codelet)->name);
-    DG_CHECK_ARG(value || !len, "dagger_task_return: NULL value of %zu bytes", len);
     if (len > l->ret_size) {
         /* A result larger than declared cannot be planned: the task fails. */
         char msg[300];

@@ -272,8 +272,11 @@ dagger_status_t dg_plan_chunk_sync_home(dg_plan_t *p, uint64_t id);
 dagger_status_t dg_plan_submit(dg_plan_t *p, const dg_plan_task_desc_t *t,
                                dg_plan_submitted_t *out);
 
-/* The running uniformity hash over every planning input so far. */
+/* The running uniformity hash over every planning input so far (codelet
+ * registrations only through the tasks that use them: their order is free). */
 uint64_t dg_plan_hash(const dg_plan_t *p);
+/* The hash of a registered codelet's name and description (0: unknown id). */
+uint64_t dg_plan_codelet_hash(const dg_plan_t *p, uint32_t id);
 void dg_plan_get_stats(const dg_plan_t *p, dg_plan_stats_t *st);
 
 /* Launch order: Kahn's algorithm with a FIFO frontier seeded in submission

@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/alloc.h"
 #include "core/common.h"
 
 #include "core/hash.h"
@@ -29,7 +30,7 @@ dagger_status_t dg_plan_create(const dg_plan_params_t *params, dg_plan_t **out)
     dagger_status_t st = check_params(params);
     if (st != DAGGER_OK)
         return st;
-    dg_plan_t *p = calloc(1, sizeof(*p));
+    dg_plan_t *p = dg_calloc(1, sizeof(*p));
     if (!p)
         return dg_error(DAGGER_ERR_NO_MEMORY, "dg_plan_create: out of memory");
     p->prm = *params;

@@ -53,6 +53,7 @@ typedef struct dg_plan_codelet {
     double cost;
     char *name;
     size_t name_len;
+    uint64_t hash;                 /* of name and description: hashed with each task using it */
 } dg_plan_codelet_t;
 
 /* One access of the task being planned. */

@@ -174,11 +174,13 @@ static dagger_status_t validate(dg_plan_t *p, uint64_t tid, const dg_plan_codele
     return check_deps(p, tid, t, why);
 }
 
-static void hash_task(dg_plan_t *p, uint64_t tid, const dg_plan_task_desc_t *t)
+static void hash_task(dg_plan_t *p, uint64_t tid, const dg_plan_codelet_t *cl,
+                      const dg_plan_task_desc_t *t)
 {
     uint64_t h = dg_plan_hmix(p->hash, 0x7a5c);
     h = dg_plan_hmix(h, tid);
     h = dg_plan_hmix(h, ((uint64_t)t->codelet << 32) | t->nargs);
+    h = dg_plan_hmix(h, cl->hash);
     for (uint32_t i = 0; i < t->nargs; i++) {
         const dg_plan_arg_t *a = &t->args[i];
         h = dg_plan_hmix(h, ((uint64_t)a->kind << 8) | (uint64_t)a->mode);
@@ -317,7 +319,7 @@ static dagger_status_t plan_task(dg_plan_t *p, uint64_t tid, const dg_plan_codel
                                  dg_plan_submitted_t *out)
 {
     p->next_task = tid;
-    hash_task(p, tid, t);
+    hash_task(p, tid, cl, t);
     for (uint32_t i = 0; i < p->nacc; i++)
         p->acc[i].loc = p->acc[i].c->is_future ? (dg_plan_loc_t){loc.rank, 0} : loc;
     uint64_t future = 0;

@@ -58,8 +58,11 @@ typedef struct dagger_codelet {
 /* Registers a codelet (collective: every rank registers the same codelets).
  * Registering the same name again with the same description returns the same
  * codelet. Errors: DAGGER_ERR_INVALID_ARG (no name, no implementation,
- * return_size > DAGGER_MAX_RETURN), DAGGER_ERR_EXISTS (same name, different
- * description), DAGGER_ERR_TYPE_CONFLICT (two names with the same hash). */
+ * return_size > DAGGER_MAX_RETURN, a name of 64 characters or more, nargs
+ * below 0 or above DAGGER_MAX_ARGS, an unknown dtype in arg_dtypes, desc or
+ * out NULL), DAGGER_ERR_BAD_HANDLE (rt), DAGGER_ERR_EXISTS (same name,
+ * different description), DAGGER_ERR_TYPE_CONFLICT (two names with the same
+ * hash). */
 dagger_status_t dagger_codelet_register(dagger_runtime_t *rt, const dagger_codelet_desc_t *desc,
                                         dagger_codelet_t *out);
 
@@ -124,7 +127,10 @@ int dagger_task_nargs(dagger_task_t *t);
 /* Sets the task's return value (the first len bytes of it; the rest stays
  * zero). len larger than the declared size fails the task: the region ends
  * with DAGGER_ERR_OVERFLOW on every rank, naming the task, its codelet and
- * both sizes, and fetching the value returns that error. Also returns it. */
+ * both sizes, and fetching the value returns that error. Also returns it.
+ * Errors: DAGGER_ERR_INVALID_ARG (t NULL, value NULL with len > 0),
+ * DAGGER_ERR_STATE (the codelet declares no return value),
+ * DAGGER_ERR_OVERFLOW (len > return_size, as above). */
 dagger_status_t dagger_task_return(dagger_task_t *t, const void *value, size_t len);
 
 /* The task's return value buffer, zeroed before the task starts, to fill in
@@ -137,7 +143,8 @@ void *dagger_task_result(dagger_task_t *t, size_t *size);
  * region then ends with that error on every rank. */
 int dagger_task_fail(dagger_task_t *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* The task's sequence number in its region, its rank and processor. */
+/* The task's sequence number (the one dagger_submit gave; 0 for a NULL t)
+ * and its rank (-1 for a NULL t). */
 uint64_t dagger_task_seq(dagger_task_t *t);
 int dagger_task_rank(dagger_task_t *t);
 /* The global id (as dagger_procs() lists it) of the CPU thread running the
@@ -146,7 +153,8 @@ int dagger_task_rank(dagger_task_t *t);
  * tasks that any CPU thread of the rank may run, never with exact ones). */
 int dagger_task_proc(dagger_task_t *t);
 
-/* For GPU implementations: the device stream (cudaStream_t / hipStream_t). */
+/* For GPU implementations: the device stream (cudaStream_t / hipStream_t);
+ * NULL for a CPU task or a NULL t. */
 void *dagger_task_stream(dagger_task_t *t);
 
 #ifdef __cplusplus
