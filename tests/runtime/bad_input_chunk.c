@@ -199,12 +199,27 @@ static int probe_noret(dagger_task_t *t)
     return DAGGER_OK;
 }
 
-/* Returns more than its 8 bytes: that fails the task (DAGGER_ERR_OVERFLOW). */
-static int probe_big(dagger_task_t *t)
+/* Returns one byte more than its return_size of 8: that fails the task. */
+static int probe_too_big(dagger_task_t *t)
 {
-    char big[16] = {0};
-    inside.ret_big = dagger_task_return(t, big, 9);
+    char big[9] = {0};
+    inside.ret_big = dagger_task_return(t, big, sizeof(big));
     return DAGGER_OK;
+}
+
+/* A result larger than declared fails the task and its region
+ * (task.h), on top of the call's own DAGGER_ERR_OVERFLOW. */
+static void run_too_big(void)
+{
+    dagger_codelet_desc_t d = {.name = "bi.too_big", .cpu = probe_too_big, .return_size = 8};
+    dagger_codelet_t cl;
+    cr_assert_eq(dagger_codelet_register(BI.rt, &d, &cl), DAGGER_OK);
+    dagger_region_t *r = bi_open();
+    cr_assert_eq(dagger_submit(r, cl, 0, NULL, NULL, NULL, NULL), DAGGER_OK);
+    dagger_status_t st = dagger_region_end(r);
+    cr_expect_eq(st, DAGGER_ERR_OVERFLOW, "%s", dagger_strerror(st));
+    cr_expect(strstr(dagger_error_detail(), "(bi.too_big) on rank 0 returned 9 bytes"), "%s",
+              dagger_error_detail()); /* the detail names the task */
 }
 
 static void run_inside(void)
@@ -244,14 +259,7 @@ void bi_probe_dagger_task_return(void)
 {
     E(DAGGER_ERR_INVALID_ARG, dagger_task_return(NULL, &inside, 1));
     run_inside();
-    dagger_codelet_desc_t d = {.name = "bi.big", .cpu = probe_big, .return_size = 8};
-    dagger_codelet_t cl;
-    cr_assert_eq(dagger_codelet_register(BI.rt, &d, &cl), DAGGER_OK);
-    dagger_region_t *r = bi_open();
-    cr_assert_eq(dagger_submit(r, cl, 0, NULL, NULL, NULL, NULL), DAGGER_OK);
-    E(DAGGER_ERR_OVERFLOW, dagger_region_end(r)); /* the task failed, naming itself */
-    cr_expect(strstr(dagger_error_detail(), "(bi.big) on rank 0 returned 9 bytes"), "%s",
-              dagger_error_detail());
+    run_too_big();
     cr_expect_eq(inside.ret_big, DAGGER_ERR_OVERFLOW, "%s", dagger_strerror(inside.ret_big));
     cr_expect_eq(inside.ret_null, DAGGER_ERR_INVALID_ARG, "%s", dagger_strerror(inside.ret_null));
     cr_expect_eq(inside.ret_none, DAGGER_ERR_STATE, "%s", dagger_strerror(inside.ret_none));
