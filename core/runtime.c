@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "actors/system.h"
+#include "core/alloc.h"
 #include "core/api/tasks.h"
 #include "core/log.h"
 #include "core/status_internal.h"
@@ -93,7 +94,7 @@ static dagger_status_t start_identity(dagger_runtime_t *rt)
     dagger_status_t st = dg_config_load(&rt->cfg, &unknown);
     if (st != DAGGER_OK)
         return st;
-    rt->boot = calloc(1, sizeof(*rt->boot));
+    rt->boot = dg_calloc(1, sizeof(*rt->boot));
     if (!rt->boot)
         return dg_error(DAGGER_ERR_NO_MEMORY, "dagger_init: out of memory");
     st = dg_boot_init(rt->boot);
@@ -139,11 +140,14 @@ dagger_status_t dagger_init(int *argc, char ***argv, const dagger_params_t *para
     (void)argc;
     (void)argv;
     DG_CHECK_ARG(out, "dagger_init: the runtime output pointer is NULL");
+    *out = NULL;
     DG_CHECK_ARG(!params || params->num_threads >= 0,
                  "dagger_init: num_threads is %d; use 0 for the default or a positive count",
                  params ? params->num_threads : 0);
-    *out = NULL;
-    dagger_runtime_t *rt = calloc(1, sizeof(*rt));
+    if (dg_handle_count(DG_HANDLE_RUNTIME))
+        return dg_error(DAGGER_ERR_STATE, "dagger_init: this process already has a live runtime "
+                        "(one per process); use it, or dagger_finalize it first");
+    dagger_runtime_t *rt = dg_calloc(1, sizeof(*rt));
     if (!rt)
         return dg_error(DAGGER_ERR_NO_MEMORY, "dagger_init: out of memory");
     dagger_status_t st = start(rt, params);

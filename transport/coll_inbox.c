@@ -6,38 +6,11 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/alloc.h"
 #include "core/common.h"
 #include "core/log.h"
 #include "core/status_internal.h"
 #include "transport/coll_internal.h"
-#include "transport/wire.h"
-
-void dg_coll_hdr_encode(const dg_coll_hdr_t *h, void *buf)
-{
-    dg_wire_cursor_t c = dg_wire_cursor(buf, DG_COLL_HDR_LEN);
-    dg_wire_put_u64(&c, h->seq);
-    dg_wire_put_u8(&c, h->phase);
-    dg_wire_put_u16(&c, h->fail);
-    dg_wire_put_u8(&c, h->sig.kind);
-    dg_wire_put_u8(&c, h->sig.op);
-    dg_wire_put_u8(&c, h->sig.type);
-    dg_wire_put_u32(&c, (uint32_t)h->sig.root);
-    dg_wire_put_u64(&c, h->sig.size);
-}
-
-int dg_coll_hdr_decode(const void *buf, size_t len, dg_coll_hdr_t *h)
-{
-    dg_wire_cursor_t c = dg_wire_cursor(buf, len);
-    h->seq = dg_wire_get_u64(&c);
-    h->phase = dg_wire_get_u8(&c);
-    h->fail = dg_wire_get_u16(&c);
-    h->sig.kind = dg_wire_get_u8(&c);
-    h->sig.op = dg_wire_get_u8(&c);
-    h->sig.type = dg_wire_get_u8(&c);
-    h->sig.root = (int32_t)dg_wire_get_u32(&c);
-    h->sig.size = dg_wire_get_u64(&c);
-    return c.bad || c.left || h->phase > DG_COLL_DOWN ? -1 : 0;
-}
 
 void dg_coll_msg_free(dg_coll_msg_t *m)
 {
@@ -61,8 +34,8 @@ static void payload_arrived(void *arg, dagger_status_t st)
 int dg_coll_on_msg(void *ctx, const dg_tx_msg_t *msg)
 {
     dg_coll_t *c = ctx;
-    dg_coll_msg_t *m = calloc(1, sizeof(*m));
-    unsigned char *data = m ? malloc(msg->len ? msg->len : 1) : NULL;
+    dg_coll_msg_t *m = dg_calloc(1, sizeof(*m));
+    unsigned char *data = m ? dg_malloc(msg->len ? msg->len : 1) : NULL;
     if (!data || dg_coll_hdr_decode(msg->hdr, msg->hdr_len, &m->hdr)) {
         dg_log(DG_LOG_ERROR, "dropped a collective message from rank %d: %s", msg->src,
                data ? "malformed header" : "out of memory");
@@ -140,7 +113,7 @@ dagger_status_t dg_coll_take(dg_coll_t *c, uint64_t seq, int phase, int src, dg_
 
 dagger_status_t dg_coll_create(dg_tx_t *tx)
 {
-    dg_coll_t *c = calloc(1, sizeof(*c));
+    dg_coll_t *c = dg_calloc(1, sizeof(*c));
     if (!c)
         return dg_error(DAGGER_ERR_NO_MEMORY, "dg_tx_create: out of memory");
     c->tx = tx;

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/alloc.h"
 #include "transport/tx_proc.h"
 
 #define DG_ENVIRON_MAX (1 << 20)
@@ -23,10 +24,10 @@ static char *read_file(const char *path, size_t *len)
     if (fd < 0)
         return NULL;
     size_t cap = 16384, n = 0;
-    char *buf = malloc(cap + 1);
+    char *buf = dg_malloc(cap + 1);
     for (ssize_t got = 1; buf && got > 0 && n < DG_ENVIRON_MAX;) {
         if (n == cap) {
-            char *bigger = realloc(buf, 2 * cap + 1);
+            char *bigger = dg_realloc(buf, 2 * cap + 1);
             if (!bigger) {
                 free(buf);
                 buf = NULL;

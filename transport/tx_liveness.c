@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/alloc.h"
 #include "core/common.h"
 #include "core/log.h"
 #include "core/status_internal.h"
@@ -225,7 +226,7 @@ static void on_launcher_report(void *ctx, int rank, const char *why)
 
 dagger_status_t dg_tx_liveness_start(dg_tx_t *tx)
 {
-    struct dg_tx_liveness *lv = calloc(1, sizeof(*lv));
+    struct dg_tx_liveness *lv = dg_calloc(1, sizeof(*lv));
     if (!lv)
         return dg_error(DAGGER_ERR_NO_MEMORY, "dg_tx_create: out of memory");
     pthread_mutex_init(&lv->lock, NULL);

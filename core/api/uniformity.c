@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/alloc.h"
 #include "core/api/tasks.h"
 #include "core/hash.h"
 #include "core/status_internal.h"
@@ -66,7 +67,7 @@ dagger_status_t dagger_check_uniformity(dagger_runtime_t *rt, int on)
         return DAGGER_OK;
     }
     void *all = NULL;
-    size_t *lens = calloc((size_t)t->nranks, sizeof(size_t));
+    size_t *lens = dg_calloc((size_t)t->nranks, sizeof(size_t));
     if (!lens)
         return dg_error(DAGGER_ERR_NO_MEMORY, "dagger_check_uniformity: out of memory");
     dagger_status_t st = dg_coll_allgather(t->tx, &mine, sizeof(mine), &all, lens);

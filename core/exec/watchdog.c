@@ -2,6 +2,7 @@
 #include "core/exec/watchdog.h"
 
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -13,12 +14,15 @@
 
 #define DG_WATCH_TICK_NS (200 * 1000 * 1000L)
 
-static volatile sig_atomic_t dg_dump_requested;
+/* Set by the SIGUSR1 handler (any thread), taken by the watchdog thread: a
+ * lock-free atomic, since sig_atomic_t is only safe within one thread
+ * (ThreadSanitizer reported the race); no data travels with it. */
+static atomic_int dg_dump_requested;
 
 static void on_sigusr1(int sig)
 {
     (void)sig;
-    dg_dump_requested = 1;
+    atomic_store_explicit(&dg_dump_requested, 1, memory_order_relaxed);
 }
 
 void dg_watchdog_install_signal(void)
@@ -107,10 +111,8 @@ static void *watch(void *arg)
         if (w->quit)
             break;
         pthread_mutex_unlock(&w->lock);
-        if (dg_dump_requested) {
-            dg_dump_requested = 0;
+        if (atomic_exchange_explicit(&dg_dump_requested, 0, memory_order_relaxed))
             dg_exec_dump(ex, "SIGUSR1");
-        }
         uint64_t now = atomic_load(&ex->progress);
         int busy = atomic_load(&ex->retired) != atomic_load(&ex->emitted);
         if (now != last || !busy) {

@@ -23,10 +23,9 @@ dagger_status_t dg_plan_codelet_register(dg_plan_t *p, const dg_plan_codelet_des
     DG_CHECK_ARG(d->kinds && !(d->kinds & ~DG_PLAN_KINDS_ALL),
                  "dg_plan_codelet_register: codelet '%s' has implementation kinds 0x%x; give at "
                  "least one of DG_PLAN_KIND_BIT(DG_PLAN_CPU/CUDA/HIP)", d->name, d->kinds);
-    DG_CHECK_ARG(d->ret_size <= 4096,
-                 "dg_plan_codelet_register: codelet '%s' returns %u bytes; small values only "
-                 "(at most 4096), return larger results through an Out argument",
-                 d->name, d->ret_size);
+    DG_CHECK_ARG(d->ret_size <= DG_PLAN_MAX_RET,
+                 "dg_plan_codelet_register: codelet '%s' returns %u bytes; at most %u (return "
+                 "larger results through an Out argument)", d->name, d->ret_size, DG_PLAN_MAX_RET);
     DG_CHECK_ARG(!d->ndtypes || d->dtypes, "dg_plan_codelet_register: codelet '%s' declares %u "
                  "argument dtypes but gives none", d->name, d->ndtypes);
     for (uint32_t i = 0; i < d->ndtypes; i++)
