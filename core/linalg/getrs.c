@@ -5,6 +5,7 @@
 #include <lapacke.h>
 #include <stdlib.h>
 
+#include "core/alloc.h"
 #include "core/linalg/linalg_internal.h"
 #include "core/status_internal.h"
 
@@ -12,7 +13,7 @@
 static dagger_status_t local_pivots(const int64_t *ipiv, size_t n, lapack_int **out,
                                     const char *fn)
 {
-    lapack_int *p = malloc(n * sizeof(*p));
+    lapack_int *p = dg_malloc(n * sizeof(*p));
     if (!p)
         return dg_error(DAGGER_ERR_NO_MEMORY, "%s: out of memory for %zu pivots", fn, n);
     for (size_t i = 0; i < n; i++) {

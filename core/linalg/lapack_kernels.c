@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/alloc.h"
 #include "core/linalg/linalg_internal.h"
 
 /* The slots and parameters of a task with nviews view arguments and
@@ -50,7 +51,7 @@ int dg_la_getrf_impl(dagger_task_t *t)
     if (load(t, 2, s, &p))
         return DAGGER_ERR_TASK_FAILED;
     int m = (int)s[0].dims[0], n = (int)s[0].dims[1], kb = (int)s[1].dims[0];
-    lapack_int *ipiv = malloc((size_t)(m < n ? m : n) * sizeof(*ipiv));
+    lapack_int *ipiv = dg_malloc((size_t)(m < n ? m : n) * sizeof(*ipiv));
     if (!ipiv)
         return dagger_task_fail(t, "getrf: out of memory for %d pivots", m < n ? m : n);
     lapack_int info = s[0].dtype == DAGGER_F64
@@ -90,7 +91,7 @@ int dg_la_laswp_impl(dagger_task_t *t)
     if (load(t, 2, s, &p))
         return DAGGER_ERR_TASK_FAILED;
     int kb = (int)s[1].dims[0];
-    lapack_int *ipiv = malloc((size_t)kb * sizeof(*ipiv));
+    lapack_int *ipiv = dg_malloc((size_t)kb * sizeof(*ipiv));
     if (!ipiv)
         return dagger_task_fail(t, "laswp: out of memory for %d pivots", kb);
     const int64_t *g = s[1].data;
@@ -117,7 +118,7 @@ int dg_la_laswp_v_impl(dagger_task_t *t)
     if (load(t, 2, s, &p) || dagger_task_nargs(t) != 3)
         return DAGGER_ERR_TASK_FAILED;
     int kb = (int)(s[1].bytes / sizeof(lapack_int));
-    lapack_int *ipiv = malloc((size_t)kb * sizeof(*ipiv) + 1);
+    lapack_int *ipiv = dg_malloc((size_t)kb * sizeof(*ipiv) + 1);
     if (!ipiv)
         return dagger_task_fail(t, "laswp: out of memory for %d pivots", kb);
     memcpy(ipiv, s[1].data, (size_t)kb * sizeof(*ipiv)); /* value bytes may be unaligned */

@@ -6,6 +6,7 @@
 #include <lapacke.h>
 #include <stdlib.h>
 
+#include "core/alloc.h"
 #include "core/linalg/linalg_internal.h"
 
 #define MIN(a, b) ((a) < (b) ? (a) : (b))
@@ -23,7 +24,7 @@ static int load(dagger_task_t *t, int nviews, size_t work, qr_task_t *q)
         return dagger_task_fail(t, "malformed QR tile task");
     for (int i = 0; i < nviews; i++)
         q->s[i] = dagger_task_arg(t, i);
-    q->work = malloc((work ? work : 1) * dagger_dtype_size(q->s[0].dtype));
+    q->work = dg_malloc((work ? work : 1) * dagger_dtype_size(q->s[0].dtype));
     if (!q->work)
         return dagger_task_fail(t, "QR tile task: out of memory for its workspace");
     dg_la_blas_single();

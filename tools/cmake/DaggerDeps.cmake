@@ -34,10 +34,20 @@ if(NOT DAGGER_HIP STREQUAL "OFF")
 endif()
 # The GPU backends plug into devices/memspace.h; none is written yet, so a
 # found toolkit is reported but not used (docs/design.md section 6).
-message(STATUS "Dagger-C: CUDA toolkit ${DAGGER_HAVE_CUDA}, HIP ${DAGGER_HAVE_HIP} (no GPU backend yet), tracing ${DAGGER_TRACE}")
 
-# Test-only and benchmark-only dependencies.
+# Test-only and benchmark-only dependencies. StarPU is a benchmark peer
+# (tools/bench): no test uses it, and DAGGER_STARPU=OFF builds without it
+# even where it is installed (CI builds both ways).
 pkg_check_modules(CRITERION IMPORTED_TARGET criterion)
+set(DAGGER_HAVE_STARPU OFF)
+if(NOT DAGGER_STARPU STREQUAL "OFF")
+  pkg_check_modules(STARPU QUIET IMPORTED_TARGET starpu-1.3)
+  if(STARPU_FOUND)
+    set(DAGGER_HAVE_STARPU ON)
+  elseif(DAGGER_STARPU STREQUAL "ON")
+    message(FATAL_ERROR "DAGGER_STARPU=ON but starpu-1.3 was not found (apt-get install libstarpu-dev)")
+  endif()
+endif()
 
 # dg_layer(<name> <glob>...): an object library from the C files matching the
 # globs. Layers register themselves so the top level can link what exists.
@@ -55,3 +65,6 @@ function(dg_layer name)
   endif()
   set_property(GLOBAL APPEND PROPERTY DAGGER_LAYERS ${name})
 endfunction()
+
+message(STATUS "Dagger-C: CUDA toolkit ${DAGGER_HAVE_CUDA}, HIP ${DAGGER_HAVE_HIP} (no GPU backend yet), "
+               "StarPU ${DAGGER_HAVE_STARPU} (benchmarks only), tracing ${DAGGER_TRACE}")
