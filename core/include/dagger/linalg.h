@@ -26,9 +26,11 @@
  * gesv move rows across whole block columns, so they work on copies in
  * column-panel layout and always need r = NULL.
  *
- * Errors, the same on every rank: DAGGER_ERR_BAD_HANDLE (an array),
- * DAGGER_ERR_INVALID_ARG (not an f32/f64 array, operands of different
- * dtypes, shapes, blocks, flags, or a region where none is allowed), DAGGER_ERR_TASK_FAILED (a matrix that is not positive definite
+ * Errors, the same on every rank: DAGGER_ERR_BAD_HANDLE (an array that is
+ * NULL, destroyed or not an array), DAGGER_ERR_INVALID_ARG (a dtype other
+ * than f32/f64 or operands of different dtypes, shapes, blocks, flags, a
+ * NULL pivot or output pointer, or a region where none is allowed),
+ * DAGGER_ERR_TASK_FAILED (a matrix that is not positive definite
  * for potrf, exactly singular for getrf: the detail names the tile step and
  * the global index, as LAPACK's info would). docs/linalg.md has examples.
  *
