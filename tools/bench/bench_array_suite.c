@@ -8,7 +8,12 @@
  *
  * Run as 1 rank x 2 threads:  DAGGER_NUM_THREADS=2 bench_array_suite [file] [sizes]
  *        2 ranks x 1 thread:  DAGGER_NUM_THREADS=1 dagger-run -n 2 bench_array_suite ...
- * file defaults to /tmp/bench_array_suite.txt; sizes is a list like 256,1024. */
+ * file defaults to /tmp/bench_array_suite.txt; sizes is a list like 256,1024.
+ * For tools/bench/run-suite: a third argument lists the blocks (default
+ * 128,512), BENCH_REPS sets the repetitions (1..16), BENCH_FILTER keeps only
+ * the rows whose full name contains one of its ';'-separated parts, and
+ * every row also writes its per-repetition dagger times to the file as
+ * "#samples <row> <s> <s>...". */
 #include <dagger.h>
 #include <math.h>
 #include <pthread.h>
@@ -135,6 +140,7 @@ typedef struct suite {
     size_t n, blk;
     dagger_array_t *x, *y, *z;          /* N x N f64 */
     dagger_stencil_t *st[8];
+    dagger_array_desc_t desc;           /* that of x, y, z */
     double *sx, *sy;                    /* serial copies (rank 0) */
 } suite_t;
 
@@ -194,6 +200,22 @@ static void d_norm(suite_t *s)
 }
 
 static int g_stencil; /* which prepared sweep d_stencil runs */
+
+static dagger_stencil_expr_t neighbours(dagger_array_t *out, dagger_array_t *in,
+                                        dagger_boundary_kind_t bc);
+
+/* The seeds' "alloc (neighbors Wrap)": a fresh output array and its sweep. */
+static void d_alloc_wrap(suite_t *s)
+{
+    dagger_array_t *out;
+    dagger_stencil_t *st;
+    must(dagger_array_zeros(s->b->rt, &s->desc, &out), "alloc wrap");
+    dagger_stencil_expr_t e = neighbours(out, s->x, DAGGER_BC_WRAP);
+    must(dagger_stencil_create(s->b->rt, 1, &e, &st), "alloc wrap");
+    must(dagger_stencil_run(NULL, st), "alloc wrap");
+    dagger_stencil_destroy(st);
+    dagger_array_destroy(out);
+}
 
 static void d_stencil(suite_t *s)
 {
@@ -302,6 +324,12 @@ static void s_update(suite_t *s)
         s->sy[i] += 1.0;
 }
 
+static void s_assign(suite_t *s)
+{
+    for (size_t i = 0; i < s->n * s->n; i++)
+        s->sy[i] = 1.0;
+}
+
 static void s_multi(suite_t *s)
 {
     g_bc = DAGGER_BC_WRAP;
@@ -314,6 +342,17 @@ static void s_wrap(suite_t *s) { g_bc = DAGGER_BC_WRAP; s_neighbours(s); }
 static void s_pad(suite_t *s) { g_bc = DAGGER_BC_PAD; s_neighbours(s); }
 static void s_clamp(suite_t *s) { g_bc = DAGGER_BC_CLAMP; s_neighbours(s); }
 static void s_reflect(suite_t *s) { g_bc = DAGGER_BC_REFLECT_SYMMETRIC; s_neighbours(s); }
+
+/* The serial twin allocates (zeroed) too, then sweeps into it. */
+static void s_alloc_wrap(suite_t *s)
+{
+    double *keep = s->sy;
+    s->sy = calloc(s->n * s->n, 8);
+    s_wrap(s);
+    keep[0] = s->sy[0];
+    free(s->sy);
+    s->sy = keep;
+}
 
 static const op_t ops[] = {
     {"array", "alloc (rand)", 8, d_alloc, s_alloc, -1},
@@ -329,6 +368,8 @@ static const op_t ops[] = {
     {"stencil", "neighbors (Reflect)", 16, d_stencil, s_reflect, 3},
     {"stencil", "update (+)", 16, d_stencil, s_update, 4},
     {"stencil", "multi-expr", 24, d_stencil, s_multi, 5},
+    {"stencil", "alloc (neighbors Wrap)", 16, d_alloc_wrap, s_alloc_wrap, -1},
+    {"stencil", "assign (const)", 8, d_stencil, s_assign, 6},
 };
 #define NOPS (sizeof(ops) / sizeof(ops[0]))
 
@@ -361,6 +402,8 @@ static void prepare_stencils(suite_t *s)
     };
     multi[1].in[0].array = s->z;
     must(dagger_stencil_create(s->b->rt, 3, multi, &s->st[5]), "multi-expr");
+    dagger_stencil_expr_t set = {.out = s->y, .kernel = DAGGER_STENCIL_CONST, .value = 1};
+    must(dagger_stencil_create(s->b->rt, 1, &set, &s->st[6]), "assign");
 }
 
 /* ------------------------------------------------------------ timing */
@@ -375,10 +418,10 @@ static double best(const double *v, int n)
     return m;
 }
 
-/* Best wall time over reps, after one warm-up; ranks start together. */
-static double time_dagger(suite_t *s, const op_t *o, int reps)
+/* Best wall time over reps (each kept in t), after one warm-up; ranks start
+ * together. */
+static double time_dagger(suite_t *s, const op_t *o, int reps, double t[16])
 {
-    double t[16];
     g_stencil = o->stencil;
     o->dagger(s);
     for (int r = 0; r < reps; r++) {
@@ -400,6 +443,47 @@ static double time_serial(suite_t *s, const op_t *o, int reps)
         t[r] = now() - t0;
     }
     return best(t, reps);
+}
+
+static void row_name(const suite_t *s, const op_t *o, char *buf, size_t len)
+{
+    snprintf(buf, len, "%s/dagger/N=%zu (block %zu)/%s", o->suite, s->n, s->blk, o->name);
+}
+
+/* BENCH_FILTER: keep only the rows whose full name contains one of its
+ * ';'-separated parts (run-suite passes the exact names it wants). */
+static int selected(const suite_t *s, const op_t *o)
+{
+    const char *f = getenv("BENCH_FILTER");
+    char name[160], part[160];
+    if (!f || !*f)
+        return 1;
+    row_name(s, o, name, sizeof(name));
+    for (const char *p = f; *p; p += *p == ';') {
+        size_t len = strcspn(p, ";");
+        snprintf(part, sizeof(part), "%.*s", (int)(len < sizeof(part) ? len : sizeof(part) - 1), p);
+        if (len && strstr(name, part))
+            return 1;
+        p += len;
+    }
+    return 0;
+}
+
+static int bench_reps(size_t n)
+{
+    const char *e = getenv("BENCH_REPS");
+    int r = e ? atoi(e) : 0;
+    return r >= 1 && r <= 16 ? r : n >= 4096 ? 5 : 7;
+}
+
+static void report_samples(const suite_t *s, const op_t *o, const double *t, int reps)
+{
+    char name[160];
+    row_name(s, o, name, sizeof(name));
+    fprintf(s->b->out, "#samples %s", name);
+    for (int r = 0; r < reps; r++)
+        fprintf(s->b->out, " %.9f", t[r]);
+    fprintf(s->b->out, "\n");
 }
 
 static void report(suite_t *s, const op_t *o, double td, double ts)
@@ -424,6 +508,7 @@ static void run_suite(bench_t *b, size_t n, size_t blk, double *serial_ms)
 {
     suite_t s = {.b = b, .n = n, .blk = blk};
     dagger_array_desc_t d = {.dtype = DAGGER_F64, .ndims = 2, .dims = {n, n}, .block = {blk, blk}};
+    s.desc = d;
     must(dagger_array_rand(b->rt, &d, 1, &s.x), "x");
     must(dagger_array_zeros(b->rt, &d, &s.y), "y");
     must(dagger_array_zeros(b->rt, &d, &s.z), "z");
@@ -436,20 +521,27 @@ static void run_suite(bench_t *b, size_t n, size_t blk, double *serial_ms)
         printf("STREAM triad: %.2f GB/s (%d rank(s) x %d thread(s))\n", b->stream_gbs, b->nranks,
                b->threads);
     }
-    int reps = n >= 4096 ? 5 : 7;
+    int reps = bench_reps(n);
     if (b->rank == 0 && serial_ms[0] < 0) {
         s.sx = malloc(n * n * 8);
         s.sy = calloc(n * n, 8);
         for (size_t i = 0; i < n * n; i++)
             s.sx[i] = dagger_rand_uniform(1, i);
         for (size_t k = 0; k < NOPS; k++)
-            serial_ms[k] = time_serial(&s, &ops[k], reps);
+            if (selected(&s, &ops[k]))
+                serial_ms[k] = time_serial(&s, &ops[k], reps);
         free(s.sx);
         free(s.sy);
     }
-    for (size_t k = 0; k < NOPS; k++)
-        report(&s, &ops[k], time_dagger(&s, &ops[k], reps), serial_ms[k]);
-    for (int k = 0; k < 6; k++)
+    for (size_t k = 0; k < NOPS; k++) {
+        double t[16];
+        if (!selected(&s, &ops[k]))
+            continue;
+        report(&s, &ops[k], time_dagger(&s, &ops[k], reps, t), serial_ms[k]);
+        if (b->rank == 0)
+            report_samples(&s, &ops[k], t, reps);
+    }
+    for (int k = 0; k < 7; k++)
         dagger_stencil_destroy(s.st[k]);
     dagger_array_destroy(s.x);
     dagger_array_destroy(s.y);
@@ -489,14 +581,21 @@ int main(int argc, char **argv)
     }
     must(dagger_codelet_register(b.rt, &(dagger_codelet_desc_t){.name = "bench.sin", .cpu = sin_tile},
                                  &b.sin_cl), "codelet");
+    size_t blocks[8] = {128, 512}, nblocks = 2;
+    if (argc > 3) {
+        nblocks = 0;
+        for (char *p = argv[3]; *p && nblocks < 8; p += *p == ',')
+            blocks[nblocks++] = strtoul(p, &p, 10);
+    }
     if (b.rank == 0)
         fprintf(b.out, "# bench_array_suite: %d rank(s) x %d thread(s)\n", b.nranks, b.threads);
     for (size_t i = 0; i < nsizes; i++) {
         double serial_ms[NOPS];
         for (size_t k = 0; k < NOPS; k++)
             serial_ms[k] = -1;
-        run_suite(&b, sizes[i], 128, serial_ms);
-        run_suite(&b, sizes[i], 512, serial_ms);
+        for (size_t j = 0; j < nblocks; j++)
+            if (blocks[j] <= sizes[i])
+                run_suite(&b, sizes[i], blocks[j], serial_ms);
     }
     if (b.out)
         fclose(b.out);

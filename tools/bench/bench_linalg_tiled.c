@@ -420,8 +420,13 @@ static void report(bench_t *b, const row_t *w)
                 med[V_REF] * 1e3, med[V_DAGGER] * 1e3, gf[V_REF], gf[V_DAGGER], r, rp, lo, hi,
                 gf[V_STARPU], w->have[V_STARPU] ? median(sp_ratio, reps) : 0, jls,
                 w->err[V_DAGGER], ok);
-    if (b->out)
+    if (b->out) { /* per-repetition dagger times, for tools/bench/run-suite */
+        fprintf(b->out, "#samples %s n=%d tile=%d", prob_names[w->prob], w->n, w->tile);
+        for (int i = 0; i < reps; i++)
+            fprintf(b->out, " %.9f", w->secs[V_DAGGER][i]);
+        fprintf(b->out, "\n");
         fflush(b->out);
+    }
 }
 
 /* Tiles of the table for size n (two), or the TILES argument. */
