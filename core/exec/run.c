@@ -37,7 +37,11 @@ static void run_launch(dg_exec_t *ex, dg_xop_t *op, int worker)
     if (l->ret)
         memset(l->ret, 0, l->ret_size);
     struct dagger_task t = {ex, op, worker, 0};
+    /* User code runs as on a plain thread (dg_act_ctx_swap), still inside
+     * the processor actor's turn, which holds the actor. */
+    dagger_ctx_t *turn = dg_act_ctx_swap(NULL);
     int rc = cl->cpu(&t);
+    dg_act_ctx_swap(turn);
     if (rc != DAGGER_OK && !t.failed) {
         char msg[200];
         snprintf(msg, sizeof(msg), "task %llu (%s) on rank %d returned %d",
