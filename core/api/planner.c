@@ -33,8 +33,8 @@ typedef struct dg_plan_msg {
 
 struct dg_planner {
     dagger_actor_addr_t addr;
-    struct dg_actor *actor;
     uint32_t type[K_N];
+    dg_act_prepared_t prep[K_N];      /* the handler of each type (dg_act_prepare) */
 };
 
 static const char *const type_names[K_N] = {
@@ -96,9 +96,10 @@ dagger_status_t dg_planner_start(dg_tasks_t *t)
     dagger_status_t st = dg_act_spawn(sys, &d, &pl->addr);
     if (st != DAGGER_OK)
         return st;
-    pl->actor = dg_act_local(sys, pl->addr);
+    for (int k = 0; k < K_N && st == DAGGER_OK; k++)
+        st = dg_act_prepare(sys, pl->addr, pl->type[k], &pl->prep[k]);
     t->exec->planner = pl->addr;
-    return DAGGER_OK;
+    return st;
 }
 
 /* Sends the submission to the planner actor and returns its reply. */
@@ -114,10 +115,10 @@ static dagger_status_t call(dg_tasks_t *t, int kind, dg_plan_req_t *r)
         dg_msg_t m;
         unsigned char bytes[sizeof(dg_msg_t) + sizeof(dg_plan_msg_t)];
     } buf;
-    buf.m.hdr = (dg_msg_hdr_t){.from = {t->rank, 0}, .to = pl->addr, .type = pl->type[kind],
-                               .size = sizeof(pm)};
+    dg_msg_hdr_set(&buf.m.hdr, (dagger_actor_addr_t){t->rank, 0}, pl->addr, pl->type[kind],
+                   sizeof(pm));
     memcpy(buf.m.payload, &pm, sizeof(pm));
-    if (!dg_act_run_borrowed(sys, pl->actor, &buf.m)) {
+    if (DG_UNLIKELY(!dg_act_run_prepared(sys, &pl->prep[kind], &buf.m))) {
         /* Busy with another thread's submission: a copy waits its turn. */
         dg_act_post_t p = {.to = pl->addr, .type = pl->type[kind], .payload = &pm,
                            .size = sizeof(pm), .what = type_names[kind]};
