@@ -599,9 +599,6 @@ static void register_deps(dg_exec_t *ex, dg_xop_t *op, const dg_plan_op_t *p)
 void dg_exec_emit(void *ctx, const dg_plan_op_t *p)
 {
     dg_exec_t *ex = ctx;
-    dagger_ctx_t *turn = dg_act_current_ctx();
-    if (DG_UNLIKELY(!turn || !dagger_actor_addr_eq(dagger_ctx_self(turn), ex->planner)))
-        atomic_fetch_add_explicit(&ex->emits_outside, 1, memory_order_relaxed);
     dg_xop_t *op = acquire_slot(ex, p->seq);
     op->kind = p->kind;
     atomic_store_explicit(&ex->emitted, atomic_load_explicit(&ex->emitted, memory_order_relaxed) + 1,

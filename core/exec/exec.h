@@ -85,8 +85,6 @@ struct dg_exec {
     struct dg_act_prepared *proc;     /* CPU processor actors' launch handlers: per
                                          worker, then the submitting thread's (nworkers) */
     _Atomic uint64_t tasks_outside;   /* tasks run outside a processor actor's turn (tests) */
-    dagger_actor_addr_t planner;      /* the planner actor, whose turns emit ops */
-    _Atomic uint64_t emits_outside;   /* ops emitted outside its turn (tests) */
     dg_watchdog_t watchdog;           /* the hang detector */
 
     /* codelet implementations by id (open addressing) */
