@@ -233,29 +233,30 @@ int dg_act_claim(dg_act_system_t *sys, dg_actor_t *a)
 /* A borrowed turn (see dg_act_run_borrowed) with the handler known. */
 static int run_kept(dg_act_system_t *sys, dg_actor_t *a, dg_msg_t *m, dagger_handler_fn fn)
 {
-    dagger_ctx_t *outer = dg_act_tls.ctx;
+    dg_act_tls_t *tls = &dg_act_tls;
+    dagger_ctx_t *outer = tls->ctx;
     if (DG_UNLIKELY(atomic_load_explicit(&a->state, memory_order_acquire) != DG_ACTOR_RUNNING ||
                     (outer && outer->actor == a) || !fn))
         return 0;
-    if (!a->pinned) {
-        /* Claimed like a direct turn; mail already waiting goes first, so
-         * the caller sends a copy behind it instead. */
-        if (!dg_act_claim(sys, a))
+    if (DG_LIKELY(a->pinned)) {
+        /* Only the worker an actor is pinned to ever runs it: that worker
+         * needs no claim, only not to be inside a's turn already. */
+        if (tls->sys != sys || a->worker != tls->worker)
             return 0;
-        int clear = dg_mpsc_is_empty(&a->mbox);
-        run_direct(sys, a, clear ? m : NULL, fn);
-        return clear;
+        dagger_ctx_t ctx = {.sys = sys, .actor = a, .msg = NULL, .worker = a->worker,
+                            .replied = 0};
+        tls->ctx = &ctx;
+        handle_with(sys, &ctx, m, fn);
+        tls->ctx = outer;
+        return 1;
     }
-    /* Only the worker an actor is pinned to ever runs it: that worker needs
-     * no claim, only not to be inside a's turn already. */
-    int me = dg_act_tls_worker(sys);
-    if (a->worker != me)
+    /* Claimed like a direct turn; mail already waiting goes first, so the
+     * caller sends a copy behind it instead. */
+    if (!dg_act_claim(sys, a))
         return 0;
-    dagger_ctx_t ctx = {.sys = sys, .actor = a, .msg = NULL, .worker = me, .replied = 0};
-    dg_act_tls.ctx = &ctx;
-    handle_with(sys, &ctx, m, fn);
-    dg_act_tls.ctx = outer;
-    return 1;
+    int clear = dg_mpsc_is_empty(&a->mbox);
+    run_direct(sys, a, clear ? m : NULL, fn);
+    return clear;
 }
 
 int dg_act_run_borrowed(dg_act_system_t *sys, dg_actor_t *a, dg_msg_t *m)

@@ -207,13 +207,14 @@ static void launch(dg_exec_t *ex, dg_xop_t *op, int w)
         unsigned char bytes[sizeof(dg_msg_t) + sizeof(dg_proc_launch_msg_t)];
     } buf;
     const dg_act_prepared_t *pp = &ex->proc[w];
-    dg_proc_launch_msg_t pl = {ex, op, w, 0};
-    dg_msg_hdr_set(&buf.m.hdr, (dagger_actor_addr_t){ex->rank, 0}, pp->to, pp->type, sizeof(pl));
-    memcpy(buf.m.payload, &pl, sizeof(pl));
+    dg_msg_hdr_set(&buf.m.hdr, (dagger_actor_addr_t){ex->rank, 0}, pp->to, pp->type,
+                   sizeof(dg_proc_launch_msg_t));
+    dg_proc_launch_msg_t *pl = (dg_proc_launch_msg_t *)buf.m.payload;
+    *pl = (dg_proc_launch_msg_t){ex, op, w, 0};
     atomic_fetch_add_explicit(&ex->running, 1, memory_order_seq_cst);
     if (DG_UNLIKELY(!dg_act_run_prepared(ex->actors, pp, &buf.m))) {
         /* Its turn cannot run here now: a copy, run when the actor can. */
-        dg_act_post_t p = {.to = pp->to, .type = pp->type, .payload = &pl, .size = sizeof(pl),
+        dg_act_post_t p = {.to = pp->to, .type = pp->type, .payload = pl, .size = sizeof(*pl),
                            .what = "launch"};
         int direct;
         dagger_status_t st = dg_act_post(ex->actors, &p, &direct);
