@@ -117,13 +117,6 @@ dagger_ctx_t *dg_act_current_ctx(void)
     return dg_act_tls.ctx;
 }
 
-dagger_ctx_t *dg_act_ctx_swap(dagger_ctx_t *ctx)
-{
-    dagger_ctx_t *old = dg_act_tls.ctx;
-    dg_act_tls.ctx = ctx;
-    return old;
-}
-
 struct dg_msgtypes *dg_act_system_types(dg_act_system_t *sys)
 {
     return &sys->types;

@@ -43,11 +43,6 @@ int dg_act_current_worker(const dg_act_system_t *sys);
 
 /* The handler context running on this thread, or NULL outside handlers. */
 dagger_ctx_t *dg_act_current_ctx(void);
-/* Sets the calling thread's handler context (NULL: none) and returns the
- * one it replaces. The runtime runs a task's user code with none, inside
- * its processor actor's turn, so the task sees the API as a plain thread
- * does (it may wait on a request; what it sends comes from no actor). */
-dagger_ctx_t *dg_act_ctx_swap(dagger_ctx_t *ctx);
 
 /* The system's message type registry. */
 struct dg_msgtypes *dg_act_system_types(dg_act_system_t *sys);
