@@ -254,3 +254,26 @@ Test(array_view, reduce_dim_of_a_view)
     AR_DESTROY(cv, v, a, rows, cols);
     AR_OK(dagger_finalize(rt));
 }
+
+/* Transpose through views: out = (rows 2..8, columns 1..4 of a)^T, written
+ * into a view of a larger array (the tiles of both shift by their origins
+ * along their own, permuted, dimensions). */
+Test(array_view, transpose_of_a_view_into_a_view)
+{
+    dagger_runtime_t *rt = ar_init();
+    dagger_array_desc_t d = AR_D2(DAGGER_F64, 10, 6, 3, 4), od = AR_D2(DAGGER_F64, 6, 9, 5, 2);
+    dagger_array_t *a, *o, *va, *vo;
+    AR_OK(dagger_array_rand(rt, &d, 4, &a));
+    AR_OK(dagger_array_zeros(rt, &od, &o));
+    va = view2(a, 2, 1, 7, 4);
+    vo = view2(o, 1, 2, 4, 7);
+    AR_OK(dagger_array_transpose(NULL, vo, va));
+    double *x = ar_collect(a), want[6 * 9] = {0};
+    for (int i = 0; i < 7; i++)
+        for (int j = 0; j < 4; j++)
+            want[(1 + j) + 6 * (2 + i)] = x[(2 + i) + 10 * (1 + j)];
+    ar_expect(o, want, 0, "transpose of a view into a view");
+    free(x);
+    AR_DESTROY(va, vo, a, o);
+    AR_OK(dagger_finalize(rt));
+}
