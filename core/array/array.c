@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/alloc.h"
 #include "core/array/array_internal.h"
 #include "core/status_internal.h"
 
@@ -88,14 +89,14 @@ dagger_status_t dg_arr_create(dagger_runtime_t *rt, const dagger_array_desc_t *d
     dagger_status_t st = check_desc(rt, desc, fn);
     if (st != DAGGER_OK)
         return st;
-    dagger_array_t *a = calloc(1, sizeof(*a));
+    dagger_array_t *a = dg_calloc(1, sizeof(*a));
     if (!a)
         return dg_error(DAGGER_ERR_NO_MEMORY, "%s: out of memory", fn);
     a->magic = DG_ARR_MAGIC;
     a->rt = rt;
     set_shape(a, desc);
-    a->chunks = calloc(a->nblocks, sizeof(*a->chunks));
-    a->owners = calloc(a->nblocks, sizeof(*a->owners));
+    a->chunks = dg_calloc(a->nblocks, sizeof(*a->chunks));
+    a->owners = dg_calloc(a->nblocks, sizeof(*a->owners));
     size_t made = 0;
     if (!a->chunks || !a->owners)
         st = dg_error(DAGGER_ERR_NO_MEMORY, "%s: out of memory for %zu blocks", fn, a->nblocks);

@@ -3,6 +3,7 @@
  * order depends only on the block layout, never on the number of ranks. */
 #include <stdlib.h>
 
+#include "core/alloc.h"
 #include "core/array/params.h"
 #include "core/array/tiles.h"
 #include "core/status_internal.h"
@@ -78,7 +79,7 @@ static dagger_status_t submit_reduction(dagger_region_t *r, const dg_arr_tiles_t
     dagger_status_t st = get_codelets(rt, p.kind == DG_RED_NRM2, &cl);
     if (st != DAGGER_OK)
         return st;
-    dagger_future_t *f = malloc(t->count * sizeof(*f));
+    dagger_future_t *f = dg_malloc(t->count * sizeof(*f));
     if (!f)
         return dg_error(DAGGER_ERR_NO_MEMORY, "reduction: out of memory");
     for (size_t n = 0; n < t->count && st == DAGGER_OK; n++) {
@@ -142,6 +143,7 @@ dagger_status_t dagger_array_dot(dagger_region_t *r, dagger_array_t *a, dagger_a
                                  dagger_future_t *out)
 {
     dg_arr_red_t p = {.kind = DG_RED_DOT};
-    DG_CHECK_ARG(b, "dagger_array_dot: NULL second array");
+    if (!dg_arr_get(b, "dagger_array_dot"))
+        return DAGGER_ERR_BAD_HANDLE;
     return reduce(r, a, b, p, out, "dagger_array_dot");
 }

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/alloc.h"
 #include "core/array/array_internal.h"
 #include "core/array/nrm2.h"
 #include "core/array/params.h"
@@ -96,7 +97,7 @@ int dg_arr_reddim_impl(dagger_task_t *t)
         oext[k] = k == (int)p.dim ? 1 : ext[k];
         nout *= oext[k];
     }
-    racc_t *acc = malloc(nout * sizeof(*acc));
+    racc_t *acc = dg_malloc(nout * sizeof(*acc));
     if (!acc)
         return dagger_task_fail(t, "out of memory for %zu accumulators", nout);
     acc_init(acc, nout, p.kind);

@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/alloc.h"
+#include "core/api/tasks.h"
 #include "core/array/stencil_internal.h"
 #include "core/status_internal.h"
 
@@ -149,7 +151,7 @@ static int phase_pack(builder_t *b, dg_st_phase_t *ph, const dagger_stencil_inpu
     }
     if (s->npacks == b->cap_packs) {
         int cap = b->cap_packs ? 2 * b->cap_packs : 8;
-        dg_st_pack_t *n = realloc(s->packs, (size_t)cap * sizeof(*n));
+        dg_st_pack_t *n = dg_realloc(s->packs, (size_t)cap * sizeof(*n));
         if (!n)
             return -2;
         s->packs = n;
@@ -192,7 +194,7 @@ static int needs_new_phase(const dagger_stencil_t *s, const dg_st_phase_t *ph, i
 static dagger_status_t build_phases(dagger_stencil_t *s)
 {
     builder_t b = {s, 0};
-    s->phases = calloc((size_t)s->nexpr, sizeof(*s->phases));
+    s->phases = dg_calloc((size_t)s->nexpr, sizeof(*s->phases));
     if (!s->phases)
         return dg_error(DAGGER_ERR_NO_MEMORY, "%s: out of memory", fn_create);
     dg_st_phase_t *ph = NULL;
@@ -225,7 +227,7 @@ static dagger_status_t build_phases(dagger_stencil_t *s)
 static dagger_status_t alloc_pack(dagger_stencil_t *s, dg_st_pack_t *p, const dagger_array_t *home)
 {
     const dagger_array_t *a = p->src;
-    p->pad = calloc(a->nblocks, sizeof(*p->pad));
+    p->pad = dg_calloc(a->nblocks, sizeof(*p->pad));
     if (!p->pad)
         return dg_error(DAGGER_ERR_NO_MEMORY, "%s: out of memory", fn_create);
     p->nblocks = a->nblocks;
@@ -266,7 +268,7 @@ static dagger_status_t build_template(dagger_stencil_t *s, dg_st_phase_t *ph)
     size_t len = fixed;
     for (int e = ph->first; e < ph->first + ph->count; e++)
         len += (s->exprs[e].args_len + 7) & ~(size_t)7;
-    unsigned char *t = calloc(1, len);
+    unsigned char *t = dg_calloc(1, len);
     if (!t)
         return dg_error(DAGGER_ERR_NO_MEMORY, "%s: out of memory", fn_create);
     dg_st_sweep_hdr_t h = {.nexpr = (uint32_t)ph->count, .ndims = (uint32_t)s->shape->ndims};
@@ -349,8 +351,8 @@ static void free_stencil(dagger_stencil_t *s)
 static dagger_status_t copy_exprs(dagger_stencil_t *s, int nexpr, const dagger_stencil_expr_t *x,
                                   const uint32_t *lhs)
 {
-    s->exprs = calloc((size_t)nexpr, sizeof(*s->exprs));
-    s->lhs = calloc((size_t)nexpr, sizeof(*s->lhs));
+    s->exprs = dg_calloc((size_t)nexpr, sizeof(*s->exprs));
+    s->lhs = dg_calloc((size_t)nexpr, sizeof(*s->lhs));
     if (!s->exprs || !s->lhs)
         return dg_error(DAGGER_ERR_NO_MEMORY, "%s: out of memory", fn_create);
     for (int e = 0; e < nexpr; e++, s->nexpr++) {
@@ -359,7 +361,7 @@ static dagger_status_t copy_exprs(dagger_stencil_t *s, int nexpr, const dagger_s
         s->exprs[e].args = NULL;
         if (!x[e].args_len)
             continue;
-        void *a = malloc(x[e].args_len);
+        void *a = dg_malloc(x[e].args_len);
         if (!a)
             return dg_error(DAGGER_ERR_NO_MEMORY, "%s: out of memory", fn_create);
         memcpy(a, x[e].args, x[e].args_len);
@@ -379,8 +381,12 @@ dagger_status_t dg_st_create(dagger_runtime_t *rt, int nexpr, const dagger_stenc
 {
     DG_CHECK_ARG(out, "%s: NULL output", fn_create);
     *out = NULL;
-    if (dagger_nranks(rt) < 1)
-        return dg_error(DAGGER_ERR_BAD_HANDLE, "%s: not a live runtime handle", fn_create);
+    dg_tasks_t *t = dg_tasks_get(rt, fn_create);
+    if (!t)
+        return DAGGER_ERR_BAD_HANDLE;
+    if (t->region) /* its padded buffers are chunks, created between regions */
+        return dg_error(DAGGER_ERR_STATE, "%s: a region is open; prepare stencils before "
+                        "dagger_region_begin (dagger_stencil_run may then run inside it)", fn_create);
     DG_CHECK_ARG(nexpr >= 1 && exprs, "%s: %d expressions (at least 1, non-NULL)", fn_create, nexpr);
     const dagger_array_t *shape = dg_arr_get(exprs[0].out, fn_create);
     if (!shape)
@@ -391,7 +397,7 @@ dagger_status_t dg_st_create(dagger_runtime_t *rt, int nexpr, const dagger_stenc
         if (st != DAGGER_OK)
             return st;
     }
-    dagger_stencil_t *s = calloc(1, sizeof(*s));
+    dagger_stencil_t *s = dg_calloc(1, sizeof(*s));
     if (!s)
         return dg_error(DAGGER_ERR_NO_MEMORY, "%s: out of memory", fn_create);
     s->magic = DG_ST_MAGIC;
@@ -488,7 +494,7 @@ static dagger_status_t submit_all(dagger_region_t *r, const dagger_stencil_t *s)
     if (st == DAGGER_OK)
         st = dg_arr_codelet(s->rt, DG_ARR_CL_SWEEP, &cl.sweep);
     for (int f = 0; f < s->nphases && st == DAGGER_OK; f++) {
-        unsigned char *scratch = malloc(s->phases[f].tmpl_len);
+        unsigned char *scratch = dg_malloc(s->phases[f].tmpl_len);
         if (!scratch)
             return dg_error(DAGGER_ERR_NO_MEMORY, "dagger_stencil_run: out of memory");
         st = submit_phase(r, s, &s->phases[f], &cl, scratch);

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/alloc.h"
 #include "core/array/stencil_internal.h"
 
 /* ------------------------------------------------------------ pack */
@@ -163,7 +164,7 @@ static int window_sum_line(sweep_ctx_t *c, const char *centre)
         d[k] = (ptrdiff_t)w->dist[k];
         nrows *= k ? (size_t)(2 * d[k] + 1) : 1;
     }
-    const char *stack[MAX_ROWS], **rows = nrows <= MAX_ROWS ? stack : malloc(nrows * sizeof(*rows));
+    const char *stack[MAX_ROWS], **rows = nrows <= MAX_ROWS ? stack : dg_malloc(nrows * sizeof(*rows));
     if (!rows)
         return -1;
     size_t r = 0;
@@ -258,7 +259,7 @@ static int run_expr(dagger_task_t *t, const dg_st_sweep_hdr_t *h, const dg_st_ex
     for (int k = 0; k < DAGGER_MAX_DIMS; k++)
         ext[k] = k < o.ndims ? o.dims[k] : 1;
     c.n = ext[0];
-    c.v = malloc(2 * c.n * sizeof(double));
+    c.v = dg_malloc(2 * c.n * sizeof(double));
     if (!c.v)
         return dagger_task_fail(t, "out of memory for a line of %zu values", c.n);
     c.l = c.v + c.n;

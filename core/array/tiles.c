@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/alloc.h"
 #include "core/array/tiles.h"
 #include "core/common.h"
 #include "core/status_internal.h"
@@ -20,7 +21,7 @@ static dagger_status_t cut_dim(dg_arr_tiles_t *t, int k, size_t lo, size_t hi)
     size_t n = 2;
     for (int i = 0; i < t->nops; i++)
         n += (hi - lo) / t->ops[i]->block[t->dim_of[i][k]] + 1;
-    size_t *c = malloc(n * sizeof(*c));
+    size_t *c = dg_malloc(n * sizeof(*c));
     if (!c)
         return dg_error(DAGGER_ERR_NO_MEMORY, "array tiles: out of memory");
     size_t m = 0;

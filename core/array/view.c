@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/alloc.h"
 #include "core/array/array_internal.h"
 #include "core/status_internal.h"
 
@@ -39,7 +40,7 @@ dagger_status_t dagger_array_view(dagger_array_t *arr, const size_t off[], const
     dagger_status_t st = check_view_box(a, off, ext);
     if (st != DAGGER_OK)
         return st;
-    dagger_array_t *v = malloc(sizeof(*v));
+    dagger_array_t *v = dg_malloc(sizeof(*v));
     if (!v)
         return dg_error(DAGGER_ERR_NO_MEMORY, "%s: out of memory", fn_view);
     *v = *a; /* the parent's blocks, chunks and owners */
