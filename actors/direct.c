@@ -1,35 +1,21 @@
 /* Posting to a local actor with a direct turn: when the actor is idle, the
- * sending thread runs its handler at once instead of queueing it for a
- * worker (shared/DESIGN.md section 9: the planner's turns run on the
- * submitting thread, so planning costs no thread hop; the runtime's own
- * actors use the same path for their small, frequent messages).
+ * posting thread runs its handler at once instead of queueing it for a
+ * worker (shared/DESIGN.md section 9: turns that cost no thread hop). The
+ * runtime's memory-space actor gets all its local messages this way.
  *
  * It is still a turn of that actor: the thread holds the actor's
  * `scheduled` flag like a worker does, so no other thread runs the actor
- * meanwhile, the handler sees an ordinary context (dagger_ctx_self, replies,
- * sends) and counters and traces count the message. When the actor is busy,
- * or pinned to another worker, or has mail queued, the message is queued
- * behind that mail as dg_act_send would: a sender's messages are handled in
- * the order it sent them either way. */
+ * meanwhile, and the handler sees an ordinary context (dagger_ctx_self,
+ * replies, sends; counted and traced). When another thread is running the
+ * actor, the message waits in the mailbox and that thread handles it before
+ * it lets go (dg_act_run_direct re-checks the mailbox after clearing the
+ * flag); an actor pinned to another worker gets it queued for that worker.
+ * Either way a sender's messages are handled in the order it posted them. */
 #include "actors/ctx.h"
 #include "actors/dispatch.h"
 #include "actors/send.h"
 #include "actors/system_impl.h"
 #include "core/status_internal.h"
-
-/* Whether the calling thread may run a's turn now; if so a is claimed. */
-static int claim(dg_act_system_t *sys, dg_actor_t *a)
-{
-    if (a->pinned && a->worker != dg_act_tls_worker(sys))
-        return 0;
-    int idle = 0;
-    if (atomic_load_explicit(&a->scheduled, memory_order_seq_cst) != 0 ||
-        !atomic_compare_exchange_strong_explicit(&a->scheduled, &idle, 1, memory_order_seq_cst,
-                                                 memory_order_seq_cst))
-        return 0;
-    atomic_fetch_add_explicit(&a->refs, 1, memory_order_relaxed);
-    return 1;
-}
 
 /* The actor was busy: m (made durable by keep) waits in its mailbox. The
  * holder re-checks the mailbox after it lets go, so either it sees m or
@@ -42,7 +28,7 @@ static int queue_behind(dg_act_system_t *sys, dg_actor_t *a, dg_msg_t *m)
         dg_act_schedule_if_idle(sys, a);
         return 0;
     }
-    if (!claim(sys, a))
+    if (!dg_act_claim(sys, a))
         return 0;
     dg_act_run_direct(sys, a, NULL);
     return 1;
@@ -67,7 +53,7 @@ dagger_status_t dg_act_post(dg_act_system_t *sys, const dg_act_post_t *p, int *d
         dg_msg_free(m);
         return st;
     }
-    if (claim(sys, a)) {
+    if (dg_act_claim(sys, a)) {
         /* Mail already waiting goes first: m behind it, all handled now. */
         if (DG_UNLIKELY(!dg_mpsc_is_empty(&a->mbox))) {
             dg_mpsc_push(&a->mbox, &m->link);

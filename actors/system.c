@@ -147,6 +147,16 @@ void dg_act_system_each_actor(dg_act_system_t *sys,
     dg_registry_each(&sys->reg, each_actor, &e);
 }
 
+dg_actor_t *dg_act_local(dg_act_system_t *sys, dagger_actor_addr_t addr)
+{
+    dg_actor_t *a;
+    dg_reg_slot_t *slot;
+    if (addr.rank != sys->rank || dg_registry_acquire(&sys->reg, addr.id, &a, &slot) != DG_REG_FOUND)
+        return NULL;
+    dg_registry_release(slot);
+    return a;
+}
+
 uint64_t dg_act_next_corr(dg_act_system_t *sys)
 {
     return atomic_fetch_add_explicit(&sys->next_corr, 1, memory_order_relaxed);

@@ -167,6 +167,23 @@ typedef struct dg_act_post {
  * Errors as dg_act_send. Any thread, also inside another actor's handler. */
 dagger_status_t dg_act_post(dg_act_system_t *sys, const dg_act_post_t *p, int *direct);
 
+/* The actor object of a local address, for the runtime's own actors, which
+ * the caller keeps alive (it never joins them while it uses the pointer);
+ * NULL when there is no such actor. */
+struct dg_actor;
+struct dg_actor *dg_act_local(dg_act_system_t *sys, dagger_actor_addr_t addr);
+
+/* A turn for a message the caller keeps (m is not freed: it may live on
+ * the caller's stack; m->hdr names type, to and from), run now on the
+ * calling thread in a's context. An actor pinned to the calling worker
+ * needs no claim (no other thread ever runs it); an unpinned actor is
+ * claimed when idle, like a direct turn. Returns 1 when m was handled, 0 when the
+ * turn cannot run here (pinned elsewhere, busy on another thread, not
+ * running, this thread is inside a's turn, or mail was waiting, which this
+ * call handled first): the caller then sends a copy the ordinary way
+ * (dg_act_post), which keeps a sender's order. */
+int dg_act_run_borrowed(dg_act_system_t *sys, struct dg_actor *a, dg_msg_t *m);
+
 /* The checks of dg_act_send without sending: type and size, and whether the
  * destination would take it now (timers check this when they are set). */
 dagger_status_t dg_act_check_dest(dg_act_system_t *sys, dagger_actor_addr_t to, uint32_t type,

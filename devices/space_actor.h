@@ -1,4 +1,6 @@
-/* Memory-space actors: one per memory space of the rank (host memory now,
+/* The actors of the host device kind: CPU processors and host memory.
+ *
+ * Memory-space actors: one per memory space of the rank (host memory now,
  * each GPU's memory later). A memory-space actor owns its space's memory:
  * allocation, the pool of released blocks, copies into the space, and the
  * move_rewrap transfers to and from other ranks. The executor reaches it
@@ -40,6 +42,19 @@ typedef struct dg_mem_alloc_msg {
 typedef struct dg_mem_op_msg {
     struct dg_xop *op;
 } dg_mem_op_msg_t;
+
+/* dagger.proc.launch: a ready LAUNCH op for a CPU processor actor (worker
+ * index, or the worker count for the submitting thread's processor). */
+typedef struct dg_proc_launch_msg {
+    struct dg_exec *ex;
+    struct dg_xop *op;
+    int32_t worker;
+    int32_t pad;
+} dg_proc_launch_msg_t;
+
+/* Spawns the CPU processor actors of ex (devices/host/host_proc.c): one per
+ * worker, pinned to it, and one for the submitting thread. */
+dagger_status_t dg_host_procs_start(struct dg_exec *ex);
 
 /* Spawns the host memory-space actor of ex (space 0) and fills ex->space_actor[0].
  * The executor registered its message types first (ex->msg). */

@@ -4,6 +4,7 @@
 #include <dagger/region.h>
 #include <string.h>
 
+#include "core/api/planner.h"
 #include "core/api/tasks.h"
 #include "core/status_internal.h"
 
@@ -102,7 +103,8 @@ dagger_status_t dagger_fetch_view(dagger_runtime_t *rt, dagger_view_t v, void *b
     dg_plan_view_t pv = dg_view_to_plan(v);
     char why[256];
     if (v.ndims < 1 || dg_plan_view_check(g, &pv, why, sizeof(why)) != DAGGER_OK)
-        return dg_error(DAGGER_ERR_BAD_VIEW, "dagger_fetch_view: not a valid view of chunk %llu%s%s",
+        return dg_error(DAGGER_ERR_BAD_VIEW,
+                        "dagger_fetch_view: not a valid view of chunk %llu%s%s",
                         (unsigned long long)v.chunk.id, v.ndims < 1 ? "" : ": ",
                         v.ndims < 1 ? " (a bad handle, or a sub-view that did not fit)" : why);
     size_t bytes = g->elsize;
@@ -148,7 +150,7 @@ dagger_status_t dagger_future_free(dagger_runtime_t *rt, dagger_future_t f)
     if (!dg_tasks_future_find(t, f.id, &owner, &size))
         return dg_error(DAGGER_ERR_BAD_HANDLE, "dagger_future_free: future %llu was returned by no "
                         "task, or was freed already", (unsigned long long)f.id);
-    dagger_status_t st = dg_plan_chunk_free(t->plan, f.id);
+    dagger_status_t st = dg_planner_chunk_free(t, f.id);
     if (st == DAGGER_OK)
         dg_tasks_future_remove(t, f.id);
     return st;

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "actors/msg.h"
 #include "actors/system.h"
 #include "core/alloc.h"
 #include "core/common.h"
@@ -51,7 +52,10 @@ dagger_status_t dg_exec_create(const dg_exec_params_t *p, dg_exec_t **out)
     ex->mask = n - 1;
     ex->ring = dg_calloc(n, sizeof(*ex->ring));
     ex->own = dg_calloc((size_t)ex->nworkers, sizeof(*ex->own));
-    if (dg_exec_codelets_init(ex) || !ex->ring || !ex->own || dg_readyq_init(&ex->shared, n)) {
+    ex->proc = dg_calloc((size_t)ex->nworkers + 1, sizeof(*ex->proc));
+    ex->proc_addr = dg_calloc((size_t)ex->nworkers + 1, sizeof(*ex->proc_addr));
+    if (dg_exec_codelets_init(ex) || !ex->ring || !ex->own || !ex->proc || !ex->proc_addr ||
+        dg_readyq_init(&ex->shared, n)) {
         dg_exec_destroy(ex);
         return dg_error(DAGGER_ERR_NO_MEMORY, "executor: out of memory");
     }
@@ -69,7 +73,9 @@ dagger_status_t dg_exec_create(const dg_exec_params_t *p, dg_exec_t **out)
     if (st == DAGGER_OK && p->tx)
         st = dg_xfer_create(ex, p->tx, &ex->xfer);
     if (st == DAGGER_OK)
-        st = dg_host_space_start(ex);
+        st = dg_host_space_start(ex); /* first: the same actor id on every rank */
+    if (st == DAGGER_OK)
+        st = dg_host_procs_start(ex);
     if (st != DAGGER_OK) {
         dg_exec_destroy(ex);
         return st;
@@ -104,6 +110,8 @@ void dg_exec_destroy(dg_exec_t *ex)
     if (ex->shared.heap)
         dg_readyq_cleanup(&ex->shared);
     free(ex->own);
+    free(ex->proc);
+    free(ex->proc_addr);
     free(ex->ring);
     dg_exec_codelets_cleanup(ex);
     free(ex);
@@ -146,6 +154,37 @@ static void notify_waiters(dg_exec_t *ex)
     }
 }
 
+/* A task taken from the ready queues (the processor actors' mailboxes):
+ * its dagger.proc.launch message, handled in a turn of processor w (the
+ * calling worker's, or the submitting thread's when w == nworkers). */
+static void launch(dg_exec_t *ex, dg_xop_t *op, int w)
+{
+    union {
+        dg_msg_t m;
+        unsigned char bytes[sizeof(dg_msg_t) + sizeof(dg_proc_launch_msg_t)];
+    } buf;
+    dg_proc_launch_msg_t pl = {ex, op, w, 0};
+    atomic_fetch_add_explicit(&ex->running, 1, memory_order_seq_cst);
+    buf.m.hdr = (dg_msg_hdr_t){.from = {ex->rank, 0}, .to = ex->proc_addr[w],
+                               .type = ex->msg.launch, .size = sizeof(pl)};
+    memcpy(buf.m.payload, &pl, sizeof(pl));
+    if (DG_LIKELY(dg_act_run_borrowed(ex->actors, ex->proc[w], &buf.m))) {
+        atomic_fetch_sub_explicit(&ex->running, 1, memory_order_seq_cst);
+        return;
+    }
+    /* A turn that cannot run here now: an ordinary message, its turn run
+     * here when the actor is idle. */
+    dg_act_post_t p = {.to = ex->proc_addr[w], .type = ex->msg.launch, .payload = &pl,
+                       .size = sizeof(pl), .what = "launch"};
+    int direct;
+    dagger_status_t st = dg_act_post(ex->actors, &p, &direct);
+    if (st != DAGGER_OK) {
+        dg_exec_fail(ex, op->u.launch.task, st, "a processor actor did not take its launch");
+        dg_exec_finish(ex, op);
+    }
+    atomic_fetch_sub_explicit(&ex->running, 1, memory_order_seq_cst);
+}
+
 /* Waits until cond(ex, arg) holds, checking for hangs. */
 static dagger_status_t wait_until(dg_exec_t *ex, int (*cond)(dg_exec_t *, const void *),
                                   const void *arg)
@@ -164,9 +203,7 @@ static dagger_status_t wait_until(dg_exec_t *ex, int (*cond)(dg_exec_t *, const 
                            ? dg_readyq_pop(&ex->shared)
                            : NULL;
         if (op) {
-            atomic_fetch_add_explicit(&ex->running, 1, memory_order_seq_cst);
-            dg_exec_run(ex, op, ex->nworkers);
-            atomic_fetch_sub_explicit(&ex->running, 1, memory_order_seq_cst);
+            launch(ex, op, ex->nworkers);
             continue;
         }
         pthread_mutex_lock(&ex->wait_lock);
@@ -404,7 +441,8 @@ static int emit_xfer(dg_exec_t *ex, dg_xop_t *op, const dg_plan_op_t *p)
     x->spans = op_alloc(op, x->nspans * sizeof(dg_plan_span_t) + 1);
     if (!x->spans)
         return -1;
-    memcpy(x->spans, p->u.xfer.spans, x->nspans * sizeof(dg_plan_span_t));
+    if (x->nspans) /* a signal (an explicit dependency across ranks) has none, spans NULL */
+        memcpy(x->spans, p->u.xfer.spans, x->nspans * sizeof(dg_plan_span_t));
     if (p->kind == DG_PLAN_OP_SEND)
         ex->bytes_sent += x->bytes;
     else
@@ -522,6 +560,9 @@ static void register_deps(dg_exec_t *ex, dg_xop_t *op, const dg_plan_op_t *p)
 void dg_exec_emit(void *ctx, const dg_plan_op_t *p)
 {
     dg_exec_t *ex = ctx;
+    dagger_ctx_t *turn = dg_act_current_ctx();
+    if (DG_UNLIKELY(!turn || !dagger_actor_addr_eq(dagger_ctx_self(turn), ex->planner)))
+        atomic_fetch_add_explicit(&ex->emits_outside, 1, memory_order_relaxed);
     dg_xop_t *op = acquire_slot(ex, p->seq);
     op->kind = p->kind;
     atomic_store_explicit(&ex->emitted, atomic_load_explicit(&ex->emitted, memory_order_relaxed) + 1,
@@ -563,9 +604,7 @@ static int source(void *ctx, int worker)
     if (!op && (op = dg_readyq_pop(&ex->shared)) && dg_readyq_busy(&ex->shared))
         dg_act_system_wake_helper(ex->actors); /* more waiting: spread the burst */
     if (op) {
-        atomic_fetch_add_explicit(&ex->running, 1, memory_order_seq_cst);
-        dg_exec_run(ex, op, worker);
-        atomic_fetch_sub_explicit(&ex->running, 1, memory_order_seq_cst);
+        launch(ex, op, worker);
         did++;
     }
     return did;

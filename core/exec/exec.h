@@ -58,7 +58,7 @@ typedef struct dg_exec dg_exec_t;
 
 /* The ids of the runtime's message types (msgs.c registers them by name). */
 typedef struct dg_exec_msgs {
-    uint32_t alloc, free, copy, send, recv, rewrap;
+    uint32_t alloc, free, copy, send, recv, rewrap, launch;
 } dg_exec_msgs_t;
 
 struct dg_exec {
@@ -90,6 +90,12 @@ struct dg_exec {
     struct dg_xfer *xfer;
     dg_exec_msgs_t msg;               /* message type ids */
     dagger_actor_addr_t space_actor[DG_MAX_SPACES]; /* memory-space actors (0: host) */
+    struct dg_actor **proc;           /* CPU processor actors: per worker, then the
+                                         submitting thread's (index nworkers) */
+    dagger_actor_addr_t *proc_addr;
+    _Atomic uint64_t tasks_outside;   /* tasks run outside a processor actor's turn (tests) */
+    dagger_actor_addr_t planner;      /* the planner actor, whose turns emit ops */
+    _Atomic uint64_t emits_outside;   /* ops emitted outside its turn (tests) */
     dg_watchdog_t watchdog;           /* the hang detector */
 
     /* codelet implementations by id */

@@ -26,6 +26,8 @@ static const dg_msg_decl_t decls[] = {
     {"dagger.mem.copy", DAGGER_MSG_FIXED, sizeof(dg_mem_op_msg_t), offsetof(dg_exec_msgs_t, copy)},
     {"dagger.mem.send", DAGGER_MSG_FIXED, sizeof(dg_mem_op_msg_t), offsetof(dg_exec_msgs_t, send)},
     {"dagger.mem.recv", DAGGER_MSG_FIXED, sizeof(dg_mem_op_msg_t), offsetof(dg_exec_msgs_t, recv)},
+    {"dagger.proc.launch", DAGGER_MSG_FIXED, sizeof(dg_proc_launch_msg_t),
+     offsetof(dg_exec_msgs_t, launch)},
     /* On the wire: the 64-byte move_rewrap header; as delivered: where the
      * children are (dg_xfer_arrival_t), so the type allows the larger. */
     {"dagger.mem.rewrap", DAGGER_MSG_BYTES,

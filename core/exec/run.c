@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "actors/system.h"
 #include "core/common.h"
 #include "core/exec/exec.h"
 #include "core/status_internal.h"
@@ -55,8 +56,19 @@ static void run_launch(dg_exec_t *ex, dg_xop_t *op, int worker)
     }
 }
 
+/* Tasks run in a turn of a CPU processor actor (a dagger.proc.launch
+ * handler). One that does not is counted (tests check there is none); the
+ * common case costs a thread-local load and no shared write. */
+static void count_turn(dg_exec_t *ex)
+{
+    dagger_ctx_t *ctx = dg_act_current_ctx();
+    if (DG_UNLIKELY(!ctx || dagger_ctx_type(ctx) != ex->msg.launch))
+        atomic_fetch_add_explicit(&ex->tasks_outside, 1, memory_order_relaxed);
+}
+
 void dg_exec_run(dg_exec_t *ex, dg_xop_t *op, int worker)
 {
+    count_turn(ex);
     uint64_t tr0 = DG_TRACE_ON() ? dg_trace_run_begin(op, worker) : 0;
     run_launch(ex, op, worker);
     if (DG_TRACE_ON())

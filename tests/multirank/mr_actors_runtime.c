@@ -1,7 +1,9 @@
 /* The runtime's own actors (issue 12), run with 1..4 ranks: every
  * allocation and release of a program's buffers happens inside the turn of
- * the memory-space actor that owns the memory, and finalize with work and
- * messages in flight drains them instead of hanging. */
+ * the memory-space actor that owns the memory, every task inside a
+ * processor actor's turn, every op is planned in the planner actor's turn,
+ * and finalize with work and messages in flight drains them instead of
+ * hanging. */
 #include <unistd.h>
 
 #include "core/api/tasks.h"
@@ -30,6 +32,13 @@ static void pass_around(dagger_runtime_t *rt, dagger_region_t *r, dagger_codelet
         dagger_task_opts_t o = {.scope = &DAGGER_SCOPE_RANK(s % dagger_nranks(rt))};
         MR_OK(dagger_submit(r, add1, 1, &DAGGER_INOUT(dagger_view(rt, c)), &o, NULL, NULL));
     }
+}
+
+/* n square chunks of side m, owned by the ranks in turn. */
+static void spread_chunks(dagger_runtime_t *rt, dagger_chunk_t *c, int n, size_t m)
+{
+    for (int k = 0; k < n; k++)
+        c[k] = mr_chunk2(rt, m, m, k % dagger_nranks(rt), ramp);
 }
 
 static dg_bufs_t *bufs_of(dagger_runtime_t *rt)
@@ -68,6 +77,39 @@ Test(runtime_actors, every_allocation_is_a_memory_space_actor_turn)
     MR_OK(dagger_finalize(rt));
 }
 
+/* Every task, on every rank, runs in a turn of a CPU processor actor: the
+ * workers' and the submitting thread's (which takes shared work while it
+ * waits: many more tasks than workers make it do so); and every op this
+ * rank carries out was planned in a turn of its planner actor. */
+Test(runtime_actors, every_task_is_a_processor_actor_turn)
+{
+    dagger_runtime_t *rt = mr_init();
+    dagger_codelet_t add1 = reg(rt, "add1", mr_add1);
+    dagger_chunk_t c[16];
+    spread_chunks(rt, c, 16, 4);
+    dagger_region_t *r;
+    MR_OK(dagger_region_begin(rt, NULL, &r));
+    for (int round = 0; round < 50; round++)
+        for (int k = 0; k < 16; k++)
+            MR_OK(dagger_spawn(r, add1, DAGGER_INOUT(dagger_view(rt, c[k])), DAGGER_END));
+    pass_around(rt, r, add1, c[0], 8);
+    MR_OK(dagger_region_end(r));
+    dagger_region_stats_t rs;
+    MR_OK(dagger_region_stats(rt, &rs));
+    cr_assert_gt(rs.tasks_local, 0, "rank %d ran tasks", dagger_rank(rt));
+    cr_assert_eq(atomic_load(&dg_tasks_get(rt, "test")->exec->tasks_outside), 0,
+                 "rank %d: %llu of its tasks ran outside a processor actor's turn",
+                 dagger_rank(rt),
+                 (unsigned long long)atomic_load(&dg_tasks_get(rt, "test")->exec->tasks_outside));
+    cr_assert_eq(atomic_load(&dg_tasks_get(rt, "test")->exec->emits_outside), 0,
+                 "rank %d: ops were planned outside the planner actor's turns", dagger_rank(rt));
+    double got[16];
+    mr_gather(rt, c[0], got, sizeof(got));
+    for (size_t k = 0; k < 16; k++)
+        cr_assert_eq(got[k], ramp(k % 4, k / 4) + 58);
+    MR_OK(dagger_finalize(rt));
+}
+
 /* An actor that keeps itself busy: every message sends the next one. */
 static dagger_status_t on_tick(dagger_ctx_t *ctx)
 {
@@ -90,8 +132,7 @@ Test(runtime_actors, finalize_drains_work_and_messages_in_flight)
     MR_OK(dagger_actor_spawn(rt, &ad, &a));
     MR_OK(dagger_send(rt, a, tick, NULL, 0));
     dagger_chunk_t c[4];
-    for (int k = 0; k < 4; k++)
-        c[k] = mr_chunk2(rt, 128, 128, k % dagger_nranks(rt), ramp);
+    spread_chunks(rt, c, 4, 128);
     dagger_region_t *r;
     MR_OK(dagger_region_begin(rt, NULL, &r));
     for (int k = 0; k < 4; k++)

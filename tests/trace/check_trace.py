@@ -112,6 +112,10 @@ def check_summary(trace, exp):
     for r in range(NRANKS):
         check(any(int(m[0]) == r and m[1] == "mem:host" and m[2] == "dagger.mem.alloc" for m in msgs),
               "rank %d: mem:host handled dagger.mem.alloc messages (summary)" % r)
+    launches = sum(int(m[5]) for m in msgs if m[2] == "dagger.proc.launch" and m[1].startswith("cpu:"))
+    check(launches == exp[0]["tasks"],
+          "every task is one dagger.proc.launch handled by a cpu: processor actor (%d of %d)"
+          % (launches, exp[0]["tasks"]))
     rewrap = [m for m in msgs if m[2] == "dagger.mem.rewrap"]
     check(all(m[1] == "mem:host" and m[4] == "mem:host" and int(m[3]) != int(m[0]) for m in rewrap),
           "dagger.mem.rewrap goes from one rank's mem:host to another's: %s" % rewrap)
@@ -146,6 +150,11 @@ def check_perfetto(trace, exp):
         check(any(e["ph"] == "i" and e["pid"] == r + 1 and e.get("tid") == 200000 and
                   e["name"] == "dagger.mem.alloc" for e in evs),
               "rank %d: the memory-space actor's messages are on its track" % r)
+        launch_tids = {e.get("tid") for e in evs if e["ph"] == "i" and e["pid"] == r + 1 and
+                       e["name"] == "dagger.proc.launch"}
+        check(launch_tids and launch_tids <= set(range(1, workers + 1)) | {100000},
+              "rank %d: launches are on the processor actors' tracks (workers', or the "
+              "submitting thread's for cpu:submit): %s" % (r, launch_tids))
     tasks = [e for e in evs if e["ph"] == "X" and e.get("cat") == "task"]
     check(len(tasks) == exp[0]["tasks"], "%d task slices for %d tasks" % (len(tasks), exp[0]["tasks"]))
     flows = [e for e in evs if e["ph"] in "sf" and e.get("cat") == "transfer"]

@@ -43,6 +43,18 @@ static void name_track(json_out_t *j, int pid, int tid, const char *name, int so
             "\"args\":{\"sort_index\":%d}}", pid, tid, sort);
 }
 
+/* The track a runtime actor shares with what it runs on, or -1. */
+static int own_track(const char *name)
+{
+    if (strncmp(name, "mem:", 4) == 0)
+        return TID_SPACE;
+    if (strcmp(name, "cpu:submit") == 0)
+        return TID_PLANNER;
+    if (strncmp(name, "cpu:", 4) == 0)
+        return atoi(name + 4) + 1;
+    return -1;
+}
+
 static void metadata(const tr_trace_t *tr, json_out_t *j)
 {
     for (int r = 0; r < tr->nranks; r++) {
@@ -59,7 +71,7 @@ static void metadata(const tr_trace_t *tr, json_out_t *j)
                 "{\"sort_index\":%d}}", pid, r);
         name_track(j, pid, TID_PLANNER, "planner (submitting thread)", 0);
         for (uint32_t w = 0; w < rk->hdr.nworkers; w++) {
-            snprintf(name, sizeof(name), "worker %u", w);
+            snprintf(name, sizeof(name), "worker %u", w); /* processor actor cpu:w */
             name_track(j, pid, (int)w + 1, name, 1 + (int)w);
         }
         for (uint32_t s = 0; s < rk->hdr.nspaces; s++) {
@@ -69,8 +81,8 @@ static void metadata(const tr_trace_t *tr, json_out_t *j)
         }
         for (size_t a = 0; a < rk->actor_names.n; a++) {
             const tr_name_t *n = TR_AT(&rk->actor_names, tr_name_t, a);
-            if (strncmp(n->name, "mem:", 4) == 0)
-                continue; /* the memory-space actor's track is its space's */
+            if (own_track(n->name) >= 0)
+                continue; /* processor and memory-space actors: their thread's or space's */
             snprintf(name, sizeof(name), "actor %s (%u)", n->name, n->id);
             name_track(j, pid, TID_ACTOR + (int)a, name, 200000 + (int)a);
         }
@@ -194,13 +206,14 @@ static void rank_tracks(const tr_trace_t *tr, int r, json_out_t *j)
 }
 
 /* The track of actor id on rank r: its memory space's for the host
- * memory-space actor, its own otherwise. */
+ * memory-space actor, its worker's for a CPU processor actor (the
+ * submitting thread's for cpu:submit), its own otherwise. */
 static int actor_tid(const tr_rank_t *rk, uint32_t id)
 {
     for (size_t a = 0; a < rk->actor_names.n; a++) {
         const tr_name_t *n = TR_AT(&rk->actor_names, tr_name_t, a);
         if (n->id == id)
-            return strncmp(n->name, "mem:", 4) == 0 ? TID_SPACE : TID_ACTOR + (int)a;
+            return own_track(n->name) >= 0 ? own_track(n->name) : TID_ACTOR + (int)a;
     }
     return TID_ACTOR + (int)rk->actor_names.n; /* unnamed */
 }
