@@ -200,6 +200,25 @@ static void d_stencil(suite_t *s)
     must(dagger_stencil_run(NULL, s->st[g_stencil]), "stencil");
 }
 
+static dagger_stencil_expr_t neighbours(dagger_array_t *out, dagger_array_t *in,
+                                        dagger_boundary_kind_t bc);
+
+/* The seeds' allocating case: a new array each time (made, swept, freed). */
+static void d_stencil_alloc(suite_t *s)
+{
+    dagger_stencil_expr_t e = neighbours(NULL, s->x, DAGGER_BC_WRAP);
+    dagger_array_t *y;
+    must(dagger_stencil_apply_new(s->b->rt, &e, &y), "stencil (allocating)");
+    dagger_array_destroy(y);
+}
+
+/* z = y + stencil(x), fused into the sweep. */
+static void d_stencil_binop(suite_t *s)
+{
+    dagger_stencil_expr_t e = neighbours(NULL, s->x, DAGGER_BC_WRAP);
+    must(dagger_stencil_apply_binop(s->b->rt, DAGGER_ARRAY_ADD, s->z, s->y, &e), "y + stencil");
+}
+
 /* ---- serial references (rank 0, one thread, plain loops) ---- */
 
 static void s_alloc(suite_t *s)
@@ -311,6 +330,25 @@ static void s_multi(suite_t *s)
 }
 
 static void s_wrap(suite_t *s) { g_bc = DAGGER_BC_WRAP; s_neighbours(s); }
+
+/* The serial loops of the new cases: the interior dominates, so the Wrap
+ * loop stands in for AntiReflect's; allocation and the fused add are
+ * counted where they happen. */
+static void s_wrap_alloc(suite_t *s)
+{
+    double *keep = s->sy;
+    s->sy = malloc(s->n * s->n * 8);
+    s_wrap(s);
+    free(s->sy);
+    s->sy = keep;
+}
+
+static void s_wrap_add(suite_t *s)
+{
+    s_wrap(s);
+    for (size_t i = 0; i < s->n * s->n; i++)
+        s->sy[i] += s->sx[i];
+}
 static void s_pad(suite_t *s) { g_bc = DAGGER_BC_PAD; s_neighbours(s); }
 static void s_clamp(suite_t *s) { g_bc = DAGGER_BC_CLAMP; s_neighbours(s); }
 static void s_reflect(suite_t *s) { g_bc = DAGGER_BC_REFLECT_SYMMETRIC; s_neighbours(s); }
@@ -329,6 +367,9 @@ static const op_t ops[] = {
     {"stencil", "neighbors (Reflect)", 16, d_stencil, s_reflect, 3},
     {"stencil", "update (+)", 16, d_stencil, s_update, 4},
     {"stencil", "multi-expr", 24, d_stencil, s_multi, 5},
+    {"stencil", "neighbors (AntiReflect)", 16, d_stencil, s_wrap, 6},
+    {"stencil", "alloc (neighbors Wrap)", 16, d_stencil_alloc, s_wrap_alloc, -1},
+    {"stencil", "Y + stencil (fused)", 24, d_stencil_binop, s_wrap_add, -1},
 };
 #define NOPS (sizeof(ops) / sizeof(ops[0]))
 
@@ -361,6 +402,8 @@ static void prepare_stencils(suite_t *s)
     };
     multi[1].in[0].array = s->z;
     must(dagger_stencil_create(s->b->rt, 3, multi, &s->st[5]), "multi-expr");
+    dagger_stencil_expr_t anti = neighbours(s->y, s->x, DAGGER_BC_ANTIREFLECT_MIRROR);
+    must(dagger_stencil_create(s->b->rt, 1, &anti, &s->st[6]), "antireflect");
 }
 
 /* ------------------------------------------------------------ timing */
@@ -449,7 +492,7 @@ static void run_suite(bench_t *b, size_t n, size_t blk, double *serial_ms)
     }
     for (size_t k = 0; k < NOPS; k++)
         report(&s, &ops[k], time_dagger(&s, &ops[k], reps), serial_ms[k]);
-    for (int k = 0; k < 6; k++)
+    for (int k = 0; k < 7; k++)
         dagger_stencil_destroy(s.st[k]);
     dagger_array_destroy(s.x);
     dagger_array_destroy(s.y);
