@@ -5,6 +5,7 @@
  * copy) and is freed when the send completes. */
 #include <stdlib.h>
 
+#include "core/alloc.h"
 #include "core/common.h"
 #include "core/log.h"
 #include "core/status_internal.h"
@@ -81,7 +82,7 @@ static void pulled(void *arg, dagger_status_t st)
 /* A large message: a new dg_msg_t of the announced size receives the bytes. */
 static void pull(dg_tx_actors_t *a, const dg_tx_msg_t *m)
 {
-    dg_actor_pull_t *p = malloc(sizeof(*p));
+    dg_actor_pull_t *p = dg_malloc(sizeof(*p));
     dg_msg_t *msg = p ? dg_msg_alloc(m->len - sizeof(dg_msg_hdr_t)) : NULL;
     if (!msg) {
         dg_log(DG_LOG_ERROR, "out of memory for a %zu-byte actor message from rank %d", m->len,
@@ -128,7 +129,7 @@ static int on_late_actor_msg(void *ctx, const dg_tx_msg_t *m)
 dagger_status_t dg_tx_actors_attach(dg_tx_t *tx, dg_act_system_t *sys, dg_tx_actors_t **out)
 {
     DG_CHECK_ARG(tx && sys && out, "dg_tx_actors_attach: NULL argument");
-    dg_tx_actors_t *a = calloc(1, sizeof(*a));
+    dg_tx_actors_t *a = dg_calloc(1, sizeof(*a));
     if (!a)
         return dg_error(DAGGER_ERR_NO_MEMORY, "dagger_init: out of memory");
     a->tx = tx;

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/alloc.h"
 #include "core/status_internal.h"
 #include "transport/bootstrap_pmix.h"
 #include "transport/bootstrap_value.h"
@@ -30,7 +31,7 @@ static double now_s(void)
  * (bootstrap_value.h). */
 static dagger_status_t publish(const char *key, const void *mine, size_t len, int live)
 {
-    unsigned char *bytes = live ? malloc(len + 1) : NULL;
+    unsigned char *bytes = live ? dg_malloc(len + 1) : NULL;
     if (live && !bytes)
         return dg_error(DAGGER_ERR_NO_MEMORY, "dg_boot_allgather: out of memory");
     if (live) {
@@ -144,7 +145,7 @@ static dagger_status_t concat(int n, pmix_value_t **vals, void **all, size_t *of
     size_t total = 0;
     for (int r = 0; r < n; r++)
         total += vals[r]->data.bo.size - 1; /* without the leading byte */
-    unsigned char *buf = malloc(total ? total : 1);
+    unsigned char *buf = dg_malloc(total ? total : 1);
     if (!buf)
         return dg_error(DAGGER_ERR_NO_MEMORY, "dg_boot_allgather: out of memory for %zu bytes", total);
     size_t at = 0;
@@ -167,7 +168,7 @@ static dagger_status_t exchange_pmix(dg_boot_t *boot, const void *mine, size_t l
     char key[PMIX_MAX_KEYLEN + 1];
     exchange_key(boot, boot->exchanges++, key, sizeof(key));
     dagger_status_t st = publish(key, mine, len, 1);
-    pmix_value_t **vals = calloc((size_t)boot->size, sizeof(*vals));
+    pmix_value_t **vals = dg_calloc((size_t)boot->size, sizeof(*vals));
     if (st == DAGGER_OK && !vals)
         st = dg_error(DAGGER_ERR_NO_MEMORY, "dg_boot_allgather: out of memory");
     double deadline = now_s() + DG_BOOT_TIMEOUT_S;
@@ -199,7 +200,7 @@ dagger_status_t dg_boot_reread(dg_boot_t *boot, int rank, dg_boot_check_fn check
     if (st != DAGGER_OK)
         return st;
     size_t n = v->data.bo.size - 1;
-    *data = malloc(n ? n : 1);
+    *data = dg_malloc(n ? n : 1);
     if (*data) {
         memcpy(*data, v->data.bo.bytes + 1, n);
         *len = n;
@@ -218,7 +219,7 @@ dagger_status_t dg_boot_allgather(dg_boot_t *boot, const void *mine, size_t len,
     *all = NULL;
     if (!boot->singleton)
         return exchange_pmix(boot, mine, len, check, ctx, all, offsets);
-    *all = malloc(len ? len : 1);
+    *all = dg_malloc(len ? len : 1);
     if (!*all)
         return dg_error(DAGGER_ERR_NO_MEMORY, "dg_boot_allgather: out of memory");
     if (len)

@@ -29,6 +29,10 @@ struct dg_coll {
     pthread_mutex_t lock;       /* inbox and the messages' ready flags */
     dg_coll_msg_t *inbox;       /* arrived, not yet taken; any order */
     uint64_t seq;               /* the next collective's number (caller thread) */
+    /* The message the caller waits for now, for the hang limit (watchdog). */
+    _Atomic uint64_t wait_seq;
+    _Atomic int wait_src;
+    _Atomic long long wait_since_ms; /* CLOCK_MONOTONIC; 0: not waiting */
 };
 
 /* coll_inbox.c: the channel handler and waiting for one message. */

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/alloc.h"
 #include "core/status_internal.h"
 #include "transport/wire.h"
 
@@ -48,7 +49,7 @@ dagger_status_t dg_coll_unpack_gathered(const void *bytes, size_t len, int nrank
     if (c.bad || c.left)
         return dg_error(DAGGER_ERR_PROTOCOL, "dagger_allgather: malformed result (%zu bytes)",
                         len);
-    unsigned char *dst = malloc(total ? total : 1);
+    unsigned char *dst = dg_malloc(total ? total : 1);
     if (!dst)
         return dg_error(DAGGER_ERR_NO_MEMORY, "dagger_allgather: out of memory for %zu bytes", total);
     c = dg_wire_cursor(bytes, len);

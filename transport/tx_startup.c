@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/alloc.h"
 #include "core/status_internal.h"
 #include "transport/tx_internal.h"
 
@@ -35,12 +36,16 @@ static dagger_status_t check_builds(dg_tx_t *tx, const dg_tx_record_t *recs)
 }
 
 /* A rank that could not open UCX still takes part in the exchange (so
- * nobody waits for it forever) with an empty address and its error text. */
-static dagger_status_t check_opened(dg_tx_t *tx, const dg_tx_record_t *recs)
+ * nobody waits for it forever) with an empty address and its error text.
+ * That rank itself returns its own status (opened: DAGGER_ERR_NO_MEMORY
+ * stays that), the others DAGGER_ERR_TRANSPORT. */
+static dagger_status_t check_opened(dg_tx_t *tx, const dg_tx_record_t *recs,
+                                    dagger_status_t opened)
 {
     for (int r = 0; r < tx->size; r++)
         if (!recs[r].address_len)
-            return dg_error(DAGGER_ERR_TRANSPORT, "rank %d could not start UCX: %.*s", r,
+            return dg_error(r == tx->rank && opened != DAGGER_OK ? opened : DAGGER_ERR_TRANSPORT,
+                            "rank %d could not start UCX: %.*s", r,
                             (int)recs[r].inventory_len, (const char *)recs[r].inventory);
     return DAGGER_OK;
 }
@@ -74,14 +79,15 @@ dagger_status_t dg_tx_reread_record(dg_tx_t *tx, int r, double wait_s, dg_tx_rec
     return DAGGER_OK;
 }
 
-static dagger_status_t decode_all(dg_tx_t *tx, const size_t *offsets, dg_tx_record_t *recs)
+static dagger_status_t decode_all(dg_tx_t *tx, const size_t *offsets, dg_tx_record_t *recs,
+                                  dagger_status_t opened)
 {
     const unsigned char *all = tx->exchange;
     for (int r = 0; r < tx->size; r++)
         if (dg_tx_record_decode(all + offsets[r], offsets[r + 1] - offsets[r], &recs[r]))
             return dg_error(DAGGER_ERR_BOOTSTRAP, "the start-up record of rank %d is malformed "
                             "(a different Dagger-C version?)", r);
-    dagger_status_t st = check_opened(tx, recs);
+    dagger_status_t st = check_opened(tx, recs, opened);
     if (st == DAGGER_OK)
         st = check_builds(tx, recs);
     if (st != DAGGER_OK)
@@ -119,8 +125,8 @@ dagger_status_t dg_tx_exchange(dg_tx_t *tx, const dg_tx_params_t *prm, dagger_st
     };
     dg_proc_self(&rec.proc);
     size_t len = dg_tx_record_size(&rec);
-    void *mine = malloc(len);
-    size_t *offsets = calloc((size_t)tx->size + 1, sizeof(*offsets));
+    void *mine = dg_malloc(len);
+    size_t *offsets = dg_calloc((size_t)tx->size + 1, sizeof(*offsets));
     dagger_status_t st = DAGGER_OK;
     if (!mine || !offsets) {
         st = dg_error(DAGGER_ERR_NO_MEMORY, "dg_tx_create: out of memory");
@@ -132,7 +138,7 @@ dagger_status_t dg_tx_exchange(dg_tx_t *tx, const dg_tx_params_t *prm, dagger_st
     if (addr)
         ucp_worker_release_address(tx->worker, addr);
     if (st == DAGGER_OK)
-        st = decode_all(tx, offsets, recs);
+        st = decode_all(tx, offsets, recs, opened);
     free(mine);
     free(offsets);
     return st;

@@ -17,13 +17,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/alloc.h"
 #include "core/status_internal.h"
 
 #define DG_CODELET_SLOTS0 256
 
 static dg_exec_codelets_t *table_new(size_t nslots, dg_exec_codelets_t *older)
 {
-    dg_exec_codelets_t *t = calloc(1, sizeof(*t) + nslots * sizeof(t->slot[0]));
+    dg_exec_codelets_t *t = dg_calloc(1, sizeof(*t) + nslots * sizeof(t->slot[0]));
     if (t) {
         t->nslots = nslots;
         t->older = older;

@@ -56,6 +56,18 @@ typedef struct tr_count {
     uint64_t count;
 } tr_count_t;
 
+typedef struct tr_msg {     /* a message an actor of the rank handled */
+    int64_t t;
+    uint32_t type, actor;   /* message type id; the handling actor's id */
+    int32_t from_rank;      /* the sender (from_id 0: a plain thread) */
+    uint32_t from_id;
+} tr_msg_t;
+
+typedef struct tr_name {    /* an actor's or a message type's name */
+    uint32_t id;
+    char name[DG_TRF_NAME_LEN];
+} tr_name_t;
+
 typedef struct tr_hang_op {
     uint64_t seq, tag, chunk, bytes, task;
     int64_t t0;             /* RUNNING: task start */
@@ -88,6 +100,8 @@ typedef struct tr_rank {
     tr_vec_t idle, copies, phases, checks;  /* tr_span_t */
     tr_vec_t mem;           /* tr_mem_t */
     tr_vec_t actors;        /* tr_count_t */
+    tr_vec_t msgs;          /* tr_msg_t */
+    tr_vec_t actor_names;   /* tr_name_t */
     tr_vec_t hangs;         /* tr_hang_t */
     double plan_ns;         /* time in the planner, over every task it planned */
     uint64_t planned;       /* tasks it planned */
@@ -114,6 +128,7 @@ typedef struct tr_trace {
     tr_map_t xfer_by_tag;
     tr_vec_t codelets;      /* tr_codelet_t */
     tr_map_t codelet_by_id;
+    tr_vec_t type_names;    /* tr_name_t: message types (the same ids on every rank) */
     int64_t origin;         /* job clock of time 0 */
     int64_t t_begin, t_end; /* the traced work: first region begin .. last region end */
     char error[1024];       /* why loading failed */
@@ -134,6 +149,9 @@ int tr_load(tr_trace_t *tr, const char *dir);
 void tr_free(tr_trace_t *tr);
 
 const char *tr_codelet_name(const tr_trace_t *tr, uint32_t id);
+/* Names of a message type, and of an actor of rank r ("?" when unnamed). */
+const char *tr_type_name(const tr_trace_t *tr, uint32_t id);
+const char *tr_actor_name(const tr_trace_t *tr, int r, uint32_t id);
 /* Legend index of a codelet (0.. in name order), for colours. */
 uint32_t tr_codelet_index(const tr_trace_t *tr, uint32_t id);
 const tr_xfer_t *tr_xfer_find(const tr_trace_t *tr, uint64_t tag);

@@ -281,6 +281,26 @@ static void on_codelet(tr_reader_t *rd, const dg_trf_ev_t *e)
     tr_map_put(&rd->tr->codelet_by_id, e->aux, (uint32_t)(rd->tr->codelets.n - 1));
 }
 
+static void on_msg(tr_reader_t *rd, const dg_trf_ev_t *e)
+{
+    const dg_trf_msg_t *ev = (const void *)e;
+    tr_msg_t *m = tr_vec_push(&rd->rk->msgs);
+    *m = (tr_msg_t){job_time(rd, ev->t), e->aux, ev->actor, ev->from_rank, ev->from_id};
+}
+
+/* An actor's or a message type's name (the first one recorded counts). */
+static void on_name(tr_vec_t *v, const dg_trf_ev_t *e)
+{
+    const dg_trf_name_t *ev = (const void *)e;
+    for (size_t i = 0; i < v->n; i++)
+        if (TR_AT(v, tr_name_t, i)->id == e->aux)
+            return;
+    tr_name_t *n = tr_vec_push(v);
+    n->id = e->aux;
+    memcpy(n->name, ev->name, sizeof(n->name));
+    n->name[sizeof(n->name) - 1] = '\0';
+}
+
 /* Events that become per-rank spans: idle, copies, phases, checks. */
 static void on_span(tr_reader_t *rd, const dg_trf_ev_t *e)
 {
@@ -338,6 +358,9 @@ static void dispatch(tr_reader_t *rd, const dg_trf_ev_t *e)
     case DG_TRE_XFER: on_xfer(rd, e); break;
     case DG_TRE_HANG: on_hang(rd, e); break;
     case DG_TRE_CODELET: on_codelet(rd, e); break;
+    case DG_TRE_MSG: on_msg(rd, e); break;
+    case DG_TRE_ACTOR_NAME: on_name(&rd->rk->actor_names, e); break;
+    case DG_TRE_TYPE_NAME: on_name(&rd->tr->type_names, e); break;
     case DG_TRE_IDLE:
     case DG_TRE_COPY:
     case DG_TRE_PHASE:
@@ -370,6 +393,9 @@ static size_t min_size(uint16_t type)
     case DG_TRE_HANG: return sizeof(dg_trf_hang_t);
     case DG_TRE_CODELET: return sizeof(dg_trf_name_t);
     case DG_TRE_COPY: return sizeof(dg_trf_copy_t);
+    case DG_TRE_MSG: return sizeof(dg_trf_msg_t);
+    case DG_TRE_ACTOR_NAME:
+    case DG_TRE_TYPE_NAME: return sizeof(dg_trf_name_t);
     case DG_TRE_END: return sizeof(dg_trf_end_t);
     default: return sizeof(dg_trf_ev_t);
     }
