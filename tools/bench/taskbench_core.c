@@ -284,7 +284,7 @@ int tb_check_final(const tb_graph_t *g, long i, const tb_out_t *o, char *err, si
 /* ---- METG(50%) sweep ---- */
 
 /* The fastest of o->reps runs at g->iter. */
-static int best_wall(const tb_opts_t *o, const tb_graph_t *g, tb_run_fn run, void *ctx, double *w)
+int tb_best_wall(const tb_opts_t *o, const tb_graph_t *g, tb_run_fn run, void *ctx, double *w)
 {
     *w = INFINITY;
     for (int r = 0; r < o->reps; r++) {
@@ -316,7 +316,7 @@ int tb_sweep(const tb_opts_t *o, int cores, tb_run_fn run, void *ctx, FILE *log,
     if (run(ctx, &g, &w) != 0)
         return -1;
     for (g.iter = o->max_iter; g.iter >= 1; g.iter /= 2) {
-        if (best_wall(o, &g, run, ctx, &w) != 0)
+        if (tb_best_wall(o, &g, run, ctx, &w) != 0)
             return -1;
         double rate = tasks * tb_task_work(&g) / w, gran = w * cores / tasks * 1e6;
         if (res->peak == 0)

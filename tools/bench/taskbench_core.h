@@ -52,7 +52,8 @@ typedef struct tb_opts {
     tb_graph_t g;
     int sweep;         /* -sweep: run the METG(50%) sweep instead of one run */
     long max_iter;     /* -max-iter: the sweep's largest tasks (peak) */
-    int reps;          /* -reps: runs per sweep point (the fastest counts) */
+    int reps;          /* -reps: timed runs per point, after one warm-up run in a
+                          single run (the fastest counts) */
     long region_steps; /* -region-steps: timesteps per region (Dagger-C; 0 = whole run) */
     const char *label; /* -label: the config name printed in the sweep's line */
 } tb_opts_t;
@@ -100,6 +101,10 @@ int tb_check_final(const tb_graph_t *g, long i, const tb_out_t *o, char *err, si
 /* Times one run of the graph at g->iter; returns 0 and the wall time (every
  * rank the same value: the driver agrees on the maximum), or -1. */
 typedef int (*tb_run_fn)(void *ctx, const tb_graph_t *g, double *wall);
+
+/* The fastest of o->reps runs of g (every rank the same value). 0 or -1. */
+int tb_best_wall(const tb_opts_t *o, const tb_graph_t *g, tb_run_fn run, void *ctx,
+                 double *wall);
 
 typedef struct tb_metg {
     double metg_us;     /* METG(50%) in microseconds, interpolated */
