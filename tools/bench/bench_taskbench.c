@@ -19,12 +19,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The by-value argument of a point task. */
-typedef struct point_arg {
-    tb_graph_t g;
-    long t, i;
-} point_arg_t;
-
 typedef struct tb_dagger {
     dagger_runtime_t *rt;
     dagger_codelet_t cl;
@@ -36,7 +30,7 @@ typedef struct tb_dagger {
 static int point_task(dagger_task_t *task)
 {
     int na = dagger_task_nargs(task);
-    point_arg_t pa;
+    tb_point_arg_t pa;
     memcpy(&pa, dagger_task_arg(task, na - 1).data, sizeof(pa));
     const tb_out_t *in[TB_MAX_DEPS];
     for (int k = 1; k < na - 1; k++)
@@ -57,7 +51,7 @@ static dagger_status_t submit_point(tb_dagger_t *d, dagger_region_t *r, const tb
 {
     long deps[TB_MAX_DEPS];
     int nd = tb_deps(g, t, i, deps);
-    point_arg_t pa = {.g = *g, .t = t, .i = i};
+    tb_point_arg_t pa = {.g = *g, .t = t, .i = i};
     dagger_arg_t args[TB_MAX_DEPS + 2];
     args[0] = DAGGER_OUT(out_view(d, i, t));
     for (int k = 0; k < nd; k++)
@@ -140,24 +134,19 @@ static int one_run(tb_dagger_t *d, const tb_opts_t *o, int cores)
         return -1; /* a warm-up run first: connections, first touch, thread start */
     dagger_region_stats_t rs = {0};
     dagger_region_stats(d->rt, &rs);
-    double tasks = (double)tb_tasks(&o->g);
+    char extra[64];
+    snprintf(extra, sizeof(extra), ", last region %llu transfers",
+             (unsigned long long)rs.transfers);
     if (dagger_rank(d->rt) == 0)
-        printf("%s width %ld steps %ld iter %ld: wall %.4f s, %.2f us/task x core, %.3g work/s, "
-               "last region %llu transfers; validation ok\n",
-               tb_pattern_name(o->g.type), o->g.width, o->g.steps, o->g.iter, wall,
-               wall * cores / tasks * 1e6, tasks * tb_task_work(&o->g) / wall,
-               (unsigned long long)rs.transfers);
+        tb_print_run(&o->g, wall, cores, extra);
     return 0;
 }
 
 int main(int argc, char **argv)
 {
     tb_opts_t o;
-    char err[512];
-    if (tb_parse(argc, argv, &o, err, sizeof(err)) != 0) {
-        fprintf(stderr, "bench_taskbench: %s\n", err);
+    if (tb_parse(argc, argv, &o) != 0)
         return 2;
-    }
     tb_dagger_t d = {.region_steps = o.region_steps};
     if (dagger_init(&argc, &argv, NULL, &d.rt) != DAGGER_OK) {
         fprintf(stderr, "dagger_init: %s\n", dagger_error_detail());
@@ -171,9 +160,7 @@ int main(int argc, char **argv)
         FILE *log = dagger_rank(d.rt) == 0 ? stdout : NULL;
         rc = tb_sweep(&o, cores, run_graph, &d, log, &m);
         if (rc == 0 && log)
-            printf("RESULT dagger %s %s metg_us %s%.2f peak %.4g last_us %.2f\n",
-                   tb_pattern_name(o.g.type), o.label, m.bounded ? "<=" : "", m.metg_us, m.peak,
-                   m.min_task_us);
+            tb_print_metg("dagger", &o, &m);
     }
     free(d.chunks);
     dagger_finalize(d.rt);

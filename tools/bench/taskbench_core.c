@@ -58,11 +58,11 @@ static int check_graph(const tb_graph_t *g, char *err, size_t n)
     return 0;
 }
 
-int tb_parse(int argc, char **argv, tb_opts_t *o, char *err, size_t n)
+static int parse(int argc, char **argv, tb_opts_t *o, char *err, size_t n)
 {
     *o = (tb_opts_t){.g = {.steps = 100, .width = 4, .type = TB_STENCIL_1D, .radix = 3,
                            .kernel = TB_COMPUTE_BOUND, .iter = 1 << 10},
-                     .max_iter = 1 << 16, .reps = 1, .label = ""};
+                     .max_iter = 1 << 16, .reps = 1, .label = "-"};
     for (int a = 1; a < argc; a++) {
         const char *k = argv[a], *v = a + 1 < argc ? argv[a + 1] : NULL;
         long x = 0;
@@ -111,6 +111,31 @@ int tb_parse(int argc, char **argv, tb_opts_t *o, char *err, size_t n)
         a++;
     }
     return check_graph(&o->g, err, n);
+}
+
+int tb_parse(int argc, char **argv, tb_opts_t *o)
+{
+    char err[512];
+    if (parse(argc, argv, o, err, sizeof(err)) == 0)
+        return 0;
+    fprintf(stderr, "%s: %s\n", argc > 0 ? argv[0] : "taskbench", err);
+    return -1;
+}
+
+void tb_print_run(const tb_graph_t *g, double wall, int cores, const char *extra)
+{
+    double tasks = (double)tb_tasks(g);
+    printf("%s width %ld steps %ld iter %ld: wall %.4f s, %.2f us/task x core, %.3g work/s%s; "
+           "validation ok\n",
+           tb_pattern_name(g->type), g->width, g->steps, g->iter, wall,
+           wall * cores / tasks * 1e6, tasks * tb_task_work(g) / wall, extra);
+}
+
+void tb_print_metg(const char *runtime, const tb_opts_t *o, const tb_metg_t *m)
+{
+    printf("RESULT %s %s %s metg_us %s%.2f peak %.4g last_us %.2f\n", runtime,
+           tb_pattern_name(o->g.type), o->label, m->bounded ? "<=" : "", m->metg_us, m->peak,
+           m->min_task_us);
 }
 
 /* ---- graph ---- */

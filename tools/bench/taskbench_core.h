@@ -59,9 +59,9 @@ typedef struct tb_opts {
 } tb_opts_t;
 
 /* Parses -steps -width -type -radix -kernel -iter -sweep -max-iter -reps
- * -region-steps -label. Returns 0, or -1 with a message in err that says what
- * to change. */
-int tb_parse(int argc, char **argv, tb_opts_t *o, char *err, size_t errlen);
+ * -region-steps -label. Returns 0, or -1 after printing to stderr, prefixed
+ * with argv[0], what to change. */
+int tb_parse(int argc, char **argv, tb_opts_t *o);
 const char *tb_pattern_name(tb_pattern_t p);
 const char *tb_kernel_name(tb_kernel_t k);
 
@@ -87,6 +87,12 @@ typedef struct tb_out {
     double t, i, value, ndeps;
 } tb_out_t;
 #define TB_OUT_DOUBLES 4
+
+/* A point as a task-based driver passes it by value to its task. */
+typedef struct tb_point_arg {
+    tb_graph_t g;
+    long t, i;
+} tb_point_arg_t;
 
 /* Runs point (t, i): checks that in[k] (k < nin) is exactly the output of
  * its k-th dependency at t - 1 (tags and count), runs the kernel, writes out.
@@ -117,6 +123,12 @@ typedef struct tb_metg {
  * the peak at max_iter) falls below 50% (or iter reaches 1). Prints one line
  * per point to log (NULL: none). Returns 0 or -1 (a run failed). */
 int tb_sweep(const tb_opts_t *o, int cores, tb_run_fn run, void *ctx, FILE *log, tb_metg_t *res);
+
+/* The line of a single run and the RESULT line of a sweep (the script's
+ * input), printed by rank 0 of every driver in the same format. `extra` is
+ * appended to the run line (may be ""). */
+void tb_print_run(const tb_graph_t *g, double wall, int cores, const char *extra);
+void tb_print_metg(const char *runtime, const tb_opts_t *o, const tb_metg_t *m);
 
 double tb_now(void);
 

@@ -6,7 +6,8 @@
 #
 #   metg     (default) the METG sweep for stencil_1d, nearest (radix 3) and
 #            spread (radix 3), compute_bound, width 4: Dagger-C on 2 ranks x 1
-#            thread and on 1 rank x 2 threads, MPI on 2 processes. Prints the
+#            thread and on 1 rank x 2 threads, MPI on 2 processes, StarPU on
+#            1 process x 2 workers (each peer only when its driver was built). Prints the
 #            table and writes it to $OUT (/tmp/taskbench.txt).
 #   regions  Dagger-C 2 x 1, stencil_1d: wall time per -region-steps (timesteps
 #            per region; 0 = one region for the run) at small and large tasks.
@@ -15,8 +16,8 @@
 # Settings (environment): BUILD (build), STEPS (500), ROUNDS (3), MAXITER
 # (32768), REPS (2: runs per point, the fastest counts), RSTEPS (64: Dagger-C
 # timesteps per region in the sweep; see the regions mode), OUT.
-# Needs build/tools/bench/bench_taskbench; taskbench_mpi (libopenmpi-dev) for
-# the MPI column, else that column reads n/a.
+# Needs build/tools/bench/bench_taskbench; taskbench_mpi (libopenmpi-dev) and
+# taskbench_starpu (libstarpu-dev) for their columns, else those read n/a.
 set -euo pipefail
 here="$(cd "$(dirname "$0")/../.." && pwd)"
 bin="${BUILD:-$here/build}/tools/bench"
@@ -33,6 +34,7 @@ run() {
     dagger_2x1) DAGGER_NUM_THREADS=1 "$here/tools/dagger-run" -n 2 "$bin/bench_taskbench" \
                   -region-steps "$rsteps" "$@" ;;
     dagger_1x2) DAGGER_NUM_THREADS=2 "$bin/bench_taskbench" -region-steps "$rsteps" "$@" ;;
+    starpu_1x2) STARPU_NCPU=2 "$bin/taskbench_starpu" "$@" ;;
     mpi_2x1) mpirun --allow-run-as-root --oversubscribe --bind-to none -n 2 \
                "$bin/taskbench_mpi" "$@" ;;
   esac
@@ -65,8 +67,9 @@ if [ "$mode" = regions ]; then
   exit 0
 fi
 
-variants=(dagger_2x1 dagger_1x2 mpi_2x1)
-[ -x "$bin/taskbench_mpi" ] || variants=(dagger_2x1 dagger_1x2)
+variants=(dagger_2x1 dagger_1x2)
+[ -x "$bin/taskbench_mpi" ] && variants+=(mpi_2x1)
+[ -x "$bin/taskbench_starpu" ] && variants+=(starpu_1x2)
 patterns=(stencil_1d nearest spread)
 for r in $(seq "$rounds"); do
   for p in "${patterns[@]}"; do
@@ -83,17 +86,21 @@ done
 metg() {
   awk -v p="$1" -v v="$2" '$3 == p && $4 == v {x = $6; sub("<=", "", x); print x}' "$raw" | stats
 }
+ratio() {
+  awk -v a="$1" -v b="$2" 'BEGIN {if (b+0 > 0) printf "%.2fx", a/b; else print "n/a"}'
+}
 {
   echo "Task Bench METG(50%), compute_bound, width 4, $steps steps, $rounds rounds alternated"
-  echo "(METG in us: median [min-max]; ratio = Dagger-C median / MPI 2x1 median)"
-  printf '%-11s %-7s %-26s %-26s %s\n' pattern config "Dagger-C" "MPI 2 procs" ratio
+  echo "(METG in us: median [min-max]; ratios of medians: Dagger-C / MPI 2 procs, Dagger-C / StarPU 1x2)"
+  printf '%-11s %-6s %-24s %-24s %-7s %-24s %s\n' pattern config "Dagger-C" "MPI 2 procs" \
+    "D/MPI" "StarPU 1x2" "D/StarPU"
   for p in "${patterns[@]}"; do
     read -r mm mlo mhi < <(metg "$p" mpi_2x1)
+    read -r sm slo shi < <(metg "$p" starpu_1x2)
     for v in dagger_2x1 dagger_1x2; do
       read -r dm dlo dhi < <(metg "$p" "$v")
-      ratio=$(awk -v a="$dm" -v b="$mm" 'BEGIN {if (b+0 > 0) printf "%.1fx", a/b; else print "n/a"}')
-      printf '%-11s %-7s %-26s %-26s %s\n' "$p" "${v#dagger_}" "$dm [$dlo-$dhi]" \
-        "$mm [$mlo-$mhi]" "$ratio"
+      printf '%-11s %-6s %-24s %-24s %-7s %-24s %s\n' "$p" "${v#dagger_}" "$dm [$dlo-$dhi]" \
+        "$mm [$mlo-$mhi]" "$(ratio "$dm" "$mm")" "$sm [$slo-$shi]" "$(ratio "$dm" "$sm")"
     done
   done
   echo "'<=' in a raw line means efficiency never fell below 50% (METG at most that):"

@@ -122,10 +122,7 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     tb_opts_t o;
     tb_mpi_t m = {0};
-    char err[512];
-    int rc = tb_parse(argc, argv, &o, err, sizeof(err));
-    if (rc != 0)
-        fprintf(stderr, "taskbench_mpi: %s\n", err);
+    int rc = tb_parse(argc, argv, &o);
     if (rc == 0)
         rc = setup(&m, o.g.width);
     double wall;
@@ -133,20 +130,14 @@ int main(int argc, char **argv)
         rc = run_graph(&m, &o.g, &wall); /* warm-up, as the Dagger-C driver */
         if (rc == 0)
             rc = tb_best_wall(&o, &o.g, run_graph, &m, &wall);
-        double tasks = (double)tb_tasks(&o.g);
         if (rc == 0 && m.rank == 0)
-            printf("%s width %ld steps %ld iter %ld: wall %.4f s, %.2f us/task x core, %.3g "
-                   "work/s; validation ok\n",
-                   tb_pattern_name(o.g.type), o.g.width, o.g.steps, o.g.iter, wall,
-                   wall * m.nranks / tasks * 1e6, tasks * tb_task_work(&o.g) / wall);
+            tb_print_run(&o.g, wall, m.nranks, "");
     }
     if (rc == 0 && o.sweep) {
         tb_metg_t r;
         rc = tb_sweep(&o, m.nranks, run_graph, &m, m.rank == 0 ? stdout : NULL, &r);
         if (rc == 0 && m.rank == 0)
-            printf("RESULT mpi %s %s metg_us %s%.2f peak %.4g last_us %.2f\n",
-                   tb_pattern_name(o.g.type), o.label, r.bounded ? "<=" : "", r.metg_us, r.peak,
-                   r.min_task_us);
+            tb_print_metg("mpi", &o, &r);
     }
     free(m.prev);
     free(m.cur);
