@@ -12,6 +12,7 @@
 #   regions  Dagger-C 2 x 1, stencil_1d: wall time per -region-steps (timesteps
 #            per region; 0 = one region for the run) at small and large tasks.
 #
+# RAW=file re-tabulates the RESULT lines a run kept in $OUT.raw, running nothing.
 # Later options win, so the regions mode's -region-steps overrides RSTEPS.
 # Settings (environment): BUILD (build), STEPS (500), ROUNDS (3), MAXITER
 # (32768), REPS (2: runs per point, the fastest counts), RSTEPS (64: Dagger-C
@@ -71,6 +72,7 @@ variants=(dagger_2x1 dagger_1x2)
 [ -x "$bin/taskbench_mpi" ] && variants+=(mpi_2x1)
 [ -x "$bin/taskbench_starpu" ] && variants+=(starpu_1x2)
 patterns=(stencil_1d nearest spread)
+[ -n "${RAW:-}" ] && { cp "$RAW" "$raw"; rounds=0; } # re-tabulate a kept $OUT.raw
 for r in $(seq "$rounds"); do
   for p in "${patterns[@]}"; do
     n=${#variants[@]}
@@ -82,27 +84,38 @@ for r in $(seq "$rounds"); do
   done
 done
 
-# metg PATTERN VARIANT: "median min max" of its METG over the rounds.
-metg() {
-  awk -v p="$1" -v v="$2" '$3 == p && $4 == v {x = $6; sub("<=", "", x); print x}' "$raw" | stats
+# field N PATTERN VARIANT: "median min max" of RESULT field N over the rounds
+# (6: METG in us, '<=' stripped; 8: peak work/s, printed in G/s).
+field() {
+  awk -v n="$1" -v p="$2" -v v="$3" '$3 == p && $4 == v {x = $n; sub("<=", "", x);
+    print n == 8 ? x / 1e9 : x}' "$raw" | stats
+}
+# cell N PATTERN VARIANT: "median [min-max]" with 3 significant digits.
+cell() {
+  read -r m lo hi < <(field "$@")
+  awk -v m="$m" -v lo="$lo" -v hi="$hi" 'BEGIN {if (m == "n/a") print "n/a";
+    else printf "%.3g [%.3g-%.3g]\n", m, lo, hi}'
 }
 ratio() {
-  awk -v a="$1" -v b="$2" 'BEGIN {if (b+0 > 0) printf "%.2fx", a/b; else print "n/a"}'
+  awk -v a="$1" -v b="$2" 'BEGIN {if (b+0 > 0) printf "%.3gx", a/b; else print "n/a"}'
 }
+med() { field "$@" | cut -d' ' -f1; }
 {
   echo "Task Bench METG(50%), compute_bound, width 4, $steps steps, $rounds rounds alternated"
-  echo "(METG in us: median [min-max]; ratios of medians: Dagger-C / MPI 2 procs, Dagger-C / StarPU 1x2)"
-  printf '%-11s %-6s %-24s %-24s %-7s %-24s %s\n' pattern config "Dagger-C" "MPI 2 procs" \
-    "D/MPI" "StarPU 1x2" "D/StarPU"
+  echo "METG in us and peak (the rate at -max-iter $maxiter) in GFLOP/s: median [min-max];"
+  echo "ratios of METG medians: Dagger-C / MPI 2 procs, Dagger-C / StarPU 1 x 2 workers"
+  f='%-11s %-6s %-20s %-18s %-20s %-18s %-8s %-20s %-18s %s\n'
+  printf "$f" pattern config "Dagger-C METG" "peak" "MPI METG" "peak" "D/MPI" "StarPU METG" \
+    "peak" "D/StarPU"
   for p in "${patterns[@]}"; do
-    read -r mm mlo mhi < <(metg "$p" mpi_2x1)
-    read -r sm slo shi < <(metg "$p" starpu_1x2)
     for v in dagger_2x1 dagger_1x2; do
-      read -r dm dlo dhi < <(metg "$p" "$v")
-      printf '%-11s %-6s %-24s %-24s %-7s %-24s %s\n' "$p" "${v#dagger_}" "$dm [$dlo-$dhi]" \
-        "$mm [$mlo-$mhi]" "$(ratio "$dm" "$mm")" "$sm [$slo-$shi]" "$(ratio "$dm" "$sm")"
+      printf "$f" "$p" "${v#dagger_}" "$(cell 6 "$p" "$v")" "$(cell 8 "$p" "$v")" \
+        "$(cell 6 "$p" mpi_2x1)" "$(cell 8 "$p" mpi_2x1)" \
+        "$(ratio "$(med 6 "$p" "$v")" "$(med 6 "$p" mpi_2x1)")" \
+        "$(cell 6 "$p" starpu_1x2)" "$(cell 8 "$p" starpu_1x2)" \
+        "$(ratio "$(med 6 "$p" "$v")" "$(med 6 "$p" starpu_1x2)")"
     done
   done
-  echo "'<=' in a raw line means efficiency never fell below 50% (METG at most that):"
-  awk '/<=/ {n++} END {print "  bounded results: " n+0}' "$raw"
+  awk '/<=/ {n++} END {print "results where efficiency never fell below 50% (METG <=): " n+0}' "$raw"
 } | tee "$out"
+[ -n "${RAW:-}" ] || cp "$raw" "$out.raw"
