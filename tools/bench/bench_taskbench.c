@@ -24,7 +24,6 @@ typedef struct tb_dagger {
     dagger_codelet_t cl;
     dagger_chunk_t *chunks; /* [i * 2 + parity] */
     long region_steps;
-    int failed_check;
 } tb_dagger_t;
 
 static int point_task(dagger_task_t *task)
