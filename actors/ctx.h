@@ -27,7 +27,13 @@ typedef struct dg_act_tls {
     dagger_ctx_t *ctx;
 } dg_act_tls_t;
 
-extern _Thread_local dg_act_tls_t dg_act_tls;
+/* initial-exec: a fixed offset from the thread pointer instead of a call
+ * to __tls_get_addr on every access (the library is built -fPIC); it sits
+ * on the hot path of every borrowed turn (a task's launch, a submission).
+ * The variable is small, so a dlopen()ed libdagger.so still finds room in
+ * glibc's static TLS reserve. */
+#define DG_TLS_IE __attribute__((tls_model("initial-exec")))
+extern _Thread_local dg_act_tls_t dg_act_tls DG_TLS_IE;
 
 /* dg_act_current_worker for the kernel's own hot paths (inline). */
 static inline int dg_act_tls_worker(const struct dg_act_system *sys)

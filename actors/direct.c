@@ -11,6 +11,8 @@
  * it lets go (dg_act_run_direct re-checks the mailbox after clearing the
  * flag); an actor pinned to another worker gets it queued for that worker.
  * Either way a sender's messages are handled in the order it posted them. */
+#include <string.h>
+
 #include "actors/ctx.h"
 #include "actors/dispatch.h"
 #include "actors/send.h"
@@ -68,4 +70,26 @@ dagger_status_t dg_act_post(dg_act_system_t *sys, const dg_act_post_t *p, int *d
     }
     dg_registry_release(slot);
     return st;
+}
+
+/* Largest payload dg_act_post_local builds on the stack. */
+#define DG_ACT_BORROW_MAX 128
+
+dagger_status_t dg_act_post_local(dg_act_system_t *sys, dg_actor_t *a, const dg_act_post_t *p,
+                                  int *direct)
+{
+    if (DG_LIKELY(p->size <= DG_ACT_BORROW_MAX && p->to.rank == sys->rank)) {
+        union {
+            dg_msg_t m;
+            unsigned char bytes[sizeof(dg_msg_t) + DG_ACT_BORROW_MAX];
+        } buf;
+        dg_msg_hdr_set(&buf.m.hdr, p->from_set ? p->from : dg_act_self_or_none(sys), p->to,
+                       p->type, p->size);
+        memcpy(buf.m.payload, p->payload, p->size);
+        if (dg_act_run_borrowed(sys, a, &buf.m)) {
+            *direct = 1;
+            return DAGGER_OK;
+        }
+    }
+    return dg_act_post(sys, p, direct);
 }

@@ -39,11 +39,9 @@ static void report_failure(dg_act_system_t *sys, dagger_ctx_t *ctx, dagger_statu
 }
 
 /* The handler of m in ctx's actor, counted and traced; m stays the caller's. */
-static void handle_kept(dg_act_system_t *sys, dagger_ctx_t *ctx, dg_msg_t *m)
+static void handle_with(dg_act_system_t *sys, dagger_ctx_t *ctx, dg_msg_t *m, dagger_handler_fn fn)
 {
     dg_actor_t *a = ctx->actor;
-    dagger_handler_fn fn = dg_actor_handler(a, m->hdr.type);
-    DG_ASSERT(fn); /* local sends and deliveries check for a handler */
     ctx->msg = m;
     ctx->replied = 0;
     if (DG_TRACE_WORKER_ON())
@@ -59,7 +57,9 @@ static void handle_kept(dg_act_system_t *sys, dagger_ctx_t *ctx, dg_msg_t *m)
 
 static void handle(dg_act_system_t *sys, dagger_ctx_t *ctx, dg_msg_t *m)
 {
-    handle_kept(sys, ctx, m);
+    dagger_handler_fn fn = dg_actor_handler(ctx->actor, m->hdr.type);
+    DG_ASSERT(fn); /* local sends and deliveries check for a handler */
+    handle_with(sys, ctx, m, fn);
     dg_msg_free(m);
 }
 
@@ -183,15 +183,16 @@ static int release_direct(dg_act_system_t *sys, dg_actor_t *a)
 }
 
 /* The direct turn's loop; first (may be NULL) is handled first, and not
- * freed when kept (a borrowed message). */
-static void run_direct(dg_act_system_t *sys, dg_actor_t *a, dg_msg_t *first, int kept)
+ * freed when kept_fn is its handler (a borrowed message). */
+static void run_direct(dg_act_system_t *sys, dg_actor_t *a, dg_msg_t *first,
+                       dagger_handler_fn kept_fn)
 {
     dagger_ctx_t *outer = dg_act_tls.ctx; /* a handler may post to another actor */
     dagger_ctx_t ctx = {.sys = sys, .actor = a, .msg = NULL, .worker = dg_act_tls_worker(sys),
                         .replied = 0};
     dg_act_tls.ctx = &ctx;
-    if (first && kept)
-        handle_kept(sys, &ctx, first); /* the caller checked that a runs */
+    if (first && kept_fn)
+        handle_with(sys, &ctx, first, kept_fn); /* the caller checked that a runs */
     else if (first)
         handle_or_drop(sys, &ctx, first);
     do {
@@ -213,7 +214,7 @@ static void run_direct(dg_act_system_t *sys, dg_actor_t *a, dg_msg_t *first, int
 
 void dg_act_run_direct(dg_act_system_t *sys, dg_actor_t *a, dg_msg_t *m)
 {
-    run_direct(sys, a, m, 0);
+    run_direct(sys, a, m, NULL);
 }
 
 int dg_act_claim(dg_act_system_t *sys, dg_actor_t *a)
@@ -229,29 +230,53 @@ int dg_act_claim(dg_act_system_t *sys, dg_actor_t *a)
     return 1;
 }
 
+/* A borrowed turn (see dg_act_run_borrowed) with the handler known. */
+static int run_kept(dg_act_system_t *sys, dg_actor_t *a, dg_msg_t *m, dagger_handler_fn fn)
+{
+    dg_act_tls_t *tls = &dg_act_tls;
+    dagger_ctx_t *outer = tls->ctx;
+    if (DG_UNLIKELY(atomic_load_explicit(&a->state, memory_order_acquire) != DG_ACTOR_RUNNING ||
+                    (outer && outer->actor == a) || !fn))
+        return 0;
+    if (DG_LIKELY(a->pinned)) {
+        /* Only the worker an actor is pinned to ever runs it: that worker
+         * needs no claim, only not to be inside a's turn already. */
+        if (tls->sys != sys || a->worker != tls->worker)
+            return 0;
+        dagger_ctx_t ctx = {.sys = sys, .actor = a, .msg = NULL, .worker = a->worker,
+                            .replied = 0};
+        tls->ctx = &ctx;
+        handle_with(sys, &ctx, m, fn);
+        tls->ctx = outer;
+        return 1;
+    }
+    /* Claimed like a direct turn; mail already waiting goes first, so the
+     * caller sends a copy behind it instead. */
+    if (!dg_act_claim(sys, a))
+        return 0;
+    int clear = dg_mpsc_is_empty(&a->mbox);
+    run_direct(sys, a, clear ? m : NULL, fn);
+    return clear;
+}
+
 int dg_act_run_borrowed(dg_act_system_t *sys, dg_actor_t *a, dg_msg_t *m)
 {
-    dagger_ctx_t *outer = dg_act_tls.ctx;
-    int me = dg_act_tls_worker(sys);
-    if (atomic_load_explicit(&a->state, memory_order_acquire) != DG_ACTOR_RUNNING ||
-        (outer && outer->actor == a))
-        return 0;
-    if (!a->pinned) {
-        /* Claimed like a direct turn; mail already waiting goes first, so
-         * the caller sends a copy behind it instead. */
-        if (!dg_act_claim(sys, a))
-            return 0;
-        int clear = dg_mpsc_is_empty(&a->mbox);
-        run_direct(sys, a, clear ? m : NULL, 1);
-        return clear;
-    }
-    /* Only the worker an actor is pinned to ever runs it: that worker needs
-     * no claim, only not to be inside a's turn already. */
-    if (a->worker != me)
-        return 0;
-    dagger_ctx_t ctx = {.sys = sys, .actor = a, .msg = NULL, .worker = me, .replied = 0};
-    dg_act_tls.ctx = &ctx;
-    handle_kept(sys, &ctx, m);
-    dg_act_tls.ctx = outer;
-    return 1;
+    return run_kept(sys, a, m, dg_actor_handler(a, m->hdr.type));
+}
+
+dagger_status_t dg_act_prepare(dg_act_system_t *sys, dagger_actor_addr_t to, uint32_t type,
+                               dg_act_prepared_t *out)
+{
+    dg_actor_t *a = dg_act_local(sys, to);
+    dagger_handler_fn fn = a ? dg_actor_handler(a, type) : NULL;
+    if (!fn)
+        return dg_error(DAGGER_ERR_NO_SUCH_ACTOR, "actor %d:%u has no handler for message type '%s'",
+                        to.rank, to.id, dg_msgtypes_name(&sys->types, type));
+    *out = (dg_act_prepared_t){.actor = a, .fn = fn, .to = to, .type = type};
+    return DAGGER_OK;
+}
+
+int dg_act_run_prepared(dg_act_system_t *sys, const dg_act_prepared_t *p, dg_msg_t *m)
+{
+    return run_kept(sys, p->actor, m, p->fn);
 }

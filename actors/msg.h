@@ -101,6 +101,19 @@ dagger_status_t dg_msg_from_wire(const void *bytes, size_t len, dg_msg_t **out);
  * so a payload is never read past what arrived. */
 dagger_status_t dg_msg_wire_check(const dg_msg_hdr_t *hdr, size_t len);
 
+/* Fills the header of a plain message (no flags, no correlation id). */
+static inline void dg_msg_hdr_set(dg_msg_hdr_t *h, dagger_actor_addr_t from, dagger_actor_addr_t to,
+                                  uint32_t type, size_t size)
+{
+    h->from = from;
+    h->to = to;
+    h->type = type;
+    h->flags = 0;
+    h->corr = 0;
+    h->size = (uint32_t)size;
+    h->reserved = 0;
+}
+
 /* Builds a message: header fields and a copy of the payload. */
 dg_msg_t *dg_msg_make(dagger_actor_addr_t from, dagger_actor_addr_t to, uint32_t type,
                       uint32_t flags, uint64_t corr, const void *payload, size_t size);

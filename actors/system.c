@@ -10,7 +10,7 @@
 #include "core/log.h"
 #include "core/status_internal.h"
 
-_Thread_local dg_act_tls_t dg_act_tls = {NULL, -1, NULL};
+_Thread_local dg_act_tls_t dg_act_tls DG_TLS_IE = {NULL, -1, NULL};
 
 static void init_sync(dg_act_system_t *sys)
 {

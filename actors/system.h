@@ -184,6 +184,29 @@ struct dg_actor *dg_act_local(dg_act_system_t *sys, dagger_actor_addr_t addr);
  * (dg_act_post), which keeps a sender's order. */
 int dg_act_run_borrowed(dg_act_system_t *sys, struct dg_actor *a, dg_msg_t *m);
 
+/* The hottest of the runtime's own messages (a task's launch, a
+ * submission to the planner) are prepared once: the destination's object
+ * and the handler of the type, looked up when the runtime starts (handler
+ * tables never change after spawn). dg_act_run_prepared is then
+ * dg_act_run_borrowed without the look-up. */
+typedef struct dg_act_prepared {
+    struct dg_actor *actor;
+    dagger_handler_fn fn;
+    dagger_actor_addr_t to;
+    uint32_t type;
+} dg_act_prepared_t;
+dagger_status_t dg_act_prepare(dg_act_system_t *sys, dagger_actor_addr_t to, uint32_t type,
+                               dg_act_prepared_t *out);
+int dg_act_run_prepared(dg_act_system_t *sys, const dg_act_prepared_t *p, dg_msg_t *m);
+
+/* dg_act_post for the runtime's own actors, whose object a the caller
+ * keeps (dg_act_local): the message is built on this thread's stack and,
+ * when a's turn can run here (dg_act_run_borrowed), handled at once with no
+ * allocation, registry hold or type lookup beyond the handler's; otherwise
+ * it is posted as a copy (dg_act_post, which checks and reports). */
+dagger_status_t dg_act_post_local(dg_act_system_t *sys, struct dg_actor *a, const dg_act_post_t *p,
+                                  int *direct);
+
 /* The checks of dg_act_send without sending: type and size, and whether the
  * destination would take it now (timers check this when they are set). */
 dagger_status_t dg_act_check_dest(dg_act_system_t *sys, dagger_actor_addr_t to, uint32_t type,

@@ -39,8 +39,7 @@ static inline const dagger_array_t *dg_arr_root(const dagger_array_t *a)
 }
 
 /* DAGGER_ERR_INVALID_ARG naming fn when a is a view (for the operations
- * that work on whole blocks: stencils, scatter, reductions along a
- * dimension). */
+ * that work on whole blocks: stencils, scatter). */
 dagger_status_t dg_arr_no_view(const dagger_array_t *a, const char *fn);
 
 /* A live array handle, or NULL with DAGGER_ERR_BAD_HANDLE set naming fn. */

@@ -24,37 +24,39 @@ static int red_args(const red_cl_t *cl, const dg_arr_red_t *p, dagger_arg_t *arg
 }
 
 /* Combines futures f[0..n) pairwise, level by level, until one is left (an
- * odd one out waits for the next level). Partial results are released once
- * their combining task is submitted. */
+ * odd one out waits for the next level). For NORM2 the last combination
+ * (or, for one tile, a task of its own) is the finishing codelet, which
+ * returns the norm. Partial results are released once their combining task
+ * is submitted. */
 static dagger_status_t combine_tree(dagger_runtime_t *rt, dagger_region_t *r, const red_cl_t *cl,
                                     const dg_arr_red_t *p, dagger_future_t *f, size_t n,
                                     dagger_future_t *out)
 {
-    while (n > 1) {
+    for (int last = 0; !last && (n > 1 || cl->nrm2);) {
         size_t m = 0;
-        for (size_t i = 0; i + 1 < n; i += 2) {
-            dagger_arg_t args[3] = {DAGGER_FUTURE(f[i]), DAGGER_FUTURE(f[i + 1])};
-            int na = red_args(cl, p, args, 2);
-            dagger_future_t in0 = f[i], in1 = f[i + 1];
-            dagger_status_t st = dagger_submit(r, cl->comb, na, args, NULL, NULL, &f[m++]);
+        last = cl->nrm2 && n <= 2;
+        dagger_codelet_t c = last ? cl->finish : cl->comb;
+        for (size_t i = 0; i < n; i += 2) {
+            int pair = i + 1 < n;
+            if (!pair && n > 1) {
+                f[m++] = f[i];
+                continue;
+            }
+            dagger_arg_t args[3] = {DAGGER_FUTURE(f[i]), DAGGER_FUTURE(f[i + pair])};
+            int na = red_args(cl, p, args, 1 + pair);
+            dagger_future_t in0 = f[i], in1 = f[i + pair];
+            dagger_status_t st = dagger_submit(r, c, na, args, NULL, NULL, &f[m++]);
             if (st == DAGGER_OK)
                 st = dagger_future_free(rt, in0);
-            if (st == DAGGER_OK)
+            if (st == DAGGER_OK && pair)
                 st = dagger_future_free(rt, in1);
             if (st != DAGGER_OK)
                 return st;
         }
-        if (n % 2)
-            f[m++] = f[n - 1];
         n = m;
     }
-    if (!cl->nrm2) {
-        *out = f[0];
-        return DAGGER_OK;
-    }
-    dagger_arg_t last = DAGGER_FUTURE(f[0]);
-    dagger_status_t st = dagger_submit(r, cl->finish, 1, &last, NULL, NULL, out);
-    return st == DAGGER_OK ? dagger_future_free(rt, f[0]) : st;
+    *out = f[0];
+    return DAGGER_OK;
 }
 
 static dagger_status_t get_codelets(dagger_runtime_t *rt, int nrm2, red_cl_t *cl)

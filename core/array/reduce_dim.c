@@ -14,34 +14,42 @@
 
 static const char fn_rd[] = "dagger_array_reduce_dim";
 
-/* The view of a's block j along dim under the out tile. */
+/* The view of a's block j along dim (a block of a's parent for a view)
+ * under the out tile, clipped to a's range along dim. */
 static dagger_view_t block_under(const dagger_array_t *a, int dim, size_t j,
                                  const dg_arr_tile_t *tile, size_t *blk)
 {
     size_t idx[DAGGER_MAX_DIMS], off[DAGGER_MAX_DIMS], ext[DAGGER_MAX_DIMS];
     for (int k = 0; k < DAGGER_MAX_DIMS; k++) {
-        idx[k] = k == dim ? j : tile->off[k] / a->block[k];
-        off[k] = k == dim ? 0 : tile->off[k] - idx[k] * a->block[k];
+        size_t g = tile->off[k] + a->origin[k];
+        idx[k] = k == dim ? j : g / a->block[k];
+        off[k] = g - idx[k] * a->block[k];
         ext[k] = tile->ext[k];
     }
-    size_t end = (j + 1) * a->block[dim];
-    ext[dim] = (end < a->dims[dim] ? end : a->dims[dim]) - j * a->block[dim];
-    *blk = dg_arr_block_at(a, idx);
-    return dg_arr_sub_view(a, *blk, off, ext);
+    size_t lo = a->origin[dim], hi = lo + a->dims[dim], b0 = j * a->block[dim];
+    size_t from = lo > b0 ? lo : b0, to = hi < b0 + a->block[dim] ? hi : b0 + a->block[dim];
+    off[dim] = from - b0;
+    ext[dim] = to - from;
+    const dagger_array_t *root = dg_arr_root(a);
+    *blk = dg_arr_block_at(root, idx);
+    return dg_arr_sub_view(root, *blk, off, ext);
 }
 
 static dagger_status_t submit_chains(dagger_region_t *r, dagger_codelet_t cl, const dg_arr_tiles_t *t,
                                      const dagger_array_t *a, int dim, uint32_t kind)
 {
+    size_t first = a->origin[dim] / a->block[dim];
+    size_t last = (a->origin[dim] + a->dims[dim] - 1) / a->block[dim];
     for (size_t n = 0; n < t->count; n++) {
         dg_arr_tile_t tile;
         dg_arr_tile_get(t, n, &tile);
         dagger_view_t o = dg_arr_tile_view(t, 0, &tile);
-        for (size_t j = 0; j < a->nb[dim]; j++) {
+        for (size_t j = first; j <= last; j++) {
             size_t blk;
-            dg_arr_reddim_t p = {.kind = kind, .dim = (uint32_t)dim, .first = j == 0};
+            dg_arr_reddim_t p = {.kind = kind, .dim = (uint32_t)dim, .first = j == first};
             dagger_arg_t args[3] = {
-                {.kind = DAGGER_ARG_VIEW, .mode = j ? DAGGER_MODE_INOUT : DAGGER_MODE_OUT, .view = o},
+                {.kind = DAGGER_ARG_VIEW, .mode = j > first ? DAGGER_MODE_INOUT : DAGGER_MODE_OUT,
+                 .view = o},
                 DAGGER_IN(block_under(a, dim, j, &tile, &blk)), DAGGER_VALUE(&p, sizeof(p))};
             dagger_task_opts_t opts = {.scope = &DAGGER_SCOPE_RANK(a->owners[blk])};
             dagger_status_t st = dagger_submit(r, cl, 3, args, &opts, NULL, NULL);
@@ -100,11 +108,7 @@ dagger_status_t dagger_array_reduce_dim(dagger_region_t *r, dagger_array_reducti
     if (!dg_arr_get(a, fn_rd) || !dg_arr_get(out, fn_rd))
         return DAGGER_ERR_BAD_HANDLE;
     uint32_t kind = 0;
-    dagger_status_t st = dg_arr_no_view(a, fn_rd);
-    if (st == DAGGER_OK)
-        st = dg_arr_no_view(out, fn_rd);
-    if (st == DAGGER_OK)
-        st = check_args(op, a, dim, out, &kind);
+    dagger_status_t st = check_args(op, a, dim, out, &kind);
     if (st != DAGGER_OK)
         return st;
     dagger_codelet_t cl;

@@ -12,9 +12,11 @@ static const char fn_new[] = "dagger_stencil_apply_new";
 static const char fn_bin[] = "dagger_stencil_apply_binop";
 
 /* The array every array of e must match: its first input's. */
-static dagger_status_t stencil_shape(const dagger_stencil_expr_t *e, dagger_array_t **shape,
-                                     const char *fn)
+static dagger_status_t stencil_shape(dagger_runtime_t *rt, const dagger_stencil_expr_t *e,
+                                     dagger_array_t **shape, const char *fn)
 {
+    if (dagger_nranks(rt) < 1)
+        return dg_error(DAGGER_ERR_BAD_HANDLE, "%s: not a live runtime handle", fn);
     DG_CHECK_ARG(e, "%s: NULL expression", fn);
     DG_CHECK_ARG(e->nin >= 1 && e->nin <= DAGGER_STENCIL_MAX_IN, "%s: the expression has %d "
                  "inputs; the output takes its shape from input 0, so give 1 to %d", fn, e->nin,
@@ -61,7 +63,7 @@ dagger_status_t dagger_stencil_apply_new(dagger_runtime_t *rt, const dagger_sten
     DG_CHECK_ARG(out, "%s: NULL output", fn_new);
     *out = NULL;
     dagger_array_t *shape = NULL;
-    dagger_status_t st = stencil_shape(e, &shape, fn_new);
+    dagger_status_t st = stencil_shape(rt, e, &shape, fn_new);
     if (st == DAGGER_OK)
         st = dg_arr_no_view(shape, fn_new);
     if (st == DAGGER_OK)
@@ -135,7 +137,7 @@ dagger_status_t dagger_stencil_apply_binop(dagger_runtime_t *rt, dagger_array_op
                                            const dagger_stencil_expr_t *e)
 {
     dagger_array_t *shape = NULL;
-    dagger_status_t st = stencil_shape(e, &shape, fn_bin);
+    dagger_status_t st = stencil_shape(rt, e, &shape, fn_bin);
     if (st == DAGGER_OK)
         st = check_binop(op, out, a, shape);
     if (st != DAGGER_OK)

@@ -53,8 +53,7 @@ dagger_status_t dg_exec_create(const dg_exec_params_t *p, dg_exec_t **out)
     ex->ring = dg_calloc(n, sizeof(*ex->ring));
     ex->own = dg_calloc((size_t)ex->nworkers, sizeof(*ex->own));
     ex->proc = dg_calloc((size_t)ex->nworkers + 1, sizeof(*ex->proc));
-    ex->proc_addr = dg_calloc((size_t)ex->nworkers + 1, sizeof(*ex->proc_addr));
-    if (dg_exec_codelets_init(ex) || !ex->ring || !ex->own || !ex->proc || !ex->proc_addr ||
+    if (dg_exec_codelets_init(ex) || !ex->ring || !ex->own || !ex->proc ||
         dg_readyq_init(&ex->shared, n)) {
         dg_exec_destroy(ex);
         return dg_error(DAGGER_ERR_NO_MEMORY, "executor: out of memory");
@@ -111,7 +110,6 @@ void dg_exec_destroy(dg_exec_t *ex)
         dg_readyq_cleanup(&ex->shared);
     free(ex->own);
     free(ex->proc);
-    free(ex->proc_addr);
     free(ex->ring);
     dg_exec_codelets_cleanup(ex);
     free(ex);
@@ -163,24 +161,22 @@ static void launch(dg_exec_t *ex, dg_xop_t *op, int w)
         dg_msg_t m;
         unsigned char bytes[sizeof(dg_msg_t) + sizeof(dg_proc_launch_msg_t)];
     } buf;
-    dg_proc_launch_msg_t pl = {ex, op, w, 0};
+    const dg_act_prepared_t *pp = &ex->proc[w];
+    dg_msg_hdr_set(&buf.m.hdr, (dagger_actor_addr_t){ex->rank, 0}, pp->to, pp->type,
+                   sizeof(dg_proc_launch_msg_t));
+    dg_proc_launch_msg_t *pl = (dg_proc_launch_msg_t *)buf.m.payload;
+    *pl = (dg_proc_launch_msg_t){ex, op, w, 0};
     atomic_fetch_add_explicit(&ex->running, 1, memory_order_seq_cst);
-    buf.m.hdr = (dg_msg_hdr_t){.from = {ex->rank, 0}, .to = ex->proc_addr[w],
-                               .type = ex->msg.launch, .size = sizeof(pl)};
-    memcpy(buf.m.payload, &pl, sizeof(pl));
-    if (DG_LIKELY(dg_act_run_borrowed(ex->actors, ex->proc[w], &buf.m))) {
-        atomic_fetch_sub_explicit(&ex->running, 1, memory_order_seq_cst);
-        return;
-    }
-    /* A turn that cannot run here now: an ordinary message, its turn run
-     * here when the actor is idle. */
-    dg_act_post_t p = {.to = ex->proc_addr[w], .type = ex->msg.launch, .payload = &pl,
-                       .size = sizeof(pl), .what = "launch"};
-    int direct;
-    dagger_status_t st = dg_act_post(ex->actors, &p, &direct);
-    if (st != DAGGER_OK) {
-        dg_exec_fail(ex, op->u.launch.task, st, "a processor actor did not take its launch");
-        dg_exec_finish(ex, op);
+    if (DG_UNLIKELY(!dg_act_run_prepared(ex->actors, pp, &buf.m))) {
+        /* Its turn cannot run here now: a copy, run when the actor can. */
+        dg_act_post_t p = {.to = pp->to, .type = pp->type, .payload = pl, .size = sizeof(*pl),
+                           .what = "launch"};
+        int direct;
+        dagger_status_t st = dg_act_post(ex->actors, &p, &direct);
+        if (st != DAGGER_OK) {
+            dg_exec_fail(ex, op->u.launch.task, st, "a processor actor did not take its launch");
+            dg_exec_finish(ex, op);
+        }
     }
     atomic_fetch_sub_explicit(&ex->running, 1, memory_order_seq_cst);
 }
@@ -477,7 +473,7 @@ dagger_status_t dg_exec_alloc(dg_exec_t *ex, uint64_t chunk, uint32_t space, siz
     dg_act_post_t p = {.to = ex->space_actor[space], .type = ex->msg.alloc, .payload = &m,
                        .size = sizeof(m), .what = "allocation"};
     int direct;
-    dagger_status_t st = dg_act_post(ex->actors, &p, &direct);
+    dagger_status_t st = dg_act_post_local(ex->actors, ex->space[space], &p, &direct);
     if (st != DAGGER_OK)
         return st;
     while (!atomic_load_explicit(&r.done, memory_order_acquire))
@@ -560,9 +556,6 @@ static void register_deps(dg_exec_t *ex, dg_xop_t *op, const dg_plan_op_t *p)
 void dg_exec_emit(void *ctx, const dg_plan_op_t *p)
 {
     dg_exec_t *ex = ctx;
-    dagger_ctx_t *turn = dg_act_current_ctx();
-    if (DG_UNLIKELY(!turn || !dagger_actor_addr_eq(dagger_ctx_self(turn), ex->planner)))
-        atomic_fetch_add_explicit(&ex->emits_outside, 1, memory_order_relaxed);
     dg_xop_t *op = acquire_slot(ex, p->seq);
     op->kind = p->kind;
     atomic_store_explicit(&ex->emitted, atomic_load_explicit(&ex->emitted, memory_order_relaxed) + 1,

@@ -90,12 +90,10 @@ struct dg_exec {
     struct dg_xfer *xfer;
     dg_exec_msgs_t msg;               /* message type ids */
     dagger_actor_addr_t space_actor[DG_MAX_SPACES]; /* memory-space actors (0: host) */
-    struct dg_actor **proc;           /* CPU processor actors: per worker, then the
-                                         submitting thread's (index nworkers) */
-    dagger_actor_addr_t *proc_addr;
+    struct dg_actor *space[DG_MAX_SPACES]; /* ...their objects (dg_act_post_local) */
+    struct dg_act_prepared *proc;     /* CPU processor actors' launch handlers: per
+                                         worker, then the submitting thread's (nworkers) */
     _Atomic uint64_t tasks_outside;   /* tasks run outside a processor actor's turn (tests) */
-    dagger_actor_addr_t planner;      /* the planner actor, whose turns emit ops */
-    _Atomic uint64_t emits_outside;   /* ops emitted outside its turn (tests) */
     dg_watchdog_t watchdog;           /* the hang detector */
 
     /* codelet implementations by id */

@@ -54,7 +54,7 @@ dagger_status_t dg_exec_post_op(dg_exec_t *ex, uint32_t type, uint32_t space, dg
     dg_act_post_t p = {.to = ex->space_actor[space], .type = type, .payload = &m,
                        .size = sizeof(m), .what = "executor"};
     int direct;
-    dagger_status_t st = dg_act_post(ex->actors, &p, &direct);
+    dagger_status_t st = dg_act_post_local(ex->actors, ex->space[space], &p, &direct);
     if (DG_UNLIKELY(st != DAGGER_OK)) {
         char why[400];
         snprintf(why, sizeof(why), "the memory-space actor of space %u did not take an op: %s",

@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "actors/system.h"
+#include "actors/ctx.h"
 #include "core/common.h"
 #include "core/exec/exec.h"
 #include "core/status_internal.h"
@@ -47,7 +47,12 @@ static void run_launch(dg_exec_t *ex, dg_xop_t *op, int worker)
     if (l->ret)
         memset(l->ret, 0, l->ret_size);
     struct dagger_task t = {ex, op, worker, 0};
+    /* User code runs as on a plain thread (no handler context), still
+     * inside the processor actor's turn, which holds the actor. */
+    dagger_ctx_t *turn = dg_act_tls.ctx;
+    dg_act_tls.ctx = NULL;
     int rc = cl->cpu(&t);
+    dg_act_tls.ctx = turn;
     if (rc != DAGGER_OK && !t.failed) {
         char msg[200];
         snprintf(msg, sizeof(msg), "task %llu (%s) on rank %d returned %d",
@@ -61,8 +66,8 @@ static void run_launch(dg_exec_t *ex, dg_xop_t *op, int worker)
  * common case costs a thread-local load and no shared write. */
 static void count_turn(dg_exec_t *ex)
 {
-    dagger_ctx_t *ctx = dg_act_current_ctx();
-    if (DG_UNLIKELY(!ctx || dagger_ctx_type(ctx) != ex->msg.launch))
+    const dagger_ctx_t *ctx = dg_act_tls.ctx;
+    if (DG_UNLIKELY(!ctx || !ctx->msg || ctx->msg->hdr.type != ex->msg.launch))
         atomic_fetch_add_explicit(&ex->tasks_outside, 1, memory_order_relaxed);
 }
 

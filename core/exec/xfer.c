@@ -172,17 +172,25 @@ void dg_xfer_send(dg_xfer_t *xf, dg_xop_t *op)
 
 /* ------------------------------------------------------------ receiving */
 
-static int header_ok(dg_xfer_t *xf, dg_xop_t *op, const dg_rewrap_hdr_t *theirs, int src)
+/* The header, the sender and the number of bytes that arrived must all be
+ * what this rank planned (a mismatch used to finish the receive silently
+ * when only the length differed). */
+static int header_ok(dg_xfer_t *xf, dg_xop_t *op, const dg_rewrap_hdr_t *theirs, int src,
+                     size_t len)
 {
     const dg_xxfer_t *x = &op->u.xfer;
     dg_rewrap_hdr_t mine;
     dg_rewrap_describe(&mine, x->tag, x->chunk, x->version, x->elsize, x->spans, x->nspans);
     char why[400];
-    if (dg_rewrap_match(&mine, theirs, why, sizeof(why)) && src == x->peer)
+    int match = dg_rewrap_match(&mine, theirs, why, sizeof(why));
+    if (match && src == x->peer && len == x->bytes)
         return 1;
     if (src != x->peer)
         snprintf(why, sizeof(why), "transfer tag %llx arrived from rank %d, the plan says rank %d",
                  (unsigned long long)x->tag, src, x->peer);
+    else if (match)
+        snprintf(why, sizeof(why), "transfer tag %llx: %zu bytes arrived, its header and the "
+                 "plan say %llu", (unsigned long long)x->tag, len, (unsigned long long)x->bytes);
     char msg[480];
     snprintf(msg, sizeof(msg), "rank %d: %s", xf->ex->rank, why);
     fail_xfer(xf, op, DAGGER_ERR_PROTOCOL, msg);
@@ -265,7 +273,7 @@ static void complete_drop(dg_xfer_t *xf, const dg_xfer_arrival_t *a)
 static void complete_recv(dg_xfer_t *xf, dg_xop_t *op, const dg_rewrap_hdr_t *h, int src,
                           const void *eager, void *rndv, size_t len, int *settled)
 {
-    if (!header_ok(xf, op, h, src) || len != op->u.xfer.bytes) {
+    if (!header_ok(xf, op, h, src, len)) {
         if (rndv && dg_tx_is_owner(xf->tx)) {
             dg_tx_drop(xf->tx, rndv);
             if (settled)
@@ -336,7 +344,7 @@ static int on_data(void *ctx, const dg_tx_msg_t *msg)
     dg_act_post_t p = {.from = mh.from, .from_set = 1, .to = mine, .type = mh.type,
                        .payload = &a, .size = sizeof(a), .keep = keep_eager,
                        .what = "move_rewrap arrival"};
-    if (dg_act_post(xf->ex->actors, &p, &direct) != DAGGER_OK) {
+    if (dg_act_post_local(xf->ex->actors, xf->ex->space[0], &p, &direct) != DAGGER_OK) {
         char why[400];
         snprintf(why, sizeof(why), "rank %d: transfer tag %llx from rank %d was not delivered to "
                  "the memory-space actor: %s", xf->ex->rank, (unsigned long long)a.hdr.tag,

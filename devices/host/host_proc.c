@@ -30,9 +30,10 @@ static dagger_status_t spawn_proc(dg_exec_t *ex, int w, const char *name)
      * worker, and it runs the actor's turns itself (dg_act_post). */
     dagger_actor_desc_t d = {.name = name, .state = ex, .handlers = h, .nhandlers = 1,
                              .pin = w < ex->nworkers, .worker = w < ex->nworkers ? w : 0};
-    dagger_status_t st = dg_act_spawn(ex->actors, &d, &ex->proc_addr[w]);
+    dagger_actor_addr_t addr;
+    dagger_status_t st = dg_act_spawn(ex->actors, &d, &addr);
     if (st == DAGGER_OK)
-        ex->proc[w] = dg_act_local(ex->actors, ex->proc_addr[w]);
+        st = dg_act_prepare(ex->actors, addr, ex->msg.launch, &ex->proc[w]);
     return st;
 }
 

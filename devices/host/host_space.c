@@ -102,7 +102,9 @@ dagger_status_t dg_host_space_start(dg_exec_t *ex)
     dagger_actor_desc_t d = {.name = "mem:host", .state = ex, .handlers = handlers,
                              .nhandlers = sizeof(handlers) / sizeof(handlers[0])};
     dagger_status_t st = dg_act_spawn(ex->actors, &d, &ex->space_actor[0]);
-    if (st == DAGGER_OK)
+    if (st == DAGGER_OK) {
         ex->bufs.owner[0] = ex->space_actor[0];
+        ex->space[0] = dg_act_local(ex->actors, ex->space_actor[0]);
+    }
     return st;
 }

@@ -220,3 +220,60 @@ Test(array_view, refill_of_a_view)
     AR_DESTROY(v, a);
     AR_OK(dagger_finalize(rt));
 }
+
+/* Reductions along a dimension of a view (rows 10..20, columns 3..16 of
+ * 30 x 20 in 7 x 6 blocks), into an array and into a view. */
+Test(array_view, reduce_dim_of_a_view)
+{
+    dagger_runtime_t *rt = ar_init();
+    dagger_array_desc_t d = AR_D2(DAGGER_F64, 30, 20, 7, 6);
+    dagger_array_desc_t rd = AR_D2(DAGGER_F64, 11, 1, 4, 1), big = AR_D2(DAGGER_F64, 5, 14, 2, 5);
+    dagger_array_t *a, *rows, *cols, *v, *cv;
+    AR_OK(dagger_array_randn(rt, &d, 9, &a));
+    AR_OK(dagger_array_zeros(rt, &rd, &rows));
+    AR_OK(dagger_array_zeros(rt, &big, &cols));
+    v = view2(a, 10, 3, 11, 14);
+    cv = view2(cols, 3, 0, 1, 14); /* row 3 of cols */
+    double *x = ar_collect(a), want[14], all[5 * 14];
+    AR_OK(dagger_array_reduce_dim(NULL, DAGGER_ARRAY_SUM, v, 1, rows));
+    for (int i = 0; i < 11; i++) {
+        want[i] = 0;
+        for (int j = 0; j < 14; j++)
+            want[i] += x[10 + i + 30 * (3 + j)];
+    }
+    ar_expect(rows, want, 1e-13, "row sums of a view");
+    AR_OK(dagger_array_reduce_dim(NULL, DAGGER_ARRAY_MAX, v, 0, cv));
+    memset(all, 0, sizeof(all));
+    for (int j = 0; j < 14; j++) {
+        all[3 + 5 * j] = -INFINITY;
+        for (int i = 0; i < 11; i++)
+            all[3 + 5 * j] = fmax(all[3 + 5 * j], x[10 + i + 30 * (3 + j)]);
+    }
+    ar_expect(cols, all, 0, "column maxima of a view into a view");
+    free(x);
+    AR_DESTROY(cv, v, a, rows, cols);
+    AR_OK(dagger_finalize(rt));
+}
+
+/* Transpose through views: out = (rows 2..8, columns 1..4 of a)^T, written
+ * into a view of a larger array (the tiles of both shift by their origins
+ * along their own, permuted, dimensions). */
+Test(array_view, transpose_of_a_view_into_a_view)
+{
+    dagger_runtime_t *rt = ar_init();
+    dagger_array_desc_t d = AR_D2(DAGGER_F64, 10, 6, 3, 4), od = AR_D2(DAGGER_F64, 6, 9, 5, 2);
+    dagger_array_t *a, *o, *va, *vo;
+    AR_OK(dagger_array_rand(rt, &d, 4, &a));
+    AR_OK(dagger_array_zeros(rt, &od, &o));
+    va = view2(a, 2, 1, 7, 4);
+    vo = view2(o, 1, 2, 4, 7);
+    AR_OK(dagger_array_transpose(NULL, vo, va));
+    double *x = ar_collect(a), want[6 * 9] = {0};
+    for (int i = 0; i < 7; i++)
+        for (int j = 0; j < 4; j++)
+            want[(1 + j) + 6 * (2 + i)] = x[(2 + i) + 10 * (1 + j)];
+    ar_expect(o, want, 0, "transpose of a view into a view");
+    free(x);
+    AR_DESTROY(va, vo, a, o);
+    AR_OK(dagger_finalize(rt));
+}

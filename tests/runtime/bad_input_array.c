@@ -563,6 +563,50 @@ void bi_probe_dagger_array_reduce(void)
     E(DAGGER_OK, dagger_array_reduce(NULL, DAGGER_ARRAY_MAX, BI.a, &f));
 }
 
+void bi_probe_dagger_array_reduce_dim(void)
+{
+    dagger_array_t *out = NULL;
+    dagger_array_desc_t d = {.dtype = DAGGER_F64, .ndims = 2, .dims = {4, 1}, .block = {2, 1}};
+    E(DAGGER_OK, dagger_array_zeros(BI.rt, &d, &out));
+    E(DAGGER_ERR_BAD_HANDLE, dagger_array_reduce_dim(BI.r_gone, DAGGER_ARRAY_SUM, BI.a, 1, out));
+    dagger_array_t *bad[] = BAD_ARRAYS;
+    for (int i = 0; i < NBAD; i++) {
+        E(DAGGER_ERR_BAD_HANDLE, dagger_array_reduce_dim(NULL, DAGGER_ARRAY_SUM, bad[i], 1, out));
+        E(DAGGER_ERR_BAD_HANDLE, dagger_array_reduce_dim(NULL, DAGGER_ARRAY_SUM, BI.a, 1, bad[i]));
+    }
+    E(DAGGER_ERR_INVALID_ARG, dagger_array_reduce_dim(NULL, (dagger_array_reduction_t)0, BI.a, 1, out));
+    E(DAGGER_ERR_INVALID_ARG, dagger_array_reduce_dim(NULL, DAGGER_ARRAY_SUM, BI.a, -1, out));
+    E(DAGGER_ERR_INVALID_ARG, dagger_array_reduce_dim(NULL, DAGGER_ARRAY_SUM, BI.a, 2, out));
+    E(DAGGER_ERR_INVALID_ARG, dagger_array_reduce_dim(NULL, DAGGER_ARRAY_SUM, BI.a, 0, out));
+    E(DAGGER_ERR_INVALID_ARG, dagger_array_reduce_dim(NULL, DAGGER_ARRAY_SUM, BI.a, 1, BI.b));
+    E(DAGGER_ERR_DTYPE, dagger_array_reduce_dim(NULL, DAGGER_ARRAY_NORM2, BI.ai, 1, out));
+    E(DAGGER_OK, dagger_array_reduce_dim(NULL, DAGGER_ARRAY_MAX, BI.a, 1, out));
+    E(DAGGER_OK, dagger_array_destroy(out));
+}
+
+void bi_probe_dagger_array_view(void)
+{
+    const size_t off[2] = {1, 1}, ext[2] = {2, 3}, past[2] = {4, 1}, huge[2] = {SIZE_MAX, 1};
+    const size_t zero[2] = {0, 0};
+    dagger_array_t *v = (dagger_array_t *)BI.foreign;
+    dagger_array_t *bad[] = BAD_ARRAYS;
+    for (int i = 0; i < NBAD; i++)
+        E(DAGGER_ERR_BAD_HANDLE, dagger_array_view(bad[i], off, ext, &v));
+    cr_expect_null(v, "a failed view leaves *out NULL");
+    E(DAGGER_ERR_INVALID_ARG, dagger_array_view(BI.a, NULL, ext, &v));
+    E(DAGGER_ERR_INVALID_ARG, dagger_array_view(BI.a, off, NULL, &v));
+    E(DAGGER_ERR_INVALID_ARG, dagger_array_view(BI.a, off, ext, NULL));
+    E(DAGGER_ERR_INVALID_ARG, dagger_array_view(BI.a, off, past, &v));
+    E(DAGGER_ERR_INVALID_ARG, dagger_array_view(BI.a, huge, ext, &v));
+    E(DAGGER_ERR_INVALID_ARG, dagger_array_view(BI.a, off, huge, &v));
+    E(DAGGER_ERR_INVALID_ARG, dagger_array_view(BI.a, off, zero, &v));
+    dagger_region_t *r = bi_open();
+    E(DAGGER_OK, dagger_array_view(BI.a, off, ext, &v)); /* no tasks: fine inside a region */
+    bi_close(r);
+    E(DAGGER_ERR_STATE, dagger_array_destroy(BI.a));
+    E(DAGGER_OK, dagger_array_destroy(v));
+}
+
 void bi_probe_dagger_array_dot(void)
 {
     dagger_future_t f;
@@ -680,6 +724,72 @@ void bi_probe_dagger_stencil_create(void)
 void bi_probe_dagger_stencil_apply(void)
 {
     bad_exprs(dagger_stencil_apply);
+}
+
+/* What the stencils that make their own arrays refuse, besides bad_exprs'. */
+static void bad_own_output(dagger_status_t (*call)(const dagger_stencil_expr_t *e))
+{
+    dagger_stencil_expr_t e = copy_expr();
+    E(DAGGER_ERR_INVALID_ARG, call(NULL));
+    e.nin = 0;
+    E(DAGGER_ERR_INVALID_ARG, call(&e));
+    dagger_array_t *bad[] = BAD_ARRAYS;
+    for (int i = 0; i < NBAD; i++) {
+        e = copy_expr();
+        e.in[0].array = bad[i];
+        E(DAGGER_ERR_BAD_HANDLE, call(&e));
+    }
+    e = copy_expr();
+    e.kernel = (dagger_stencil_kernel_t){4242};
+    E(DAGGER_ERR_NOT_FOUND, call(&e));
+    dagger_region_t *r = bi_open();
+    e = copy_expr();
+    E(DAGGER_ERR_STATE, call(&e));
+    bi_close(r);
+    E(DAGGER_OK, call(&e));
+}
+
+static dagger_status_t apply_new(const dagger_stencil_expr_t *e)
+{
+    dagger_array_t *y = (dagger_array_t *)BI.foreign;
+    dagger_status_t st = dagger_stencil_apply_new(BI.rt, e, &y);
+    if (st != DAGGER_OK)
+        cr_expect_null(y, "a failed allocating stencil leaves *out NULL");
+    else
+        cr_expect_eq(dagger_array_destroy(y), DAGGER_OK);
+    return st;
+}
+
+void bi_probe_dagger_stencil_apply_new(void)
+{
+    dagger_stencil_expr_t e = copy_expr();
+    dagger_array_t *y;
+    E(DAGGER_ERR_BAD_HANDLE, dagger_stencil_apply_new(NULL, &e, &y));
+    E(DAGGER_ERR_BAD_HANDLE, dagger_stencil_apply_new(BI.dead, &e, &y));
+    E(DAGGER_ERR_INVALID_ARG, dagger_stencil_apply_new(BI.rt, &e, NULL));
+    bad_own_output(apply_new);
+}
+
+static dagger_status_t apply_binop(const dagger_stencil_expr_t *e)
+{
+    return dagger_stencil_apply_binop(BI.rt, DAGGER_ARRAY_ADD, BI.b, BI.b, e);
+}
+
+void bi_probe_dagger_stencil_apply_binop(void)
+{
+    dagger_stencil_expr_t e = copy_expr();
+    E(DAGGER_ERR_BAD_HANDLE, dagger_stencil_apply_binop(NULL, DAGGER_ARRAY_ADD, BI.b, BI.b, &e));
+    E(DAGGER_ERR_BAD_HANDLE, dagger_stencil_apply_binop(BI.dead, DAGGER_ARRAY_ADD, BI.b, BI.b, &e));
+    dagger_array_t *bad[] = BAD_ARRAYS;
+    for (int i = 0; i < NBAD; i++) {
+        E(DAGGER_ERR_BAD_HANDLE, dagger_stencil_apply_binop(BI.rt, DAGGER_ARRAY_ADD, bad[i], BI.b, &e));
+        E(DAGGER_ERR_BAD_HANDLE, dagger_stencil_apply_binop(BI.rt, DAGGER_ARRAY_ADD, BI.b, bad[i], &e));
+    }
+    E(DAGGER_ERR_INVALID_ARG,
+      dagger_stencil_apply_binop(BI.rt, (dagger_array_op_t)0, BI.b, BI.b, &e));
+    E(DAGGER_ERR_INVALID_ARG, dagger_stencil_apply_binop(BI.rt, DAGGER_ARRAY_ADD, BI.v, BI.v, &e));
+    E(DAGGER_ERR_DTYPE, dagger_stencil_apply_binop(BI.rt, DAGGER_ARRAY_ADD, BI.b, BI.ai, &e));
+    bad_own_output(apply_binop);
 }
 
 void bi_probe_dagger_stencil_run(void)

@@ -248,6 +248,97 @@ Test(alloc_fail, array_create_paths, .init = init_rt, .fini = fini_rt)
     cr_assert_eq(dagger_array_destroy(ab[1]), DAGGER_OK);
 }
 
+/* Views, reductions along a dimension, the norm, and the stencils that
+ * make their own arrays (apply_binop through its temporary: a blocked
+ * otherwise than the stencil's input). */
+static dagger_array_t *arrs[4]; /* x, out (8x1), other (blocks 8x8), made */
+
+static dagger_status_t try_view(void *ctx)
+{
+    (void)ctx;
+    arrs[3] = arrs[0];
+    dagger_status_t st = dagger_array_view(arrs[0], (size_t[]){2, 1}, (size_t[]){4, 5}, &arrs[3]);
+    if (st != DAGGER_OK)
+        cr_expect_null(arrs[3], "a failed view leaves *out NULL");
+    return st;
+}
+
+static void undo_made(void *ctx)
+{
+    (void)ctx;
+    cr_assert_eq(dagger_array_destroy(arrs[3]), DAGGER_OK);
+}
+
+static dagger_status_t try_norm(void *ctx)
+{
+    (void)ctx;
+    dagger_future_t f;
+    dagger_status_t st = dagger_array_reduce(NULL, DAGGER_ARRAY_NORM2, arrs[0], &f);
+    return st == DAGGER_OK ? dagger_future_free(RT, f) : st;
+}
+
+/* These calls run their tasks on this thread too, and a task's own buffer
+ * that cannot be had fails the task (DAGGER_ERR_TASK_FAILED, "out of
+ * memory"): for the sweep that is the call running out of memory. */
+static dagger_status_t oom_in_task(dagger_status_t st)
+{
+    int oom = st == DAGGER_ERR_TASK_FAILED && strstr(dagger_error_detail(), "out of memory");
+    return oom ? DAGGER_ERR_NO_MEMORY : st;
+}
+
+static dagger_status_t try_reduce_dim(void *ctx)
+{
+    (void)ctx;
+    return oom_in_task(dagger_array_reduce_dim(NULL, DAGGER_ARRAY_SUM, arrs[0], 1, arrs[1]));
+}
+
+static dagger_stencil_expr_t sum_of_x(void)
+{
+    dagger_boundary_t anti = {DAGGER_BC_ANTIREFLECT_MIRROR, 0};
+    dagger_stencil_expr_t e = {.kernel = DAGGER_STENCIL_SUM, .nin = 1,
+                               .in = {{.array = arrs[0], .dist = {1, 1}, .bc = {anti, anti}}}};
+    return e;
+}
+
+static dagger_status_t try_stencil_new(void *ctx)
+{
+    (void)ctx;
+    dagger_stencil_expr_t e = sum_of_x();
+    arrs[3] = arrs[0];
+    dagger_status_t st = oom_in_task(dagger_stencil_apply_new(RT, &e, &arrs[3]));
+    if (st != DAGGER_OK)
+        cr_expect_null(arrs[3], "a failed allocating stencil leaves *out NULL");
+    return st;
+}
+
+static dagger_status_t try_stencil_binop(void *ctx)
+{
+    (void)ctx;
+    dagger_stencil_expr_t e = sum_of_x();
+    return oom_in_task(dagger_stencil_apply_binop(RT, DAGGER_ARRAY_ADD, arrs[2], arrs[2], &e));
+}
+
+Test(alloc_fail, array_view_and_reduction_paths, .init = init_rt, .fini = fini_rt)
+{
+    cr_assert_eq(try_array(NULL), DAGGER_OK);
+    arrs[0] = the_array;
+    dagger_array_desc_t od = {.dtype = DAGGER_F64, .ndims = 2, .dims = {8, 1}, .block = {4, 1}};
+    dagger_array_desc_t bd = {.dtype = DAGGER_F64, .ndims = 2, .dims = {8, 8}, .block = {8, 8}};
+    cr_assert_eq(dagger_array_zeros(RT, &od, &arrs[1]), DAGGER_OK);
+    cr_assert_eq(dagger_array_zeros(RT, &bd, &arrs[2]), DAGGER_OK);
+    sweep_t sweeps[] = {
+        {"dagger_array_view", try_view, undo_made, NULL},
+        {"dagger_array_reduce (NORM2)", try_norm, undo_nothing, NULL},
+        {"dagger_array_reduce_dim", try_reduce_dim, undo_nothing, NULL},
+        {"dagger_stencil_apply_new", try_stencil_new, undo_made, NULL},
+        {"dagger_stencil_apply_binop (through a temporary)", try_stencil_binop, undo_nothing, NULL},
+    };
+    for (size_t i = 0; i < sizeof(sweeps) / sizeof(sweeps[0]); i++)
+        run_sweep(&sweeps[i]);
+    for (int i = 0; i < 3; i++)
+        cr_assert_eq(dagger_array_destroy(arrs[i]), DAGGER_OK);
+}
+
 /* ------------------------------------------------------------ actors */
 
 static dagger_msg_type_t PING;

@@ -5,6 +5,10 @@
 
 #include "model.h"
 
+/* The shortest rank line: "rank 0 workers 0 spaces 0 offset_ns 0 uncert_ns 0
+ * pid 0 host a" and its newline. */
+#define TR_META_MIN_LINE 63
+
 /* The next line of text at *pos (NUL-terminated in place); NULL at the end. */
 static char *next_line(char *text, size_t len, size_t *pos, size_t *start)
 {
@@ -81,6 +85,11 @@ int tr_parse_meta(tr_trace_t *tr, const char *path, char *text, size_t len)
                 sscanf(line, "nranks %d", &tr->nranks) != 1 || tr->nranks < 1 ||
                 tr->nranks > 1 << 20))
         rc = tr_fail(tr, path, (long long)at, "expected 'nranks N' with N from 1 to 2^20");
+    /* Each rank has a line of TR_META_MIN_LINE bytes or more: a count the
+     * file cannot hold is damage, not a reason to allocate for 2^20 ranks. */
+    if (!rc && (size_t)tr->nranks > len / TR_META_MIN_LINE)
+        rc = tr_fail(tr, path, (long long)at, "nranks %d, but %zu bytes cannot list that many "
+                     "ranks: the file is truncated or corrupt", tr->nranks, len);
     if (!rc) {
         tr->job_id = job;
         tr->ranks = tr_alloc((size_t)tr->nranks * sizeof(tr_rank_t));

@@ -155,9 +155,11 @@ const char *tr_actor_name(const tr_trace_t *tr, int r, uint32_t id);
 /* Legend index of a codelet (0.. in name order), for colours. */
 uint32_t tr_codelet_index(const tr_trace_t *tr, uint32_t id);
 const tr_xfer_t *tr_xfer_find(const tr_trace_t *tr, uint64_t tag);
+/* NULL (t has no dependencies) while the trace recorded none: an offset,
+ * even 0, from a null pointer is undefined (found by fuzzing). */
 static inline const uint64_t *tr_task_deps(const tr_trace_t *tr, const tr_task_t *t)
 {
-    return (const uint64_t *)tr->deps.data + t->deps_at;
+    return tr->deps.data ? (const uint64_t *)tr->deps.data + t->deps_at : NULL;
 }
 
 /* Internal to loading (read.c, meta.c, build.c). */

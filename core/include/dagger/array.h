@@ -204,8 +204,8 @@ dagger_view_t dagger_array_block(const dagger_array_t *a, size_t b);
  * of a view is a view of the same array (the offsets add up). Creating a
  * view makes no task and no message; it may be done inside a region. A
  * view's blocks (dagger_array_nblocks, _block_info, _block) are its
- * parent's. Stencils, dagger_array_scatter and dagger_array_reduce_dim take
- * no views (DAGGER_ERR_INVALID_ARG). Destroy views with dagger_array_destroy
+ * parent's. Reductions along a dimension take views too (input and output);
+ * stencils and dagger_array_scatter take none (DAGGER_ERR_INVALID_ARG). Destroy views with dagger_array_destroy
  * before their array (destroying an array with live views is
  * DAGGER_ERR_STATE). Errors: DAGGER_ERR_BAD_HANDLE, DAGGER_ERR_INVALID_ARG
  * (a box outside the array or of extent 0). */
@@ -350,8 +350,8 @@ typedef enum dagger_array_reduction {
 dagger_status_t dagger_array_reduce(dagger_region_t *r, dagger_array_reduction_t op,
                                     dagger_array_t *a, dagger_future_t *out);
 
-/* Reduces a along dimension dim (0 .. ndims-1) into out, which has a's
- * dims except extent 1 along dim (the dimension is kept, so out lines up
+/* Reduces a along dimension dim (0 .. ndims-1) into out (either may be a
+ * view), which has a's dims except extent 1 along dim (the dimension is kept, so out lines up
  * with a: sum over dim 1 of an m x n matrix is m x 1), and a's dtype; its
  * blocks and distribution are free. Element values: SUM, MIN, MAX as for
  * dagger_array_reduce (f32 accumulates in double within a block and is
