@@ -9,6 +9,7 @@
 #include "actors/system_impl.h"
 #include "core/log.h"
 #include "core/status_internal.h"
+#include "core/trace/trace.h"
 
 /* A message the stopped actor will never handle. */
 static void drop(dg_act_system_t *sys, dg_actor_t *a, dg_msg_t *m)
@@ -44,6 +45,8 @@ static void handle(dg_act_system_t *sys, dagger_ctx_t *ctx, dg_msg_t *m)
     DG_ASSERT(fn); /* local sends and deliveries check for a handler */
     ctx->msg = m;
     ctx->replied = 0;
+    if (DG_TRACE_WORKER_ON())
+        dg_trace_msg(a->id, &m->hdr);
     dagger_status_t st = fn(ctx);
     dg_count(&a->handled);
     if (DG_UNLIKELY(st != DAGGER_OK)) {
@@ -70,6 +73,24 @@ static void finish_stop(dg_act_system_t *sys, dagger_ctx_t *ctx)
     atomic_store_explicit(&a->state, DG_ACTOR_STOPPED, memory_order_seq_cst);
     pthread_cond_broadcast(&sys->life_cond);
     pthread_mutex_unlock(&sys->life_lock);
+}
+
+/* One message of a turn: handled while the actor runs, dropped once it
+ * was asked to stop. */
+static void handle_or_drop(dg_act_system_t *sys, dagger_ctx_t *ctx, dg_msg_t *m)
+{
+    if (DG_LIKELY(atomic_load_explicit(&ctx->actor->state, memory_order_acquire) ==
+                  DG_ACTOR_RUNNING))
+        handle(sys, ctx, m);
+    else
+        drop(sys, ctx->actor, m);
+}
+
+/* The end of a turn: the stop, when one was requested. */
+static void stop_if_asked(dg_act_system_t *sys, dagger_ctx_t *ctx)
+{
+    if (atomic_load_explicit(&ctx->actor->state, memory_order_acquire) == DG_ACTOR_STOPPING)
+        finish_stop(sys, ctx);
 }
 
 /* Hands the actor back: clear `scheduled`, then look again, because a sender
@@ -132,13 +153,52 @@ void dg_act_run_actor(dg_act_system_t *sys, dg_act_worker_t *w, dg_actor_t *a,
             }
             m = DG_CONTAINER_OF(n, dg_msg_t, link);
         }
-        if (DG_LIKELY(atomic_load_explicit(&a->state, memory_order_acquire) == DG_ACTOR_RUNNING))
-            handle(sys, &ctx, m);
-        else
-            drop(sys, a, m);
+        handle_or_drop(sys, &ctx, m);
     }
-    if (atomic_load_explicit(&a->state, memory_order_acquire) == DG_ACTOR_STOPPING)
-        finish_stop(sys, &ctx);
+    stop_if_asked(sys, &ctx);
     dg_act_tls.ctx = NULL;
     release(sys, a, busy, turn->held);
+}
+
+/* A direct turn's hand-back: like release, but mail that arrived meanwhile
+ * is handled by this thread (it claims the actor again) instead of queueing
+ * the actor for a worker, so a posted message never waits for a worker's
+ * run queue. Returns 1 when the actor was claimed again. */
+static int release_direct(dg_act_system_t *sys, dg_actor_t *a)
+{
+    (void)sys;
+    atomic_store_explicit(&a->scheduled, 0, memory_order_seq_cst);
+    int more = !dg_mpsc_is_empty(&a->mbox) ||
+               atomic_load_explicit(&a->state, memory_order_seq_cst) == DG_ACTOR_STOPPING;
+    if (more && atomic_exchange_explicit(&a->scheduled, 1, memory_order_seq_cst) == 0)
+        return 1;
+    atomic_fetch_sub_explicit(&a->refs, 1, memory_order_release); /* last touch */
+    return 0;
+}
+
+void dg_act_run_direct(dg_act_system_t *sys, dg_actor_t *a, dg_msg_t *m)
+{
+    dagger_ctx_t *outer = dg_act_tls.ctx; /* a handler may post to another actor */
+    dagger_ctx_t ctx = {.sys = sys, .actor = a, .msg = NULL, .worker = dg_act_tls_worker(sys),
+                        .replied = 0};
+    dg_act_tls.ctx = &ctx;
+    do {
+        for (;;) {
+            if (!m) {
+                dg_mpsc_node_t *n;
+                dg_mpsc_pop_t r = dg_mpsc_pop(&a->mbox, &n);
+                if (r == DG_MPSC_BUSY) { /* a producer is mid-push: its message is next */
+                    dg_cpu_relax();
+                    continue;
+                }
+                if (r != DG_MPSC_ITEM)
+                    break;
+                m = DG_CONTAINER_OF(n, dg_msg_t, link);
+            }
+            handle_or_drop(sys, &ctx, m);
+            m = NULL;
+        }
+        stop_if_asked(sys, &ctx);
+    } while (release_direct(sys, a));
+    dg_act_tls.ctx = outer;
 }

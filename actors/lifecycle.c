@@ -9,6 +9,7 @@
 #include "core/alloc.h"
 #include "core/log.h"
 #include "core/status_internal.h"
+#include "core/trace/trace.h"
 
 static dagger_status_t check_desc(dg_act_system_t *sys, const dagger_actor_desc_t *desc)
 {
@@ -67,6 +68,8 @@ dagger_status_t dg_act_spawn(dg_act_system_t *sys, const dagger_actor_desc_t *de
     }
     addr->rank = sys->rank;
     addr->id = a->id;
+    if (DG_TRACE_WORKER_ON())
+        dg_trace_named(DG_TRE_ACTOR_NAME, a->id, a->name);
     return DAGGER_OK;
 }
 

@@ -123,6 +123,30 @@ struct dg_msgtypes *dg_act_system_types(dg_act_system_t *sys)
     return &sys->types;
 }
 
+void dg_act_system_each_type(dg_act_system_t *sys,
+                             void (*fn)(void *arg, uint32_t id, const char *name), void *arg)
+{
+    dg_msgtypes_each(&sys->types, fn, arg);
+}
+
+typedef struct {
+    void (*fn)(void *arg, uint32_t id, const char *name);
+    void *arg;
+} dg_each_actor_t;
+
+static void each_actor(dg_actor_t *a, void *arg)
+{
+    dg_each_actor_t *e = arg;
+    e->fn(e->arg, a->id, a->name);
+}
+
+void dg_act_system_each_actor(dg_act_system_t *sys,
+                              void (*fn)(void *arg, uint32_t id, const char *name), void *arg)
+{
+    dg_each_actor_t e = {fn, arg};
+    dg_registry_each(&sys->reg, each_actor, &e);
+}
+
 uint64_t dg_act_next_corr(dg_act_system_t *sys)
 {
     return atomic_fetch_add_explicit(&sys->next_corr, 1, memory_order_relaxed);

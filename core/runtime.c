@@ -171,6 +171,10 @@ dagger_status_t dagger_finalize(dagger_runtime_t *rt)
         return dg_error(DAGGER_ERR_STATE,
                         "dagger_finalize: called from an actor's handler, whose worker it would have "
                         "to join; call it from the thread that called dagger_init");
+    /* A region still open is ended here (every rank left it open at the
+     * same point, so its end is collective as usual), and said so. */
+    uint64_t open_region = rt->tasks && rt->tasks->region ? rt->tasks->region->id : 0;
+    dagger_status_t region_st = open_region ? dagger_region_end(rt->tasks->region) : DAGGER_OK;
     /* Tasks finish and actors stop while the workers (and worker 0's
      * transport progress) still run: on_stop may still send. */
     dg_tasks_drain(rt->tasks);
@@ -188,7 +192,14 @@ dagger_status_t dagger_finalize(dagger_runtime_t *rt)
         snprintf(why, sizeof(why), "%s", dagger_error_detail());
     }
     free(rt);
-    return st == DAGGER_OK ? DAGGER_OK : dg_error(st, "dagger_finalize: %s", why);
+    if (st != DAGGER_OK)
+        return dg_error(st, "dagger_finalize: %s", why);
+    if (open_region)
+        return dg_error(DAGGER_ERR_STATE, "dagger_finalize: region %llu was still open; it was "
+                        "ended here (its tasks ran, its end returned %s) and the runtime is "
+                        "finalized: call dagger_region_end before dagger_finalize",
+                        (unsigned long long)open_region, dagger_strerror(region_st));
+    return DAGGER_OK;
 }
 
 int dagger_rank(const dagger_runtime_t *rt)

@@ -51,6 +51,7 @@ static dagger_status_t route(void *ctx, dg_msg_t *msg)
 typedef struct dg_actor_pull {
     dg_tx_actors_t *a;
     dg_msg_t *msg;
+    size_t len;            /* bytes announced (and received) */
     int src;
 } dg_actor_pull_t;
 
@@ -65,6 +66,12 @@ static void deliver(dg_tx_actors_t *a, dg_msg_t *msg, int src)
 static void pulled(void *arg, dagger_status_t st)
 {
     dg_actor_pull_t *p = arg;
+    /* The bytes overwrote the header: its size must still be the block's. */
+    if (st == DAGGER_OK && dg_msg_wire_check(&p->msg->hdr, p->len) != DAGGER_OK) {
+        dg_log(DG_LOG_ERROR, "dropped an actor message from rank %d: %s", p->src,
+               dagger_error_detail());
+        st = DAGGER_ERR_PROTOCOL;
+    }
     if (st == DAGGER_OK)
         deliver(p->a, p->msg, p->src);
     else
@@ -84,7 +91,7 @@ static void pull(dg_tx_actors_t *a, const dg_tx_msg_t *m)
         dg_tx_drop(a->tx, m->rndv);
         return;
     }
-    *p = (dg_actor_pull_t){a, msg, m->src};
+    *p = (dg_actor_pull_t){a, msg, m->len, m->src};
     if (dg_tx_recv_into(a->tx, m->rndv, dg_msg_wire(msg), m->len, pulled, p) != DAGGER_OK)
         pulled(p, DAGGER_ERR_NO_MEMORY);
 }

@@ -18,6 +18,7 @@
 #include "core/alloc.h"
 #include "core/status_internal.h"
 #include "transport/bootstrap_pmix.h"
+#include "transport/bootstrap_value.h"
 
 static double now_s(void)
 {
@@ -26,15 +27,15 @@ static double now_s(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-/* Values carry a leading 1 byte; an empty value is a tombstone (see
- * dg_boot_retract). */
+/* Values carry a leading byte; an empty value is a tombstone
+ * (bootstrap_value.h). */
 static dagger_status_t publish(const char *key, const void *mine, size_t len, int live)
 {
     unsigned char *bytes = live ? dg_malloc(len + 1) : NULL;
     if (live && !bytes)
         return dg_error(DAGGER_ERR_NO_MEMORY, "dg_boot_allgather: out of memory");
     if (live) {
-        bytes[0] = 1;
+        bytes[0] = DG_BOOT_VALUE_LIVE;
         if (len)
             memcpy(bytes + 1, mine, len);
     }
@@ -109,14 +110,22 @@ static dagger_status_t fetch(dg_boot_t *boot, int r, const char *key, dg_boot_ch
     PMIX_LOAD_PROCID(&peer, boot->pmix->me.nspace, (pmix_rank_t)r);
     for (int attempt = 0;; attempt++) {
         pmix_status_t rc = get_once(&peer, key, attempt > 0, out);
-        if (rc == PMIX_SUCCESS && (*out)->data.bo.size == 0)
+        const void *bytes = NULL;
+        size_t len = 0;
+        int live = rc == PMIX_SUCCESS ? dg_boot_value_decode((*out)->data.bo.bytes,
+                                                             (*out)->data.bo.size, &bytes, &len)
+                                      : 0;
+        if (rc == PMIX_SUCCESS && !live)
             rc = PMIX_ERR_NOT_FOUND; /* a tombstone: the rank's next process is not there yet */
-        if (rc == PMIX_SUCCESS && (!check || check(ctx, r, (*out)->data.bo.bytes + 1,
-                                                   (*out)->data.bo.size - 1)))
+        if (rc == PMIX_SUCCESS && live > 0 && (!check || check(ctx, r, bytes, len)))
             return DAGGER_OK;
-        if (rc == PMIX_ERR_TYPE_MISMATCH)
-            return dg_error(DAGGER_ERR_BOOTSTRAP, "rank %d published start-up data of another type",
-                            r);
+        if (rc == PMIX_ERR_TYPE_MISMATCH || live < 0) {
+            if (*out)
+                PMIX_VALUE_RELEASE(*out);
+            *out = NULL;
+            return dg_error(DAGGER_ERR_BOOTSTRAP, "rank %d published start-up data of another type "
+                            "or format (not this Dagger-C version?)", r);
+        }
         if (rc != PMIX_SUCCESS && !not_yet(rc))
             return dg_boot_pmix_failure("PMIx_Get of a peer's start-up data", rc);
         if (*out)

@@ -109,10 +109,14 @@ static void absorb(dg_coll_call_t *call, const dg_coll_msg_t *m, dg_coll_buf_t *
 static void send_done(void *arg, dagger_status_t st)
 {
     dg_coll_call_t *call = arg;
+    /* call lives on the waiting thread's stack, which may leave as soon as
+     * the count reaches 0: nothing of it is read after the decrement
+     * (ThreadSanitizer saw call->tx read after the caller had returned). */
+    dg_tx_t *tx = call->tx;
     if (st != DAGGER_OK)
         atomic_store(&call->send_failed, (int)st);
     if (atomic_fetch_sub(&call->sends_left, 1) == 1)
-        dg_tx_notify(call->tx);
+        dg_tx_notify(tx);
 }
 
 static void send_part(dg_coll_call_t *call, int dest, int phase, int fail, const dg_coll_buf_t *b)

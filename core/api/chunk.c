@@ -72,8 +72,7 @@ dagger_status_t dagger_chunk_create(dagger_runtime_t *rt, const dagger_chunk_des
         t->default_owner++;
     if (d.owner == t->rank) {
         const dg_plan_geom_t *g = dg_plan_chunk_geom(t->plan, id);
-        void *ptr;
-        st = dg_bufs_alloc(&t->exec->bufs, id, 0, (size_t)(g->extent * g->elsize), 1, 1, &ptr);
+        st = dg_exec_alloc(t->exec, id, 0, (size_t)(g->extent * g->elsize), 1);
         if (st != DAGGER_OK) {
             dg_plan_chunk_free(t->plan, id);
             return st;
@@ -141,7 +140,7 @@ dagger_status_t dagger_chunk_data(dagger_runtime_t *rt, dagger_chunk_t c, void *
 
 /* ------------------------------------------------------------ views */
 
-static dg_plan_view_t to_plan(dagger_view_t v)
+dg_plan_view_t dg_view_to_plan(dagger_view_t v)
 {
     dg_plan_view_t p;
     memset(&p, 0, sizeof(p));
@@ -195,7 +194,7 @@ dagger_view_t dagger_view_sub(dagger_view_t v, const size_t off[], const size_t 
         o[k] = off[k];
         e[k] = ext[k];
     }
-    dg_plan_view_t parent = to_plan(v), out;
+    dg_plan_view_t parent = dg_view_to_plan(v), out;
     if (dg_plan_view_sub(&parent, o, e, DAGGER_FULL, &out) != DAGGER_OK)
         return bad;
     return from_plan(&out);
@@ -210,7 +209,7 @@ dagger_view_t dagger_view_mod(dagger_view_t v, dagger_modifier_t mod)
     uint64_t o[DAGGER_MAX_DIMS] = {0}, e[DAGGER_MAX_DIMS] = {0};
     for (int k = 0; k < v.ndims; k++)
         e[k] = v.ext[k];
-    dg_plan_view_t parent = to_plan(v), out;
+    dg_plan_view_t parent = dg_view_to_plan(v), out;
     if (dg_plan_view_sub(&parent, o, e, mod, &out) != DAGGER_OK)
         return bad;
     return from_plan(&out);

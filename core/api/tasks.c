@@ -82,7 +82,7 @@ dagger_status_t dg_tasks_create(dagger_runtime_t *rt, struct dg_act_system *acto
         dg_exec_params_t ep = {
             .rank = t->rank, .nranks = t->nranks, .actors = actors, .tx = t->tx,
             .window = (uint32_t)rt->cfg.task_window, .pool_limit = rt->cfg.slot_cache,
-            .hang_timeout = rt->cfg.hang_timeout,
+            .hang_timeout = rt->cfg.hang_timeout, .hang_exit = rt->cfg.hang_exit,
         };
         st = dg_exec_create(&ep, &t->exec);
     }
@@ -126,6 +126,7 @@ void dg_tasks_destroy(dg_tasks_t *t)
     dg_plan_destroy(t->plan);
     free(t->rank_descs);
     free(t->futures);
+    dg_tasks_fail_log_free(t);
     free(t);
 }
 

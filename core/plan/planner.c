@@ -167,8 +167,9 @@ dagger_status_t dg_plan_region_begin(dg_plan_t *p, const dg_plan_scope_t *scope)
                         "dg_plan_region_begin: region %llu is still open; end it first "
                         "(regions do not nest)", (unsigned long long)p->region);
     char why[256];
-    if (dg_plan_scope_check(p, scope, why, sizeof(why)))
-        return dg_error(DAGGER_ERR_INVALID_ARG, "dg_plan_region_begin: %s", why);
+    st = dg_plan_scope_region(p, scope, why, sizeof(why));
+    if (st != DAGGER_OK)
+        return dg_error(st, "region scope: %s", why);
     st = dg_plan_scope_copy(p, &p->rscope, scope);
     if (st != DAGGER_OK)
         return st;

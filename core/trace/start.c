@@ -258,6 +258,7 @@ void dg_trace_enable(dg_tasks_t *t)
     if (!dg_rec_busy(t))
         return;
     dg_rec_enable();
+    dg_trace_name_all(t->rt->actors); /* what was registered and spawned before */
     dg_trace_phase(DG_TRP_CLOCK_SYNC, 0, start_t0, DAGGER_OK);
 }
 

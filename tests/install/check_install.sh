@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # check_install.sh BUILD_DIR CONSUMER_DIR: install into a scratch prefix, then
-# build and run the consumer with CMake (shared and static) and pkg-config.
+# build and run the consumer with CMake (shared and static) and with each
+# pkg-config line README.md documents, and check which libdagger each took.
 set -euo pipefail
 build=$1 src=$2
 tmp=$(mktemp -d)
@@ -11,12 +12,23 @@ cmake --build "$tmp/cm" >/dev/null
 LD_LIBRARY_PATH="$tmp/prefix/lib" "$tmp/cm/consumer_shared"
 "$tmp/cm/consumer_static"
 export PKG_CONFIG_PATH="$tmp/prefix/lib/pkgconfig"
-cc -o "$tmp/pc_shared" "$src/main.c" $(pkg-config --cflags --libs dagger)
-LD_LIBRARY_PATH="$tmp/prefix/lib" "$tmp/pc_shared"
-# Static libdagger with the shared system libraries (hwloc's --static list
-# names libraries Debian ships only as shared objects).
-cc -o "$tmp/pc_static" "$src/main.c" $(pkg-config --cflags dagger) \
-   $(pkg-config --libs-only-L dagger) -Wl,-Bstatic -ldagger -Wl,-Bdynamic \
-   $(pkg-config --libs ucx pmix hwloc) -lpthread -lm
-"$tmp/pc_static"
-echo "install check: cmake shared/static and pkg-config shared/static all built and ran"
+
+# pc NAME SHARED|STATIC PKG-CONFIG-ARGS...: link main.c with those flags, run
+# it, and check whether it needs libdagger.so.
+pc() {
+  local name=$1 want=$2; shift 2
+  # shellcheck disable=SC2046
+  cc -o "$tmp/$name" "$src/main.c" $(pkg-config "$@") ||
+    { echo "install check: cc main.c \$(pkg-config $*) does not link" >&2; exit 1; }
+  LD_LIBRARY_PATH="$tmp/prefix/lib" "$tmp/$name"
+  local got=STATIC
+  ldd "$tmp/$name" | grep -q 'libdagger\.so' && got=SHARED
+  [ "$got" = "$want" ] ||
+    { echo "install check: pkg-config $* linked a $got libdagger, expected $want" >&2; exit 1; }
+}
+pc pc_shared SHARED --cflags --libs dagger
+# --static adds the dependencies' private libraries (Debian's hwloc names
+# -ludev: a machine without libudev-dev fails here, as users' builds would).
+pc pc_static_deps SHARED --cflags --libs --static dagger
+pc pc_static STATIC --cflags --libs dagger-static
+echo "install check: cmake shared/static, pkg-config dagger, dagger --static and dagger-static all built and ran"

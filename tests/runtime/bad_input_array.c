@@ -705,3 +705,81 @@ void bi_probe_dagger_stencil_destroy(void)
     E(DAGGER_OK, dagger_stencil_destroy(BI.s));
     E(DAGGER_ERR_BAD_HANDLE, dagger_stencil_destroy(BI.s));
 }
+
+/* ------------------------------------------------------------ views, reduce_dim, stencil forms */
+
+void bi_probe_dagger_array_view(void)
+{
+    size_t off[] = {1, 1}, ext[] = {2, 2}, past[] = {4, 2}, zero[] = {2, 0}, huge[] = {SIZE_MAX, 2};
+    dagger_array_t *bad[] = BAD_ARRAYS, *v = NULL;
+    for (int i = 0; i < NBAD; i++)
+        E(DAGGER_ERR_BAD_HANDLE, dagger_array_view(bad[i], off, ext, &v));
+    E(DAGGER_ERR_INVALID_ARG, dagger_array_view(BI.a, NULL, ext, &v));
+    E(DAGGER_ERR_INVALID_ARG, dagger_array_view(BI.a, off, NULL, &v));
+    E(DAGGER_ERR_INVALID_ARG, dagger_array_view(BI.a, off, ext, NULL));
+    E(DAGGER_ERR_INVALID_ARG, dagger_array_view(BI.a, off, past, &v));
+    E(DAGGER_ERR_INVALID_ARG, dagger_array_view(BI.a, off, zero, &v));
+    E(DAGGER_ERR_INVALID_ARG, dagger_array_view(BI.a, huge, ext, &v));
+    E(DAGGER_OK, dagger_array_view(BI.a, off, ext, &v));
+    E(DAGGER_ERR_STATE, dagger_array_destroy(BI.a)); /* a live view */
+    E(DAGGER_OK, dagger_array_destroy(v));
+}
+
+void bi_probe_dagger_array_reduce_dim(void)
+{
+    dagger_array_desc_t d = desc();
+    d.dims[1] = 1;
+    dagger_array_t *col = NULL, *bad[] = BAD_ARRAYS;
+    cr_assert_eq(dagger_array_zeros(BI.rt, &d, &col), DAGGER_OK);
+    for (int i = 0; i < NBAD; i++) {
+        E(DAGGER_ERR_BAD_HANDLE, dagger_array_reduce_dim(NULL, DAGGER_ARRAY_SUM, bad[i], 1, col));
+        E(DAGGER_ERR_BAD_HANDLE, dagger_array_reduce_dim(NULL, DAGGER_ARRAY_SUM, BI.a, 1, bad[i]));
+    }
+    E(DAGGER_ERR_BAD_HANDLE, dagger_array_reduce_dim(BI.r_gone, DAGGER_ARRAY_SUM, BI.a, 1, col));
+    E(DAGGER_ERR_INVALID_ARG, dagger_array_reduce_dim(NULL, (dagger_array_reduction_t)0, BI.a, 1, col));
+    E(DAGGER_ERR_INVALID_ARG, dagger_array_reduce_dim(NULL, DAGGER_ARRAY_SUM, BI.a, 2, col));
+    E(DAGGER_ERR_INVALID_ARG, dagger_array_reduce_dim(NULL, DAGGER_ARRAY_SUM, BI.a, -1, col));
+    E(DAGGER_ERR_INVALID_ARG, dagger_array_reduce_dim(NULL, DAGGER_ARRAY_SUM, BI.a, 0, col));
+    E(DAGGER_ERR_DTYPE, dagger_array_reduce_dim(NULL, DAGGER_ARRAY_NORM2, BI.ai, 1, col));
+    E(DAGGER_OK, dagger_array_reduce_dim(NULL, DAGGER_ARRAY_SUM, BI.a, 1, col));
+}
+
+void bi_probe_dagger_stencil_apply_new(void)
+{
+    dagger_stencil_expr_t e = copy_expr();
+    dagger_array_t *out = (dagger_array_t *)BI.foreign;
+    E(DAGGER_ERR_BAD_HANDLE, dagger_stencil_apply_new(NULL, &e, &out));
+    cr_expect_null(out, "a failed dagger_stencil_apply_new leaves *out NULL");
+    E(DAGGER_ERR_BAD_HANDLE, dagger_stencil_apply_new(BI.dead, &e, &out));
+    E(DAGGER_ERR_INVALID_ARG, dagger_stencil_apply_new(BI.rt, NULL, &out));
+    E(DAGGER_ERR_INVALID_ARG, dagger_stencil_apply_new(BI.rt, &e, NULL));
+    dagger_stencil_expr_t none = {.kernel = DAGGER_STENCIL_CONST, .value = 1};
+    E(DAGGER_ERR_INVALID_ARG, dagger_stencil_apply_new(BI.rt, &none, &out));
+    dagger_stencil_expr_t gone = copy_expr();
+    gone.in[0].array = BI.a_gone;
+    E(DAGGER_ERR_BAD_HANDLE, dagger_stencil_apply_new(BI.rt, &gone, &out));
+    dagger_region_t *r = bi_open();
+    E(DAGGER_ERR_STATE, dagger_stencil_apply_new(BI.rt, &e, &out));
+    bi_close(r);
+    E(DAGGER_OK, dagger_stencil_apply_new(BI.rt, &e, &out));
+}
+
+void bi_probe_dagger_stencil_apply_binop(void)
+{
+    dagger_stencil_expr_t e = copy_expr();
+    dagger_array_t *bad[] = BAD_ARRAYS;
+    E(DAGGER_ERR_BAD_HANDLE, dagger_stencil_apply_binop(NULL, DAGGER_ARRAY_ADD, BI.b, BI.b, &e));
+    E(DAGGER_ERR_BAD_HANDLE, dagger_stencil_apply_binop(BI.dead, DAGGER_ARRAY_ADD, BI.b, BI.b, &e));
+    for (int i = 0; i < NBAD; i++) {
+        E(DAGGER_ERR_BAD_HANDLE, dagger_stencil_apply_binop(BI.rt, DAGGER_ARRAY_ADD, bad[i], BI.b, &e));
+        E(DAGGER_ERR_BAD_HANDLE, dagger_stencil_apply_binop(BI.rt, DAGGER_ARRAY_ADD, BI.b, bad[i], &e));
+    }
+    E(DAGGER_ERR_INVALID_ARG, dagger_stencil_apply_binop(BI.rt, DAGGER_ARRAY_ADD, BI.b, BI.b, NULL));
+    E(DAGGER_ERR_INVALID_ARG, dagger_stencil_apply_binop(BI.rt, (dagger_array_op_t)0, BI.b, BI.b, &e));
+    E(DAGGER_ERR_INVALID_ARG, dagger_stencil_apply_binop(BI.rt, DAGGER_ARRAY_ADD, BI.v, BI.v, &e));
+    E(DAGGER_ERR_DTYPE, dagger_stencil_apply_binop(BI.rt, DAGGER_ARRAY_ADD, BI.b, BI.ai, &e));
+    dagger_region_t *r = bi_open();
+    E(DAGGER_ERR_STATE, dagger_stencil_apply_binop(BI.rt, DAGGER_ARRAY_ADD, BI.b, BI.b, &e));
+    bi_close(r);
+    E(DAGGER_OK, dagger_stencil_apply_binop(BI.rt, DAGGER_ARRAY_ADD, BI.b, BI.b, &e));
+}

@@ -171,7 +171,9 @@ static struct {
     int nargs;
     dagger_status_t ret_big, ret_null, ret_none;
     uint64_t seq, submitted_seq;
-    int rank;
+    int rank, proc;
+    void *result, *result_none;
+    size_t result_size, result_none_size;
     void *stream;
 } inside;
 
@@ -180,11 +182,13 @@ static int probe_body(dagger_task_t *t)
     inside.arg_neg = dagger_task_arg(t, -1).data;
     inside.arg_past = dagger_task_arg(t, 1).data;
     inside.nargs = dagger_task_nargs(t);
-    char big[DAGGER_MAX_RETURN + 8] = {0};
+    char big[16] = {0}; /* the codelet returns 8 bytes */
     inside.ret_big = dagger_task_return(t, big, 9);
     inside.ret_null = dagger_task_return(t, NULL, 8);
     inside.seq = dagger_task_seq(t);
     inside.rank = dagger_task_rank(t);
+    inside.proc = dagger_task_proc(t);
+    inside.result = dagger_task_result(t, &inside.result_size);
     inside.stream = dagger_task_stream(t);
     atomic_store(&inside.ran, 1);
     return dagger_task_return(t, big, 8);
@@ -193,6 +197,7 @@ static int probe_body(dagger_task_t *t)
 static int probe_noret(dagger_task_t *t)
 {
     inside.ret_none = dagger_task_return(t, &inside, 1);
+    inside.result_none = dagger_task_result(t, &inside.result_none_size);
     return DAGGER_OK;
 }
 
@@ -205,12 +210,16 @@ static void run_inside(void)
     dagger_codelet_t cl, cn;
     cr_assert_eq(dagger_codelet_register(BI.rt, &d, &cl), DAGGER_OK);
     cr_assert_eq(dagger_codelet_register(BI.rt, &n, &cn), DAGGER_OK);
+    /* Its own region: tasks after a region's first failure do not run. */
     dagger_region_t *r = bi_open();
+    cr_assert_eq(dagger_submit(r, cn, 0, NULL, NULL, NULL, NULL), DAGGER_OK);
+    bi_close(r);
+    r = bi_open();
     dagger_arg_t a = DAGGER_INOUT(dagger_view(BI.rt, BI.c));
     cr_assert_eq(dagger_submit(r, cl, 1, &a, NULL, &inside.submitted_seq, NULL), DAGGER_OK, "%s",
                  dagger_error_detail());
-    cr_assert_eq(dagger_submit(r, cn, 0, NULL, NULL, NULL, NULL), DAGGER_OK);
-    bi_close(r);
+    /* Returning more than return_size fails the task, so the region. */
+    E(DAGGER_ERR_OVERFLOW, dagger_region_end(r));
     cr_assert(atomic_load(&inside.ran));
 }
 
@@ -262,4 +271,24 @@ void bi_probe_dagger_task_stream(void)
     cr_expect_null(dagger_task_stream(NULL));
     run_inside();
     cr_expect_null(inside.stream, "a CPU task has no stream");
+}
+
+void bi_probe_dagger_task_result(void)
+{
+    size_t size = 99;
+    cr_expect_null(dagger_task_result(NULL, &size));
+    cr_expect_eq(size, 0);
+    cr_expect_null(dagger_task_result(NULL, NULL));
+    run_inside();
+    cr_expect_not_null(inside.result);
+    cr_expect_eq(inside.result_size, 8);
+    cr_expect_null(inside.result_none, "a codelet without return value has no result buffer");
+    cr_expect_eq(inside.result_none_size, 0);
+}
+
+void bi_probe_dagger_task_proc(void)
+{
+    cr_expect_eq(dagger_task_proc(NULL), -1);
+    run_inside();
+    cr_expect(inside.proc >= -1 && inside.proc < dagger_procs(BI.rt, NULL, 0), "proc %d", inside.proc);
 }

@@ -248,3 +248,36 @@ void bi_probe_dagger_allreduce_bytes(void)
     E(DAGGER_ERR_INVALID_ARG, dagger_allreduce_bytes(BI.rt, b, 8, NULL, NULL));
     E(DAGGER_OK, dagger_allreduce_bytes(BI.rt, b, 8, combine, NULL));
 }
+
+static double fetched[16];
+
+void bi_probe_dagger_fetch_view(void)
+{
+    dagger_view_t v = dagger_view(BI.rt, BI.c);
+    size_t len = 0;
+    E(DAGGER_ERR_BAD_HANDLE, dagger_fetch_view(NULL, v, fetched, sizeof(fetched), &len));
+    E(DAGGER_ERR_BAD_HANDLE, dagger_fetch_view(BI.dead, v, fetched, sizeof(fetched), &len));
+    E(DAGGER_ERR_BAD_HANDLE, dagger_fetch_view(BI.rt, dagger_view(BI.rt, BI.c_gone), fetched,
+                                               sizeof(fetched), &len));
+    dagger_view_t past = v;
+    past.off[0] = 3;
+    E(DAGGER_ERR_BAD_VIEW, dagger_fetch_view(BI.rt, past, fetched, sizeof(fetched), &len));
+    dagger_view_t flat = v;
+    flat.ndims = 0;
+    E(DAGGER_ERR_BAD_VIEW, dagger_fetch_view(BI.rt, flat, fetched, sizeof(fetched), &len));
+    E(DAGGER_ERR_INVALID_ARG, dagger_fetch_view(BI.rt, v, NULL, sizeof(fetched), &len));
+    E(DAGGER_ERR_OVERFLOW, dagger_fetch_view(BI.rt, v, fetched, 8, &len));
+    E(DAGGER_OK, dagger_fetch_view(BI.rt, v, fetched, sizeof(fetched), &len));
+    cr_expect_eq(len, sizeof(fetched));
+}
+
+void bi_probe_dagger_fetch_chunk(void)
+{
+    size_t len = 0;
+    E(DAGGER_ERR_BAD_HANDLE, dagger_fetch_chunk(NULL, BI.c, fetched, sizeof(fetched), &len));
+    E(DAGGER_ERR_BAD_HANDLE, dagger_fetch_chunk(BI.dead, BI.c, fetched, sizeof(fetched), &len));
+    E(DAGGER_ERR_BAD_HANDLE, dagger_fetch_chunk(BI.rt, BI.c_gone, fetched, sizeof(fetched), &len));
+    E(DAGGER_ERR_BAD_HANDLE, dagger_fetch_chunk(BI.rt, (dagger_chunk_t){0}, fetched, 128, &len));
+    E(DAGGER_ERR_OVERFLOW, dagger_fetch_chunk(BI.rt, BI.c, fetched, 8, &len));
+    E(DAGGER_OK, dagger_fetch_chunk(BI.rt, BI.c, fetched, sizeof(fetched), &len));
+}

@@ -4,6 +4,11 @@ find_package(PkgConfig REQUIRED)
 find_package(ucx CONFIG REQUIRED)
 pkg_check_modules(PMIX REQUIRED IMPORTED_TARGET pmix>=4)
 pkg_check_modules(HWLOC REQUIRED IMPORTED_TARGET hwloc>=2)
+# Tiled linear algebra (core/linalg) calls OpenBLAS (cblas, its thread
+# count) and LAPACKE on every tile. OpenBLAS comes first on the link line so
+# that LAPACKE's LAPACK symbols bind to OpenBLAS's own.
+pkg_check_modules(OPENBLAS REQUIRED IMPORTED_TARGET openblas)
+pkg_check_modules(LAPACKE REQUIRED IMPORTED_TARGET lapacke)
 
 set(DAGGER_EXTRA_LINK_DEPS "")
 
@@ -29,10 +34,20 @@ if(NOT DAGGER_HIP STREQUAL "OFF")
 endif()
 # The GPU backends plug into devices/memspace.h; none is written yet, so a
 # found toolkit is reported but not used (docs/design.md section 6).
-message(STATUS "Dagger-C: CUDA toolkit ${DAGGER_HAVE_CUDA}, HIP ${DAGGER_HAVE_HIP} (no GPU backend yet), tracing ${DAGGER_TRACE}")
 
-# Test-only and benchmark-only dependencies.
+# Test-only and benchmark-only dependencies. StarPU is a benchmark peer
+# (tools/bench): no test uses it, and DAGGER_STARPU=OFF builds without it
+# even where it is installed (CI builds both ways).
 pkg_check_modules(CRITERION IMPORTED_TARGET criterion)
+set(DAGGER_HAVE_STARPU OFF)
+if(NOT DAGGER_STARPU STREQUAL "OFF")
+  pkg_check_modules(STARPU QUIET IMPORTED_TARGET starpu-1.3)
+  if(STARPU_FOUND)
+    set(DAGGER_HAVE_STARPU ON)
+  elseif(DAGGER_STARPU STREQUAL "ON")
+    message(FATAL_ERROR "DAGGER_STARPU=ON but starpu-1.3 was not found (apt-get install libstarpu-dev)")
+  endif()
+endif()
 
 # dg_layer(<name> <glob>...): an object library from the C files matching the
 # globs. Layers register themselves so the top level can link what exists.
@@ -43,9 +58,13 @@ function(dg_layer name)
   endif()
   add_library(${name} OBJECT ${srcs})
   target_include_directories(${name} PUBLIC ${PROJECT_SOURCE_DIR}/core/include ${PROJECT_SOURCE_DIR})
-  target_link_libraries(${name} PUBLIC PkgConfig::PMIX PkgConfig::HWLOC ucx::ucp ucx::uct ucx::ucs Threads::Threads)
+  target_link_libraries(${name} PUBLIC PkgConfig::PMIX PkgConfig::HWLOC ucx::ucp ucx::uct ucx::ucs Threads::Threads
+                        PkgConfig::OPENBLAS PkgConfig::LAPACKE)
   if(DAGGER_TRACE)
     target_compile_definitions(${name} PUBLIC DG_TRACE_ENABLED=1)
   endif()
   set_property(GLOBAL APPEND PROPERTY DAGGER_LAYERS ${name})
 endfunction()
+
+message(STATUS "Dagger-C: CUDA toolkit ${DAGGER_HAVE_CUDA}, HIP ${DAGGER_HAVE_HIP} (no GPU backend yet), "
+               "StarPU ${DAGGER_HAVE_STARPU} (benchmarks only), tracing ${DAGGER_TRACE}")

@@ -16,7 +16,24 @@ write_basic_package_version_file(${PROJECT_BINARY_DIR}/dagger-config-version.cma
 install(FILES ${PROJECT_BINARY_DIR}/dagger-config.cmake ${PROJECT_BINARY_DIR}/dagger-config-version.cmake
         DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/dagger)
 
-# The .pc file locates the prefix relative to itself, so an installed tree can be moved.
+# The .pc files locate the prefix relative to themselves, so an installed
+# tree can be moved. dagger.pc is the usual module (the shared library, or
+# with --static the dependencies' private libraries too: Debian's hwloc.pc
+# then names -ludev, from libudev-dev). dagger-static.pc links libdagger.a
+# itself with the shared system libraries, which needs nothing more: the
+# linker prefers libdagger.so to libdagger.a for -ldagger, even with --static.
 file(RELATIVE_PATH DAGGER_PC_TO_PREFIX "/${CMAKE_INSTALL_LIBDIR}/pkgconfig" "/")
+set(DAGGER_PC_NAME dagger)
+set(DAGGER_PC_WHAT "")
+set(DAGGER_PC_REQUIRES Requires.private)
+set(DAGGER_PC_LIBS "-L\${libdir} -ldagger")
+set(DAGGER_PC_LIBS_PRIVATE "-lpthread -lm")
 configure_file(${PROJECT_SOURCE_DIR}/tools/cmake/dagger.pc.in ${PROJECT_BINARY_DIR}/dagger.pc @ONLY)
-install(FILES ${PROJECT_BINARY_DIR}/dagger.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+set(DAGGER_PC_NAME dagger-static)
+set(DAGGER_PC_WHAT " (static library)")
+set(DAGGER_PC_REQUIRES Requires)
+set(DAGGER_PC_LIBS "\${libdir}/libdagger.a -lpthread -lm")
+set(DAGGER_PC_LIBS_PRIVATE "")
+configure_file(${PROJECT_SOURCE_DIR}/tools/cmake/dagger.pc.in ${PROJECT_BINARY_DIR}/dagger-static.pc @ONLY)
+install(FILES ${PROJECT_BINARY_DIR}/dagger.pc ${PROJECT_BINARY_DIR}/dagger-static.pc
+        DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)

@@ -6,11 +6,13 @@
  * from a producer to its consumer. */
 #include <inttypes.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "commands.h"
 
 #define TID_PLANNER 100000
 #define TID_SPACE 200000
+#define TID_ACTOR 300000
 
 typedef struct json_out {
     FILE *f;
@@ -61,8 +63,16 @@ static void metadata(const tr_trace_t *tr, json_out_t *j)
             name_track(j, pid, (int)w + 1, name, 1 + (int)w);
         }
         for (uint32_t s = 0; s < rk->hdr.nspaces; s++) {
-            snprintf(name, sizeof(name), "memory space %u (%s)", s, s ? "device" : "host");
+            snprintf(name, sizeof(name), "memory space %u (%s)%s", s, s ? "device" : "host",
+                     s ? "" : ": memory-space actor mem:host");
             name_track(j, pid, TID_SPACE + (int)s, name, 100000 + (int)s);
+        }
+        for (size_t a = 0; a < rk->actor_names.n; a++) {
+            const tr_name_t *n = TR_AT(&rk->actor_names, tr_name_t, a);
+            if (strncmp(n->name, "mem:", 4) == 0)
+                continue; /* the memory-space actor's track is its space's */
+            snprintf(name, sizeof(name), "actor %s (%u)", n->name, n->id);
+            name_track(j, pid, TID_ACTOR + (int)a, name, 200000 + (int)a);
         }
     }
 }
@@ -183,6 +193,33 @@ static void rank_tracks(const tr_trace_t *tr, int r, json_out_t *j)
     free(inuse);
 }
 
+/* The track of actor id on rank r: its memory space's for the host
+ * memory-space actor, its own otherwise. */
+static int actor_tid(const tr_rank_t *rk, uint32_t id)
+{
+    for (size_t a = 0; a < rk->actor_names.n; a++) {
+        const tr_name_t *n = TR_AT(&rk->actor_names, tr_name_t, a);
+        if (n->id == id)
+            return strncmp(n->name, "mem:", 4) == 0 ? TID_SPACE : TID_ACTOR + (int)a;
+    }
+    return TID_ACTOR + (int)rk->actor_names.n; /* unnamed */
+}
+
+/* Every handled message: an instant on the handling actor's track. */
+static void messages(const tr_trace_t *tr, int r, json_out_t *j)
+{
+    const tr_rank_t *rk = &tr->ranks[r];
+    for (size_t i = 0; i < rk->msgs.n; i++) {
+        const tr_msg_t *m = TR_AT(&rk->msgs, tr_msg_t, i);
+        begin_event(j);
+        fprintf(j->f, "\"ph\":\"i\",\"s\":\"t\",\"pid\":%d,\"tid\":%d,\"ts\":%.3f,"
+                "\"cat\":\"message\",\"name\":\"", r + 1, actor_tid(rk, m->actor), us(m->t));
+        tr_put_json(j->f, tr_type_name(tr, m->type));
+        fprintf(j->f, "\",\"args\":{\"from_rank\":%d,\"from_actor\":%u}}", m->from_rank,
+                m->from_id);
+    }
+}
+
 static void planning(const tr_trace_t *tr, json_out_t *j)
 {
     /* Every rank plans every task; each task's planning shows on the rank
@@ -206,8 +243,10 @@ int tr_cmd_perfetto(const tr_trace_t *tr, FILE *out)
     metadata(tr, &j);
     tasks(tr, &j);
     transfers(tr, &j);
-    for (int r = 0; r < tr->nranks; r++)
+    for (int r = 0; r < tr->nranks; r++) {
         rank_tracks(tr, r, &j);
+        messages(tr, r, &j);
+    }
     planning(tr, &j);
     fputs("\n]}\n", out);
     return 0;

@@ -190,6 +190,28 @@ dagger_status_t dagger_array_block_info(const dagger_array_t *a, size_t b,
  * 0 (rejected by dagger_submit) for a bad handle or index. */
 dagger_view_t dagger_array_block(const dagger_array_t *a, size_t b);
 
+/* ------------------------------------------------------------ views */
+
+/* A view of the sub-box [off, off + ext) of a (off[k] + ext[k] <= dims[k],
+ * ext[k] >= 1): an array handle whose dims are ext, sharing a's blocks.
+ * Element-wise operations (including fill, copy, map and transpose),
+ * reductions (dagger_array_reduce, _dot) and collects accept views
+ * wherever they accept arrays, mixed with arrays and other views of the
+ * same dims: the work is cut at the box's edges, and each task reads or
+ * writes only the part of a block inside the box (a sub-view of its chunk),
+ * so only those elements move and dependencies are exact. The random and
+ * index-function refills treat a view as an array of its own dims. A view
+ * of a view is a view of the same array (the offsets add up). Creating a
+ * view makes no task and no message; it may be done inside a region. A
+ * view's blocks (dagger_array_nblocks, _block_info, _block) are its
+ * parent's. Stencils, dagger_array_scatter and dagger_array_reduce_dim take
+ * no views (DAGGER_ERR_INVALID_ARG). Destroy views with dagger_array_destroy
+ * before their array (destroying an array with live views is
+ * DAGGER_ERR_STATE). Errors: DAGGER_ERR_BAD_HANDLE, DAGGER_ERR_INVALID_ARG
+ * (a box outside the array or of extent 0). */
+dagger_status_t dagger_array_view(dagger_array_t *a, const size_t off[], const size_t ext[],
+                                  dagger_array_t **out);
+
 /* ------------------------------------------------------------ collect and scatter */
 
 #define DAGGER_ALL_RANKS (-1)
@@ -318,11 +340,32 @@ typedef enum dagger_array_reduction {
     DAGGER_ARRAY_SUM = 1,
     DAGGER_ARRAY_MIN = 2,
     DAGGER_ARRAY_MAX = 3,
-    DAGGER_ARRAY_NORM2 = 4   /* sqrt of the sum of squares (no scaling: may overflow) */
+    DAGGER_ARRAY_NORM2 = 4   /* sqrt of the sum of squares, overflow- and underflow-safe:
+                                squares of huge (> 2^486) and tiny (< 2^-511) elements are
+                                summed scaled by powers of two, as LAPACK's dnrm2 (Blue's
+                                algorithm); without such elements the result is the plain
+                                square root of the plain sum, bit for bit */
 } dagger_array_reduction_t;
 
 dagger_status_t dagger_array_reduce(dagger_region_t *r, dagger_array_reduction_t op,
                                     dagger_array_t *a, dagger_future_t *out);
+
+/* Reduces a along dimension dim (0 .. ndims-1) into out, which has a's
+ * dims except extent 1 along dim (the dimension is kept, so out lines up
+ * with a: sum over dim 1 of an m x n matrix is m x 1), and a's dtype; its
+ * blocks and distribution are free. Element values: SUM, MIN, MAX as for
+ * dagger_array_reduce (f32 accumulates in double within a block and is
+ * stored in f32 between blocks; integer sums wrap around); NORM2 (f32/f64
+ * arrays only) overflow-safe within a block and combined between blocks
+ * with hypot. Blocks of a are combined in block order along dim, so the
+ * result does not depend on the number of ranks. Each block's partial
+ * result is computed on the rank that owns the block: only the output
+ * (one element thick along dim) moves.
+ * Errors: DAGGER_ERR_BAD_HANDLE, DAGGER_ERR_INVALID_ARG (dim out of range,
+ * out of the wrong shape, unknown op), DAGGER_ERR_DTYPE (out's dtype is
+ * not a's, NORM2 of an integer array). */
+dagger_status_t dagger_array_reduce_dim(dagger_region_t *r, dagger_array_reduction_t op,
+                                        dagger_array_t *a, int dim, dagger_array_t *out);
 
 /* sum(a .* b) over arrays of the same dims and dtype. */
 dagger_status_t dagger_array_dot(dagger_region_t *r, dagger_array_t *a, dagger_array_t *b,
@@ -337,15 +380,27 @@ dagger_status_t dagger_array_dot(dagger_region_t *r, dagger_array_t *a, dagger_a
  *   PAD               a constant:            p p | a b c d | p p
  *   REFLECT_SYMMETRIC mirrored, edge kept:   b a | a b c d | d c
  *   REFLECT_MIRROR    mirrored about the edge element: c b | a b c d | c b
- * Where a window leaves the array along several dimensions, each dimension
- * is resolved on its own; an element that lies in a PAD region of any
- * dimension gets the pad value of the lowest such dimension. */
+ *   ANTIREFLECT_SYMMETRIC  odd reflection, edge kept: 2a-b a | a b c d | d 2d-c
+ *   ANTIREFLECT_MIRROR     odd reflection about the edge element:
+ *                          2a-c 2a-b | a b c d | 2d-c 2d-b
+ *   LINEAR_EXTRAPOLATE     the line through the two edge elements:
+ *                          a-2(b-a) a-(b-a) | a b c d | d+(d-c) d+2(d-c)
+ * (the last three: ghost = 2*edge - mirror image, and edge + j*(edge slope);
+ * computed in the array's type, integers wrapping around). Where a window
+ * leaves the array along several dimensions, each dimension is resolved on
+ * its own, as if the array were padded one dimension after the other (for
+ * the index kinds this is the same as resolving each index alone); an
+ * element that lies in a PAD region of any dimension gets the pad value of
+ * the lowest such dimension. */
 typedef enum dagger_boundary_kind {
     DAGGER_BC_WRAP = 1,
     DAGGER_BC_CLAMP = 2,
     DAGGER_BC_PAD = 3,
     DAGGER_BC_REFLECT_SYMMETRIC = 4,
-    DAGGER_BC_REFLECT_MIRROR = 5
+    DAGGER_BC_REFLECT_MIRROR = 5,
+    DAGGER_BC_ANTIREFLECT_SYMMETRIC = 6,
+    DAGGER_BC_ANTIREFLECT_MIRROR = 7,
+    DAGGER_BC_LINEAR_EXTRAPOLATE = 8
 } dagger_boundary_kind_t;
 
 typedef struct dagger_boundary {
@@ -455,6 +510,33 @@ dagger_status_t dagger_stencil_destroy(dagger_stencil_t *s);
 /* create + run in a region of its own + destroy, with their errors. */
 dagger_status_t dagger_stencil_apply(dagger_runtime_t *rt, int nexpr,
                                      const dagger_stencil_expr_t *exprs);
+
+/* The allocating form: creates *out, an array of zeros with the dims,
+ * blocks, distribution and dtype of e->in[0].array, and sets it to e's
+ * value (e->out and e->assign are ignored). On failure *out is NULL and
+ * nothing stays allocated. Collective; not inside a region.
+ * Errors: those of dagger_stencil_create, DAGGER_ERR_INVALID_ARG (no input
+ * to take the shape from). */
+dagger_status_t dagger_stencil_apply_new(dagger_runtime_t *rt, const dagger_stencil_expr_t *e,
+                                         dagger_array_t **out);
+
+/* out = a op (e's value) element by element, e's value being its kernel
+ * over its inputs' windows (e->out and e->assign are ignored): C = A +
+ * stencil(B) with no temporary of yours. out may be a (in place) or one of
+ * e's inputs. Fused when out and a have the dims and block sizes of e's
+ * inputs (distributions may differ), are not views, and e has fewer than
+ * DAGGER_STENCIL_MAX_IN inputs: then one sweep task per block reads a's
+ * block with the windows and computes a op value line by line (in double,
+ * as a kernel's value is, then stored in out's type). Otherwise one
+ * temporary with the blocks of e's inputs is made and freed inside the call
+ * (a op value fused into it when a has those blocks, then copied to out;
+ * else the value, then out = a op temporary element-wise). Collective; not
+ * inside a region. Errors: those of dagger_stencil_create and
+ * dagger_array_binop (a and out of other dims or dtypes), DAGGER_ERR_INVALID_ARG
+ * (out's dims are not those of e's inputs, unknown op). */
+dagger_status_t dagger_stencil_apply_binop(dagger_runtime_t *rt, dagger_array_op_t op,
+                                           dagger_array_t *out, dagger_array_t *a,
+                                           const dagger_stencil_expr_t *e);
 
 #ifdef __cplusplus
 }

@@ -33,10 +33,14 @@ dagger_status_t dagger_init(int *argc, char ***argv, const dagger_params_t *para
 
 /* Stops every actor and worker thread and frees the runtime. The handle is
  * invalid afterwards; a second call with it is DAGGER_ERR_BAD_HANDLE (as long
- * as the memory was not reused). Errors: DAGGER_ERR_BAD_HANDLE (NULL,
- * finalized, or not a runtime), DAGGER_ERR_STATE (called from an actor's
- * handler), DAGGER_ERR_PEER_LOST (a rank was lost; the runtime is freed
- * anyway). */
+ * as the memory was not reused). Collective: every rank calls it.
+ * With a region still open, the region is ended first (its tasks run, as in
+ * dagger_region_end), the runtime is finalized all the same, and the call
+ * returns DAGGER_ERR_STATE naming the region: end regions before finalizing.
+ * The region handle is invalid afterwards. Errors: DAGGER_ERR_BAD_HANDLE
+ * (NULL, finalized, or not a runtime), DAGGER_ERR_STATE (a region was still
+ * open, see above; or called from an actor's handler), DAGGER_ERR_PEER_LOST
+ * (a rank was lost; the runtime is freed anyway). */
 dagger_status_t dagger_finalize(dagger_runtime_t *rt);
 
 /* This process's rank and the number of ranks (-1 for a bad handle). */
