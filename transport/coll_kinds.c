@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/alloc.h"
 #include "core/common.h"
 #include "core/status_internal.h"
 #include "transport/coll_internal.h"

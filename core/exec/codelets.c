@@ -11,6 +11,7 @@
  *    new table and publishes it whole; the old one is kept (readers may
  *    hold entries of it) until the executor is destroyed. Growth doubles,
  *    so the tables kept for growth total less than the current one. */
+#include "core/alloc.h"
 #include "core/exec/exec.h"
 
 #include <stdio.h>

@@ -231,11 +231,14 @@ static void run_inside(void)
     dagger_codelet_t cl, cn;
     cr_assert_eq(dagger_codelet_register(BI.rt, &d, &cl), DAGGER_OK);
     cr_assert_eq(dagger_codelet_register(BI.rt, &n, &cn), DAGGER_OK);
+    /* Its own region: tasks after a region's first failure do not run. */
     dagger_region_t *r = bi_open();
+    cr_assert_eq(dagger_submit(r, cn, 0, NULL, NULL, NULL, NULL), DAGGER_OK);
+    bi_close(r);
+    r = bi_open();
     dagger_arg_t a = DAGGER_INOUT(dagger_view(BI.rt, BI.c));
     cr_assert_eq(dagger_submit(r, cl, 1, &a, NULL, &inside.submitted_seq, NULL), DAGGER_OK, "%s",
                  dagger_error_detail());
-    cr_assert_eq(dagger_submit(r, cn, 0, NULL, NULL, NULL, NULL), DAGGER_OK);
     bi_close(r);
     cr_assert(atomic_load(&inside.ran));
 }
