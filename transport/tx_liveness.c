@@ -20,9 +20,9 @@
 #include "transport/tx_internal.h"
 
 /* Short enough to say which rank was lost before Slurm's PMIx plugin
- * SIGKILLs the step (it does so ~0.3-1 s after a rank's PMIx connection
- * drops, even with --kill-on-bad-exit=0); a look is one /proc read per
- * local peer. */
+ * SIGKILLs the step (about 1 s after a rank's PMIx connection drops, even
+ * with --kill-on-bad-exit=0; measured with Slurm 22.05); a look is one
+ * /proc read per local peer. */
 #define DG_LIVE_PERIOD_MS 100
 
 struct dg_tx_liveness {
