@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/alloc.h"
 #include "core/common.h"
 
 static int handler_cmp(const void *a, const void *b)
@@ -14,7 +15,7 @@ static int handler_cmp(const void *a, const void *b)
 
 dg_actor_t *dg_actor_new(const dagger_actor_desc_t *desc)
 {
-    dg_actor_t *a = aligned_alloc(DG_CACHELINE, (sizeof(*a) + desc->nhandlers * sizeof(a->handlers[0]) +
+    dg_actor_t *a = dg_aligned_alloc(DG_CACHELINE, (sizeof(*a) + desc->nhandlers * sizeof(a->handlers[0]) +
                                                  DG_CACHELINE - 1) / DG_CACHELINE * DG_CACHELINE);
     if (!a)
         return NULL;

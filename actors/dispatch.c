@@ -9,6 +9,7 @@
 #include "actors/system_impl.h"
 #include "core/log.h"
 #include "core/status_internal.h"
+#include "core/trace/trace.h"
 
 /* A message the stopped actor will never handle. */
 static void drop(dg_act_system_t *sys, dg_actor_t *a, dg_msg_t *m)
@@ -37,13 +38,16 @@ static void report_failure(dg_act_system_t *sys, dagger_ctx_t *ctx, dagger_statu
         dg_act_fail_request(sys, m, st, detail);
 }
 
-static void handle(dg_act_system_t *sys, dagger_ctx_t *ctx, dg_msg_t *m)
+/* The handler of m in ctx's actor, counted and traced; m stays the caller's. */
+static void handle_kept(dg_act_system_t *sys, dagger_ctx_t *ctx, dg_msg_t *m)
 {
     dg_actor_t *a = ctx->actor;
     dagger_handler_fn fn = dg_actor_handler(a, m->hdr.type);
     DG_ASSERT(fn); /* local sends and deliveries check for a handler */
     ctx->msg = m;
     ctx->replied = 0;
+    if (DG_TRACE_WORKER_ON())
+        dg_trace_msg(a->id, &m->hdr);
     dagger_status_t st = fn(ctx);
     dg_count(&a->handled);
     if (DG_UNLIKELY(st != DAGGER_OK)) {
@@ -51,6 +55,11 @@ static void handle(dg_act_system_t *sys, dagger_ctx_t *ctx, dg_msg_t *m)
         report_failure(sys, ctx, st);
     }
     ctx->msg = NULL;
+}
+
+static void handle(dg_act_system_t *sys, dagger_ctx_t *ctx, dg_msg_t *m)
+{
+    handle_kept(sys, ctx, m);
     dg_msg_free(m);
 }
 
@@ -70,6 +79,24 @@ static void finish_stop(dg_act_system_t *sys, dagger_ctx_t *ctx)
     atomic_store_explicit(&a->state, DG_ACTOR_STOPPED, memory_order_seq_cst);
     pthread_cond_broadcast(&sys->life_cond);
     pthread_mutex_unlock(&sys->life_lock);
+}
+
+/* One message of a turn: handled while the actor runs, dropped once it
+ * was asked to stop. */
+static void handle_or_drop(dg_act_system_t *sys, dagger_ctx_t *ctx, dg_msg_t *m)
+{
+    if (DG_LIKELY(atomic_load_explicit(&ctx->actor->state, memory_order_acquire) ==
+                  DG_ACTOR_RUNNING))
+        handle(sys, ctx, m);
+    else
+        drop(sys, ctx->actor, m);
+}
+
+/* The end of a turn: the stop, when one was requested. */
+static void stop_if_asked(dg_act_system_t *sys, dagger_ctx_t *ctx)
+{
+    if (atomic_load_explicit(&ctx->actor->state, memory_order_acquire) == DG_ACTOR_STOPPING)
+        finish_stop(sys, ctx);
 }
 
 /* Hands the actor back: clear `scheduled`, then look again, because a sender
@@ -132,13 +159,99 @@ void dg_act_run_actor(dg_act_system_t *sys, dg_act_worker_t *w, dg_actor_t *a,
             }
             m = DG_CONTAINER_OF(n, dg_msg_t, link);
         }
-        if (DG_LIKELY(atomic_load_explicit(&a->state, memory_order_acquire) == DG_ACTOR_RUNNING))
-            handle(sys, &ctx, m);
-        else
-            drop(sys, a, m);
+        handle_or_drop(sys, &ctx, m);
     }
-    if (atomic_load_explicit(&a->state, memory_order_acquire) == DG_ACTOR_STOPPING)
-        finish_stop(sys, &ctx);
+    stop_if_asked(sys, &ctx);
     dg_act_tls.ctx = NULL;
     release(sys, a, busy, turn->held);
+}
+
+/* A direct turn's hand-back: like release, but mail that arrived meanwhile
+ * is handled by this thread (it claims the actor again) instead of queueing
+ * the actor for a worker, so a posted message never waits for a worker's
+ * run queue. Returns 1 when the actor was claimed again. */
+static int release_direct(dg_act_system_t *sys, dg_actor_t *a)
+{
+    (void)sys;
+    atomic_store_explicit(&a->scheduled, 0, memory_order_seq_cst);
+    int more = !dg_mpsc_is_empty(&a->mbox) ||
+               atomic_load_explicit(&a->state, memory_order_seq_cst) == DG_ACTOR_STOPPING;
+    if (more && atomic_exchange_explicit(&a->scheduled, 1, memory_order_seq_cst) == 0)
+        return 1;
+    atomic_fetch_sub_explicit(&a->refs, 1, memory_order_release); /* last touch */
+    return 0;
+}
+
+/* The direct turn's loop; first (may be NULL) is handled first, and not
+ * freed when kept (a borrowed message). */
+static void run_direct(dg_act_system_t *sys, dg_actor_t *a, dg_msg_t *first, int kept)
+{
+    dagger_ctx_t *outer = dg_act_tls.ctx; /* a handler may post to another actor */
+    dagger_ctx_t ctx = {.sys = sys, .actor = a, .msg = NULL, .worker = dg_act_tls_worker(sys),
+                        .replied = 0};
+    dg_act_tls.ctx = &ctx;
+    if (first && kept)
+        handle_kept(sys, &ctx, first); /* the caller checked that a runs */
+    else if (first)
+        handle_or_drop(sys, &ctx, first);
+    do {
+        for (;;) {
+            dg_mpsc_node_t *n;
+            dg_mpsc_pop_t r = dg_mpsc_pop(&a->mbox, &n);
+            if (r == DG_MPSC_BUSY) { /* a producer is mid-push: its message is next */
+                dg_cpu_relax();
+                continue;
+            }
+            if (r != DG_MPSC_ITEM)
+                break;
+            handle_or_drop(sys, &ctx, DG_CONTAINER_OF(n, dg_msg_t, link));
+        }
+        stop_if_asked(sys, &ctx);
+    } while (release_direct(sys, a));
+    dg_act_tls.ctx = outer;
+}
+
+void dg_act_run_direct(dg_act_system_t *sys, dg_actor_t *a, dg_msg_t *m)
+{
+    run_direct(sys, a, m, 0);
+}
+
+int dg_act_claim(dg_act_system_t *sys, dg_actor_t *a)
+{
+    if (a->pinned && a->worker != dg_act_tls_worker(sys))
+        return 0;
+    int idle = 0;
+    if (atomic_load_explicit(&a->scheduled, memory_order_seq_cst) != 0 ||
+        !atomic_compare_exchange_strong_explicit(&a->scheduled, &idle, 1, memory_order_seq_cst,
+                                                 memory_order_seq_cst))
+        return 0;
+    atomic_fetch_add_explicit(&a->refs, 1, memory_order_relaxed);
+    return 1;
+}
+
+int dg_act_run_borrowed(dg_act_system_t *sys, dg_actor_t *a, dg_msg_t *m)
+{
+    dagger_ctx_t *outer = dg_act_tls.ctx;
+    int me = dg_act_tls_worker(sys);
+    if (atomic_load_explicit(&a->state, memory_order_acquire) != DG_ACTOR_RUNNING ||
+        (outer && outer->actor == a))
+        return 0;
+    if (!a->pinned) {
+        /* Claimed like a direct turn; mail already waiting goes first, so
+         * the caller sends a copy behind it instead. */
+        if (!dg_act_claim(sys, a))
+            return 0;
+        int clear = dg_mpsc_is_empty(&a->mbox);
+        run_direct(sys, a, clear ? m : NULL, 1);
+        return clear;
+    }
+    /* Only the worker an actor is pinned to ever runs it: that worker needs
+     * no claim, only not to be inside a's turn already. */
+    if (a->worker != me)
+        return 0;
+    dagger_ctx_t ctx = {.sys = sys, .actor = a, .msg = NULL, .worker = me, .replied = 0};
+    dg_act_tls.ctx = &ctx;
+    handle_kept(sys, &ctx, m);
+    dg_act_tls.ctx = outer;
+    return 1;
 }

@@ -33,4 +33,14 @@ typedef struct dg_act_turn {
 void dg_act_run_actor(struct dg_act_system *sys, struct dg_act_worker *w, dg_actor_t *a,
                       const dg_act_turn_t *turn);
 
+/* A direct turn (direct.c): the calling thread, which just claimed a's
+ * `scheduled` flag and took a `refs` for it, handles m (NULL: none), then
+ * the actor's mail until the mailbox is empty, then hands the actor back;
+ * mail that arrives during the hand-back is handled by this thread too. */
+struct dg_msg;
+void dg_act_run_direct(struct dg_act_system *sys, dg_actor_t *a, struct dg_msg *m);
+/* Claims an idle actor for a turn on the calling thread (its `scheduled`
+ * flag and a `refs`); 0 when it is busy or pinned to another worker. */
+int dg_act_claim(struct dg_act_system *sys, dg_actor_t *a);
+
 #endif

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "actors/clock.h"
+#include "core/alloc.h"
 #include "core/status_internal.h"
 
 struct dg_future {
@@ -50,7 +51,7 @@ void dg_futures_cleanup(dg_futures_t *fs)
 
 dagger_status_t dg_future_create(dg_futures_t *fs, uint64_t id)
 {
-    dg_future_t *f = calloc(1, sizeof(*f));
+    dg_future_t *f = dg_calloc(1, sizeof(*f));
     if (!f)
         return dg_error(DAGGER_ERR_NO_MEMORY, "no memory for a request future");
     pthread_condattr_t attr;

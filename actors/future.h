@@ -19,7 +19,7 @@ typedef struct dg_future dg_future_t;
 typedef struct dg_futures {
     pthread_mutex_t lock;
     dg_future_t *bucket[DG_FUTURE_BUCKETS];
-    uint64_t late; /* replies that found no future (timed out or destroyed) */
+    uint64_t late; /* replies that found no future (timed out or destroyed); under lock */
 } dg_futures_t;
 
 void dg_futures_init(dg_futures_t *fs);

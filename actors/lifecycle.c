@@ -6,8 +6,10 @@
 #include "actors/clock.h"
 #include "actors/ctx.h"
 #include "actors/system_impl.h"
+#include "core/alloc.h"
 #include "core/log.h"
 #include "core/status_internal.h"
+#include "core/trace/trace.h"
 
 static dagger_status_t check_desc(dg_act_system_t *sys, const dagger_actor_desc_t *desc)
 {
@@ -54,14 +56,20 @@ dagger_status_t dg_act_spawn(dg_act_system_t *sys, const dagger_actor_desc_t *de
         return dg_error(DAGGER_ERR_INVALID_ARG,
                         "dagger_actor_spawn: two handlers for the same message type");
     }
-    if (dg_registry_add(&sys->reg, a)) {
+    int rc = dg_registry_add(&sys->reg, a);
+    if (rc) {
         dg_actor_free(a);
+        if (rc == -2)
+            return dg_error(DAGGER_ERR_NO_MEMORY, "dagger_actor_spawn: no memory for the actor "
+                            "registry");
         return dg_error(DAGGER_ERR_OVERFLOW,
-                        "dagger_actor_spawn: no actor id left (about %u live actors per rank) or no "
-                        "memory; join stopped actors", DG_REG_MAX_INDEX);
+                        "dagger_actor_spawn: no actor id left (about %u live actors per rank); "
+                        "join stopped actors", DG_REG_MAX_INDEX);
     }
     addr->rank = sys->rank;
     addr->id = a->id;
+    if (DG_TRACE_WORKER_ON())
+        dg_trace_named(DG_TRE_ACTOR_NAME, a->id, a->name);
     return DAGGER_OK;
 }
 
@@ -175,7 +183,7 @@ static void collect(dg_actor_t *a, void *arg)
     addr_list_t *l = arg;
     if (l->n == l->cap) {
         size_t cap = l->cap ? 2 * l->cap : 64;
-        dagger_actor_addr_t *p = realloc(l->addr, cap * sizeof(*p));
+        dagger_actor_addr_t *p = dg_realloc(l->addr, cap * sizeof(*p));
         if (!p)
             return; /* the next round picks it up */
         l->addr = p;

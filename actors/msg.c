@@ -48,21 +48,31 @@ dg_msg_t *dg_msg_make(dagger_actor_addr_t from, dagger_actor_addr_t to, uint32_t
 dagger_status_t dg_msg_from_wire(const void *bytes, size_t len, dg_msg_t **out)
 {
     *out = NULL;
-    if (!bytes || len < sizeof(dg_msg_hdr_t))
-        return dg_error(DAGGER_ERR_PROTOCOL,
-                        "actor message of %zu bytes is shorter than its %zu-byte header", len,
-                        sizeof(dg_msg_hdr_t));
     dg_msg_hdr_t hdr;
+    if (!bytes || len < sizeof(hdr))
+        return dg_msg_wire_check(NULL, len);
     memcpy(&hdr, bytes, sizeof(hdr));
-    if ((size_t)hdr.size != len - sizeof(hdr))
-        return dg_error(DAGGER_ERR_PROTOCOL,
-                        "actor message header announces %u payload bytes but %zu arrived",
-                        hdr.size, len - sizeof(hdr));
+    dagger_status_t st = dg_msg_wire_check(&hdr, len);
+    if (st != DAGGER_OK)
+        return st;
     dg_msg_t *msg = alloc_unset(hdr.size);
     if (!msg)
         return dg_error(DAGGER_ERR_NO_MEMORY, "no memory for a %u-byte actor message", hdr.size);
     atomic_init(&msg->link.next, NULL);
     memcpy(dg_msg_wire(msg), bytes, len); /* the whole header, then the payload */
     *out = msg;
+    return DAGGER_OK;
+}
+
+dagger_status_t dg_msg_wire_check(const dg_msg_hdr_t *hdr, size_t len)
+{
+    if (!hdr || len < sizeof(*hdr))
+        return dg_error(DAGGER_ERR_PROTOCOL,
+                        "actor message of %zu bytes is shorter than its %zu-byte header", len,
+                        sizeof(*hdr));
+    if ((size_t)hdr->size != len - sizeof(*hdr))
+        return dg_error(DAGGER_ERR_PROTOCOL,
+                        "actor message header announces %u payload bytes but %zu arrived",
+                        hdr->size, len - sizeof(*hdr));
     return DAGGER_OK;
 }

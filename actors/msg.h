@@ -94,6 +94,13 @@ static inline size_t dg_msg_wire_size(const dg_msg_t *msg)
  * DAGGER_ERR_PROTOCOL; DAGGER_ERR_NO_MEMORY when allocation fails. */
 dagger_status_t dg_msg_from_wire(const void *bytes, size_t len, dg_msg_t **out);
 
+/* Whether a header received from another rank can head len shipped bytes:
+ * DAGGER_OK, or DAGGER_ERR_PROTOCOL when len is shorter than a header or
+ * its size field disagrees with len. Every message built from received
+ * bytes passes here (dg_msg_from_wire, the transport's rendezvous path),
+ * so a payload is never read past what arrived. */
+dagger_status_t dg_msg_wire_check(const dg_msg_hdr_t *hdr, size_t len);
+
 /* Builds a message: header fields and a copy of the payload. */
 dg_msg_t *dg_msg_make(dagger_actor_addr_t from, dagger_actor_addr_t to, uint32_t type,
                       uint32_t flags, uint64_t corr, const void *payload, size_t size);

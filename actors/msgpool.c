@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/alloc.h"
 #include "core/common.h"
 
 /* Every block starts with this 16-byte prefix, so the caller's memory stays
@@ -67,7 +68,7 @@ static void give_batch(uint32_t c, dg_freelist_t *fl)
         if (b)
             dg_pool[c].empty = b->next;
         else
-            b = malloc(sizeof(*b));
+            b = dg_malloc(sizeof(*b));
     }
     if (b) {
         memcpy(b->blk, src, sizeof(b->blk));
@@ -140,14 +141,14 @@ void *dg_msgpool_get(size_t bytes)
     uint32_t c = class_of(bytes);
     dg_block_t *b;
     if (DG_UNLIKELY(c == DG_CLASS_MALLOC)) {
-        b = malloc(bytes);
+        b = dg_malloc(bytes);
     } else {
         dg_freelist_t *fl = &dg_cache.cls[c];
         if (DG_UNLIKELY(fl->count == 0)) {
             if (DG_UNLIKELY(!dg_cache.registered))
                 cache_register();
             if (!take_batch(c, fl))
-                fl->blk[fl->count++] = malloc(dg_class_size[c]);
+                fl->blk[fl->count++] = dg_malloc(dg_class_size[c]);
         }
         b = fl->blk[--fl->count];
     }

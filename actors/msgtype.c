@@ -4,15 +4,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/alloc.h"
 #include "core/common.h"
 #include "core/hash.h"
 #include "core/status_internal.h"
+#include "core/trace/trace.h"
 
 #define DG_MSGTYPE_INITIAL_CAP 64
 
 static dg_msgtype_table_t *table_new(size_t cap)
 {
-    dg_msgtype_table_t *t = calloc(1, sizeof(*t) + cap * sizeof(t->slot[0]));
+    dg_msgtype_table_t *t = dg_calloc(1, sizeof(*t) + cap * sizeof(t->slot[0]));
     if (t)
         t->cap = cap;
     return t;
@@ -130,7 +132,7 @@ dagger_status_t dg_msgtypes_register(dg_msgtypes_t *reg, const dagger_msg_type_d
         goto out;
     }
     dg_msgtype_table_t *t = atomic_load_explicit(&reg->table, memory_order_relaxed);
-    dg_msgtype_t *n = calloc(1, sizeof(*n));
+    dg_msgtype_t *n = dg_calloc(1, sizeof(*n));
     if (!n || ((reg->count + 1) * 2 > t->cap && table_grow(reg))) {
         free(n);
         st = dg_error(DAGGER_ERR_NO_MEMORY, "no memory to register message type '%s'", desc->name);
@@ -143,6 +145,8 @@ dagger_status_t dg_msgtypes_register(dg_msgtypes_t *reg, const dagger_msg_type_d
     t = atomic_load_explicit(&reg->table, memory_order_relaxed);
     atomic_store_explicit(&t->slot[table_probe(t, tid)], n, memory_order_release);
     reg->count++;
+    if (DG_TRACE_WORKER_ON())
+        dg_trace_named(DG_TRE_TYPE_NAME, tid, n->name);
 out:
     pthread_mutex_unlock(&reg->lock);
     if (st == DAGGER_OK)
@@ -168,4 +172,17 @@ const char *dg_msgtypes_name(dg_msgtypes_t *reg, uint32_t id)
 {
     const dg_msgtype_t *e = dg_msgtypes_get(reg, id);
     return e ? e->name : "?";
+}
+
+void dg_msgtypes_each(dg_msgtypes_t *reg, void (*fn)(void *arg, uint32_t id, const char *name),
+                      void *arg)
+{
+    pthread_mutex_lock(&reg->lock);
+    dg_msgtype_table_t *t = atomic_load_explicit(&reg->table, memory_order_relaxed);
+    for (size_t i = 0; i < t->cap; i++) {
+        const dg_msgtype_t *e = atomic_load_explicit(&t->slot[i], memory_order_relaxed);
+        if (e)
+            fn(arg, e->id, e->name);
+    }
+    pthread_mutex_unlock(&reg->lock);
 }

@@ -52,4 +52,9 @@ dagger_status_t dg_msgtypes_check(dg_msgtypes_t *reg, uint32_t id, size_t size, 
 /* The name of a type for diagnostics ("?" when unregistered). */
 const char *dg_msgtypes_name(dg_msgtypes_t *reg, uint32_t id);
 
+/* Calls fn for every registered type, under the registration lock (fn must
+ * not register). */
+void dg_msgtypes_each(dg_msgtypes_t *reg, void (*fn)(void *arg, uint32_t id, const char *name),
+                      void *arg);
+
 #endif

@@ -4,6 +4,8 @@
 #include <sched.h>
 #include <stdlib.h>
 
+#include "core/alloc.h"
+
 static dg_reg_slot_t *slot_of(dg_registry_t *reg, uint32_t index)
 {
     dg_reg_slot_t *c = atomic_load_explicit(&reg->chunk[index / DG_REG_CHUNK], memory_order_acquire);
@@ -37,10 +39,11 @@ static uint32_t pop_free(dg_registry_t *reg)
     return i;
 }
 
-/* A slot index for a new actor (caller holds the lock), 0 if none. Fresh
+/* A slot index for a new actor (caller holds the lock), 0 if none (*nomem
+ * says whether memory ran out rather than ids). Fresh
  * slots are used first until half the id space is used, so a slot is rarely
  * reused and stale ids stay recognisable; chunks are 16 KiB each. */
-static uint32_t take_index(dg_registry_t *reg, int *reused)
+static uint32_t take_index(dg_registry_t *reg, int *reused, int *nomem)
 {
     uint32_t fresh = atomic_load_explicit(&reg->fresh, memory_order_relaxed);
     *reused = 1;
@@ -49,9 +52,11 @@ static uint32_t take_index(dg_registry_t *reg, int *reused)
     if (fresh <= DG_REG_MAX_INDEX) {
         size_t c = fresh / DG_REG_CHUNK;
         if (!atomic_load_explicit(&reg->chunk[c], memory_order_relaxed)) {
-            dg_reg_slot_t *chunk = calloc(DG_REG_CHUNK, sizeof(*chunk));
-            if (!chunk)
+            dg_reg_slot_t *chunk = dg_calloc(DG_REG_CHUNK, sizeof(*chunk));
+            if (!chunk) {
+                *nomem = 1;
                 return 0;
+            }
             atomic_store_explicit(&reg->chunk[c], chunk, memory_order_release);
         }
         atomic_store_explicit(&reg->fresh, fresh + 1, memory_order_release);
@@ -64,11 +69,11 @@ static uint32_t take_index(dg_registry_t *reg, int *reused)
 int dg_registry_add(dg_registry_t *reg, dg_actor_t *a)
 {
     pthread_mutex_lock(&reg->lock);
-    int reused;
-    uint32_t index = take_index(reg, &reused);
+    int reused, nomem = 0;
+    uint32_t index = take_index(reg, &reused, &nomem);
     if (!index) {
         pthread_mutex_unlock(&reg->lock);
-        return -1;
+        return nomem ? -2 : -1;
     }
     dg_reg_slot_t *s = slot_of(reg, index);
     uint32_t gen = atomic_load_explicit(&s->gen, memory_order_relaxed);

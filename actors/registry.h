@@ -53,7 +53,7 @@ typedef enum {
 void dg_registry_init(dg_registry_t *reg);
 void dg_registry_cleanup(dg_registry_t *reg);
 
-/* Gives the actor an id and publishes it. -1: no free slot or no memory. */
+/* Gives the actor an id and publishes it. -1: no free slot, -2: no memory. */
 int dg_registry_add(dg_registry_t *reg, dg_actor_t *a);
 
 /* Finds a live (not yet joined) actor and holds its slot: release it with

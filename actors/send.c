@@ -66,6 +66,18 @@ static dagger_status_t lookup_error(dg_reg_lookup_t found, const dg_msg_hdr_t *h
                           h->to.rank, h->to.id);
 }
 
+dagger_status_t dg_act_acquire_dest(dg_act_system_t *sys, const dg_msg_hdr_t *h, int remote,
+                                    dg_actor_t **a, dg_reg_slot_t **slot, const char *what)
+{
+    dg_reg_lookup_t found = dg_registry_acquire(&sys->reg, h->to.id, a, slot);
+    if (DG_UNLIKELY(found != DG_REG_FOUND))
+        return lookup_error(found, h, what);
+    dagger_status_t st = actor_accepts(sys, *a, h, remote, what);
+    if (DG_UNLIKELY(st != DAGGER_OK))
+        dg_registry_release(*slot);
+    return st;
+}
+
 /* Pushes a checked message into a local actor's mailbox (or hands a reply
  * to its future). On error the caller still owns msg. */
 static dagger_status_t enqueue_local(dg_act_system_t *sys, dg_msg_t *msg, int remote,
@@ -78,17 +90,14 @@ static dagger_status_t enqueue_local(dg_act_system_t *sys, dg_msg_t *msg, int re
     }
     dg_actor_t *a;
     dg_reg_slot_t *slot;
-    dg_reg_lookup_t found = dg_registry_acquire(&sys->reg, h->to.id, &a, &slot);
-    if (DG_UNLIKELY(found != DG_REG_FOUND))
-        return lookup_error(found, h, what);
-    dagger_status_t st = actor_accepts(sys, a, h, remote, what);
+    dagger_status_t st = dg_act_acquire_dest(sys, h, remote, &a, &slot, what);
     if (DG_LIKELY(st == DAGGER_OK)) {
         if (dg_act_run_next(sys, a, msg, slot))
             return DAGGER_OK; /* the worker's run-next slot keeps the hold */
         dg_mpsc_push(&a->mbox, &msg->link);
         dg_act_schedule_if_idle(sys, a);
+        dg_registry_release(slot);
     }
-    dg_registry_release(slot);
     return st;
 }
 
@@ -129,11 +138,9 @@ dagger_status_t dg_act_check_dest(dg_act_system_t *sys, dagger_actor_addr_t to, 
     dg_msg_hdr_t h = {.to = to, .type = type};
     dg_actor_t *a;
     dg_reg_slot_t *slot;
-    dg_reg_lookup_t found = dg_registry_acquire(&sys->reg, to.id, &a, &slot);
-    if (found != DG_REG_FOUND)
-        return lookup_error(found, &h, what);
-    st = actor_accepts(sys, a, &h, 0, what);
-    dg_registry_release(slot);
+    st = dg_act_acquire_dest(sys, &h, 0, &a, &slot, what);
+    if (st == DAGGER_OK)
+        dg_registry_release(slot);
     return st;
 }
 

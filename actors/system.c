@@ -6,6 +6,7 @@
 
 #include "actors/ctx.h"
 #include "actors/system_impl.h"
+#include "core/alloc.h"
 #include "core/log.h"
 #include "core/status_internal.h"
 
@@ -46,7 +47,7 @@ dagger_status_t dg_act_system_create(const dg_act_params_t *p, dg_act_system_t *
     if (st != DAGGER_OK)
         return st;
     *out = NULL;
-    dg_act_system_t *sys = calloc(1, sizeof(*sys));
+    dg_act_system_t *sys = dg_calloc(1, sizeof(*sys));
     if (!sys)
         return dg_error(DAGGER_ERR_NO_MEMORY, "no memory for the actor system");
     sys->rank = p->rank;
@@ -120,6 +121,40 @@ dagger_ctx_t *dg_act_current_ctx(void)
 struct dg_msgtypes *dg_act_system_types(dg_act_system_t *sys)
 {
     return &sys->types;
+}
+
+void dg_act_system_each_type(dg_act_system_t *sys,
+                             void (*fn)(void *arg, uint32_t id, const char *name), void *arg)
+{
+    dg_msgtypes_each(&sys->types, fn, arg);
+}
+
+typedef struct {
+    void (*fn)(void *arg, uint32_t id, const char *name);
+    void *arg;
+} dg_each_actor_t;
+
+static void each_actor(dg_actor_t *a, void *arg)
+{
+    dg_each_actor_t *e = arg;
+    e->fn(e->arg, a->id, a->name);
+}
+
+void dg_act_system_each_actor(dg_act_system_t *sys,
+                              void (*fn)(void *arg, uint32_t id, const char *name), void *arg)
+{
+    dg_each_actor_t e = {fn, arg};
+    dg_registry_each(&sys->reg, each_actor, &e);
+}
+
+dg_actor_t *dg_act_local(dg_act_system_t *sys, dagger_actor_addr_t addr)
+{
+    dg_actor_t *a;
+    dg_reg_slot_t *slot;
+    if (addr.rank != sys->rank || dg_registry_acquire(&sys->reg, addr.id, &a, &slot) != DG_REG_FOUND)
+        return NULL;
+    dg_registry_release(slot);
+    return a;
 }
 
 uint64_t dg_act_next_corr(dg_act_system_t *sys)

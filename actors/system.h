@@ -47,6 +47,13 @@ dagger_ctx_t *dg_act_current_ctx(void);
 /* The system's message type registry. */
 struct dg_msgtypes *dg_act_system_types(dg_act_system_t *sys);
 
+/* Calls fn for every registered message type (in no particular order), and
+ * for every live actor of this rank: what a trace names. */
+void dg_act_system_each_type(dg_act_system_t *sys,
+                             void (*fn)(void *arg, uint32_t id, const char *name), void *arg);
+void dg_act_system_each_actor(dg_act_system_t *sys,
+                              void (*fn)(void *arg, uint32_t id, const char *name), void *arg);
+
 /* ------------------------------------------------ contracts (design.md §3) */
 
 /* The transport installs this; the kernel calls it for messages whose
@@ -135,6 +142,47 @@ dagger_status_t dg_act_send(dg_act_system_t *sys, dagger_actor_addr_t from, dagg
 /* Sends a message built with dg_msg_alloc (no copy). Takes ownership of msg
  * in every case (freed on error). */
 dagger_status_t dg_act_msg_send(dg_act_system_t *sys, dg_msg_t *msg, const char *what);
+
+/* A message for dg_act_post. from_set 0: from the running actor (or from
+ * no actor). keep (optional): called on the message's payload copy when the
+ * message must wait in the mailbox (the actor is busy on another thread),
+ * to make what the payload points to outlive the call (e.g. copy bytes the
+ * caller only lends); non-OK fails the post. */
+typedef struct dg_act_post {
+    dagger_actor_addr_t from, to;
+    int from_set;
+    uint32_t type;
+    const void *payload;
+    size_t size;
+    dagger_status_t (*keep)(void *payload);
+    const char *what;
+} dg_act_post_t;
+
+/* Sends a copy of p->payload to actor p->to and, when that is a local actor
+ * not pinned to another worker and no other thread is running it, runs its
+ * turn now on the calling thread: any mail it already had, then this
+ * message (*direct = 1: handled before this returns). When another thread
+ * runs it, the message waits in its mailbox and that thread handles it
+ * before letting go (*direct = 0). Remote destinations: dg_act_send.
+ * Errors as dg_act_send. Any thread, also inside another actor's handler. */
+dagger_status_t dg_act_post(dg_act_system_t *sys, const dg_act_post_t *p, int *direct);
+
+/* The actor object of a local address, for the runtime's own actors, which
+ * the caller keeps alive (it never joins them while it uses the pointer);
+ * NULL when there is no such actor. */
+struct dg_actor;
+struct dg_actor *dg_act_local(dg_act_system_t *sys, dagger_actor_addr_t addr);
+
+/* A turn for a message the caller keeps (m is not freed: it may live on
+ * the caller's stack; m->hdr names type, to and from), run now on the
+ * calling thread in a's context. An actor pinned to the calling worker
+ * needs no claim (no other thread ever runs it); an unpinned actor is
+ * claimed when idle, like a direct turn. Returns 1 when m was handled, 0 when the
+ * turn cannot run here (pinned elsewhere, busy on another thread, not
+ * running, this thread is inside a's turn, or mail was waiting, which this
+ * call handled first): the caller then sends a copy the ordinary way
+ * (dg_act_post), which keeps a sender's order. */
+int dg_act_run_borrowed(dg_act_system_t *sys, struct dg_actor *a, dg_msg_t *m);
 
 /* The checks of dg_act_send without sending: type and size, and whether the
  * destination would take it now (timers check this when they are set). */

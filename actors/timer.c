@@ -7,6 +7,7 @@
 
 #include "actors/clock.h"
 #include "actors/system.h"
+#include "core/alloc.h"
 #include "core/log.h"
 #include "core/status_internal.h"
 
@@ -62,7 +63,7 @@ static int heap_push(dg_timers_t *ts, dg_timer_t *t)
 {
     if (ts->n == ts->cap) {
         size_t cap = ts->cap ? ts->cap * 2 : 16;
-        dg_timer_t **h = realloc(ts->heap, cap * sizeof(*h));
+        dg_timer_t **h = dg_realloc(ts->heap, cap * sizeof(*h));
         if (!h)
             return -1;
         ts->heap = h;
@@ -201,7 +202,7 @@ dagger_status_t dg_timers_add(dg_timers_t *ts, dagger_actor_addr_t from, dagger_
                               uint32_t type, const void *payload, size_t size, uint64_t delay_ns,
                               uint64_t period_ns, uint64_t *id)
 {
-    dg_timer_t *t = malloc(sizeof(*t) + size);
+    dg_timer_t *t = dg_malloc(sizeof(*t) + size);
     if (!t)
         return dg_error(DAGGER_ERR_NO_MEMORY, "no memory for a timer with a %zu-byte payload", size);
     uint64_t now = dg_now_ns();

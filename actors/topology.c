@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/alloc.h"
 #include "core/status_internal.h"
 
 /* The PUs this process may run on: its binding, or every allowed PU when
@@ -27,7 +28,7 @@ static int collect_cores(dg_topo_t *t, hwloc_const_bitmap_t binding)
         type = HWLOC_OBJ_PU;
         n = hwloc_get_nbobjs_by_type(t->topo, type);
     }
-    t->cores = calloc((size_t)(n > 0 ? n : 1), sizeof(*t->cores));
+    t->cores = dg_calloc((size_t)(n > 0 ? n : 1), sizeof(*t->cores));
     if (!t->cores)
         return -1;
     t->ncores = 0;

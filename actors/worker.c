@@ -14,6 +14,7 @@
 #include "actors/dispatch.h"
 #include "actors/msg.h"
 #include "actors/system_impl.h"
+#include "core/alloc.h"
 #include "core/log.h"
 #include "core/status_internal.h"
 #include "core/trace/trace.h"
@@ -360,7 +361,7 @@ static void worker_cleanup(dg_act_worker_t *w)
 
 dagger_status_t dg_act_workers_start(dg_act_system_t *sys, int n)
 {
-    sys->workers = aligned_alloc(DG_CACHELINE, (size_t)n * sizeof(dg_act_worker_t));
+    sys->workers = dg_aligned_alloc(DG_CACHELINE, (size_t)n * sizeof(dg_act_worker_t));
     if (!sys->workers)
         return dg_error(DAGGER_ERR_NO_MEMORY, "no memory for %d worker threads", n);
     sys->nworkers = 0;

@@ -11,6 +11,9 @@
       "pin worker threads to the cores of the process binding (hwloc)")                       \
     X(hang_timeout, "DAGGER_HANG_TIMEOUT", DOUBLE, "0",                                       \
       "seconds without progress before each rank prints what it waits for; 0 = off")          \
+    X(hang_exit, "DAGGER_HANG_EXIT", DOUBLE, "60",                                            \
+      "with DAGGER_HANG_TIMEOUT: seconds more without progress before the rank exits (status " \
+      "124) naming what it waits for, so a hung job ends; 0 = wait for ever")                 \
     X(trace_dir, "DAGGER_TRACE", STRING, "",                                                  \
       "directory for trace files (one per rank); empty = tracing off")                        \
     X(trace_deps, "DAGGER_TRACE_DEPS", BOOL, "1",                                             \

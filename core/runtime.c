@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "actors/system.h"
+#include "core/alloc.h"
 #include "core/api/tasks.h"
 #include "core/log.h"
 #include "core/status_internal.h"
@@ -93,7 +94,7 @@ static dagger_status_t start_identity(dagger_runtime_t *rt)
     dagger_status_t st = dg_config_load(&rt->cfg, &unknown);
     if (st != DAGGER_OK)
         return st;
-    rt->boot = calloc(1, sizeof(*rt->boot));
+    rt->boot = dg_calloc(1, sizeof(*rt->boot));
     if (!rt->boot)
         return dg_error(DAGGER_ERR_NO_MEMORY, "dagger_init: out of memory");
     st = dg_boot_init(rt->boot);
@@ -139,11 +140,14 @@ dagger_status_t dagger_init(int *argc, char ***argv, const dagger_params_t *para
     (void)argc;
     (void)argv;
     DG_CHECK_ARG(out, "dagger_init: the runtime output pointer is NULL");
+    *out = NULL;
     DG_CHECK_ARG(!params || params->num_threads >= 0,
                  "dagger_init: num_threads is %d; use 0 for the default or a positive count",
                  params ? params->num_threads : 0);
-    *out = NULL;
-    dagger_runtime_t *rt = calloc(1, sizeof(*rt));
+    if (dg_handle_count(DG_HANDLE_RUNTIME))
+        return dg_error(DAGGER_ERR_STATE, "dagger_init: this process already has a live runtime "
+                        "(one per process); use it, or dagger_finalize it first");
+    dagger_runtime_t *rt = dg_calloc(1, sizeof(*rt));
     if (!rt)
         return dg_error(DAGGER_ERR_NO_MEMORY, "dagger_init: out of memory");
     dagger_status_t st = start(rt, params);
@@ -167,6 +171,10 @@ dagger_status_t dagger_finalize(dagger_runtime_t *rt)
         return dg_error(DAGGER_ERR_STATE,
                         "dagger_finalize: called from an actor's handler, whose worker it would have "
                         "to join; call it from the thread that called dagger_init");
+    /* A region still open is ended here (every rank left it open at the
+     * same point, so its end is collective as usual), and said so. */
+    uint64_t open_region = rt->tasks && rt->tasks->region ? rt->tasks->region->id : 0;
+    dagger_status_t region_st = open_region ? dagger_region_end(rt->tasks->region) : DAGGER_OK;
     /* Tasks finish and actors stop while the workers (and worker 0's
      * transport progress) still run: on_stop may still send. */
     dg_tasks_drain(rt->tasks);
@@ -184,7 +192,14 @@ dagger_status_t dagger_finalize(dagger_runtime_t *rt)
         snprintf(why, sizeof(why), "%s", dagger_error_detail());
     }
     free(rt);
-    return st == DAGGER_OK ? DAGGER_OK : dg_error(st, "dagger_finalize: %s", why);
+    if (st != DAGGER_OK)
+        return dg_error(st, "dagger_finalize: %s", why);
+    if (open_region)
+        return dg_error(DAGGER_ERR_STATE, "dagger_finalize: region %llu was still open; it was "
+                        "ended here (its tasks ran, its end returned %s) and the runtime is "
+                        "finalized: call dagger_region_end before dagger_finalize",
+                        (unsigned long long)open_region, dagger_strerror(region_st));
+    return DAGGER_OK;
 }
 
 int dagger_rank(const dagger_runtime_t *rt)

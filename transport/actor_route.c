@@ -5,6 +5,7 @@
  * copy) and is freed when the send completes. */
 #include <stdlib.h>
 
+#include "core/alloc.h"
 #include "core/common.h"
 #include "core/log.h"
 #include "core/status_internal.h"
@@ -50,6 +51,7 @@ static dagger_status_t route(void *ctx, dg_msg_t *msg)
 typedef struct dg_actor_pull {
     dg_tx_actors_t *a;
     dg_msg_t *msg;
+    size_t len;            /* bytes announced (and received) */
     int src;
 } dg_actor_pull_t;
 
@@ -64,6 +66,12 @@ static void deliver(dg_tx_actors_t *a, dg_msg_t *msg, int src)
 static void pulled(void *arg, dagger_status_t st)
 {
     dg_actor_pull_t *p = arg;
+    /* The bytes overwrote the header: its size must still be the block's. */
+    if (st == DAGGER_OK && dg_msg_wire_check(&p->msg->hdr, p->len) != DAGGER_OK) {
+        dg_log(DG_LOG_ERROR, "dropped an actor message from rank %d: %s", p->src,
+               dagger_error_detail());
+        st = DAGGER_ERR_PROTOCOL;
+    }
     if (st == DAGGER_OK)
         deliver(p->a, p->msg, p->src);
     else
@@ -74,7 +82,7 @@ static void pulled(void *arg, dagger_status_t st)
 /* A large message: a new dg_msg_t of the announced size receives the bytes. */
 static void pull(dg_tx_actors_t *a, const dg_tx_msg_t *m)
 {
-    dg_actor_pull_t *p = malloc(sizeof(*p));
+    dg_actor_pull_t *p = dg_malloc(sizeof(*p));
     dg_msg_t *msg = p ? dg_msg_alloc(m->len - sizeof(dg_msg_hdr_t)) : NULL;
     if (!msg) {
         dg_log(DG_LOG_ERROR, "out of memory for a %zu-byte actor message from rank %d", m->len,
@@ -83,7 +91,7 @@ static void pull(dg_tx_actors_t *a, const dg_tx_msg_t *m)
         dg_tx_drop(a->tx, m->rndv);
         return;
     }
-    *p = (dg_actor_pull_t){a, msg, m->src};
+    *p = (dg_actor_pull_t){a, msg, m->len, m->src};
     if (dg_tx_recv_into(a->tx, m->rndv, dg_msg_wire(msg), m->len, pulled, p) != DAGGER_OK)
         pulled(p, DAGGER_ERR_NO_MEMORY);
 }
@@ -121,7 +129,7 @@ static int on_late_actor_msg(void *ctx, const dg_tx_msg_t *m)
 dagger_status_t dg_tx_actors_attach(dg_tx_t *tx, dg_act_system_t *sys, dg_tx_actors_t **out)
 {
     DG_CHECK_ARG(tx && sys && out, "dg_tx_actors_attach: NULL argument");
-    dg_tx_actors_t *a = calloc(1, sizeof(*a));
+    dg_tx_actors_t *a = dg_calloc(1, sizeof(*a));
     if (!a)
         return dg_error(DAGGER_ERR_NO_MEMORY, "dagger_init: out of memory");
     a->tx = tx;

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/alloc.h"
 #include "core/common.h"
 #include "core/status_internal.h"
 #include "transport/bootstrap_pmix.h"
@@ -140,7 +141,7 @@ dagger_status_t dg_boot_init(dg_boot_t *boot)
         init_singleton(boot);
         return DAGGER_OK;
     }
-    boot->pmix = calloc(1, sizeof(*boot->pmix));
+    boot->pmix = dg_calloc(1, sizeof(*boot->pmix));
     if (!boot->pmix)
         return dg_error(DAGGER_ERR_NO_MEMORY, "dg_boot_init: out of memory");
     pmix_status_t rc = PMIx_Init(&boot->pmix->me, NULL, 0);

@@ -15,8 +15,10 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/alloc.h"
 #include "core/status_internal.h"
 #include "transport/bootstrap_pmix.h"
+#include "transport/bootstrap_value.h"
 
 static double now_s(void)
 {
@@ -25,15 +27,15 @@ static double now_s(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-/* Values carry a leading 1 byte; an empty value is a tombstone (see
- * dg_boot_retract). */
+/* Values carry a leading byte; an empty value is a tombstone
+ * (bootstrap_value.h). */
 static dagger_status_t publish(const char *key, const void *mine, size_t len, int live)
 {
-    unsigned char *bytes = live ? malloc(len + 1) : NULL;
+    unsigned char *bytes = live ? dg_malloc(len + 1) : NULL;
     if (live && !bytes)
         return dg_error(DAGGER_ERR_NO_MEMORY, "dg_boot_allgather: out of memory");
     if (live) {
-        bytes[0] = 1;
+        bytes[0] = DG_BOOT_VALUE_LIVE;
         if (len)
             memcpy(bytes + 1, mine, len);
     }
@@ -109,14 +111,22 @@ static dagger_status_t fetch(dg_boot_t *boot, int r, const char *key, dg_boot_ch
     dg_boot_gone_t gone = {.rank = -1};
     for (int attempt = 0;; attempt++) {
         pmix_status_t rc = get_once(&peer, key, attempt > 0, out);
-        if (rc == PMIX_SUCCESS && (*out)->data.bo.size == 0)
+        const void *bytes = NULL;
+        size_t len = 0;
+        int live = rc == PMIX_SUCCESS ? dg_boot_value_decode((*out)->data.bo.bytes,
+                                                             (*out)->data.bo.size, &bytes, &len)
+                                      : 0;
+        if (rc == PMIX_SUCCESS && !live)
             rc = PMIX_ERR_NOT_FOUND; /* a tombstone: the rank's next process is not there yet */
-        if (rc == PMIX_SUCCESS && (!check || check(ctx, r, (*out)->data.bo.bytes + 1,
-                                                   (*out)->data.bo.size - 1)))
+        if (rc == PMIX_SUCCESS && live > 0 && (!check || check(ctx, r, bytes, len)))
             return DAGGER_OK;
-        if (rc == PMIX_ERR_TYPE_MISMATCH)
-            return dg_error(DAGGER_ERR_BOOTSTRAP, "rank %d published start-up data of another type",
-                            r);
+        if (rc == PMIX_ERR_TYPE_MISMATCH || live < 0) {
+            if (*out)
+                PMIX_VALUE_RELEASE(*out);
+            *out = NULL;
+            return dg_error(DAGGER_ERR_BOOTSTRAP, "rank %d published start-up data of another type "
+                            "or format (not this Dagger-C version?)", r);
+        }
         if (rc != PMIX_SUCCESS && !not_yet(rc))
             return dg_boot_pmix_failure("PMIx_Get of a peer's start-up data", rc);
         if (*out)
@@ -140,7 +150,7 @@ static dagger_status_t concat(int n, pmix_value_t **vals, void **all, size_t *of
     size_t total = 0;
     for (int r = 0; r < n; r++)
         total += vals[r]->data.bo.size - 1; /* without the leading byte */
-    unsigned char *buf = malloc(total ? total : 1);
+    unsigned char *buf = dg_malloc(total ? total : 1);
     if (!buf)
         return dg_error(DAGGER_ERR_NO_MEMORY, "dg_boot_allgather: out of memory for %zu bytes", total);
     size_t at = 0;
@@ -163,7 +173,7 @@ static dagger_status_t exchange_pmix(dg_boot_t *boot, const void *mine, size_t l
     char key[PMIX_MAX_KEYLEN + 1];
     exchange_key(boot, boot->exchanges++, key, sizeof(key));
     dagger_status_t st = publish(key, mine, len, 1);
-    pmix_value_t **vals = calloc((size_t)boot->size, sizeof(*vals));
+    pmix_value_t **vals = dg_calloc((size_t)boot->size, sizeof(*vals));
     if (st == DAGGER_OK && !vals)
         st = dg_error(DAGGER_ERR_NO_MEMORY, "dg_boot_allgather: out of memory");
     double deadline = now_s() + DG_BOOT_TIMEOUT_S;
@@ -195,7 +205,7 @@ dagger_status_t dg_boot_reread(dg_boot_t *boot, int rank, dg_boot_check_fn check
     if (st != DAGGER_OK)
         return st;
     size_t n = v->data.bo.size - 1;
-    *data = malloc(n ? n : 1);
+    *data = dg_malloc(n ? n : 1);
     if (*data) {
         memcpy(*data, v->data.bo.bytes + 1, n);
         *len = n;
@@ -214,7 +224,7 @@ dagger_status_t dg_boot_allgather(dg_boot_t *boot, const void *mine, size_t len,
     *all = NULL;
     if (!boot->singleton)
         return exchange_pmix(boot, mine, len, check, ctx, all, offsets);
-    *all = malloc(len ? len : 1);
+    *all = dg_malloc(len ? len : 1);
     if (!*all)
         return dg_error(DAGGER_ERR_NO_MEMORY, "dg_boot_allgather: out of memory");
     if (len)

@@ -10,7 +10,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
+#include "core/alloc.h"
 #include "core/common.h"
 #include "core/status_internal.h"
 #include "transport/coll_internal.h"
@@ -19,7 +21,7 @@ dagger_status_t dg_coll_buf_append(dg_coll_buf_t *b, const void *src, size_t len
 {
     if (b->len + len > b->cap) {
         size_t cap = DG_MAX(b->cap * 2, b->len + len);
-        unsigned char *p = realloc(b->p, cap ? cap : 1);
+        unsigned char *p = dg_realloc(b->p, cap ? cap : 1);
         if (!p)
             return dg_error(DAGGER_ERR_NO_MEMORY, "collective: out of memory for %zu bytes", cap);
         b->p = p;
@@ -107,10 +109,14 @@ static void absorb(dg_coll_call_t *call, const dg_coll_msg_t *m, dg_coll_buf_t *
 static void send_done(void *arg, dagger_status_t st)
 {
     dg_coll_call_t *call = arg;
+    /* call lives on the waiting thread's stack, which may leave as soon as
+     * the count reaches 0: nothing of it is read after the decrement
+     * (ThreadSanitizer saw call->tx read after the caller had returned). */
+    dg_tx_t *tx = call->tx;
     if (st != DAGGER_OK)
         atomic_store(&call->send_failed, (int)st);
     if (atomic_fetch_sub(&call->sends_left, 1) == 1)
-        dg_tx_notify(call->tx);
+        dg_tx_notify(tx);
 }
 
 static void send_part(dg_coll_call_t *call, int dest, int phase, int fail, const dg_coll_buf_t *b)
@@ -130,10 +136,25 @@ static int sends_complete(void *arg)
     return atomic_load(&((dg_coll_call_t *)arg)->sends_left) == 0;
 }
 
-/* The buffers handed to sends must outlive them. */
+/* The buffers handed to sends must outlive them, and so must call (their
+ * completions write to it): after a peer was lost dg_tx_wait returns at
+ * once, so wait on for our own sends, which the owner finishes soon (sends
+ * to the lost rank fail). Returning earlier let a late completion write
+ * into a dead stack frame (found with a failed send: mr_fault_send). */
+static void drain_sends(dg_coll_call_t *call)
+{
+    while (!sends_complete(call)) {
+        if (dg_tx_is_owner(call->tx))
+            dg_tx_progress(call->tx);
+        else
+            nanosleep(&(struct timespec){.tv_sec = 0, .tv_nsec = 200 * 1000}, NULL);
+    }
+}
+
 static dagger_status_t finish_sends(dg_coll_call_t *call, dagger_status_t st)
 {
     dagger_status_t w = dg_tx_wait(call->tx, sends_complete, call, 0);
+    drain_sends(call);
     if (st == DAGGER_OK && w != DAGGER_OK)
         st = w;
     if (st == DAGGER_OK && atomic_load(&call->send_failed))

@@ -25,6 +25,11 @@ dagger_status_t dg_coll_allreduce(dg_tx_t *tx, void *buf, size_t count, dagger_r
 dagger_status_t dg_coll_allreduce_bytes(dg_tx_t *tx, void *buf, size_t len, dagger_combine_fn fn,
                                         void *ctx);
 
+/* Whether this rank's caller waits in a collective now: its number, the rank
+ * whose message it waits for, and since when (CLOCK_MONOTONIC seconds). Read
+ * by the hang detector from another thread. */
+int dg_coll_waiting(const dg_tx_t *tx, unsigned long long *seq, int *src, double *since);
+
 /* Number of collectives this rank has started (the next one's sequence number). */
 unsigned long long dg_coll_count(const dg_tx_t *tx);
 

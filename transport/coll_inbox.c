@@ -4,39 +4,13 @@
  * so messages of a collective a peer already started simply wait here. */
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
+#include "core/alloc.h"
 #include "core/common.h"
 #include "core/log.h"
 #include "core/status_internal.h"
 #include "transport/coll_internal.h"
-#include "transport/wire.h"
-
-void dg_coll_hdr_encode(const dg_coll_hdr_t *h, void *buf)
-{
-    dg_wire_cursor_t c = dg_wire_cursor(buf, DG_COLL_HDR_LEN);
-    dg_wire_put_u64(&c, h->seq);
-    dg_wire_put_u8(&c, h->phase);
-    dg_wire_put_u16(&c, h->fail);
-    dg_wire_put_u8(&c, h->sig.kind);
-    dg_wire_put_u8(&c, h->sig.op);
-    dg_wire_put_u8(&c, h->sig.type);
-    dg_wire_put_u32(&c, (uint32_t)h->sig.root);
-    dg_wire_put_u64(&c, h->sig.size);
-}
-
-int dg_coll_hdr_decode(const void *buf, size_t len, dg_coll_hdr_t *h)
-{
-    dg_wire_cursor_t c = dg_wire_cursor(buf, len);
-    h->seq = dg_wire_get_u64(&c);
-    h->phase = dg_wire_get_u8(&c);
-    h->fail = dg_wire_get_u16(&c);
-    h->sig.kind = dg_wire_get_u8(&c);
-    h->sig.op = dg_wire_get_u8(&c);
-    h->sig.type = dg_wire_get_u8(&c);
-    h->sig.root = (int32_t)dg_wire_get_u32(&c);
-    h->sig.size = dg_wire_get_u64(&c);
-    return c.bad || c.left || h->phase > DG_COLL_DOWN ? -1 : 0;
-}
 
 void dg_coll_msg_free(dg_coll_msg_t *m)
 {
@@ -60,8 +34,8 @@ static void payload_arrived(void *arg, dagger_status_t st)
 int dg_coll_on_msg(void *ctx, const dg_tx_msg_t *msg)
 {
     dg_coll_t *c = ctx;
-    dg_coll_msg_t *m = calloc(1, sizeof(*m));
-    unsigned char *data = m ? malloc(msg->len ? msg->len : 1) : NULL;
+    dg_coll_msg_t *m = dg_calloc(1, sizeof(*m));
+    unsigned char *data = m ? dg_malloc(msg->len ? msg->len : 1) : NULL;
     if (!data || dg_coll_hdr_decode(msg->hdr, msg->hdr_len, &m->hdr)) {
         dg_log(DG_LOG_ERROR, "dropped a collective message from rank %d: %s", msg->src,
                data ? "malformed header" : "out of memory");
@@ -118,7 +92,13 @@ dagger_status_t dg_coll_take(dg_coll_t *c, uint64_t seq, int phase, int src, dg_
 {
     dg_coll_want_t w = {c, seq, phase, src, NULL};
     *out = NULL;
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    atomic_store(&c->wait_seq, seq);
+    atomic_store(&c->wait_src, src);
+    atomic_store(&c->wait_since_ms, (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000 + 1);
     dagger_status_t st = dg_tx_wait(c->tx, take_if_ready, &w, 0);
+    atomic_store(&c->wait_since_ms, 0);
     if (st != DAGGER_OK)
         return st;
     if (w.found->status != DAGGER_OK) {
@@ -133,7 +113,7 @@ dagger_status_t dg_coll_take(dg_coll_t *c, uint64_t seq, int phase, int src, dg_
 
 dagger_status_t dg_coll_create(dg_tx_t *tx)
 {
-    dg_coll_t *c = calloc(1, sizeof(*c));
+    dg_coll_t *c = dg_calloc(1, sizeof(*c));
     if (!c)
         return dg_error(DAGGER_ERR_NO_MEMORY, "dg_tx_create: out of memory");
     c->tx = tx;
@@ -155,6 +135,18 @@ void dg_coll_destroy(dg_tx_t *tx)
     pthread_mutex_destroy(&c->lock);
     free(c);
     tx->coll = NULL;
+}
+
+int dg_coll_waiting(const dg_tx_t *tx, unsigned long long *seq, int *src, double *since)
+{
+    dg_coll_t *c = tx ? tx->coll : NULL;
+    long long ms = c ? atomic_load(&c->wait_since_ms) : 0;
+    if (!ms)
+        return 0;
+    *seq = (unsigned long long)atomic_load(&c->wait_seq);
+    *src = atomic_load(&c->wait_src);
+    *since = (double)ms * 1e-3;
+    return 1;
 }
 
 unsigned long long dg_coll_count(const dg_tx_t *tx)

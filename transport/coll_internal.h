@@ -8,37 +8,8 @@
 #include <stdint.h>
 
 #include "transport/coll.h"
+#include "transport/coll_wire.h"
 #include "transport/tx_internal.h"
-
-typedef enum dg_coll_kind {
-    DG_COLL_BARRIER = 1,
-    DG_COLL_BCAST = 2,
-    DG_COLL_ALLGATHER = 3,
-    DG_COLL_ALLREDUCE = 4,
-    DG_COLL_ALLREDUCE_BYTES = 5
-} dg_coll_kind_t;
-
-enum { DG_COLL_UP = 0, DG_COLL_DOWN = 1 };
-
-/* What a rank called: ranks must agree on all of it. */
-typedef struct dg_coll_sig {
-    uint8_t kind, op, type;
-    int32_t root;
-    uint64_t size;  /* bytes (bcast, allreduce_bytes) or elements (allreduce) */
-} dg_coll_sig_t;
-
-/* The channel header of every collective message. fail is 0, or the
- * (negated) status every rank will return; the payload is then its text. */
-typedef struct dg_coll_hdr {
-    uint64_t seq;
-    uint8_t phase;
-    uint16_t fail;
-    dg_coll_sig_t sig;
-} dg_coll_hdr_t;
-
-#define DG_COLL_HDR_LEN 26
-void dg_coll_hdr_encode(const dg_coll_hdr_t *h, void *buf);
-int dg_coll_hdr_decode(const void *buf, size_t len, dg_coll_hdr_t *h);
 
 typedef struct dg_coll dg_coll_t;
 
@@ -58,6 +29,10 @@ struct dg_coll {
     pthread_mutex_t lock;       /* inbox and the messages' ready flags */
     dg_coll_msg_t *inbox;       /* arrived, not yet taken; any order */
     uint64_t seq;               /* the next collective's number (caller thread) */
+    /* The message the caller waits for now, for the hang limit (watchdog). */
+    _Atomic uint64_t wait_seq;
+    _Atomic int wait_src;
+    _Atomic long long wait_since_ms; /* CLOCK_MONOTONIC; 0: not waiting */
 };
 
 /* coll_inbox.c: the channel handler and waiting for one message. */

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/alloc.h"
 #include "core/common.h"
 #include "core/status_internal.h"
 #include "transport/coll_internal.h"
@@ -69,33 +70,6 @@ static dagger_status_t merge_concat(dg_coll_call_t *call, dg_coll_buf_t *acc, co
     return dg_coll_buf_append(acc, in, len);
 }
 
-static dagger_status_t unpack_gathered(dg_tx_t *tx, const dg_coll_buf_t *out, void **all,
-                                       size_t *lens)
-{
-    dg_wire_cursor_t c = dg_wire_cursor(out->p, out->len);
-    size_t total = 0;
-    for (int r = 0; r < tx->size; r++) {
-        lens[r] = (size_t)dg_wire_get_u64(&c);
-        dg_wire_get_bytes(&c, lens[r]);
-        total += lens[r];
-    }
-    if (c.bad || c.left)
-        return dg_error(DAGGER_ERR_PROTOCOL, "dagger_allgather: malformed result (%zu bytes)",
-                        out->len);
-    unsigned char *dst = malloc(total ? total : 1);
-    if (!dst)
-        return dg_error(DAGGER_ERR_NO_MEMORY, "dagger_allgather: out of memory for %zu bytes", total);
-    c = dg_wire_cursor(out->p, out->len);
-    size_t at = 0;
-    for (int r = 0; r < tx->size; r++) {
-        size_t n = (size_t)dg_wire_get_u64(&c);
-        memcpy(dst + at, dg_wire_get_bytes(&c, n), n);
-        at += n;
-    }
-    *all = dst;
-    return DAGGER_OK;
-}
-
 dagger_status_t dg_coll_allgather(dg_tx_t *tx, const void *mine, size_t len, void **all,
                                   size_t *lens)
 {
@@ -119,7 +93,7 @@ dagger_status_t dg_coll_allgather(dg_tx_t *tx, const void *mine, size_t len, voi
         call.local = st;
     st = dg_coll_run(&call, &acc, &out);
     if (st == DAGGER_OK)
-        st = unpack_gathered(tx, &out, all, lens);
+        st = dg_coll_unpack_gathered(out.p, out.len, tx->size, all, lens);
     dg_coll_buf_free(&out);
     return st;
 }

@@ -22,12 +22,10 @@
 #include "core/status_internal.h"
 #include "transport/tx_internal.h"
 #include "transport/tx_startup.h"
-#include "transport/wire.h"
 
 /* Generous: slow launchers start ranks seconds apart. */
 #define DG_TX_HANDSHAKE_TIMEOUT_S 120
 #define DG_TX_GONE_GRACE_S 10.0
-#define DG_TX_HELLO_LEN 12 /* u32 pid, u64 start time */
 
 static double now_s(void)
 {
@@ -44,14 +42,12 @@ static int same_proc(const dg_proc_id_t *a, const dg_proc_id_t *b)
 static int on_hello(void *ctx, const dg_tx_msg_t *msg)
 {
     dg_tx_t *tx = ctx;
-    if (msg->src < 0 || msg->src >= tx->size || msg->hdr_len != DG_TX_HELLO_LEN)
+    dg_proc_id_t from;
+    if (msg->src < 0 || msg->src >= tx->size || dg_tx_hello_decode(msg->hdr, msg->hdr_len, &from))
         return 0;
     dg_tx_peer_t *p = &tx->peers[msg->src];
     if (atomic_load(&p->said_hello))
         return 0;
-    dg_wire_cursor_t c = dg_wire_cursor(msg->hdr, msg->hdr_len);
-    dg_proc_id_t from = {.pid = (int32_t)dg_wire_get_u32(&c)};
-    from.starttime = dg_wire_get_u64(&c);
     if (!same_proc(&from, &p->proc)) { /* our record of it is stale */
         p->stale = 1;
         p->hello_proc = from;
@@ -172,9 +168,7 @@ static void list_silent(const dg_tx_t *tx, char *buf, size_t len)
 dagger_status_t dg_tx_handshake(dg_tx_t *tx)
 {
     unsigned char me[DG_TX_HELLO_LEN] = {0};
-    dg_wire_cursor_t c = dg_wire_cursor(me, sizeof(me));
-    dg_wire_put_u32(&c, (uint32_t)tx->peers[tx->rank].proc.pid);
-    dg_wire_put_u64(&c, tx->peers[tx->rank].proc.starttime);
+    dg_tx_hello_encode(&tx->peers[tx->rank].proc, me);
     atomic_store(&tx->handshaking, 1);
     dagger_status_t st = DAGGER_OK;
     for (int i = 0; i < tx->size && st == DAGGER_OK; i++)

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/alloc.h"
 #include "core/common.h"
 #include "core/hash.h"
 #include "core/log.h"
@@ -141,7 +142,7 @@ static double now_s(void)
  * dead peer) are released so the worker can be destroyed. */
 static void close_endpoints(dg_tx_t *tx)
 {
-    void **reqs = calloc((size_t)tx->size, sizeof(*reqs));
+    void **reqs = dg_calloc((size_t)tx->size, sizeof(*reqs));
     ucp_request_param_t p = {.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS,
                              .flags = tx->peer_errors ? UCP_EP_CLOSE_FLAG_FORCE : 0};
     for (int r = 0; r < tx->size; r++) {
@@ -213,10 +214,10 @@ static dagger_status_t apply_config(dg_tx_t *tx, const dg_tx_params_t *prm)
 
 static dg_tx_t *alloc_tx(const dg_tx_params_t *prm)
 {
-    dg_tx_t *tx = calloc(1, sizeof(*tx));
+    dg_tx_t *tx = dg_calloc(1, sizeof(*tx));
     if (!tx)
         return NULL;
-    tx->peers = calloc((size_t)prm->boot->size, sizeof(*tx->peers));
+    tx->peers = dg_calloc((size_t)prm->boot->size, sizeof(*tx->peers));
     if (!tx->peers) {
         free(tx);
         return NULL;
@@ -245,7 +246,7 @@ dagger_status_t dg_tx_create(const dg_tx_params_t *prm, dg_tx_t **out)
     dg_tx_t *tx = alloc_tx(prm);
     if (!tx)
         return dg_error(DAGGER_ERR_NO_MEMORY, "dg_tx_create: out of memory");
-    dg_tx_record_t *recs = calloc((size_t)tx->size, sizeof(*recs));
+    dg_tx_record_t *recs = dg_calloc((size_t)tx->size, sizeof(*recs));
     dagger_status_t opened = apply_config(tx, prm);
     if (opened == DAGGER_OK)
         opened = recs ? open_ucx(tx, prm->tls) : dg_error(DAGGER_ERR_NO_MEMORY, "out of memory");

@@ -4,7 +4,10 @@
  *  - a thread that looks at the processes of the peers on this host every
  *    DG_LIVE_PERIOD_MS (Slurm and Open MPI's mpirun send no event);
  *  - a SIGTERM handler: Open MPI 4.1's mpirun (and srun -K) kill the other
- *    ranks as soon as one fails, so say which one before dying.
+ *    ranks as soon as one fails, so say which one before dying;
+ *  - the same thread looks at the launcher's process (mpirun, orted, prted,
+ *    slurmstepd): killed, it leaves the ranks running as orphans that nobody
+ *    ends and whose output goes nowhere, so a rank that finds it gone exits.
  * Each marks the peer lost (dg_tx_mark_lost), which ends every wait of the
  * transport with DAGGER_ERR_PEER_LOST naming it. With lost_grace_s > 0 a rank
  * that keeps running anyway is ended after that many seconds. */
@@ -14,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/alloc.h"
 #include "core/common.h"
 #include "core/log.h"
 #include "core/status_internal.h"
@@ -33,6 +37,9 @@ struct dg_tx_liveness {
     int stop;
     int term_installed;
     struct sigaction old_term;
+    int have_launcher;
+    dg_proc_id_t launcher;
+    char launcher_name[32];
 };
 
 /* The transport the SIGTERM handler reports about (one per process). */
@@ -89,9 +96,26 @@ static double now_s(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+/* The job cannot go on without its launcher (no PMIx server, no one to end
+ * the other ranks or to read this one's output): exit at once. */
+static void check_launcher(const struct dg_tx_liveness *lv, int rank)
+{
+    int ws = 0;
+    dg_proc_state_t state = lv->have_launcher ? dg_proc_probe(&lv->launcher, &ws) : DG_PROC_ALIVE;
+    if (state == DG_PROC_ALIVE)
+        return;
+    char how[64] = "";
+    dg_proc_describe(how, sizeof(how), state, ws);
+    dg_log(DG_LOG_ERROR, "rank %d: the launcher of this job (pid %d, %s) %s; nothing can end "
+           "this job or carry its output any more, so this rank exits", rank,
+           (int)lv->launcher.pid, lv->launcher_name, how);
+    _exit(1);
+}
+
 /* One look: a loss found by any detector starts the grace period. */
 static void check(dg_tx_t *tx, double *lost_since)
 {
+    check_launcher(tx->liveness, tx->rank);
     if (atomic_load(&tx->lost_rank) < 0) {
         probe_local_peers(tx);
         return;
@@ -210,7 +234,7 @@ static void on_launcher_report(void *ctx, int rank, const char *why)
 
 dagger_status_t dg_tx_liveness_start(dg_tx_t *tx)
 {
-    struct dg_tx_liveness *lv = calloc(1, sizeof(*lv));
+    struct dg_tx_liveness *lv = dg_calloc(1, sizeof(*lv));
     if (!lv)
         return dg_error(DAGGER_ERR_NO_MEMORY, "dg_tx_create: out of memory");
     pthread_mutex_init(&lv->lock, NULL);
@@ -221,10 +245,12 @@ dagger_status_t dg_tx_liveness_start(dg_tx_t *tx)
     if (dg_boot_watch(tx->boot, on_launcher_report, tx) != DAGGER_OK)
         dg_log(DG_LOG_DEBUG, "launcher events not watched: %s", dagger_error_detail());
     install_sigterm(tx, lv);
+    lv->have_launcher = dg_proc_launcher(&lv->launcher, lv->launcher_name,
+                                         sizeof(lv->launcher_name)) == 0;
     int locals = 0;
     for (int r = 0; r < tx->size; r++)
         locals += tx->peers[r].local;
-    if (locals || tx->lost_grace_s > 0) {
+    if (locals || tx->lost_grace_s > 0 || lv->have_launcher) {
         if (pthread_create(&lv->thread, NULL, watch, tx))
             return dg_error(DAGGER_ERR_SYSTEM, "dg_tx_create: cannot start the liveness thread");
         lv->running = 1;

@@ -3,6 +3,7 @@
  * order), completion and done callbacks. */
 #include <stdlib.h>
 
+#include "core/alloc.h"
 #include "core/common.h"
 #include "core/log.h"
 #include "core/status_internal.h"
@@ -10,7 +11,7 @@
 
 dg_tx_op_t *dg_tx_op_new(dg_tx_t *tx, dg_tx_op_kind_t kind, int peer, size_t extra)
 {
-    dg_tx_op_t *op = calloc(1, sizeof(*op) + extra);
+    dg_tx_op_t *op = dg_calloc(1, sizeof(*op) + extra);
     if (!op)
         return NULL;
     op->tx = tx;

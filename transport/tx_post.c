@@ -1,7 +1,10 @@
 /* Posting operations to UCX (owner thread). Each kind maps to one UCX
  * call; completion, immediate or later, goes through dg_tx_op_finished. */
+#include <stdio.h>
+
 #include "core/common.h"
 #include "core/log.h"
+#include "transport/tx_inject.h"
 #include "transport/tx_internal.h"
 
 static dagger_status_t map_status(ucs_status_t st)
@@ -19,11 +22,21 @@ static dagger_status_t map_status(ucs_status_t st)
     }
 }
 
+/* A failed operation leaves the two ranks disagreeing on what was said (the
+ * peer may wait forever for the lost message), so the peer counts as lost:
+ * every wait of this rank then ends with DAGGER_ERR_PEER_LOST naming it, and
+ * the peer notices this rank leave. Cancelled operations (teardown) do not. */
 static void finish_ucs(dg_tx_op_t *op, ucs_status_t st)
 {
-    if (st != UCS_OK)
+    if (st != UCS_OK) {
         dg_log(DG_LOG_DEBUG, "transport operation %d towards rank %d ended with %s", (int)op->kind,
                op->peer, ucs_status_string(st));
+        if (st != UCS_ERR_CANCELED) {
+            char why[160];
+            snprintf(why, sizeof(why), "a transfer to it failed (UCX: %s)", ucs_status_string(st));
+            dg_tx_mark_lost(op->tx, op->peer, why);
+        }
+    }
     dg_tx_op_finished(op, map_status(st));
 }
 
@@ -67,8 +80,12 @@ static void post_send(dg_tx_t *tx, dg_tx_op_t *op)
      * receiver pulls the payload into its own buffer (rendezvous). */
     p.flags = op->large ? UCP_AM_SEND_FLAG_RNDV : UCP_AM_SEND_FLAG_EAGER;
     ucp_ep_h ep = tx->peers[op->peer].ep;
-    track(op, ucp_am_send_nbx(ep, op->channel, op->hdr, op->hdr_len, op->buf, op->len, &p));
     tx->stats.sends++;
+    if (dg_tx_send_armed() && dg_tx_send_refused()) {
+        finish_ucs(op, UCS_ERR_IO_ERROR); /* an injected failure (tests) */
+        return;
+    }
+    track(op, ucp_am_send_nbx(ep, op->channel, op->hdr, op->hdr_len, op->buf, op->len, &p));
 }
 
 /* A put completes locally; the flush that follows completes once the

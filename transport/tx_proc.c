@@ -76,15 +76,22 @@ static unsigned long long parse_ull(const char *p)
     return v;
 }
 
-int dg_proc_self(dg_proc_id_t *out)
+int dg_proc_of(int32_t pid, dg_proc_id_t *out, int32_t *ppid)
 {
     char stat[1024];
-    out->pid = (int32_t)getpid();
+    out->pid = pid;
     out->starttime = 0;
-    if (read_stat(out->pid, stat, sizeof(stat)) < 0)
+    if (read_stat(pid, stat, sizeof(stat)) < 0)
         return -1;
     out->starttime = parse_ull(stat_field(stat, 22));
+    if (ppid)
+        *ppid = (int32_t)parse_ull(stat_field(stat, 4));
     return 0;
+}
+
+int dg_proc_self(dg_proc_id_t *out)
+{
+    return dg_proc_of((int32_t)getpid(), out, NULL);
 }
 
 dg_proc_state_t dg_proc_probe(const dg_proc_id_t *id, int *wstatus)

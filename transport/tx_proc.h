@@ -21,6 +21,15 @@ typedef enum dg_proc_state {
 
 /* This process's identity; -1 when /proc cannot be read. */
 int dg_proc_self(dg_proc_id_t *out);
+/* The identity of process pid and (ppid non-NULL) its parent's pid; -1 when
+ * it cannot be read. */
+int dg_proc_of(int32_t pid, dg_proc_id_t *out, int32_t *ppid);
+
+/* This rank's launcher (the process that started it, or its local daemon:
+ * mpirun, orted, prted, slurmstepd) and its command name: 0, or -1 when
+ * there is none to be found (a singleton, /proc unreadable). Not
+ * async-signal-safe (tx_launcher.c). */
+int dg_proc_launcher(dg_proc_id_t *out, char *name, size_t cap);
 
 /* Probes id; *wstatus gets the wait status when EXITED. */
 dg_proc_state_t dg_proc_probe(const dg_proc_id_t *id, int *wstatus);

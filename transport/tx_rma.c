@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/alloc.h"
 #include "core/common.h"
 #include "core/status_internal.h"
 #include "transport/tx_internal.h"
@@ -11,7 +12,7 @@ dagger_status_t dg_tx_mem_map(dg_tx_t *tx, void *addr, size_t len, dg_tx_mem_t *
     DG_CHECK_ARG(tx && addr && len && out, "dg_tx_mem_map: NULL transport, address or output, or "
                  "zero length");
     DG_CHECK_ARG(dg_tx_is_owner(tx), "dg_tx_mem_map: only the owner thread registers memory");
-    dg_tx_mem_t *mem = calloc(1, sizeof(*mem));
+    dg_tx_mem_t *mem = dg_calloc(1, sizeof(*mem));
     if (!mem)
         return dg_error(DAGGER_ERR_NO_MEMORY, "dg_tx_mem_map: out of memory");
     ucp_mem_map_params_t p = {
@@ -47,7 +48,7 @@ dagger_status_t dg_tx_mem_pack(dg_tx_t *tx, const dg_tx_mem_t *mem, void **buf, 
     ucs_status_t st = ucp_rkey_pack(tx->ucp, mem->memh, &packed, &n);
     if (st != UCS_OK)
         return dg_error(DAGGER_ERR_TRANSPORT, "dg_tx_mem_pack: %s", ucs_status_string(st));
-    *buf = malloc(n ? n : 1);
+    *buf = dg_malloc(n ? n : 1);
     if (*buf)
         memcpy(*buf, packed, n);
     ucp_rkey_buffer_release(packed);
@@ -63,7 +64,7 @@ dagger_status_t dg_tx_rkey_unpack(dg_tx_t *tx, int peer, const void *buf, dg_tx_
                  "dg_tx_rkey_unpack: NULL argument or rank %d outside 0..%d", peer,
                  tx ? tx->size - 1 : -1);
     DG_CHECK_ARG(dg_tx_is_owner(tx), "dg_tx_rkey_unpack: only the owner thread unpacks keys");
-    dg_tx_rkey_t *k = calloc(1, sizeof(*k));
+    dg_tx_rkey_t *k = dg_calloc(1, sizeof(*k));
     if (!k)
         return dg_error(DAGGER_ERR_NO_MEMORY, "dg_tx_rkey_unpack: out of memory");
     ucs_status_t st = ucp_ep_rkey_unpack(tx->peers[peer].ep, buf, &k->rkey);

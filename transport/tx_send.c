@@ -4,6 +4,7 @@
 
 #include "core/common.h"
 #include "core/status_internal.h"
+#include "transport/tx_inject.h"
 #include "transport/tx_internal.h"
 #include "transport/wire.h"
 
@@ -17,7 +18,9 @@ int dg_tx_try_send(dg_tx_t *tx, int dest, unsigned channel, const void *hdr, siz
         hdr_len > DG_TX_MAX_HDR)
         return 0;
     dg_tx_peer_t *p = &tx->peers[dest];
-    if (len > tx->eager_limit || p->pending.head || !dg_tx_is_owner(tx) ||
+    /* The owner test first: the peer's queue is the owner's alone (another
+     * thread reading it raced with the owner's pushes; ThreadSanitizer). */
+    if (len > tx->eager_limit || !dg_tx_is_owner(tx) || p->pending.head || dg_tx_send_armed() ||
         atomic_load_explicit(&tx->lost_rank, memory_order_relaxed) >= 0)
         return 0;
     unsigned char frame[DG_WIRE_FRAME_LEN + DG_TX_MAX_HDR];

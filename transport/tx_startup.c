@@ -1,65 +1,15 @@
-/* The start-up exchange (see tx_startup.h): the record's encoding, and the
- * exchange itself with its checks (build ids, ranks that could not open
- * UCX, stale records). Record layout, little-endian:
- *   u32 magic, u64 build id, u32 pid, u64 start time,
- *   u32 n + n bytes host name (with its NUL),
- *   u32 n + n bytes UCX address, u32 n + n bytes inventory. */
+/* The start-up exchange (see tx_startup.h) with its checks (build ids,
+ * ranks that could not open UCX, stale records); the record's bytes are in
+ * tx_record.c. */
 #include "transport/tx_startup.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/alloc.h"
 #include "core/status_internal.h"
 #include "transport/tx_internal.h"
-#include "transport/wire.h"
-
-size_t dg_tx_record_size(const dg_tx_record_t *rec)
-{
-    return 4 + 8 + 4 + 8 + 4 + strlen(rec->hostname) + 1 + 4 + rec->address_len + 4 +
-           rec->inventory_len;
-}
-
-static void put_blob(dg_wire_cursor_t *c, const void *p, size_t len)
-{
-    dg_wire_put_u32(c, (uint32_t)len);
-    dg_wire_put_bytes(c, p, len);
-}
-
-static const void *get_blob(dg_wire_cursor_t *c, size_t *len)
-{
-    *len = dg_wire_get_u32(c);
-    return dg_wire_get_bytes(c, *len);
-}
-
-void dg_tx_record_encode(const dg_tx_record_t *rec, void *buf)
-{
-    dg_wire_cursor_t c = dg_wire_cursor(buf, dg_tx_record_size(rec));
-    dg_wire_put_u32(&c, DG_TX_RECORD_MAGIC);
-    dg_wire_put_u64(&c, rec->build_id);
-    dg_wire_put_u32(&c, (uint32_t)rec->proc.pid);
-    dg_wire_put_u64(&c, rec->proc.starttime);
-    put_blob(&c, rec->hostname, strlen(rec->hostname) + 1);
-    put_blob(&c, rec->address, rec->address_len);
-    put_blob(&c, rec->inventory, rec->inventory_len);
-}
-
-int dg_tx_record_decode(const void *buf, size_t len, dg_tx_record_t *rec)
-{
-    dg_wire_cursor_t c = dg_wire_cursor(buf, len);
-    if (dg_wire_get_u32(&c) != DG_TX_RECORD_MAGIC)
-        return -1;
-    rec->build_id = dg_wire_get_u64(&c);
-    rec->proc.pid = (int32_t)dg_wire_get_u32(&c);
-    rec->proc.starttime = dg_wire_get_u64(&c);
-    size_t host_len;
-    rec->hostname = get_blob(&c, &host_len);
-    rec->address = get_blob(&c, &rec->address_len);
-    rec->inventory = get_blob(&c, &rec->inventory_len);
-    if (c.bad || c.left || !host_len || rec->hostname[host_len - 1] != '\0')
-        return -1;
-    return 0;
-}
 
 /* Lists the ranks whose build id differs from rank 0's. */
 static dagger_status_t check_builds(dg_tx_t *tx, const dg_tx_record_t *recs)
@@ -86,12 +36,16 @@ static dagger_status_t check_builds(dg_tx_t *tx, const dg_tx_record_t *recs)
 }
 
 /* A rank that could not open UCX still takes part in the exchange (so
- * nobody waits for it forever) with an empty address and its error text. */
-static dagger_status_t check_opened(dg_tx_t *tx, const dg_tx_record_t *recs)
+ * nobody waits for it forever) with an empty address and its error text.
+ * That rank itself returns its own status (opened: DAGGER_ERR_NO_MEMORY
+ * stays that), the others DAGGER_ERR_TRANSPORT. */
+static dagger_status_t check_opened(dg_tx_t *tx, const dg_tx_record_t *recs,
+                                    dagger_status_t opened)
 {
     for (int r = 0; r < tx->size; r++)
         if (!recs[r].address_len)
-            return dg_error(DAGGER_ERR_TRANSPORT, "rank %d could not start UCX: %.*s", r,
+            return dg_error(r == tx->rank && opened != DAGGER_OK ? opened : DAGGER_ERR_TRANSPORT,
+                            "rank %d could not start UCX: %.*s", r,
                             (int)recs[r].inventory_len, (const char *)recs[r].inventory);
     return DAGGER_OK;
 }
@@ -125,14 +79,15 @@ dagger_status_t dg_tx_reread_record(dg_tx_t *tx, int r, double wait_s, dg_tx_rec
     return DAGGER_OK;
 }
 
-static dagger_status_t decode_all(dg_tx_t *tx, const size_t *offsets, dg_tx_record_t *recs)
+static dagger_status_t decode_all(dg_tx_t *tx, const size_t *offsets, dg_tx_record_t *recs,
+                                  dagger_status_t opened)
 {
     const unsigned char *all = tx->exchange;
     for (int r = 0; r < tx->size; r++)
         if (dg_tx_record_decode(all + offsets[r], offsets[r + 1] - offsets[r], &recs[r]))
             return dg_error(DAGGER_ERR_BOOTSTRAP, "the start-up record of rank %d is malformed "
                             "(a different Dagger-C version?)", r);
-    dagger_status_t st = check_opened(tx, recs);
+    dagger_status_t st = check_opened(tx, recs, opened);
     if (st == DAGGER_OK)
         st = check_builds(tx, recs);
     if (st != DAGGER_OK)
@@ -170,8 +125,8 @@ dagger_status_t dg_tx_exchange(dg_tx_t *tx, const dg_tx_params_t *prm, dagger_st
     };
     dg_proc_self(&rec.proc);
     size_t len = dg_tx_record_size(&rec);
-    void *mine = malloc(len);
-    size_t *offsets = calloc((size_t)tx->size + 1, sizeof(*offsets));
+    void *mine = dg_malloc(len);
+    size_t *offsets = dg_calloc((size_t)tx->size + 1, sizeof(*offsets));
     dagger_status_t st = DAGGER_OK;
     if (!mine || !offsets) {
         st = dg_error(DAGGER_ERR_NO_MEMORY, "dg_tx_create: out of memory");
@@ -183,7 +138,7 @@ dagger_status_t dg_tx_exchange(dg_tx_t *tx, const dg_tx_params_t *prm, dagger_st
     if (addr)
         ucp_worker_release_address(tx->worker, addr);
     if (st == DAGGER_OK)
-        st = decode_all(tx, offsets, recs);
+        st = decode_all(tx, offsets, recs, opened);
     free(mine);
     free(offsets);
     return st;

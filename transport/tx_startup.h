@@ -28,7 +28,14 @@ size_t dg_tx_record_size(const dg_tx_record_t *rec);
 void dg_tx_record_encode(const dg_tx_record_t *rec, void *buf);
 /* Reads a record; its pointers point into buf. Returns 0, or -1 when the
  * bytes are not a complete record (wrong magic, truncated, host name not
- * terminated). */
+ * terminated or with a NUL inside). */
 int dg_tx_record_decode(const void *buf, size_t len, dg_tx_record_t *rec);
+
+/* The hello of the connection handshake (tx_connect.c): the sender's
+ * process identity, so a receiver can tell a stale record of that rank. */
+#define DG_TX_HELLO_LEN 12
+void dg_tx_hello_encode(const dg_proc_id_t *me, void *buf);
+/* 0, or -1 when the bytes are not a hello (wrong length). */
+int dg_tx_hello_decode(const void *buf, size_t len, dg_proc_id_t *from);
 
 #endif

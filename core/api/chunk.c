@@ -2,9 +2,30 @@
 #include <dagger/chunk.h>
 #include <string.h>
 
+#include "core/api/planner.h"
 #include "core/api/tasks.h"
 #include "core/hash.h"
 #include "core/status_internal.h"
+
+#define DG_CHUNK_MAX_DIM (1ull << 40)
+#define DG_CHUNK_MAX_ELEMS (1ull << 50)
+
+/* The geometry of a user's chunk, or NULL (with the error set) for an id
+ * that is not one: never created, freed, or a future's value (futures live
+ * in the planner as chunks, but only dagger_fetch and dagger_future_free
+ * may touch them). */
+static const dg_plan_geom_t *user_chunk(dg_tasks_t *t, dagger_chunk_t c, const char *fn)
+{
+    const dg_plan_geom_t *g = dg_plan_chunk_geom(t->plan, c.id);
+    int owner;
+    size_t size;
+    if (!g || dg_tasks_future_find(t, c.id, &owner, &size)) {
+        dg_error(DAGGER_ERR_BAD_HANDLE, "%s: chunk %llu does not exist (never created, already "
+                 "freed, or a future)", fn, (unsigned long long)c.id);
+        return NULL;
+    }
+    return g;
+}
 
 dagger_status_t dagger_chunk_create(dagger_runtime_t *rt, const dagger_chunk_desc_t *desc,
                                     dagger_chunk_t *out)
@@ -26,8 +47,15 @@ dagger_status_t dagger_chunk_create(dagger_runtime_t *rt, const dagger_chunk_des
     dg_plan_chunk_desc_t d = {.owner = desc->owner, .home_space = 0};
     d.geom.dtype = desc->dtype;
     d.geom.ndims = (uint32_t)desc->ndims;
+    uint64_t elems = 1;
     for (int k = 0; k < desc->ndims; k++) {
         DG_CHECK_ARG(desc->dims[k] > 0, "dagger_chunk_create: dimension %d is 0", k);
+        /* The planner's limits: 2^40 per dimension, 2^50 elements in all. */
+        if (desc->dims[k] > DG_CHUNK_MAX_DIM || elems > DG_CHUNK_MAX_ELEMS / desc->dims[k])
+            return dg_error(DAGGER_ERR_OVERFLOW, "dagger_chunk_create: dimension %d of %zu makes "
+                            "the chunk too large (at most 2^40 per dimension, 2^50 elements)",
+                            k, desc->dims[k]);
+        elems *= desc->dims[k];
         d.geom.dims[k] = desc->dims[k];
     }
     if (d.owner < 0)
@@ -38,17 +66,16 @@ dagger_status_t dagger_chunk_create(dagger_runtime_t *rt, const dagger_chunk_des
     if (st != DAGGER_OK)
         return st;
     uint64_t id;
-    st = dg_plan_chunk_create(t->plan, &d, &id);
+    st = dg_planner_chunk_create(t, &d, &id);
     if (st != DAGGER_OK)
         return st;
     if (desc->owner < 0)
         t->default_owner++;
     if (d.owner == t->rank) {
         const dg_plan_geom_t *g = dg_plan_chunk_geom(t->plan, id);
-        void *ptr;
-        st = dg_bufs_alloc(&t->exec->bufs, id, 0, (size_t)(g->extent * g->elsize), 1, 1, &ptr);
+        st = dg_exec_alloc(t->exec, id, 0, (size_t)(g->extent * g->elsize), 1);
         if (st != DAGGER_OK) {
-            dg_plan_chunk_free(t->plan, id);
+            dg_planner_chunk_free(t, id);
             return st;
         }
     }
@@ -61,15 +88,14 @@ dagger_status_t dagger_chunk_free(dagger_runtime_t *rt, dagger_chunk_t c)
     dg_tasks_t *t = dg_tasks_get(rt, "dagger_chunk_free");
     if (!t)
         return DAGGER_ERR_BAD_HANDLE;
-    if (!dg_plan_chunk_geom(t->plan, c.id))
-        return dg_error(DAGGER_ERR_BAD_HANDLE, "dagger_chunk_free: chunk %llu does not exist (never "
-                        "created, or already freed)", (unsigned long long)c.id);
+    if (!user_chunk(t, c, "dagger_chunk_free"))
+        return DAGGER_ERR_BAD_HANDLE;
     dg_check_point_t cp = {.kind = DG_CHECK_CHUNK};
     cp.hash = dg_hash_u64(dg_plan_hash(t->plan), c.id);
     dagger_status_t st = dg_tasks_check(t, &cp);
     if (st != DAGGER_OK)
         return st;
-    return dg_plan_chunk_free(t->plan, c.id);
+    return dg_planner_chunk_free(t, c.id);
 }
 
 int dagger_chunk_owner(dagger_runtime_t *rt, dagger_chunk_t c)
@@ -79,7 +105,8 @@ int dagger_chunk_owner(dagger_runtime_t *rt, dagger_chunk_t c)
         return -1;
     /* The owner lives in the planner; the home buffer tells us only for this rank. */
     int32_t owner = -1;
-    if (dg_plan_chunk_owner(t->plan, c.id, &owner) != DAGGER_OK)
+    if (!user_chunk(t, c, "dagger_chunk_owner") ||
+        dg_plan_chunk_owner(t->plan, c.id, &owner) != DAGGER_OK)
         return -1;
     return owner;
 }
@@ -92,10 +119,9 @@ dagger_status_t dagger_chunk_data(dagger_runtime_t *rt, dagger_chunk_t c, void *
         return DAGGER_ERR_BAD_HANDLE;
     DG_CHECK_ARG(data, "dagger_chunk_data: NULL data pointer");
     *data = NULL;
-    const dg_plan_geom_t *g = dg_plan_chunk_geom(t->plan, c.id);
+    const dg_plan_geom_t *g = user_chunk(t, c, "dagger_chunk_data");
     if (!g)
-        return dg_error(DAGGER_ERR_BAD_HANDLE, "dagger_chunk_data: chunk %llu does not exist",
-                        (unsigned long long)c.id);
+        return DAGGER_ERR_BAD_HANDLE;
     if (t->region)
         return dg_error(DAGGER_ERR_STATE, "dagger_chunk_data: a region is open and the chunk's "
                         "data may be elsewhere; read it after dagger_region_end");
@@ -115,7 +141,7 @@ dagger_status_t dagger_chunk_data(dagger_runtime_t *rt, dagger_chunk_t c, void *
 
 /* ------------------------------------------------------------ views */
 
-static dg_plan_view_t to_plan(dagger_view_t v)
+dg_plan_view_t dg_view_to_plan(dagger_view_t v)
 {
     dg_plan_view_t p;
     memset(&p, 0, sizeof(p));
@@ -148,7 +174,7 @@ dagger_view_t dagger_view(dagger_runtime_t *rt, dagger_chunk_t c)
     dagger_view_t v;
     memset(&v, 0, sizeof(v));
     dg_tasks_t *t = dg_tasks_get(rt, "dagger_view");
-    const dg_plan_geom_t *g = t ? dg_plan_chunk_geom(t->plan, c.id) : NULL;
+    const dg_plan_geom_t *g = t ? user_chunk(t, c, "dagger_view") : NULL;
     if (!g) {
         v.chunk = c; /* ndims 0: rejected when used, naming the chunk */
         return v;
@@ -169,7 +195,7 @@ dagger_view_t dagger_view_sub(dagger_view_t v, const size_t off[], const size_t 
         o[k] = off[k];
         e[k] = ext[k];
     }
-    dg_plan_view_t parent = to_plan(v), out;
+    dg_plan_view_t parent = dg_view_to_plan(v), out;
     if (dg_plan_view_sub(&parent, o, e, DAGGER_FULL, &out) != DAGGER_OK)
         return bad;
     return from_plan(&out);
@@ -184,7 +210,7 @@ dagger_view_t dagger_view_mod(dagger_view_t v, dagger_modifier_t mod)
     uint64_t o[DAGGER_MAX_DIMS] = {0}, e[DAGGER_MAX_DIMS] = {0};
     for (int k = 0; k < v.ndims; k++)
         e[k] = v.ext[k];
-    dg_plan_view_t parent = to_plan(v), out;
+    dg_plan_view_t parent = dg_view_to_plan(v), out;
     if (dg_plan_view_sub(&parent, o, e, mod, &out) != DAGGER_OK)
         return bad;
     return from_plan(&out);

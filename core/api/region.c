@@ -5,48 +5,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/alloc.h"
+#include "core/api/planner.h"
+#include "core/api/scope.h"
 #include "core/api/tasks.h"
 #include "core/common.h"
 #include "core/handles.h"
 #include "core/hash.h"
 #include "core/status_internal.h"
 #include "core/trace/trace.h"
-
-/* ------------------------------------------------------------ scopes */
-
-typedef struct dg_scope_buf {
-    int32_t ranks[64];
-    uint32_t proc;
-    dg_plan_scope_t s;
-} dg_scope_buf_t;
-
-static dagger_status_t convert_scope(const dagger_scope_t *in, dg_scope_buf_t *b, const char *fn)
-{
-    memset(b, 0, sizeof(*b));
-    if (!in)
-        return DAGGER_OK;
-    DG_CHECK_ARG(in->nranks >= 0 && in->nranks <= 64 && (in->ranks || !in->nranks),
-                 "%s: a scope lists %d ranks (0 to 64, with a non-NULL array)", fn, in->nranks);
-    for (int i = 0; i < in->nranks; i++)
-        b->ranks[i] = in->ranks[i];
-    b->s.ranks = in->nranks ? b->ranks : NULL;
-    b->s.nranks = (uint32_t)in->nranks;
-    b->s.kinds = in->kinds; /* dagger_proc_kind_t bits equal DG_PLAN_KIND_BIT bits */
-    if (in->has_proc) {
-        DG_CHECK_ARG(in->proc >= 0, "%s: scope names processor %d", fn, in->proc);
-        b->proc = (uint32_t)in->proc;
-        b->s.procs = &b->proc;
-        b->s.nprocs = 1;
-    }
-    return DAGGER_OK;
-}
-
-static uint64_t hash_scope(uint64_t h, const dg_plan_scope_t *s)
-{
-    h = dg_hash_u64(h, ((uint64_t)s->kinds << 32) | s->nranks);
-    h = dg_hash_bytes(h, s->ranks, s->nranks * sizeof(int32_t));
-    return dg_hash_bytes(h, s->procs, s->nprocs * sizeof(uint32_t));
-}
 
 /* ------------------------------------------------------------ begin */
 
@@ -62,25 +29,25 @@ dagger_status_t dagger_region_begin(dagger_runtime_t *rt, const dagger_scope_t *
         return dg_error(DAGGER_ERR_STATE, "dagger_region_begin: region %llu is still open; regions "
                         "do not nest (end it first)", (unsigned long long)t->region->id);
     dg_scope_buf_t sb;
-    dagger_status_t st = convert_scope(scope, &sb, "dagger_region_begin");
+    dagger_status_t st = dg_scope_convert(scope, &sb, "dagger_region_begin");
     if (st != DAGGER_OK)
         return st;
     dg_check_point_t cp = {.kind = DG_CHECK_REGION_BEGIN};
-    cp.hash = hash_scope(dg_plan_hash(t->plan), &sb.s);
+    cp.hash = dg_scope_hash(dg_plan_hash(t->plan), &sb.s);
     st = dg_tasks_check(t, &cp);
     if (st != DAGGER_OK)
         return st;
-    dagger_region_t *r = calloc(1, sizeof(*r));
+    dagger_region_t *r = dg_calloc(1, sizeof(*r));
     if (!r)
         return dg_error(DAGGER_ERR_NO_MEMORY, "dagger_region_begin: out of memory");
-    st = dg_plan_region_begin(t->plan, scope ? &sb.s : NULL);
+    st = dg_planner_region_begin(t, scope ? &sb.s : NULL);
     if (st != DAGGER_OK) {
         free(r);
-        return st == DAGGER_ERR_INVALID_ARG
-                   ? dg_error(DAGGER_ERR_SCOPE, "dagger_region_begin: %s", dagger_error_detail())
-                   : st;
+        char why[512]; /* dg_error writes the detail buffer: copy it first */
+        snprintf(why, sizeof(why), "%s", dagger_error_detail());
+        return dg_error(st, "dagger_region_begin: %s", why);
     }
-    if (dg_handle_add(r)) {
+    if (dg_handle_add_kind(r, DG_HANDLE_REGION)) {
         free(r);
         return dg_error(DAGGER_ERR_NO_MEMORY, "dagger_region_begin: too many live handles");
     }
@@ -100,7 +67,7 @@ dagger_status_t dagger_region_begin(dagger_runtime_t *rt, const dagger_scope_t *
 
 static dg_tasks_t *region_tasks(dagger_region_t *r, const char *fn)
 {
-    if (!dg_handle_live(r) || !r->tasks || r->tasks->region != r) {
+    if (!dg_handle_live_kind(r, DG_HANDLE_REGION) || !r->tasks || r->tasks->region != r) {
         dg_error(DAGGER_ERR_BAD_HANDLE, "%s: not an open region (NULL, or already ended)", fn);
         return NULL;
     }
@@ -148,7 +115,13 @@ static dagger_status_t convert_args(dg_tasks_t *t, int nargs, const dagger_arg_t
             if (!dg_tasks_future_find(t, a->future.id, &owner, &size))
                 return dg_error(DAGGER_ERR_BAD_HANDLE, "dagger_submit: argument %d is future %llu, "
                                 "which no task returned", i, (unsigned long long)a->future.id);
+            if (a->mode && a->mode != DAGGER_MODE_IN && a->mode != DAGGER_MODE_OUT &&
+                a->mode != DAGGER_MODE_INOUT)
+                return dg_error(DAGGER_ERR_INVALID_ARG, "dagger_submit: argument %d (future %llu) "
+                                "has access mode %d (use DAGGER_FUTURE, _FUTURE_OUT or "
+                                "_FUTURE_INOUT)", i, (unsigned long long)a->future.id, (int)a->mode);
             p->kind = DG_PLAN_ARG_FUTURE;
+            p->mode = a->mode;
             p->future = a->future.id;
             break;
         }
@@ -174,8 +147,8 @@ static uint64_t hash_submission(uint64_t h, const dg_plan_task_desc_t *d)
             h = dg_hash_u64(h, a->future);
     }
     if (d->scope)
-        h = hash_scope(h, d->scope);
-    h = dg_hash_u64(h, (uint64_t)(uint32_t)d->priority);
+        h = dg_scope_hash(h, d->scope);
+    h = dg_hash_u64(h, ((uint64_t)d->ret_size << 32) | (uint32_t)d->priority);
     return dg_hash_bytes(h, d->deps, d->ndeps * sizeof(uint64_t));
 }
 
@@ -192,12 +165,14 @@ dagger_status_t dagger_submit(dagger_region_t *r, dagger_codelet_t cl, int nargs
                  "dagger_submit: %d arguments (0 to %d, with a non-NULL array)", nargs,
                  DAGGER_MAX_ARGS);
     DG_CHECK_ARG(!opts || opts->nafter >= 0, "dagger_submit: negative dependency count");
+    DG_CHECK_ARG(!opts || opts->return_size <= DAGGER_MAX_RETURN, "dagger_submit: a return_size "
+                 "of %zu bytes; at most %d", opts ? opts->return_size : 0, DAGGER_MAX_RETURN);
     dg_plan_arg_t pargs[DAGGER_MAX_ARGS];
     dagger_status_t st = convert_args(t, nargs, args, pargs);
     if (st != DAGGER_OK)
         return st;
     dg_scope_buf_t sb;
-    st = convert_scope(opts ? opts->scope : NULL, &sb, "dagger_submit");
+    st = dg_scope_convert(opts ? opts->scope : NULL, &sb, "dagger_submit");
     if (st != DAGGER_OK)
         return st;
     dg_plan_task_desc_t d = {
@@ -205,13 +180,15 @@ dagger_status_t dagger_submit(dagger_region_t *r, dagger_codelet_t cl, int nargs
         .scope = opts && opts->scope ? &sb.s : NULL,
         .priority = opts ? opts->priority : 0,
         .deps = opts ? opts->after : NULL, .ndeps = opts ? (uint32_t)opts->nafter : 0,
+        .ret_size = opts ? (uint32_t)opts->return_size : 0,
     };
     DG_CHECK_ARG(!d.ndeps || d.deps, "dagger_submit: %u dependencies at NULL", d.ndeps);
     if (t->uniformity) {
         dg_plan_stats_t ps;
         dg_plan_get_stats(t->plan, &ps);
         dg_check_point_t cp = {.kind = DG_CHECK_TASK, .codelet = cl.id, .task = ps.tasks + 1};
-        cp.hash = hash_submission(dg_plan_hash(t->plan), &d);
+        cp.hash = hash_submission(dg_hash_u64(dg_plan_hash(t->plan),
+                                              dg_plan_codelet_hash(t->plan, cl.id)), &d);
         st = dg_tasks_check(t, &cp);
         if (st == DAGGER_ERR_DIVERGENCE) {
             r->diverged = 1;
@@ -223,7 +200,7 @@ dagger_status_t dagger_submit(dagger_region_t *r, dagger_codelet_t cl, int nargs
     dg_plan_submitted_t sub;
     if (DG_TRACE_ON())
         dg_trace_plan_begin();
-    st = dg_plan_submit(t->plan, &d, &sub);
+    st = dg_planner_submit(t, &d, &sub);
     if (st != DAGGER_OK)
         return st;
     if (sub.future) {
@@ -238,7 +215,11 @@ dagger_status_t dagger_submit(dagger_region_t *r, dagger_codelet_t cl, int nargs
         *seq_out = sub.task;
     if (future_out)
         future_out->id = sub.future;
-    return t->exec->emit_status;
+    if (t->exec->emit_status != DAGGER_OK)
+        return dg_error(t->exec->emit_status, "dagger_submit: out of memory while preparing task "
+                        "%llu for execution; the region ends with this error",
+                        (unsigned long long)sub.task);
+    return DAGGER_OK;
 }
 
 dagger_status_t dagger_spawn(dagger_region_t *r, dagger_codelet_t cl, ...)
@@ -264,34 +245,19 @@ dagger_status_t dagger_spawn(dagger_region_t *r, dagger_codelet_t cl, ...)
 
 /* ------------------------------------------------------------ end */
 
-/* Every rank learns the first failure (lowest task id) and its message. */
+/* Every rank learns the first failure (lowest task id) and its message, and
+ * remembers which tasks' data it spoiled (fetch reports it). */
 static dagger_status_t agree_on_status(dg_tasks_t *t)
 {
-    dg_exec_t *ex = t->exec;
-    uint64_t key[2] = {atomic_load(&ex->failed) ? ex->fail_task : UINT64_MAX, 0};
-    dagger_status_t st = dg_tasks_allreduce_u64(t, key, 1, DAGGER_OP_MIN);
-    if (st != DAGGER_OK)
+    uint64_t first;
+    dagger_status_t status;
+    char msg[512];
+    dagger_status_t st = dg_tasks_agree_failure(t, &first, &status, msg, sizeof(msg));
+    if (st != DAGGER_OK || first == UINT64_MAX)
         return st;
-    if (key[0] == UINT64_MAX)
-        return DAGGER_OK;
-    /* The lowest rank among those that hold that failure tells the others. */
-    key[1] = atomic_load(&ex->failed) && ex->fail_task == key[0] ? (uint64_t)t->rank : UINT64_MAX;
-    st = dg_tasks_allreduce_u64(t, &key[1], 1, DAGGER_OP_MIN);
-    if (st != DAGGER_OK)
-        return st;
-    struct {
-        int32_t status;
-        char msg[512];
-    } f;
-    memset(&f, 0, sizeof(f));
-    if ((uint64_t)t->rank == key[1]) {
-        f.status = (int32_t)ex->fail_status;
-        snprintf(f.msg, sizeof(f.msg), "%s", ex->fail_msg);
-    }
-    st = dg_tasks_bcast(t, &f, sizeof(f), (int)key[1]);
-    if (st != DAGGER_OK)
-        return st;
-    return dg_error((dagger_status_t)f.status, "%s", f.msg);
+    if (dg_tasks_note_failure(t, first, status, msg) != DAGGER_OK)
+        return dg_error(DAGGER_ERR_NO_MEMORY, "dagger_region_end: out of memory");
+    return dg_error(status, "%s", msg);
 }
 
 dagger_status_t dagger_region_end(dagger_region_t *r)
@@ -312,7 +278,7 @@ dagger_status_t dagger_region_end(dagger_region_t *r)
     /* Every rank planned the same tasks up to here, so the copy-back is the
      * same plan everywhere, even after a divergence was found. */
     uint64_t tr = DG_TRACE_T0();
-    dagger_status_t st = dg_plan_region_end(t->plan);
+    dagger_status_t st = dg_planner_region_end(t);
     tr = DG_TRACE_ON() ? dg_trace_phase(DG_TRP_REGION_PLAN_END, r->id, tr, st) : 0;
     dg_exec_wait_all(t->exec);
     tr = DG_TRACE_ON() ? dg_trace_phase(DG_TRP_REGION_WAIT, r->id, tr, DAGGER_OK) : 0;

@@ -6,6 +6,8 @@
 #include <string.h>
 
 #include "actors/system.h"
+#include "core/alloc.h"
+#include "core/api/planner.h"
 #include "core/common.h"
 #include "core/runtime.h"
 #include "core/status_internal.h"
@@ -24,7 +26,7 @@ typedef struct dg_future_rec {
 /* This rank's inventory: u32 CPU workers, u32 devices, u32 kind per device. */
 static dagger_status_t exchange_inventories(dg_tasks_t *t, uint32_t ncpus)
 {
-    t->rank_descs = calloc((size_t)t->nranks, sizeof(*t->rank_descs));
+    t->rank_descs = dg_calloc((size_t)t->nranks, sizeof(*t->rank_descs));
     if (!t->rank_descs)
         return dg_error(DAGGER_ERR_NO_MEMORY, "dagger_init: out of memory");
     if (!t->tx) {
@@ -36,7 +38,7 @@ static dagger_status_t exchange_inventories(dg_tasks_t *t, uint32_t ncpus)
     dg_wire_put_u32(&c, ncpus);
     dg_wire_put_u32(&c, 0);
     void *all = NULL;
-    size_t *lens = calloc((size_t)t->nranks, sizeof(size_t));
+    size_t *lens = dg_calloc((size_t)t->nranks, sizeof(size_t));
     if (!lens)
         return dg_error(DAGGER_ERR_NO_MEMORY, "dagger_init: out of memory");
     dagger_status_t st = dg_coll_allgather(t->tx, mine, sizeof(mine), &all, lens);
@@ -61,7 +63,7 @@ static dagger_status_t exchange_inventories(dg_tasks_t *t, uint32_t ncpus)
 dagger_status_t dg_tasks_create(dagger_runtime_t *rt, struct dg_act_system *actors,
                                 struct dg_tx *tx, dg_tasks_t **out)
 {
-    dg_tasks_t *t = calloc(1, sizeof(*t));
+    dg_tasks_t *t = dg_calloc(1, sizeof(*t));
     if (!t)
         return dg_error(DAGGER_ERR_NO_MEMORY, "dagger_init: out of memory");
     t->rt = rt;
@@ -70,7 +72,7 @@ dagger_status_t dg_tasks_create(dagger_runtime_t *rt, struct dg_act_system *acto
     t->tx = rt->nranks > 1 ? tx : NULL;
     t->uniformity = rt->cfg.check_uniformity;
     t->nfuture_slots = 64;
-    t->futures = calloc(t->nfuture_slots, sizeof(*t->futures));
+    t->futures = dg_calloc(t->nfuture_slots, sizeof(*t->futures));
     dagger_status_t st = t->futures ? DAGGER_OK
                                     : dg_error(DAGGER_ERR_NO_MEMORY, "dagger_init: out of memory");
     if (st == DAGGER_OK)
@@ -81,7 +83,7 @@ dagger_status_t dg_tasks_create(dagger_runtime_t *rt, struct dg_act_system *acto
         dg_exec_params_t ep = {
             .rank = t->rank, .nranks = t->nranks, .actors = actors, .tx = t->tx,
             .window = (uint32_t)rt->cfg.task_window, .pool_limit = rt->cfg.slot_cache,
-            .hang_timeout = rt->cfg.hang_timeout,
+            .hang_timeout = rt->cfg.hang_timeout, .hang_exit = rt->cfg.hang_exit,
         };
         st = dg_exec_create(&ep, &t->exec);
     }
@@ -96,6 +98,8 @@ dagger_status_t dg_tasks_create(dagger_runtime_t *rt, struct dg_act_system *acto
         if (st == DAGGER_OK)
             t->exec->plan = t->plan;
     }
+    if (st == DAGGER_OK)
+        st = dg_planner_start(t);
     if (st != DAGGER_OK) {
         dg_tasks_destroy(t);
         return st;
@@ -123,8 +127,10 @@ void dg_tasks_destroy(dg_tasks_t *t)
     dg_trace_stop(t);
     dg_exec_destroy(t->exec);
     dg_plan_destroy(t->plan);
+    free(t->planner);
     free(t->rank_descs);
     free(t->futures);
+    dg_tasks_fail_log_free(t);
     free(t);
 }
 
@@ -161,7 +167,7 @@ dagger_status_t dg_tasks_future_add(dg_tasks_t *t, uint64_t id, int owner, size_
         /* Rehash; grow only when live futures need it (freed ones leave tombs). */
         size_t ncap = (t->nfutures + 1) * 4 > t->nfuture_slots ? t->nfuture_slots * 2
                                                                : t->nfuture_slots;
-        dg_future_rec_t *n = calloc(ncap, sizeof(*n));
+        dg_future_rec_t *n = dg_calloc(ncap, sizeof(*n));
         if (!n)
             return dg_error(DAGGER_ERR_NO_MEMORY, "futures: out of memory");
         for (size_t i = 0; i < t->nfuture_slots; i++)
@@ -245,7 +251,7 @@ dagger_status_t dg_tasks_check(dg_tasks_t *t, const dg_check_point_t *mine)
     t->checks++;
     uint64_t tr0 = DG_TRACE_T0();
     void *all = NULL;
-    size_t *lens = calloc((size_t)t->nranks, sizeof(size_t));
+    size_t *lens = dg_calloc((size_t)t->nranks, sizeof(size_t));
     if (!lens)
         return dg_error(DAGGER_ERR_NO_MEMORY, "uniformity check: out of memory");
     dagger_status_t st = dg_coll_allgather(t->tx, mine, sizeof(*mine), &all, lens);

@@ -11,12 +11,14 @@
 
 struct dg_act_system;
 struct dg_tx;
+struct dg_fail_log;
 
 typedef struct dg_tasks {
     dagger_runtime_t *rt;
     int rank, nranks;
     struct dg_tx *tx;                 /* NULL when alone */
     dg_plan_t *plan;
+    struct dg_planner *planner;       /* the planner actor (planner.h) */
     dg_exec_t *exec;
     dg_plan_rank_desc_t *rank_descs;  /* processor table input */
     dagger_region_t *region;          /* the open region, or NULL */
@@ -30,6 +32,7 @@ typedef struct dg_tasks {
     /* futures: id -> (owner rank, size), open addressing */
     struct dg_future_rec *futures;
     size_t nfuture_slots, nfutures, nfuture_tombs;
+    struct dg_fail_log *fails;        /* failed regions (outcome.c) */
 } dg_tasks_t;
 
 struct dagger_region {
@@ -70,6 +73,21 @@ typedef struct dg_check_point {
     uint32_t codelet;
 } dg_check_point_t;
 dagger_status_t dg_tasks_check(dg_tasks_t *t, const dg_check_point_t *mine);
+
+/* Failures (outcome.c). agree_failure is collective: every rank gets the
+ * lowest failed task id of the open region (UINT64_MAX: none) with its status
+ * and message. note_failure records the failure of an ended region (whose
+ * tasks from `first` on are suspect) and has the planner mark their data. data_status (collective inside a region) returns the error of
+ * the failed task behind chunk or future `id`, or DAGGER_OK. */
+dagger_status_t dg_tasks_agree_failure(dg_tasks_t *t, uint64_t *task, dagger_status_t *status,
+                                       char *msg, size_t len);
+dagger_status_t dg_tasks_note_failure(dg_tasks_t *t, uint64_t first, dagger_status_t status,
+                                      const char *msg);
+dagger_status_t dg_tasks_data_status(dg_tasks_t *t, uint64_t id, const char *fn, const char *what);
+void dg_tasks_fail_log_free(dg_tasks_t *t);
+
+/* A public view as the planner's (chunk.c); ndims 0 stays 0 (invalid). */
+dg_plan_view_t dg_view_to_plan(dagger_view_t v);
 
 /* Collectives that also work alone (tx NULL). */
 dagger_status_t dg_tasks_bcast(dg_tasks_t *t, void *buf, size_t len, int root);

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/alloc.h"
 #include "core/array/array_internal.h"
 #include "core/status_internal.h"
 
@@ -88,14 +89,14 @@ dagger_status_t dg_arr_create(dagger_runtime_t *rt, const dagger_array_desc_t *d
     dagger_status_t st = check_desc(rt, desc, fn);
     if (st != DAGGER_OK)
         return st;
-    dagger_array_t *a = calloc(1, sizeof(*a));
+    dagger_array_t *a = dg_calloc(1, sizeof(*a));
     if (!a)
         return dg_error(DAGGER_ERR_NO_MEMORY, "%s: out of memory", fn);
     a->magic = DG_ARR_MAGIC;
     a->rt = rt;
     set_shape(a, desc);
-    a->chunks = calloc(a->nblocks, sizeof(*a->chunks));
-    a->owners = calloc(a->nblocks, sizeof(*a->owners));
+    a->chunks = dg_calloc(a->nblocks, sizeof(*a->chunks));
+    a->owners = dg_calloc(a->nblocks, sizeof(*a->owners));
     size_t made = 0;
     if (!a->chunks || !a->owners)
         st = dg_error(DAGGER_ERR_NO_MEMORY, "%s: out of memory for %zu blocks", fn, a->nblocks);
@@ -127,7 +128,7 @@ dagger_status_t dagger_array_similar(const dagger_array_t *src, dagger_array_t *
     dagger_array_desc_t d;
     dagger_array_info(a, &d);
     dagger_dist_t dist = {.kind = DAGGER_DIST_TABLE, .table = a->owners, .ntable = a->nblocks};
-    d.dist = &dist;
+    d.dist = a->parent ? NULL : &dist; /* a view's shape has no block table of its own */
     return dg_arr_create(a->rt, &d, out, "dagger_array_similar");
 }
 
@@ -136,7 +137,16 @@ dagger_status_t dagger_array_destroy(dagger_array_t *arr)
     dagger_array_t *a = dg_arr_get(arr, "dagger_array_destroy");
     if (!a)
         return DAGGER_ERR_BAD_HANDLE;
+    if (a->nviews)
+        return dg_error(DAGGER_ERR_STATE, "dagger_array_destroy: the array has %zu live views; "
+                        "destroy them first", a->nviews);
     dg_arr_live_remove(a);
+    if (a->parent) { /* a view: its blocks are its parent's */
+        a->parent->nviews--;
+        a->magic = 0;
+        free(a);
+        return DAGGER_OK;
+    }
     free_array(a, a->nblocks);
     return DAGGER_OK;
 }
@@ -206,7 +216,7 @@ dagger_status_t dagger_array_info(const dagger_array_t *arr, dagger_array_desc_t
 size_t dagger_array_nblocks(const dagger_array_t *arr)
 {
     const dagger_array_t *a = dg_arr_get(arr, "dagger_array_nblocks");
-    return a ? a->nblocks : 0;
+    return a ? a->nblocks : 0; /* a view's are its parent's */
 }
 
 dagger_status_t dagger_array_block_info(const dagger_array_t *arr, size_t b,
@@ -215,6 +225,7 @@ dagger_status_t dagger_array_block_info(const dagger_array_t *arr, size_t b,
     const dagger_array_t *a = dg_arr_get(arr, "dagger_array_block_info");
     if (!a)
         return DAGGER_ERR_BAD_HANDLE;
+    a = dg_arr_root(a); /* a view's blocks are its parent's */
     DG_CHECK_ARG(info, "dagger_array_block_info: NULL output");
     DG_CHECK_ARG(b < a->nblocks, "dagger_array_block_info: block %zu of an array of %zu blocks",
                  b, a->nblocks);

@@ -23,7 +23,25 @@ struct dagger_array {
     dagger_chunk_t *chunks;         /* one per block, block order */
     int *owners;
     uint64_t binds;                 /* host-buffer bindings made (uniform across ranks) */
+    /* Views (view.c): parent is the array whose blocks a view shares (never
+     * itself a view), origin the view's offset in it; dims are the view's
+     * extents, while block, nb, nblocks, chunks and owners are the
+     * parent's. nviews counts a parent's live views. */
+    dagger_array_t *parent;
+    size_t origin[DAGGER_MAX_DIMS];
+    size_t nviews;
 };
+
+/* The array whose blocks a holds: a itself, or a view's parent. */
+static inline const dagger_array_t *dg_arr_root(const dagger_array_t *a)
+{
+    return a->parent ? a->parent : a;
+}
+
+/* DAGGER_ERR_INVALID_ARG naming fn when a is a view (for the operations
+ * that work on whole blocks: stencils, scatter, reductions along a
+ * dimension). */
+dagger_status_t dg_arr_no_view(const dagger_array_t *a, const char *fn);
 
 /* A live array handle, or NULL with DAGGER_ERR_BAD_HANDLE set naming fn. */
 dagger_array_t *dg_arr_get(const dagger_array_t *a, const char *fn);
@@ -85,6 +103,11 @@ typedef enum dg_arr_cl {
     DG_ARR_CL_COMBINE,     /* two partial results into one */
     DG_ARR_CL_PACK,        /* a halo piece into a padded buffer */
     DG_ARR_CL_SWEEP,       /* stencil expressions over one block */
+    DG_ARR_CL_EXTEND,      /* affine boundary ghosts inside a padded buffer */
+    DG_ARR_CL_NRM2_PARTIAL, /* a tile's scaled sums of squares (24 bytes) */
+    DG_ARR_CL_NRM2_COMBINE, /* two of them into one */
+    DG_ARR_CL_NRM2_FINISH,  /* the norm from the last one (8 bytes) */
+    DG_ARR_CL_REDDIM,      /* a block's reduction along one dimension into the output */
     DG_ARR_CL_COUNT
 } dg_arr_cl_t;
 
@@ -100,10 +123,20 @@ int dg_arr_partial_impl(dagger_task_t *t);
 int dg_arr_combine_impl(dagger_task_t *t);
 int dg_arr_pack_impl(dagger_task_t *t);
 int dg_arr_sweep_impl(dagger_task_t *t);
+int dg_arr_extend_impl(dagger_task_t *t);
+int dg_arr_nrm2_partial_impl(dagger_task_t *t);
+int dg_arr_nrm2_combine_impl(dagger_task_t *t);
+int dg_arr_nrm2_finish_impl(dagger_task_t *t);
+int dg_arr_reddim_impl(dagger_task_t *t);
 
 /* 1 when a slot's elements are one contiguous run in column-major order
  * (a whole chunk, or full leading dimensions), so it can be walked as one line. */
 int dg_arr_slot_dense(const dagger_slot_t *s);
+
+/* Walks the lines (dimension 0; a dense slot is one line) of x and,
+ * alongside, of y (the same dims; x itself when there is no second). */
+typedef void (*dg_arr_line_fn)(size_t n, const char *px, const char *py, void *ctx);
+void dg_arr_for_lines(const dagger_slot_t *x, const dagger_slot_t *y, dg_arr_line_fn fn, void *ctx);
 
 /* Reads a by-value parameter block into p (value bytes need not be aligned).
  * Returns 0 when argument i is a value of exactly len bytes. */
@@ -130,5 +163,9 @@ void *dg_arr_bound(uint64_t key);
 
 double dg_arr_load(dagger_dtype_t t, const void *p);
 void dg_arr_store(dagger_dtype_t t, void *p, double v);
+/* Integer elements (i32/i64) as 64 bits, for arithmetic that wraps around:
+ * computed unsigned, stored as the low bits (two's complement). */
+uint64_t dg_arr_load_u(dagger_dtype_t t, const void *p);
+void dg_arr_store_u(dagger_dtype_t t, void *p, uint64_t v);
 
 #endif

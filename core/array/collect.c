@@ -134,9 +134,12 @@ dagger_status_t dagger_array_scatter(dagger_array_t *arr, const void *host)
     dagger_array_t *a = dg_arr_get(arr, fn);
     if (!a)
         return DAGGER_ERR_BAD_HANDLE;
+    dagger_status_t st = dg_arr_no_view(a, fn);
+    if (st != DAGGER_OK)
+        return st;
     uint64_t key;
     /* Only rank 0 runs the tasks; the binding elsewhere is never read. */
-    dagger_status_t st = dg_arr_bind(a, (void *)(uintptr_t)host, &key);
+    st = dg_arr_bind(a, (void *)(uintptr_t)host, &key);
     dg_arr_sub_t sub;
     if (st == DAGGER_OK)
         st = dg_arr_open(a->rt, NULL, &sub, fn);

@@ -3,6 +3,7 @@
  * agrees on who owns what without a message. */
 #include <stdlib.h>
 
+#include "core/alloc.h"
 #include "core/array/array_internal.h"
 #include "core/status_internal.h"
 
@@ -10,7 +11,7 @@
 static dagger_status_t deal_over_procs(const dagger_array_t *a, int *owners, const char *fn)
 {
     int n = dagger_procs(a->rt, NULL, 0);
-    dagger_proc_info_t *p = n > 0 ? calloc((size_t)n, sizeof(*p)) : NULL;
+    dagger_proc_info_t *p = n > 0 ? dg_calloc((size_t)n, sizeof(*p)) : NULL;
     if (!p)
         return dg_error(DAGGER_ERR_NO_MEMORY, "%s: out of memory", fn);
     dagger_procs(a->rt, p, n);

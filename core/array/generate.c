@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/alloc.h"
 #include "core/array/params.h"
 #include "core/array/tiles.h"
 #include "core/status_internal.h"
@@ -32,7 +33,7 @@ static dagger_status_t run_gen(dagger_region_t *r, dagger_array_t *out, dg_arr_g
     g.args_len = (uint32_t)len;
     for (int k = 0; k < DAGGER_MAX_DIMS; k++)
         g.dims[k] = out->dims[k];
-    unsigned char *value = malloc(sizeof(g) + len);
+    unsigned char *value = dg_malloc(sizeof(g) + len);
     if (!value)
         return dg_error(DAGGER_ERR_NO_MEMORY, "%s: out of memory", fn);
     memcpy(value, &g, sizeof(g));

@@ -20,7 +20,8 @@ static bind_t binds[MAX_BINDS];
 
 dagger_status_t dg_arr_bind(dagger_array_t *a, void *ptr, uint64_t *key)
 {
-    uint64_t k = dg_hash_u64(dg_hash_u64(DG_HASH_SEED, a->chunks[0].id), ++a->binds);
+    dagger_array_t *root = a->parent ? a->parent : a; /* views count on their parent's */
+    uint64_t k = dg_hash_u64(dg_hash_u64(DG_HASH_SEED, root->chunks[0].id), ++root->binds);
     k |= 1; /* never 0 */
     int found = 0;
     pthread_mutex_lock(&bind_lock);

@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/alloc.h"
 #include "core/array/tiles.h"
 #include "core/common.h"
 #include "core/status_internal.h"
@@ -51,7 +52,7 @@ dagger_status_t dg_arr_run_job(dagger_region_t *user, const dg_arr_job_t *job, c
     st = dg_arr_tiles_init(&t, 1 + job->nin, ops, job->dim_of, NULL, NULL);
     if (st != DAGGER_OK)
         return st;
-    void *scratch = job->len ? malloc(job->len) : NULL;
+    void *scratch = job->len ? dg_malloc(job->len) : NULL;
     dg_arr_sub_t sub;
     if (job->len && !scratch)
         st = dg_error(DAGGER_ERR_NO_MEMORY, "%s: out of memory", fn);

@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "core/alloc.h"
 #include "core/array/array_internal.h"
 
 #define TOMB ((uintptr_t)1)
@@ -24,7 +25,7 @@ static int grow(void)
     size_t ncap = live_cap ? live_cap : 64;
     while ((live_n + 1) * 4 > ncap)
         ncap *= 2;
-    uintptr_t *n = calloc(ncap, sizeof(*n));
+    uintptr_t *n = dg_calloc(ncap, sizeof(*n));
     if (!n)
         return -1;
     size_t used = 0;

@@ -55,13 +55,20 @@ typedef struct dg_arr_xfer {
 
 /* ---- reductions ---- */
 
-enum { DG_RED_SUM = 1, DG_RED_MIN = 2, DG_RED_MAX = 3, DG_RED_SUMSQ = 4, DG_RED_DOT = 5 };
+enum { DG_RED_SUM = 1, DG_RED_MIN = 2, DG_RED_MAX = 3, DG_RED_NRM2 = 4, DG_RED_DOT = 5 };
 
 typedef struct dg_arr_red {
     uint32_t kind;                      /* DG_RED_* */
     uint32_t is_int;                    /* COMBINE: the values are int64_t */
-    uint32_t finish_sqrt;               /* COMBINE: take the square root at the end */
-    uint32_t pad_;
 } dg_arr_red_t;
+
+/* ---- reductions along one dimension ---- */
+
+typedef struct dg_arr_reddim {
+    uint32_t kind;                      /* DG_RED_SUM, _MIN, _MAX, _NRM2 */
+    uint32_t dim;
+    uint32_t first;                     /* 1: set the output; 0: combine with it */
+    uint32_t pad_;
+} dg_arr_reddim_t;
 
 #endif

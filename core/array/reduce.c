@@ -3,62 +3,83 @@
  * order depends only on the block layout, never on the number of ranks. */
 #include <stdlib.h>
 
+#include "core/alloc.h"
 #include "core/array/params.h"
 #include "core/array/tiles.h"
 #include "core/status_internal.h"
 
-/* Combines futures f[0..n) pairwise until one is left; the last task takes
- * the square root when asked. Partial results are released once their
- * combining task is submitted. */
-static dagger_status_t combine_tree(dagger_runtime_t *rt, dagger_region_t *r, dagger_codelet_t cl,
-                                    dg_arr_red_t p, dagger_future_t *f, size_t n,
+/* The codelets of one kind of reduction: NORM2 has its own, with 24-byte
+ * partial results (nrm2.h) and a last task that makes them the norm. */
+typedef struct red_cl {
+    dagger_codelet_t part, comb, finish;
+    int nrm2;
+} red_cl_t;
+
+/* The by-value parameters, which NORM2's codelets do not take. */
+static int red_args(const red_cl_t *cl, const dg_arr_red_t *p, dagger_arg_t *args, int na)
+{
+    if (!cl->nrm2)
+        args[na++] = DAGGER_VALUE(p, sizeof(*p));
+    return na;
+}
+
+/* Combines futures f[0..n) pairwise, level by level, until one is left (an
+ * odd one out waits for the next level). Partial results are released once
+ * their combining task is submitted. */
+static dagger_status_t combine_tree(dagger_runtime_t *rt, dagger_region_t *r, const red_cl_t *cl,
+                                    const dg_arr_red_t *p, dagger_future_t *f, size_t n,
                                     dagger_future_t *out)
 {
-    int finish = p.finish_sqrt;
-    while (n > 1 || finish) {
+    while (n > 1) {
         size_t m = 0;
-        for (size_t i = 0; i < n; i += 2) {
-            int pair = i + 1 < n;
-            p.finish_sqrt = (uint32_t)(finish && n <= 2);
-            if (!pair && !p.finish_sqrt) {
-                f[m++] = f[i]; /* an odd one out waits for the next level */
-                continue;
-            }
-            dagger_arg_t args[3] = {DAGGER_FUTURE(f[i]), DAGGER_FUTURE(f[pair ? i + 1 : i]),
-                                    DAGGER_VALUE(&p, sizeof(p))};
-            if (!pair)
-                args[1] = args[2];
-            dagger_future_t in0 = f[i], in1 = pair ? f[i + 1] : f[i];
-            dagger_status_t st = dagger_submit(r, cl, pair ? 3 : 2, args, NULL, NULL, &f[m++]);
+        for (size_t i = 0; i + 1 < n; i += 2) {
+            dagger_arg_t args[3] = {DAGGER_FUTURE(f[i]), DAGGER_FUTURE(f[i + 1])};
+            int na = red_args(cl, p, args, 2);
+            dagger_future_t in0 = f[i], in1 = f[i + 1];
+            dagger_status_t st = dagger_submit(r, cl->comb, na, args, NULL, NULL, &f[m++]);
             if (st == DAGGER_OK)
                 st = dagger_future_free(rt, in0);
-            if (st == DAGGER_OK && pair)
+            if (st == DAGGER_OK)
                 st = dagger_future_free(rt, in1);
             if (st != DAGGER_OK)
                 return st;
         }
-        if (n <= 2)
-            finish = 0;
+        if (n % 2)
+            f[m++] = f[n - 1];
         n = m;
     }
-    *out = f[0];
-    return DAGGER_OK;
+    if (!cl->nrm2) {
+        *out = f[0];
+        return DAGGER_OK;
+    }
+    dagger_arg_t last = DAGGER_FUTURE(f[0]);
+    dagger_status_t st = dagger_submit(r, cl->finish, 1, &last, NULL, NULL, out);
+    return st == DAGGER_OK ? dagger_future_free(rt, f[0]) : st;
+}
+
+static dagger_status_t get_codelets(dagger_runtime_t *rt, int nrm2, red_cl_t *cl)
+{
+    cl->nrm2 = nrm2;
+    dagger_status_t st = dg_arr_codelet(rt, nrm2 ? DG_ARR_CL_NRM2_PARTIAL : DG_ARR_CL_PARTIAL,
+                                        &cl->part);
+    if (st == DAGGER_OK)
+        st = dg_arr_codelet(rt, nrm2 ? DG_ARR_CL_NRM2_COMBINE : DG_ARR_CL_COMBINE, &cl->comb);
+    if (st == DAGGER_OK && nrm2)
+        st = dg_arr_codelet(rt, DG_ARR_CL_NRM2_FINISH, &cl->finish);
+    return st;
 }
 
 static dagger_status_t submit_reduction(dagger_region_t *r, const dg_arr_tiles_t *t, dg_arr_red_t p,
                                         dagger_future_t *out)
 {
-    dagger_codelet_t part, comb;
+    red_cl_t cl;
     dagger_runtime_t *rt = t->ops[0]->rt;
-    dagger_status_t st = dg_arr_codelet(rt, DG_ARR_CL_PARTIAL, &part);
-    if (st == DAGGER_OK)
-        st = dg_arr_codelet(rt, DG_ARR_CL_COMBINE, &comb);
+    dagger_status_t st = get_codelets(rt, p.kind == DG_RED_NRM2, &cl);
     if (st != DAGGER_OK)
         return st;
-    dagger_future_t *f = malloc(t->count * sizeof(*f));
+    dagger_future_t *f = dg_malloc(t->count * sizeof(*f));
     if (!f)
         return dg_error(DAGGER_ERR_NO_MEMORY, "reduction: out of memory");
-    dg_arr_red_t leaf = {.kind = p.kind};
     for (size_t n = 0; n < t->count && st == DAGGER_OK; n++) {
         dg_arr_tile_t tile;
         dg_arr_tile_get(t, n, &tile);
@@ -66,11 +87,11 @@ static dagger_status_t submit_reduction(dagger_region_t *r, const dg_arr_tiles_t
         int na = 0;
         for (int i = 0; i < t->nops; i++)
             args[na++] = DAGGER_IN(dg_arr_tile_view(t, i, &tile));
-        args[na++] = DAGGER_VALUE(&leaf, sizeof(leaf));
-        st = dagger_submit(r, part, na, args, NULL, NULL, &f[n]);
+        na = red_args(&cl, &p, args, na);
+        st = dagger_submit(r, cl.part, na, args, NULL, NULL, &f[n]);
     }
     if (st == DAGGER_OK)
-        st = combine_tree(rt, r, comb, p, f, t->count, out);
+        st = combine_tree(rt, r, &cl, &p, f, t->count, out);
     free(f);
     return st;
 }
@@ -86,8 +107,6 @@ static dagger_status_t reduce(dagger_region_t *user, dagger_array_t *a, dagger_a
     if (st != DAGGER_OK)
         return st;
     p.is_int = a->dtype == DAGGER_I32 || a->dtype == DAGGER_I64;
-    if (p.kind == DG_RED_SUMSQ)
-        p.is_int = 0; /* norms are doubles */
     const dagger_array_t *ops[2] = {a, b};
     dg_arr_tiles_t t;
     st = dg_arr_tiles_init(&t, b ? 2 : 1, ops, NULL, NULL, NULL);
@@ -110,7 +129,7 @@ dagger_status_t dagger_array_reduce(dagger_region_t *r, dagger_array_reduction_t
     case DAGGER_ARRAY_SUM: p.kind = DG_RED_SUM; break;
     case DAGGER_ARRAY_MIN: p.kind = DG_RED_MIN; break;
     case DAGGER_ARRAY_MAX: p.kind = DG_RED_MAX; break;
-    case DAGGER_ARRAY_NORM2: p.kind = DG_RED_SUMSQ; p.finish_sqrt = 1; break;
+    case DAGGER_ARRAY_NORM2: p.kind = DG_RED_NRM2; break;
     default:
         return dg_error(DAGGER_ERR_INVALID_ARG, "%s: unknown reduction %d (use DAGGER_ARRAY_SUM, "
                         "_MIN, _MAX or _NORM2)", fn, (int)op);
@@ -122,6 +141,7 @@ dagger_status_t dagger_array_dot(dagger_region_t *r, dagger_array_t *a, dagger_a
                                  dagger_future_t *out)
 {
     dg_arr_red_t p = {.kind = DG_RED_DOT};
-    DG_CHECK_ARG(b, "dagger_array_dot: NULL second array");
+    if (!dg_arr_get(b, "dagger_array_dot"))
+        return DAGGER_ERR_BAD_HANDLE;
     return reduce(r, a, b, p, out, "dagger_array_dot");
 }

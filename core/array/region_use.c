@@ -18,7 +18,7 @@ dagger_status_t dg_arr_open(dagger_runtime_t *rt, dagger_region_t *user, dg_arr_
     /* The region handle is opaque to users; here we only check it belongs
      * to the arrays' runtime, so chunks of one runtime never reach another's
      * planner. */
-    if (!dg_handle_live(user) || !user->tasks || user->tasks->region != user)
+    if (!dg_handle_live_kind(user, DG_HANDLE_REGION) || !user->tasks || user->tasks->region != user)
         return dg_error(DAGGER_ERR_BAD_HANDLE, "%s: not an open region (NULL for a region of the "
                         "call's own)", fn);
     if (user->tasks->rt != rt)

@@ -95,3 +95,24 @@ int dg_arr_param(dagger_task_t *t, int i, void *p, size_t len)
     memcpy(p, s.data, len);
     return 0;
 }
+
+uint64_t dg_arr_load_u(dagger_dtype_t t, const void *p)
+{
+    if (t == DAGGER_I32) {
+        int32_t v;
+        memcpy(&v, p, sizeof(v));
+        return (uint64_t)(int64_t)v;
+    }
+    uint64_t v;
+    memcpy(&v, p, sizeof(v));
+    return v;
+}
+
+void dg_arr_store_u(dagger_dtype_t t, void *p, uint64_t v)
+{
+    if (t == DAGGER_I32) {
+        uint32_t w = (uint32_t)v; /* two's complement: the low 32 bits */
+        memcpy(p, &w, sizeof(w));
+    } else
+        memcpy(p, &v, sizeof(v));
+}

@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/alloc.h"
+#include "core/api/tasks.h"
 #include "core/array/stencil_internal.h"
 #include "core/status_internal.h"
 
@@ -27,13 +29,24 @@ static dagger_status_t check_array(const dagger_array_t *shape, dagger_array_t *
     if (!dg_arr_get(a, fn_create))
         return dg_error(DAGGER_ERR_BAD_HANDLE, "%s: expression %d: %s is not a live array",
                         fn_create, e, what);
+    dagger_status_t st = dg_arr_no_view(a, fn_create);
+    if (st != DAGGER_OK)
+        return st;
     DG_CHECK_ARG(same_grid(shape, a), "%s: expression %d: %s differs from the first output in "
                  "dims or block sizes; every array of a sweep has the same dims and blocks",
                  fn_create, e, what);
     return DAGGER_OK;
 }
 
-static dagger_status_t check_expr(const dagger_array_t *shape, const dagger_stencil_expr_t *x, int e)
+/* The inputs of expression x: the kernel's, then the element-wise operand
+ * (in[nin]) when lhs, its operation, is not 0. */
+static int nall(const dagger_stencil_expr_t *x, uint32_t lhs)
+{
+    return x->nin + (lhs != 0);
+}
+
+static dagger_status_t check_expr(const dagger_array_t *shape, const dagger_stencil_expr_t *x, int e,
+                                  uint32_t lhs)
 {
     dagger_status_t st = check_array(shape, x->out, e, "the output");
     if (st != DAGGER_OK)
@@ -56,7 +69,7 @@ static dagger_status_t check_expr(const dagger_array_t *shape, const dagger_sten
     DG_CHECK_ARG(x->nin >= 1 || k == DG_ST_CONST || k > DG_ST_SUM,
                  "%s: expression %d: DAGGER_STENCIL_COPY and _SUM read input 0, but it has none",
                  fn_create, e);
-    for (int i = 0; i < x->nin; i++) {
+    for (int i = 0; i < nall(x, lhs); i++) {
         char what[32];
         snprintf(what, sizeof(what), "input %d", i);
         st = check_array(shape, x->in[i].array, e, what);
@@ -138,7 +151,7 @@ static int phase_pack(builder_t *b, dg_st_phase_t *ph, const dagger_stencil_inpu
     }
     if (s->npacks == b->cap_packs) {
         int cap = b->cap_packs ? 2 * b->cap_packs : 8;
-        dg_st_pack_t *n = realloc(s->packs, (size_t)cap * sizeof(*n));
+        dg_st_pack_t *n = dg_realloc(s->packs, (size_t)cap * sizeof(*n));
         if (!n)
             return -2;
         s->packs = n;
@@ -154,9 +167,9 @@ static int phase_pack(builder_t *b, dg_st_phase_t *ph, const dagger_stencil_inpu
 }
 
 /* Adds expression x to phase ph; -1 if the phase has no room, -2 if out of memory. */
-static int add_expr(builder_t *b, dg_st_phase_t *ph, const dagger_stencil_expr_t *x)
+static int add_expr(builder_t *b, dg_st_phase_t *ph, const dagger_stencil_expr_t *x, uint32_t lhs)
 {
-    for (int i = 0; i < x->nin; i++) {
+    for (int i = 0; i < nall(x, lhs); i++) {
         int r = has_window(&x->in[i]) ? phase_pack(b, ph, &x->in[i])
                                       : operand(ph, x->in[i].array, -1, DAGGER_MODE_IN);
         if (r < 0)
@@ -181,7 +194,7 @@ static int needs_new_phase(const dagger_stencil_t *s, const dg_st_phase_t *ph, i
 static dagger_status_t build_phases(dagger_stencil_t *s)
 {
     builder_t b = {s, 0};
-    s->phases = calloc((size_t)s->nexpr, sizeof(*s->phases));
+    s->phases = dg_calloc((size_t)s->nexpr, sizeof(*s->phases));
     if (!s->phases)
         return dg_error(DAGGER_ERR_NO_MEMORY, "%s: out of memory", fn_create);
     dg_st_phase_t *ph = NULL;
@@ -192,13 +205,13 @@ static dagger_status_t build_phases(dagger_stencil_t *s)
         }
         dg_st_phase_t saved = *ph;
         int saved_packs = s->npacks;
-        int r = add_expr(&b, ph, &s->exprs[e]);
+        int r = add_expr(&b, ph, &s->exprs[e], s->lhs[e]);
         if (r == -1 && ph->first < e) { /* full: start a new phase with e */
             *ph = saved;
             s->npacks = saved_packs;
             ph = &s->phases[s->nphases++];
             ph->first = e;
-            r = add_expr(&b, ph, &s->exprs[e]);
+            r = add_expr(&b, ph, &s->exprs[e], s->lhs[e]);
         }
         if (r == -2)
             return dg_error(DAGGER_ERR_NO_MEMORY, "%s: out of memory", fn_create);
@@ -214,7 +227,7 @@ static dagger_status_t build_phases(dagger_stencil_t *s)
 static dagger_status_t alloc_pack(dagger_stencil_t *s, dg_st_pack_t *p, const dagger_array_t *home)
 {
     const dagger_array_t *a = p->src;
-    p->pad = calloc(a->nblocks, sizeof(*p->pad));
+    p->pad = dg_calloc(a->nblocks, sizeof(*p->pad));
     if (!p->pad)
         return dg_error(DAGGER_ERR_NO_MEMORY, "%s: out of memory", fn_create);
     p->nblocks = a->nblocks;
@@ -255,7 +268,7 @@ static dagger_status_t build_template(dagger_stencil_t *s, dg_st_phase_t *ph)
     size_t len = fixed;
     for (int e = ph->first; e < ph->first + ph->count; e++)
         len += (s->exprs[e].args_len + 7) & ~(size_t)7;
-    unsigned char *t = calloc(1, len);
+    unsigned char *t = dg_calloc(1, len);
     if (!t)
         return dg_error(DAGGER_ERR_NO_MEMORY, "%s: out of memory", fn_create);
     dg_st_sweep_hdr_t h = {.nexpr = (uint32_t)ph->count, .ndims = (uint32_t)s->shape->ndims};
@@ -267,8 +280,9 @@ static dagger_status_t build_template(dagger_stencil_t *s, dg_st_phase_t *ph)
             .out_arg = (uint32_t)op_of(ph, x->out, -1), .assign = (uint32_t)x->assign,
             .kernel = x->kernel.id, .nin = (uint32_t)x->nin, .value = x->value,
             .args_off = (uint32_t)at, .args_len = (uint32_t)x->args_len,
+            .lhs_op = s->lhs[e],
         };
-        for (int i = 0; i < x->nin; i++) {
+        for (int i = 0; i < nall(x, s->lhs[e]); i++) {
             const dagger_stencil_input_t *in = &x->in[i];
             int w = has_window(in);
             int arg = w ? pack_op(s, ph, in) : op_of(ph, in->array, -1);
@@ -327,23 +341,27 @@ static void free_stencil(dagger_stencil_t *s)
     for (int e = 0; s->exprs && e < s->nexpr; e++)
         free((void *)s->exprs[e].args);
     free(s->exprs);
+    free(s->lhs);
     free(s->phases);
     free(s->packs);
     s->magic = 0;
     free(s);
 }
 
-static dagger_status_t copy_exprs(dagger_stencil_t *s, int nexpr, const dagger_stencil_expr_t *x)
+static dagger_status_t copy_exprs(dagger_stencil_t *s, int nexpr, const dagger_stencil_expr_t *x,
+                                  const uint32_t *lhs)
 {
-    s->exprs = calloc((size_t)nexpr, sizeof(*s->exprs));
-    if (!s->exprs)
+    s->exprs = dg_calloc((size_t)nexpr, sizeof(*s->exprs));
+    s->lhs = dg_calloc((size_t)nexpr, sizeof(*s->lhs));
+    if (!s->exprs || !s->lhs)
         return dg_error(DAGGER_ERR_NO_MEMORY, "%s: out of memory", fn_create);
     for (int e = 0; e < nexpr; e++, s->nexpr++) {
         s->exprs[e] = x[e];
+        s->lhs[e] = lhs ? lhs[e] : 0;
         s->exprs[e].args = NULL;
         if (!x[e].args_len)
             continue;
-        void *a = malloc(x[e].args_len);
+        void *a = dg_malloc(x[e].args_len);
         if (!a)
             return dg_error(DAGGER_ERR_NO_MEMORY, "%s: out of memory", fn_create);
         memcpy(a, x[e].args, x[e].args_len);
@@ -355,27 +373,37 @@ static dagger_status_t copy_exprs(dagger_stencil_t *s, int nexpr, const dagger_s
 dagger_status_t dagger_stencil_create(dagger_runtime_t *rt, int nexpr,
                                       const dagger_stencil_expr_t *exprs, dagger_stencil_t **out)
 {
+    return dg_st_create(rt, nexpr, exprs, NULL, out);
+}
+
+dagger_status_t dg_st_create(dagger_runtime_t *rt, int nexpr, const dagger_stencil_expr_t *exprs,
+                             const uint32_t *lhs, dagger_stencil_t **out)
+{
     DG_CHECK_ARG(out, "%s: NULL output", fn_create);
     *out = NULL;
-    if (dagger_nranks(rt) < 1)
-        return dg_error(DAGGER_ERR_BAD_HANDLE, "%s: not a live runtime handle", fn_create);
+    dg_tasks_t *t = dg_tasks_get(rt, fn_create);
+    if (!t)
+        return DAGGER_ERR_BAD_HANDLE;
+    if (t->region) /* its padded buffers are chunks, created between regions */
+        return dg_error(DAGGER_ERR_STATE, "%s: a region is open; prepare stencils before "
+                        "dagger_region_begin (dagger_stencil_run may then run inside it)", fn_create);
     DG_CHECK_ARG(nexpr >= 1 && exprs, "%s: %d expressions (at least 1, non-NULL)", fn_create, nexpr);
     const dagger_array_t *shape = dg_arr_get(exprs[0].out, fn_create);
     if (!shape)
         return DAGGER_ERR_BAD_HANDLE;
     DG_CHECK_ARG(shape->rt == rt, "%s: the arrays belong to another runtime", fn_create);
     for (int e = 0; e < nexpr; e++) {
-        dagger_status_t st = check_expr(shape, &exprs[e], e);
+        dagger_status_t st = check_expr(shape, &exprs[e], e, lhs ? lhs[e] : 0);
         if (st != DAGGER_OK)
             return st;
     }
-    dagger_stencil_t *s = calloc(1, sizeof(*s));
+    dagger_stencil_t *s = dg_calloc(1, sizeof(*s));
     if (!s)
         return dg_error(DAGGER_ERR_NO_MEMORY, "%s: out of memory", fn_create);
     s->magic = DG_ST_MAGIC;
     s->rt = rt;
     s->shape = shape;
-    dagger_status_t st = copy_exprs(s, nexpr, exprs);
+    dagger_status_t st = copy_exprs(s, nexpr, exprs, lhs);
     if (st == DAGGER_OK)
         st = prepare(s);
     if (st == DAGGER_OK && dg_arr_live_add(s))
@@ -408,14 +436,21 @@ dagger_status_t dagger_stencil_destroy(dagger_stencil_t *s)
 
 /* ------------------------------------------------------------ run */
 
+typedef struct st_codelets {
+    dagger_codelet_t pack, extend, sweep;
+} st_codelets_t;
+
 static dagger_status_t submit_phase(dagger_region_t *r, const dagger_stencil_t *s,
-                                    const dg_st_phase_t *ph, dagger_codelet_t pack,
-                                    dagger_codelet_t sweep, unsigned char *scratch)
+                                    const dg_st_phase_t *ph, const st_codelets_t *cl,
+                                    unsigned char *scratch)
 {
     dagger_status_t st = DAGGER_OK;
     for (int i = 0; i < ph->nops && st == DAGGER_OK; i++)
-        if (ph->ops[i].pack >= 0)
-            st = dg_st_submit_packs(r, pack, s, &s->packs[ph->ops[i].pack]);
+        if (ph->ops[i].pack >= 0) {
+            st = dg_st_submit_packs(r, cl->pack, s, &s->packs[ph->ops[i].pack]);
+            if (st == DAGGER_OK)
+                st = dg_st_submit_extends(r, cl->extend, s, &s->packs[ph->ops[i].pack]);
+        }
     memcpy(scratch, ph->tmpl, ph->tmpl_len);
     for (size_t b = 0; b < s->shape->nblocks && st == DAGGER_OK; b++) {
         dg_st_sweep_hdr_t h;
@@ -433,7 +468,7 @@ static dagger_status_t submit_phase(dagger_region_t *r, const dagger_stencil_t *
                                      .view = dagger_view(s->rt, c)};
         }
         args[ph->nops] = DAGGER_VALUE(scratch, ph->tmpl_len);
-        st = dagger_submit(r, sweep, ph->nops + 1, args, NULL, NULL, NULL);
+        st = dagger_submit(r, cl->sweep, ph->nops + 1, args, NULL, NULL, NULL);
     }
     return st;
 }
@@ -443,7 +478,7 @@ static dagger_status_t check_alive(const dagger_stencil_t *s)
     for (int e = 0; e < s->nexpr; e++) {
         if (!dg_arr_get(s->exprs[e].out, "dagger_stencil_run"))
             return DAGGER_ERR_BAD_HANDLE;
-        for (int i = 0; i < s->exprs[e].nin; i++)
+        for (int i = 0; i < nall(&s->exprs[e], s->lhs[e]); i++)
             if (!dg_arr_get(s->exprs[e].in[i].array, "dagger_stencil_run"))
                 return DAGGER_ERR_BAD_HANDLE;
     }
@@ -452,15 +487,17 @@ static dagger_status_t check_alive(const dagger_stencil_t *s)
 
 static dagger_status_t submit_all(dagger_region_t *r, const dagger_stencil_t *s)
 {
-    dagger_codelet_t pack, sweep;
-    dagger_status_t st = dg_arr_codelet(s->rt, DG_ARR_CL_PACK, &pack);
+    st_codelets_t cl;
+    dagger_status_t st = dg_arr_codelet(s->rt, DG_ARR_CL_PACK, &cl.pack);
     if (st == DAGGER_OK)
-        st = dg_arr_codelet(s->rt, DG_ARR_CL_SWEEP, &sweep);
+        st = dg_arr_codelet(s->rt, DG_ARR_CL_EXTEND, &cl.extend);
+    if (st == DAGGER_OK)
+        st = dg_arr_codelet(s->rt, DG_ARR_CL_SWEEP, &cl.sweep);
     for (int f = 0; f < s->nphases && st == DAGGER_OK; f++) {
-        unsigned char *scratch = malloc(s->phases[f].tmpl_len);
+        unsigned char *scratch = dg_malloc(s->phases[f].tmpl_len);
         if (!scratch)
             return dg_error(DAGGER_ERR_NO_MEMORY, "dagger_stencil_run: out of memory");
-        st = submit_phase(r, s, &s->phases[f], pack, sweep, scratch);
+        st = submit_phase(r, s, &s->phases[f], &cl, scratch);
         free(scratch);
     }
     return st;

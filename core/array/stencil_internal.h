@@ -41,6 +41,9 @@ struct dagger_stencil {
     const dagger_array_t *shape;            /* exprs[0].out: dims and blocks of every array */
     int nexpr;
     dagger_stencil_expr_t *exprs;           /* copies; args copied too */
+    uint32_t *lhs;                          /* per expression: 0, or the dagger_array_op_t
+                                               that combines in[nin] (an element-wise
+                                               operand) with the kernel's value */
     int nphases;
     dg_st_phase_t *phases;
     int npacks;
@@ -70,6 +73,7 @@ typedef struct dg_st_expr_param {
     double value;
     uint32_t args_off;                      /* user bytes: offset from the block start */
     uint32_t args_len;
+    uint32_t lhs_op;                        /* 0, or value = in[nin] lhs_op kernel value */
     dg_st_in_param_t in[DAGGER_STENCIL_MAX_IN];
 } dg_st_expr_param_t;
 
@@ -81,8 +85,39 @@ typedef struct dg_st_pack_param {
     double pad;
 } dg_st_pack_param_t;
 
+/* ---- parameters of the extend codelet (stencil_extend.c) ---- */
+
+/* The ghosts of one side of one dimension, inside a box of a padded buffer
+ * that holds them and their sources: ghost j (1..count) is at edge + side*j. */
+typedef struct dg_st_extend_param {
+    uint32_t kind;                          /* an affine dagger_boundary_kind_t */
+    uint32_t dim;
+    int32_t side;                           /* -1 low edge, +1 high edge */
+    uint32_t count;
+    uint64_t edge;                          /* the edge element's position in the box */
+} dg_st_extend_param_t;
+
+/* 1 for the boundary kinds whose ghosts are combinations of the array's own
+ * values near the edge rather than copies of elements (so no halo moves). */
+static inline int dg_st_bc_affine(dagger_boundary_kind_t k)
+{
+    return k == DAGGER_BC_ANTIREFLECT_SYMMETRIC || k == DAGGER_BC_ANTIREFLECT_MIRROR ||
+           k == DAGGER_BC_LINEAR_EXTRAPOLATE;
+}
+
+/* Submits the extend tasks of one pack for every block: after its pack
+ * tasks, one per affine dimension and edge the block's padded range crosses. */
+dagger_status_t dg_st_submit_extends(dagger_region_t *r, dagger_codelet_t cl,
+                                     const dagger_stencil_t *s, const dg_st_pack_t *p);
+
 /* Built-in kernel ids (public: DAGGER_STENCIL_CONST, _COPY, _SUM). */
 enum { DG_ST_CONST = 1, DG_ST_COPY = 2, DG_ST_SUM = 3 };
+
+/* dagger_stencil_create with, per expression, lhs[e] = 0 or the operation
+ * that combines the element-wise operand exprs[e].in[nin] (no window) with
+ * the kernel's value before it meets the output (lhs NULL: none). */
+dagger_status_t dg_st_create(dagger_runtime_t *rt, int nexpr, const dagger_stencil_expr_t *exprs,
+                             const uint32_t *lhs, dagger_stencil_t **out);
 
 /* Submits the pack tasks of one pack for every block (stencil_pack.c). */
 dagger_status_t dg_st_submit_packs(dagger_region_t *r, dagger_codelet_t cl, const dagger_stencil_t *s,

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/alloc.h"
 #include "core/array/stencil_internal.h"
 
 /* ------------------------------------------------------------ pack */
@@ -116,6 +117,7 @@ typedef struct sweep_ctx {
     win_src_t src[DAGGER_STENCIL_MAX_IN];
     size_t n;                                /* line length */
     double *v;                               /* the line's values */
+    double *l;                               /* the element-wise operand's line (lhs_op) */
 } sweep_ctx_t;
 
 /* Input i's element (0, i1, i2, i3) of the block. */
@@ -162,7 +164,7 @@ static int window_sum_line(sweep_ctx_t *c, const char *centre)
         d[k] = (ptrdiff_t)w->dist[k];
         nrows *= k ? (size_t)(2 * d[k] + 1) : 1;
     }
-    const char *stack[MAX_ROWS], **rows = nrows <= MAX_ROWS ? stack : malloc(nrows * sizeof(*rows));
+    const char *stack[MAX_ROWS], **rows = nrows <= MAX_ROWS ? stack : dg_malloc(nrows * sizeof(*rows));
     if (!rows)
         return -1;
     size_t r = 0;
@@ -207,11 +209,25 @@ static int eval_line(sweep_ctx_t *c, size_t i1, size_t i2, size_t i3)
     return 0;
 }
 
+/* v = lhs op v over the line: the fused element-wise operation. */
+static void combine_lhs(sweep_ctx_t *c, size_t i1, size_t i2, size_t i3)
+{
+    const win_src_t *s = &c->src[c->e->nin];
+    load_line(s->slot.dtype, line_start(s, i1, i2, i3), c->n, c->l);
+    double *v = c->v, *l = c->l;
+    switch (c->e->lhs_op) {
+    case DAGGER_ARRAY_ADD: for (size_t i = 0; i < c->n; i++) v[i] = l[i] + v[i]; break;
+    case DAGGER_ARRAY_SUB: for (size_t i = 0; i < c->n; i++) v[i] = l[i] - v[i]; break;
+    case DAGGER_ARRAY_MUL: for (size_t i = 0; i < c->n; i++) v[i] = l[i] * v[i]; break;
+    default: for (size_t i = 0; i < c->n; i++) v[i] = l[i] / v[i]; break;
+    }
+}
+
 /* Sets up the windows of the expression's inputs. */
 static void setup_inputs(dagger_task_t *t, sweep_ctx_t *c)
 {
     const dg_st_expr_param_t *e = c->e;
-    for (uint32_t i = 0; i < e->nin; i++) {
+    for (uint32_t i = 0; i < e->nin + (e->lhs_op != 0); i++) {
         const dg_st_in_param_t *in = &e->in[i];
         win_src_t *s = &c->src[i];
         s->slot = dagger_task_arg(t, in->arg);
@@ -243,9 +259,10 @@ static int run_expr(dagger_task_t *t, const dg_st_sweep_hdr_t *h, const dg_st_ex
     for (int k = 0; k < DAGGER_MAX_DIMS; k++)
         ext[k] = k < o.ndims ? o.dims[k] : 1;
     c.n = ext[0];
-    c.v = malloc(c.n * sizeof(double));
+    c.v = dg_malloc(2 * c.n * sizeof(double));
     if (!c.v)
         return dagger_task_fail(t, "out of memory for a line of %zu values", c.n);
+    c.l = c.v + c.n;
     setup_inputs(t, &c);
     for (size_t i3 = 0; i3 < ext[3]; i3++)
         for (size_t i2 = 0; i2 < ext[2]; i2++)
@@ -254,6 +271,8 @@ static int run_expr(dagger_task_t *t, const dg_st_sweep_hdr_t *h, const dg_st_ex
                     free(c.v);
                     return dagger_task_fail(t, "out of memory for a window's rows");
                 }
+                if (e->lhs_op)
+                    combine_lhs(&c, i1, i2, i3);
                 char *po = (char *)o.data + (i1 * o.strides[1] + i2 * o.strides[2] + i3 * o.strides[3]) * oes;
                 store_line(o.dtype, (dagger_stencil_assign_t)e->assign, po, c.n, c.v);
             }

@@ -58,6 +58,8 @@ static void add_zone(pieces_t *ps, ptrdiff_t a, ptrdiff_t b, size_t dst, ptrdiff
         return;
     }
     int left = a < 0;
+    if (dg_st_bc_affine(bc))
+        return; /* computed from the padded buffer itself (stencil_extend.c) */
     switch (bc) {
     case DAGGER_BC_PAD:
         push(ps, (piece_t){dst, len, 1, 0, 0});
@@ -162,11 +164,17 @@ dagger_status_t dg_st_check_window(const dagger_array_t *a, const dagger_stencil
         DG_CHECK_ARG(k < a->ndims, "%s: a window of width %zu along dimension %d of a %d-D array",
                      fn, d, k, a->ndims);
         dagger_boundary_kind_t bc = in->bc[k].kind;
-        DG_CHECK_ARG(bc >= DAGGER_BC_WRAP && bc <= DAGGER_BC_REFLECT_MIRROR,
+        DG_CHECK_ARG(bc >= DAGGER_BC_WRAP && bc <= DAGGER_BC_LINEAR_EXTRAPOLATE,
                      "%s: unknown boundary condition %d for dimension %d (use DAGGER_BC_WRAP, "
-                     "_CLAMP, _PAD, _REFLECT_SYMMETRIC or _REFLECT_MIRROR)", fn, (int)bc, k);
-        size_t most = bc == DAGGER_BC_REFLECT_MIRROR ? n - 1
-                      : bc == DAGGER_BC_WRAP || bc == DAGGER_BC_REFLECT_SYMMETRIC ? n : SIZE_MAX;
+                     "_CLAMP, _PAD, _REFLECT_SYMMETRIC, _REFLECT_MIRROR, _ANTIREFLECT_SYMMETRIC, "
+                     "_ANTIREFLECT_MIRROR or _LINEAR_EXTRAPOLATE)", fn, (int)bc, k);
+        DG_CHECK_ARG(bc != DAGGER_BC_LINEAR_EXTRAPOLATE || n >= 2,
+                     "%s: DAGGER_BC_LINEAR_EXTRAPOLATE along dimension %d needs at least 2 "
+                     "elements to draw its line; the dimension has 1 (use DAGGER_BC_CLAMP)", fn, k);
+        int mirror = bc == DAGGER_BC_REFLECT_MIRROR || bc == DAGGER_BC_ANTIREFLECT_MIRROR;
+        int sym = bc == DAGGER_BC_WRAP || bc == DAGGER_BC_REFLECT_SYMMETRIC ||
+                  bc == DAGGER_BC_ANTIREFLECT_SYMMETRIC;
+        size_t most = mirror ? n - 1 : sym ? n : SIZE_MAX;
         DG_CHECK_ARG(d <= most, "%s: a window reaching %zu elements past the edge of dimension %d "
                      "(%zu long) with this boundary condition; at most %zu", fn, d, k, n, most);
     }

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/alloc.h"
 #include "core/array/tiles.h"
 #include "core/common.h"
 #include "core/status_internal.h"
@@ -20,15 +21,18 @@ static dagger_status_t cut_dim(dg_arr_tiles_t *t, int k, size_t lo, size_t hi)
     size_t n = 2;
     for (int i = 0; i < t->nops; i++)
         n += (hi - lo) / t->ops[i]->block[t->dim_of[i][k]] + 1;
-    size_t *c = malloc(n * sizeof(*c));
+    size_t *c = dg_malloc(n * sizeof(*c));
     if (!c)
         return dg_error(DAGGER_ERR_NO_MEMORY, "array tiles: out of memory");
     size_t m = 0;
     c[m++] = lo;
     c[m++] = hi;
     for (int i = 0; i < t->nops; i++) {
-        size_t b = t->ops[i]->block[t->dim_of[i][k]];
-        for (size_t e = (lo / b + 1) * b; e < hi; e += b)
+        /* A view's block edges sit at multiples of the block size in its
+         * parent, o before that in the view's own indices. */
+        int j = t->dim_of[i][k];
+        size_t b = t->ops[i]->block[j], o = t->ops[i]->origin[j];
+        for (size_t e = ((lo + o) / b + 1) * b - o; e < hi; e += b)
             c[m++] = e;
     }
     qsort(c, m, sizeof(*c), cmp_size);
@@ -93,8 +97,9 @@ static void locate(const dg_arr_tiles_t *t, int i, const dg_arr_tile_t *tile,
     const dagger_array_t *a = t->ops[i];
     for (int k = 0; k < DAGGER_MAX_DIMS; k++) {
         int j = t->dim_of[i][k];
-        idx[j] = tile->off[k] / a->block[j];
-        off[j] = tile->off[k] - idx[j] * a->block[j];
+        size_t g = tile->off[k] + a->origin[j]; /* the index in the parent for a view */
+        idx[j] = g / a->block[j];
+        off[j] = g - idx[j] * a->block[j];
         ext[j] = tile->ext[k];
     }
 }
@@ -103,14 +108,15 @@ size_t dg_arr_tile_block(const dg_arr_tiles_t *t, int i, const dg_arr_tile_t *ti
 {
     size_t idx[DAGGER_MAX_DIMS], off[DAGGER_MAX_DIMS], ext[DAGGER_MAX_DIMS];
     locate(t, i, tile, idx, off, ext);
-    return dg_arr_block_at(t->ops[i], idx);
+    return dg_arr_block_at(dg_arr_root(t->ops[i]), idx);
 }
 
 dagger_view_t dg_arr_tile_view(const dg_arr_tiles_t *t, int i, const dg_arr_tile_t *tile)
 {
     size_t idx[DAGGER_MAX_DIMS], off[DAGGER_MAX_DIMS], ext[DAGGER_MAX_DIMS];
     locate(t, i, tile, idx, off, ext);
-    return dg_arr_sub_view(t->ops[i], dg_arr_block_at(t->ops[i], idx), off, ext);
+    const dagger_array_t *root = dg_arr_root(t->ops[i]);
+    return dg_arr_sub_view(root, dg_arr_block_at(root, idx), off, ext);
 }
 
 dagger_status_t dg_arr_check_match(const dagger_array_t *a, const dagger_array_t *b,

@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "actors/system.h"
+#include "core/alloc.h"
 #include "core/common.h"
 #include "core/status_internal.h"
 #include "core/trace/trace.h"
@@ -25,10 +27,10 @@ static uint64_t slot_hash(uint64_t chunk, uint32_t space)
 dagger_status_t dg_bufs_init(dg_bufs_t *b, size_t pool_limit)
 {
     memset(b, 0, sizeof(*b));
-    b->cap = 1024;
-    b->slots = calloc(b->cap, sizeof(*b->slots));
-    if (!b->slots)
+    b->slots = dg_calloc(1024, sizeof(*b->slots));
+    if (!b->slots) /* b stays all zero: dg_bufs_cleanup is then a no-op */
         return dg_error(DAGGER_ERR_NO_MEMORY, "buffer table: out of memory");
+    b->cap = 1024;
     pthread_mutex_init(&b->pool_lock, NULL);
     b->pool_limit = pool_limit;
     b->spaces[0].ops = &dg_host_memspace_ops;
@@ -37,6 +39,8 @@ dagger_status_t dg_bufs_init(dg_bufs_t *b, size_t pool_limit)
 
 void dg_bufs_cleanup(dg_bufs_t *b)
 {
+    if (!b->slots) /* never initialised, or its init failed */
+        return;
     for (size_t i = 0; i < b->cap; i++) {
         dg_buf_entry_t *e = &b->slots[i];
         if (e->chunk && e->chunk != DG_TOMB)
@@ -75,7 +79,7 @@ static int grow(dg_bufs_t *b)
     dg_bufs_t nb = *b;
     /* Mostly tombstones (chunks created and freed): rehash at the same size. */
     nb.cap = b->used * 2 >= b->cap / 2 ? b->cap * 2 : b->cap;
-    nb.slots = calloc(nb.cap, sizeof(*nb.slots));
+    nb.slots = dg_calloc(nb.cap, sizeof(*nb.slots));
     if (!nb.slots)
         return -1;
     nb.used = nb.tombs = 0;
@@ -128,36 +132,65 @@ static void *pool_take(dg_bufs_t *b, size_t bytes)
     return ptr;
 }
 
-dagger_status_t dg_bufs_alloc(dg_bufs_t *b, uint64_t chunk, uint32_t space, size_t bytes,
-                              int home, int zero, void **ptr)
+/* Whether the calling thread runs the turn of the actor that owns space
+ * (counted: every allocation and release should be inside one). */
+static void count_owner(dg_bufs_t *b, uint32_t space)
 {
-    DG_ASSERT(chunk != 0 && chunk != DG_TOMB);
+    dagger_ctx_t *ctx = dg_act_current_ctx();
+    int mine = ctx && dagger_actor_addr_eq(dagger_ctx_self(ctx), b->owner[space]);
+    atomic_fetch_add_explicit(mine ? &b->in_owner_turn : &b->outside_owner_turn, 1,
+                              memory_order_relaxed);
+}
+
+dagger_status_t dg_bufs_mem_get(dg_bufs_t *b, uint32_t space, size_t bytes, int zero, void **ptr)
+{
     dg_memspace_t *ms = space < DG_MAX_SPACES ? &b->spaces[space] : NULL;
     if (!ms || !ms->ops)
         return dg_error(DAGGER_ERR_UNSUPPORTED, "memory space %u does not exist on this rank",
                         space);
-    if ((b->used + b->tombs + 1) * 4 > b->cap * 3 && grow(b))
-        return dg_error(DAGGER_ERR_NO_MEMORY, "buffer table: out of memory");
-    size_t alloc = bytes < sizeof(dg_pool_block_t) ? sizeof(dg_pool_block_t) : bytes;
+    count_owner(b, space);
+    size_t alloc = dg_bufs_block_size(bytes);
     void *mem = space == 0 ? pool_take(b, alloc) : NULL;
     if (!mem) {
         mem = ms->ops->alloc(ms, alloc);
         if (!mem)
-            return dg_error(DAGGER_ERR_NO_MEMORY, "cannot allocate %zu bytes of %s memory for "
-                            "chunk %llu", bytes, ms->ops->name, (unsigned long long)chunk);
+            return dg_error(DAGGER_ERR_NO_MEMORY, "cannot allocate %zu bytes of %s memory", bytes,
+                            ms->ops->name);
     }
     if (zero && space == 0)
         memset(mem, 0, alloc);
+    *ptr = mem;
+    return DAGGER_OK;
+}
+
+dagger_status_t dg_bufs_insert(dg_bufs_t *b, uint64_t chunk, uint32_t space, int home, void *ptr,
+                               size_t bytes)
+{
+    DG_ASSERT(chunk != 0 && chunk != DG_TOMB);
+    if ((b->used + b->tombs + 1) * 4 > b->cap * 3 && grow(b))
+        return dg_error(DAGGER_ERR_NO_MEMORY, "buffer table: out of memory");
     dg_buf_entry_t *e = probe(b, chunk, space, 1);
     DG_ASSERT(e->chunk == 0 || e->chunk == DG_TOMB);
     if (e->chunk == DG_TOMB)
         b->tombs--;
-    *e = (dg_buf_entry_t){chunk, space, (uint32_t)home, mem, alloc};
+    *e = (dg_buf_entry_t){chunk, space, (uint32_t)home, ptr, bytes};
     b->used++;
-    *ptr = mem;
     if (DG_TRACE_ON())
-        dg_trace_mem(DG_TRM_ALLOC, chunk, space, alloc, home);
+        dg_trace_mem(DG_TRM_ALLOC, chunk, space, bytes, home);
     return DAGGER_OK;
+}
+
+dagger_status_t dg_bufs_alloc(dg_bufs_t *b, uint64_t chunk, uint32_t space, size_t bytes,
+                              int home, int zero, void **ptr)
+{
+    void *mem;
+    dagger_status_t st = dg_bufs_mem_get(b, space, bytes, zero, &mem);
+    if (st == DAGGER_OK && (st = dg_bufs_insert(b, chunk, space, home, mem,
+                                                dg_bufs_block_size(bytes))) != DAGGER_OK)
+        dg_bufs_release(b, space, mem, dg_bufs_block_size(bytes));
+    if (st == DAGGER_OK)
+        *ptr = mem;
+    return st;
 }
 
 dg_buf_entry_t *dg_bufs_find(dg_bufs_t *b, uint64_t chunk, uint32_t space)
@@ -183,6 +216,7 @@ void dg_bufs_release(dg_bufs_t *b, uint32_t space, void *ptr, size_t bytes)
 {
     if (!ptr)
         return;
+    count_owner(b, space);
     if (DG_TRACE_ON())
         dg_trace_mem(DG_TRM_RELEASE, 0, space, bytes, 0);
     if (space != 0) {

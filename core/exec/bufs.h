@@ -6,7 +6,9 @@
 #ifndef DG_EXEC_BUFS_H
 #define DG_EXEC_BUFS_H
 
+#include <dagger/actor.h>
 #include <dagger/status.h>
+#include <stdatomic.h>
 #include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -37,13 +39,33 @@ typedef struct dg_bufs {
         struct dg_pool_block *head;
     } pool[DG_POOL_SIZES];
     size_t pool_bytes, pool_limit;
+    /* The memory-space actor that owns each space (docs/design.md section
+     * 6): allocations and releases are counted by whether they run inside
+     * its turn (tests check that all do). */
+    dagger_actor_addr_t owner[DG_MAX_SPACES];
+    _Atomic uint64_t in_owner_turn, outside_owner_turn;
 } dg_bufs_t;
 
 dagger_status_t dg_bufs_init(dg_bufs_t *b, size_t pool_limit);
 void dg_bufs_cleanup(dg_bufs_t *b);
 
-/* Allocates bytes (from the pool when a block of that size is kept) and
- * records it as the buffer of (chunk, space). zero: clear the memory. */
+/* The size of the block that holds bytes (small buffers get room for the
+ * pool's link). */
+static inline size_t dg_bufs_block_size(size_t bytes)
+{
+    return bytes < 2 * sizeof(void *) ? 2 * sizeof(void *) : bytes;
+}
+
+/* The memory-space actor's side: a block of dg_bufs_block_size(bytes)
+ * bytes of space (from the pool when one of that size is kept). zero:
+ * clear it. */
+dagger_status_t dg_bufs_mem_get(dg_bufs_t *b, uint32_t space, size_t bytes, int zero, void **ptr);
+/* The executor's side: records ptr (bytes: the block size) as the buffer of
+ * (chunk, space). */
+dagger_status_t dg_bufs_insert(dg_bufs_t *b, uint64_t chunk, uint32_t space, int home, void *ptr,
+                               size_t bytes);
+/* Both in one (tests): allocates bytes and records it as the buffer of
+ * (chunk, space). zero: clear the memory. */
 dagger_status_t dg_bufs_alloc(dg_bufs_t *b, uint64_t chunk, uint32_t space, size_t bytes,
                               int home, int zero, void **ptr);
 /* The buffer of (chunk, space), or NULL. */

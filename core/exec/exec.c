@@ -2,16 +2,21 @@
 #include "core/exec/exec.h"
 
 #include <errno.h>
+#include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "actors/msg.h"
 #include "actors/system.h"
+#include "core/alloc.h"
 #include "core/common.h"
 #include "core/exec/xfer.h"
 #include "core/log.h"
 #include "core/status_internal.h"
 #include "core/trace/trace.h"
+#include "devices/space_actor.h"
 
 /* Trivial ops (ALLOC, FREE, REGION_END) finish on the thread that readies
  * them; a thread-local list keeps chains of them from recursing. */
@@ -32,7 +37,7 @@ static uint64_t pow2_at_least(uint64_t v)
 
 dagger_status_t dg_exec_create(const dg_exec_params_t *p, dg_exec_t **out)
 {
-    dg_exec_t *ex = calloc(1, sizeof(*ex));
+    dg_exec_t *ex = dg_calloc(1, sizeof(*ex));
     if (!ex)
         return dg_error(DAGGER_ERR_NO_MEMORY, "executor: out of memory");
     ex->rank = p->rank;
@@ -41,14 +46,16 @@ dagger_status_t dg_exec_create(const dg_exec_params_t *p, dg_exec_t **out)
     ex->tx = p->tx;
     ex->plan = p->plan;
     ex->hang_timeout = p->hang_timeout;
+    ex->hang_exit = p->hang_exit;
     ex->nworkers = dg_act_system_num_workers(p->actors);
     uint64_t n = pow2_at_least(p->window ? p->window : 16384);
     ex->mask = n - 1;
-    ex->ring = calloc(n, sizeof(*ex->ring));
-    ex->own = calloc((size_t)ex->nworkers, sizeof(*ex->own));
-    ex->ncodelet_slots = 256;
-    ex->codelets = calloc(ex->ncodelet_slots, sizeof(*ex->codelets));
-    if (!ex->ring || !ex->own || !ex->codelets || dg_readyq_init(&ex->shared, n)) {
+    ex->ring = dg_calloc(n, sizeof(*ex->ring));
+    ex->own = dg_calloc((size_t)ex->nworkers, sizeof(*ex->own));
+    ex->proc = dg_calloc((size_t)ex->nworkers + 1, sizeof(*ex->proc));
+    ex->proc_addr = dg_calloc((size_t)ex->nworkers + 1, sizeof(*ex->proc_addr));
+    if (dg_exec_codelets_init(ex) || !ex->ring || !ex->own || !ex->proc || !ex->proc_addr ||
+        dg_readyq_init(&ex->shared, n)) {
         dg_exec_destroy(ex);
         return dg_error(DAGGER_ERR_NO_MEMORY, "executor: out of memory");
     }
@@ -61,8 +68,14 @@ dagger_status_t dg_exec_create(const dg_exec_params_t *p, dg_exec_t **out)
     pthread_cond_init(&ex->wait_cond, NULL);
     pthread_mutex_init(&ex->fail_lock, NULL);
     dagger_status_t st = dg_bufs_init(&ex->bufs, p->pool_limit);
+    if (st == DAGGER_OK)
+        st = dg_exec_msgs_register(ex);
     if (st == DAGGER_OK && p->tx)
         st = dg_xfer_create(ex, p->tx, &ex->xfer);
+    if (st == DAGGER_OK)
+        st = dg_host_space_start(ex); /* first: the same actor id on every rank */
+    if (st == DAGGER_OK)
+        st = dg_host_procs_start(ex);
     if (st != DAGGER_OK) {
         dg_exec_destroy(ex);
         return st;
@@ -97,56 +110,11 @@ void dg_exec_destroy(dg_exec_t *ex)
     if (ex->shared.heap)
         dg_readyq_cleanup(&ex->shared);
     free(ex->own);
+    free(ex->proc);
+    free(ex->proc_addr);
     free(ex->ring);
-    free(ex->codelets);
+    dg_exec_codelets_cleanup(ex);
     free(ex);
-}
-
-/* ------------------------------------------------------------ codelets */
-
-dagger_status_t dg_exec_codelet_add(dg_exec_t *ex, uint32_t id, const char *name,
-                                    dagger_impl_fn cpu, dagger_impl_fn cuda, dagger_impl_fn hip)
-{
-    size_t used = 0;
-    for (size_t i = 0; i < ex->ncodelet_slots; i++)
-        used += ex->codelets[i].id != 0;
-    if ((used + 1) * 2 > ex->ncodelet_slots) {
-        size_t ncap = ex->ncodelet_slots * 2;
-        dg_exec_codelet_t *nc = calloc(ncap, sizeof(*nc));
-        if (!nc)
-            return dg_error(DAGGER_ERR_NO_MEMORY, "codelet table: out of memory");
-        for (size_t i = 0; i < ex->ncodelet_slots; i++) {
-            if (!ex->codelets[i].id)
-                continue;
-            size_t j = ex->codelets[i].id & (ncap - 1);
-            while (nc[j].id)
-                j = (j + 1) & (ncap - 1);
-            nc[j] = ex->codelets[i];
-        }
-        free(ex->codelets);
-        ex->codelets = nc;
-        ex->ncodelet_slots = ncap;
-    }
-    size_t j = id & (ex->ncodelet_slots - 1);
-    while (ex->codelets[j].id && ex->codelets[j].id != id)
-        j = (j + 1) & (ex->ncodelet_slots - 1);
-    dg_exec_codelet_t *c = &ex->codelets[j];
-    c->id = id;
-    snprintf(c->name, sizeof(c->name), "%s", name);
-    c->cpu = cpu;
-    c->cuda = cuda;
-    c->hip = hip;
-    return DAGGER_OK;
-}
-
-const dg_exec_codelet_t *dg_exec_codelet(const dg_exec_t *ex, uint32_t id)
-{
-    for (size_t j = id & (ex->ncodelet_slots - 1);; j = (j + 1) & (ex->ncodelet_slots - 1)) {
-        if (ex->codelets[j].id == id)
-            return &ex->codelets[j];
-        if (!ex->codelets[j].id)
-            return NULL;
-    }
 }
 
 /* ------------------------------------------------------------ outcome */
@@ -171,6 +139,7 @@ void dg_exec_region_reset(dg_exec_t *ex)
     ex->fail_status = DAGGER_OK;
     ex->fail_msg[0] = '\0';
     pthread_mutex_unlock(&ex->fail_lock);
+    ex->emit_status = DAGGER_OK; /* an out-of-memory failed that region, not this one */
     ex->n_launch = ex->n_slots = ex->bytes_sent = ex->bytes_received = 0;
 }
 
@@ -183,6 +152,37 @@ static void notify_waiters(dg_exec_t *ex)
         pthread_cond_broadcast(&ex->wait_cond);
         pthread_mutex_unlock(&ex->wait_lock);
     }
+}
+
+/* A task taken from the ready queues (the processor actors' mailboxes):
+ * its dagger.proc.launch message, handled in a turn of processor w (the
+ * calling worker's, or the submitting thread's when w == nworkers). */
+static void launch(dg_exec_t *ex, dg_xop_t *op, int w)
+{
+    union {
+        dg_msg_t m;
+        unsigned char bytes[sizeof(dg_msg_t) + sizeof(dg_proc_launch_msg_t)];
+    } buf;
+    dg_proc_launch_msg_t pl = {ex, op, w, 0};
+    atomic_fetch_add_explicit(&ex->running, 1, memory_order_seq_cst);
+    buf.m.hdr = (dg_msg_hdr_t){.from = {ex->rank, 0}, .to = ex->proc_addr[w],
+                               .type = ex->msg.launch, .size = sizeof(pl)};
+    memcpy(buf.m.payload, &pl, sizeof(pl));
+    if (DG_LIKELY(dg_act_run_borrowed(ex->actors, ex->proc[w], &buf.m))) {
+        atomic_fetch_sub_explicit(&ex->running, 1, memory_order_seq_cst);
+        return;
+    }
+    /* A turn that cannot run here now: an ordinary message, its turn run
+     * here when the actor is idle. */
+    dg_act_post_t p = {.to = ex->proc_addr[w], .type = ex->msg.launch, .payload = &pl,
+                       .size = sizeof(pl), .what = "launch"};
+    int direct;
+    dagger_status_t st = dg_act_post(ex->actors, &p, &direct);
+    if (st != DAGGER_OK) {
+        dg_exec_fail(ex, op->u.launch.task, st, "a processor actor did not take its launch");
+        dg_exec_finish(ex, op);
+    }
+    atomic_fetch_sub_explicit(&ex->running, 1, memory_order_seq_cst);
 }
 
 /* Waits until cond(ex, arg) holds, checking for hangs. */
@@ -203,9 +203,7 @@ static dagger_status_t wait_until(dg_exec_t *ex, int (*cond)(dg_exec_t *, const 
                            ? dg_readyq_pop(&ex->shared)
                            : NULL;
         if (op) {
-            atomic_fetch_add_explicit(&ex->running, 1, memory_order_seq_cst);
-            dg_exec_run(ex, op, ex->nworkers);
-            atomic_fetch_sub_explicit(&ex->running, 1, memory_order_seq_cst);
+            launch(ex, op, ex->nworkers);
             continue;
         }
         pthread_mutex_lock(&ex->wait_lock);
@@ -257,12 +255,6 @@ static void wake_one(dg_exec_t *ex, int worker)
         dg_act_system_wake(ex->actors, worker);
 }
 
-static void run_trivial(dg_exec_t *ex, dg_xop_t *op)
-{
-    if (op->kind == DG_PLAN_OP_FREE)
-        dg_bufs_release(&ex->bufs, op->free_space, op->u.free_ptr, op->free_bytes);
-    dg_exec_finish(ex, op);
-}
 
 static void ready(dg_exec_t *ex, dg_xop_t *op)
 {
@@ -281,20 +273,22 @@ static void ready(dg_exec_t *ex, dg_xop_t *op)
         return;
     }
     case DG_PLAN_OP_COPY:
-        op->ready_order = atomic_fetch_add_explicit(&ex->ready_counter, 1, memory_order_relaxed);
-        if (dg_readyq_push(&ex->shared, op)) {
-            dg_exec_fail(ex, UINT64_MAX, DAGGER_ERR_NO_MEMORY, "ready queue: out of memory");
-            dg_exec_finish(ex, op);
-            return;
-        }
-        wake_one(ex, -1);
+        dg_exec_post_op(ex, ex->msg.copy, op->u.copy.dst_space ? op->u.copy.dst_space
+                                                               : op->u.copy.src_space, op);
         return;
     case DG_PLAN_OP_SEND:
-        dg_xfer_send(ex->xfer, op);
+        dg_exec_post_op(ex, ex->msg.send, 0, op);
         return;
     case DG_PLAN_OP_RECV:
-        dg_xfer_recv(ex->xfer, op);
+        dg_exec_post_op(ex, ex->msg.recv, 0, op);
         return;
+    case DG_PLAN_OP_FREE:
+        if (op->u.free_ptr) {
+            dg_exec_post_op(ex, ex->msg.free, op->free_space, op);
+            return;
+        }
+        /* nothing to release (the buffer never existed): trivial */
+        /* fall through */
     default:
         op->link = tl_trivial;
         tl_trivial = op;
@@ -304,7 +298,7 @@ static void ready(dg_exec_t *ex, dg_xop_t *op)
         while (tl_trivial) {
             dg_xop_t *t = tl_trivial;
             tl_trivial = t->link;
-            run_trivial(ex, t);
+            dg_exec_finish(ex, t);
         }
         tl_draining = 0;
         return;
@@ -342,7 +336,7 @@ static void *op_alloc(dg_xop_t *op, size_t bytes)
 {
     if (bytes <= sizeof(op->inline_blob))
         return op->inline_blob;
-    op->blob = malloc(bytes);
+    op->blob = dg_malloc(bytes);
     return op->blob;
 }
 
@@ -471,16 +465,41 @@ static int emit_copy(dg_exec_t *ex, dg_xop_t *op, const dg_plan_op_t *p)
     return 0;
 }
 
+dagger_status_t dg_exec_alloc(dg_exec_t *ex, uint64_t chunk, uint32_t space, size_t bytes,
+                              int home)
+{
+    if (space >= DG_MAX_SPACES || !dagger_actor_addr_valid(ex->space_actor[space]))
+        return dg_error(DAGGER_ERR_UNSUPPORTED, "memory space %u does not exist on this rank",
+                        space);
+    dg_mem_reply_t r = {.ptr = NULL};
+    dg_mem_alloc_msg_t m = {chunk, bytes, space, home, &r};
+    dg_act_post_t p = {.to = ex->space_actor[space], .type = ex->msg.alloc, .payload = &m,
+                       .size = sizeof(m), .what = "allocation"};
+    int direct;
+    dagger_status_t st = dg_act_post(ex->actors, &p, &direct);
+    if (st != DAGGER_OK)
+        return st;
+    while (!atomic_load_explicit(&r.done, memory_order_acquire))
+        sched_yield(); /* another thread runs the actor's turn: it handles ours next */
+    if (r.status != DAGGER_OK)
+        return dg_error(r.status, "chunk %llu: %s", (unsigned long long)chunk, r.detail);
+    st = dg_bufs_insert(&ex->bufs, chunk, space, home, r.ptr, dg_bufs_block_size(bytes));
+    /* No room in the table (out of memory): the block goes straight back
+     * rather than through a FREE that will never come. */
+    if (st != DAGGER_OK)
+        dg_bufs_release(&ex->bufs, space, r.ptr, dg_bufs_block_size(bytes));
+    return st;
+}
+
 static int emit_mem(dg_exec_t *ex, dg_xop_t *op, const dg_plan_op_t *p)
 {
     const dg_plan_buf_t b = p->u.mem.buf;
     if (p->kind == DG_PLAN_OP_ALLOC) {
         if (dg_bufs_find(&ex->bufs, b.chunk, b.space))
             return 0; /* the home storage made at creation */
-        void *ptr;
         ex->n_slots += !p->u.mem.home;
-        return dg_bufs_alloc(&ex->bufs, b.chunk, b.space, (size_t)p->u.mem.bytes, p->u.mem.home,
-                             p->u.mem.home, &ptr) == DAGGER_OK ? 0 : -1;
+        return dg_exec_alloc(ex, b.chunk, b.space, (size_t)p->u.mem.bytes, p->u.mem.home) ==
+               DAGGER_OK ? 0 : -1;
     }
     op->u.free_ptr = dg_bufs_remove(&ex->bufs, b.chunk, b.space, &op->free_bytes);
     op->free_space = b.space;
@@ -504,7 +523,7 @@ static void register_deps(dg_exec_t *ex, dg_xop_t *op, const dg_plan_op_t *p)
 {
     atomic_store_explicit(&op->pending, 1, memory_order_relaxed);
     if (p->ndeps > DG_XOP_INLINE_EDGES) {
-        op->edges = malloc(p->ndeps * sizeof(dg_xedge_t));
+        op->edges = dg_malloc(p->ndeps * sizeof(dg_xedge_t));
         if (!op->edges) {
             /* Without edges, wait for the dependencies here: correct, slower. */
             op->edges = op->inline_edges;
@@ -540,6 +559,9 @@ static void register_deps(dg_exec_t *ex, dg_xop_t *op, const dg_plan_op_t *p)
 void dg_exec_emit(void *ctx, const dg_plan_op_t *p)
 {
     dg_exec_t *ex = ctx;
+    dagger_ctx_t *turn = dg_act_current_ctx();
+    if (DG_UNLIKELY(!turn || !dagger_actor_addr_eq(dagger_ctx_self(turn), ex->planner)))
+        atomic_fetch_add_explicit(&ex->emits_outside, 1, memory_order_relaxed);
     dg_xop_t *op = acquire_slot(ex, p->seq);
     op->kind = p->kind;
     atomic_store_explicit(&ex->emitted, atomic_load_explicit(&ex->emitted, memory_order_relaxed) + 1,
@@ -581,9 +603,7 @@ static int source(void *ctx, int worker)
     if (!op && (op = dg_readyq_pop(&ex->shared)) && dg_readyq_busy(&ex->shared))
         dg_act_system_wake_helper(ex->actors); /* more waiting: spread the burst */
     if (op) {
-        atomic_fetch_add_explicit(&ex->running, 1, memory_order_seq_cst);
-        dg_exec_run(ex, op, worker);
-        atomic_fetch_sub_explicit(&ex->running, 1, memory_order_seq_cst);
+        launch(ex, op, worker);
         did++;
     }
     return did;
@@ -605,6 +625,29 @@ static const char *kind_name(dg_plan_op_kind_t k)
     return "?";
 }
 
+void dg_exec_describe_op(const dg_exec_t *ex, const dg_xop_t *op, char *buf, size_t cap)
+{
+    int32_t pending = atomic_load(&((dg_xop_t *)op)->pending);
+    if (op->kind == DG_PLAN_OP_SEND || op->kind == DG_PLAN_OP_RECV) {
+        snprintf(buf, cap, "op %llu %s tag %llx (region %llu, transfer %llu) %s rank %d, "
+                 "chunk %llu, %llu bytes, waiting for %d earlier ops",
+                 (unsigned long long)op->seq, kind_name(op->kind),
+                 (unsigned long long)op->u.xfer.tag, (unsigned long long)(op->u.xfer.tag >> 32),
+                 (unsigned long long)(op->u.xfer.tag & 0xffffffffu),
+                 op->kind == DG_PLAN_OP_SEND ? "to" : "from", op->u.xfer.peer,
+                 (unsigned long long)op->u.xfer.chunk, (unsigned long long)op->u.xfer.bytes,
+                 pending);
+    } else if (op->kind == DG_PLAN_OP_LAUNCH) {
+        const dg_exec_codelet_t *cl = dg_exec_codelet(ex, op->u.launch.codelet);
+        snprintf(buf, cap, "op %llu launch of task %llu (%s), waiting for %d earlier ops",
+                 (unsigned long long)op->seq, (unsigned long long)op->u.launch.task,
+                 cl ? cl->name : "?", pending);
+    } else {
+        snprintf(buf, cap, "op %llu %s, waiting for %d earlier ops", (unsigned long long)op->seq,
+                 kind_name(op->kind), pending);
+    }
+}
+
 void dg_exec_dump(dg_exec_t *ex, const char *why)
 {
     if (DG_TRACE_ON())
@@ -618,25 +661,9 @@ void dg_exec_dump(dg_exec_t *ex, const char *why)
         if (!op->seq || atomic_load(&op->retired))
             continue;
         shown++;
-        int32_t pending = atomic_load(&op->pending);
-        if (op->kind == DG_PLAN_OP_SEND || op->kind == DG_PLAN_OP_RECV)
-            dg_log(DG_LOG_ERROR, "  op %llu %s tag %llx (region %llu, transfer %llu) %s rank %d, "
-                   "chunk %llu, %llu bytes, waiting for %d earlier ops",
-                   (unsigned long long)op->seq, kind_name(op->kind),
-                   (unsigned long long)op->u.xfer.tag, (unsigned long long)(op->u.xfer.tag >> 32),
-                   (unsigned long long)(op->u.xfer.tag & 0xffffffffu),
-                   op->kind == DG_PLAN_OP_SEND ? "to" : "from", op->u.xfer.peer,
-                   (unsigned long long)op->u.xfer.chunk, (unsigned long long)op->u.xfer.bytes,
-                   pending);
-        else if (op->kind == DG_PLAN_OP_LAUNCH)
-            dg_log(DG_LOG_ERROR, "  op %llu launch of task %llu (%s), waiting for %d earlier ops",
-                   (unsigned long long)op->seq, (unsigned long long)op->u.launch.task,
-                   dg_exec_codelet(ex, op->u.launch.codelet)
-                       ? dg_exec_codelet(ex, op->u.launch.codelet)->name : "?",
-                   pending);
-        else
-            dg_log(DG_LOG_ERROR, "  op %llu %s, waiting for %d earlier ops",
-                   (unsigned long long)op->seq, kind_name(op->kind), pending);
+        char line[512];
+        dg_exec_describe_op(ex, op, line, sizeof(line));
+        dg_log(DG_LOG_ERROR, "  %s", line);
     }
     if (ex->xfer)
         dg_xfer_dump(ex->xfer);

@@ -1,13 +1,15 @@
 /* The executor: turns this rank's planned ops into work. The planner calls
  * dg_exec_emit on the submitting thread; each op waits for its dependencies
- * (lock-free edges, xop.h) and, once ready, runs where it belongs:
- *   LAUNCH, COPY  -> the ready queues, taken by the CPU worker threads
- *                    (processor actors: any worker, or the exact one a
- *                    scope named; work is shared inside the rank only)
- *   SEND, RECV    -> the data channel of the transport (xfer.c); receives
- *                    are matched by tag, eager data is scattered at once,
- *                    rendezvous data lands straight in the destination
- *   ALLOC, FREE   -> memory, done when emitted / when ready (bufs.h)
+ * (lock-free edges, xop.h) and, once ready, goes where it belongs:
+ *   LAUNCH        -> the ready queues, taken by the CPU worker threads
+ *                    (any worker, or the exact one a scope named; work is
+ *                    shared inside the rank only)
+ *   ALLOC, FREE,  -> a message to the memory-space actor of the op's space
+ *   COPY, SEND,     (devices/space_actor.h): it allocates (the emitting
+ *   RECV            thread waits for the block), releases, copies, and
+ *                    carries out the move_rewrap transfers (xfer.c)
+ * The memory-space actor's turn runs on the sending thread when the actor
+ * is idle (dg_act_post), so a message costs no thread hop.
  * The submitting thread never waits for data: it waits only when the window
  * of ops in flight is full, and at region end. */
 #ifndef DG_EXEC_EXEC_H
@@ -28,10 +30,18 @@ struct dg_tx;
 struct dg_xfer;
 
 typedef struct dg_exec_codelet {
-    uint32_t id;                      /* 0: empty */
+    _Atomic uint32_t id;              /* 0: empty; set last, once (codelets.c) */
     char name[64];
     dagger_impl_fn cpu, cuda, hip;
 } dg_exec_codelet_t;
+
+/* The codelet table (open addressing by id). Workers read it while the
+ * submitting thread registers codelets: see codelets.c. */
+typedef struct dg_exec_codelets {
+    struct dg_exec_codelets *older;   /* tables it replaced, freed with the executor */
+    size_t nslots, used;
+    dg_exec_codelet_t slot[];
+} dg_exec_codelets_t;
 
 typedef struct dg_exec_params {
     int rank, nranks;
@@ -41,16 +51,22 @@ typedef struct dg_exec_params {
     uint32_t window;                  /* ops in flight; rounded up to a power of two */
     size_t pool_limit;                /* bytes of released buffers kept for reuse */
     double hang_timeout;              /* seconds; 0 = off */
+    double hang_exit;                 /* seconds more, then the rank exits; 0 = never */
 } dg_exec_params_t;
 
 typedef struct dg_exec dg_exec_t;
+
+/* The ids of the runtime's message types (msgs.c registers them by name). */
+typedef struct dg_exec_msgs {
+    uint32_t alloc, free, copy, send, recv, rewrap, launch;
+} dg_exec_msgs_t;
 
 struct dg_exec {
     int rank, nranks, nworkers;
     struct dg_act_system *actors;
     struct dg_tx *tx;
     const dg_plan_t *plan;
-    double hang_timeout;
+    double hang_timeout, hang_exit;
 
     /* the ring of ops in flight */
     dg_xop_t *ring;
@@ -72,11 +88,19 @@ struct dg_exec {
     dg_readyq_t *own;                 /* per worker: exact-processor tasks */
     dg_bufs_t bufs;
     struct dg_xfer *xfer;
+    dg_exec_msgs_t msg;               /* message type ids */
+    dagger_actor_addr_t space_actor[DG_MAX_SPACES]; /* memory-space actors (0: host) */
+    struct dg_actor **proc;           /* CPU processor actors: per worker, then the
+                                         submitting thread's (index nworkers) */
+    dagger_actor_addr_t *proc_addr;
+    _Atomic uint64_t tasks_outside;   /* tasks run outside a processor actor's turn (tests) */
+    dagger_actor_addr_t planner;      /* the planner actor, whose turns emit ops */
+    _Atomic uint64_t emits_outside;   /* ops emitted outside its turn (tests) */
     dg_watchdog_t watchdog;           /* the hang detector */
 
-    /* codelet implementations by id (open addressing) */
-    dg_exec_codelet_t *codelets;
-    size_t ncodelet_slots;
+    /* codelet implementations by id */
+    _Atomic(dg_exec_codelets_t *) codelets;
+    pthread_mutex_t codelet_lock;     /* registrations */
 
     /* the current region's outcome on this rank */
     pthread_mutex_t fail_lock;
@@ -109,7 +133,10 @@ dagger_status_t dg_exec_wait_all(dg_exec_t *ex);
 /* Codelet implementations (the planner knows codelets by id only). */
 dagger_status_t dg_exec_codelet_add(dg_exec_t *ex, uint32_t id, const char *name,
                                     dagger_impl_fn cpu, dagger_impl_fn cuda, dagger_impl_fn hip);
+/* Any thread; the entry stays valid until the executor is destroyed. */
 const dg_exec_codelet_t *dg_exec_codelet(const dg_exec_t *ex, uint32_t id);
+int dg_exec_codelets_init(dg_exec_t *ex);
+void dg_exec_codelets_cleanup(dg_exec_t *ex);
 
 /* Records the failure of a task (keeps the lowest task id). */
 void dg_exec_fail(dg_exec_t *ex, uint64_t task, dagger_status_t st, const char *msg);
@@ -121,8 +148,25 @@ void dg_exec_finish(dg_exec_t *ex, dg_xop_t *op);
 
 /* Prints what this rank waits for (the watchdog: hangs, SIGUSR1). */
 void dg_exec_dump(dg_exec_t *ex, const char *why);
+/* One unfinished op in words ("recv tag ... from rank 1, ..."), into buf. */
+void dg_exec_describe_op(const dg_exec_t *ex, const dg_xop_t *op, char *buf, size_t cap);
 
-/* Runs a ready LAUNCH or COPY op on the calling worker (run.c). */
+/* Runs a ready LAUNCH op on the calling worker (run.c). */
 void dg_exec_run(dg_exec_t *ex, dg_xop_t *op, int worker);
+
+/* Allocates the buffer of (chunk, space): a dagger.mem.alloc request to the
+ * space's memory-space actor, whose turn usually runs on this thread (it
+ * is idle); otherwise the thread running it handles the request next and
+ * this one waits. home: the chunk's own storage (zeroed). */
+dagger_status_t dg_exec_alloc(dg_exec_t *ex, uint64_t chunk, uint32_t space, size_t bytes,
+                              int home);
+
+/* Registers the runtime's message types (msgs.c). */
+dagger_status_t dg_exec_msgs_register(dg_exec_t *ex);
+/* Sends a ready op to the memory-space actor of space as a message of type
+ * (dagger.mem.free/copy/send/recv); its turn runs on this thread when the
+ * actor is idle. When the actor does not take it, the op fails and is
+ * finished here (the region reports why). */
+dagger_status_t dg_exec_post_op(dg_exec_t *ex, uint32_t type, uint32_t space, dg_xop_t *op);
 
 #endif

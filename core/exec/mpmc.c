@@ -5,12 +5,14 @@
 
 #include <stdlib.h>
 
+#include "core/alloc.h"
+
 int dg_mpmc_init(dg_mpmc_t *q, size_t cap)
 {
     size_t n = 2;
     while (n < cap)
         n <<= 1;
-    q->cells = malloc(n * sizeof(*q->cells));
+    q->cells = dg_malloc(n * sizeof(*q->cells));
     if (!q->cells)
         return -1;
     for (size_t i = 0; i < n; i++)

@@ -3,6 +3,8 @@
 
 #include <stdlib.h>
 
+#include "core/alloc.h"
+
 static int32_t prio(const dg_xop_t *op)
 {
     return op->kind == DG_PLAN_OP_LAUNCH ? op->u.launch.priority : 0;
@@ -24,10 +26,15 @@ int dg_readyq_init(dg_readyq_t *q, size_t fifo_cap)
         return -1;
     q->n = 0;
     q->cap = 256;
-    q->heap = malloc(q->cap * sizeof(*q->heap));
+    q->heap = dg_malloc(q->cap * sizeof(*q->heap));
+    if (!q->heap) { /* a failed init leaves nothing to clean up */
+        if (q->fifo.cells)
+            dg_mpmc_cleanup(&q->fifo);
+        return -1;
+    }
     atomic_store(&q->approx, 0);
     pthread_mutex_init(&q->lock, NULL);
-    return q->heap ? 0 : -1;
+    return 0;
 }
 
 void dg_readyq_cleanup(dg_readyq_t *q)
@@ -46,7 +53,7 @@ int dg_readyq_push(dg_readyq_t *q, dg_xop_t *op)
         return 0;
     pthread_mutex_lock(&q->lock);
     if (q->n == q->cap) {
-        dg_xop_t **h = realloc(q->heap, q->cap * 2 * sizeof(*h));
+        dg_xop_t **h = dg_realloc(q->heap, q->cap * 2 * sizeof(*h));
         if (!h) {
             pthread_mutex_unlock(&q->lock);
             return -1;

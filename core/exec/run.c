@@ -1,9 +1,11 @@
-/* Running ready work on a CPU worker: tasks (the codelet's implementation,
- * with its arguments resolved to memory) and copies between buffers. */
+/* Running ready tasks on a CPU worker: the codelet's implementation, with
+ * its arguments resolved to memory. (Copies between buffers are the
+ * memory-space actors' work: devices/host/host_space.c.) */
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "actors/system.h"
 #include "core/common.h"
 #include "core/exec/exec.h"
 #include "core/status_internal.h"
@@ -16,30 +18,23 @@ struct dagger_task {
     int failed;
 };
 
-static void run_copy(dg_exec_t *ex, dg_xop_t *op)
+static int after_failure(dg_exec_t *ex, uint64_t task)
 {
-    const dg_xcopy_t *c = &op->u.copy;
-    if (!c->src || !c->dst)
-        return;
-    for (uint32_t i = 0; i < c->nspans; i++) {
-        size_t off = (size_t)c->spans[i].begin * c->elsize;
-        size_t len = (size_t)(c->spans[i].end - c->spans[i].begin) * c->elsize;
-        dagger_status_t st = dg_bufs_copy(&ex->bufs, c->dst_space, c->dst + off, c->src_space,
-                                          c->src + off, len);
-        if (st != DAGGER_OK) {
-            dg_exec_fail(ex, UINT64_MAX - 1, st, "a copy between memory spaces failed");
-            return;
-        }
-    }
+    pthread_mutex_lock(&ex->fail_lock);
+    int later = task > ex->fail_task || ex->fail_task >= UINT64_MAX - 1; /* or not a task */
+    pthread_mutex_unlock(&ex->fail_lock);
+    return later;
 }
 
 static void run_launch(dg_exec_t *ex, dg_xop_t *op, int worker)
 {
     dg_xlaunch_t *l = &op->u.launch;
-    /* After a failure on this rank, later tasks of the region are skipped:
-     * their inputs may be garbage. Transfers still run, so every rank's plan
-     * completes and the region ends with the first error everywhere. */
-    if (atomic_load_explicit(&ex->failed, memory_order_relaxed))
+    /* After a failure on this rank, later tasks of the region (by task id,
+     * not by when they start) are skipped: their inputs may be garbage.
+     * Earlier ones still run, so their results stay valid (fetch relies on
+     * it). Transfers still run, so every rank's plan completes and the
+     * region ends with the first error everywhere. */
+    if (atomic_load_explicit(&ex->failed, memory_order_relaxed) && after_failure(ex, l->task))
         return;
     const dg_exec_codelet_t *cl = dg_exec_codelet(ex, l->codelet);
     if (!cl || !cl->cpu) {
@@ -61,13 +56,21 @@ static void run_launch(dg_exec_t *ex, dg_xop_t *op, int worker)
     }
 }
 
+/* Tasks run in a turn of a CPU processor actor (a dagger.proc.launch
+ * handler). One that does not is counted (tests check there is none); the
+ * common case costs a thread-local load and no shared write. */
+static void count_turn(dg_exec_t *ex)
+{
+    dagger_ctx_t *ctx = dg_act_current_ctx();
+    if (DG_UNLIKELY(!ctx || dagger_ctx_type(ctx) != ex->msg.launch))
+        atomic_fetch_add_explicit(&ex->tasks_outside, 1, memory_order_relaxed);
+}
+
 void dg_exec_run(dg_exec_t *ex, dg_xop_t *op, int worker)
 {
+    count_turn(ex);
     uint64_t tr0 = DG_TRACE_ON() ? dg_trace_run_begin(op, worker) : 0;
-    if (op->kind == DG_PLAN_OP_COPY)
-        run_copy(ex, op);
-    else
-        run_launch(ex, op, worker);
+    run_launch(ex, op, worker);
     if (DG_TRACE_ON())
         dg_trace_run_end(ex, op, worker, tr0);
     dg_exec_finish(ex, op);
@@ -104,16 +107,33 @@ int dagger_task_nargs(dagger_task_t *t)
 dagger_status_t dagger_task_return(dagger_task_t *t, const void *value, size_t len)
 {
     DG_CHECK_ARG(t, "dagger_task_return: NULL task");
+    DG_CHECK_ARG(value || !len, "dagger_task_return: %zu bytes at NULL", len);
     const dg_xlaunch_t *l = &t->op->u.launch;
     if (!l->ret)
         return dg_error(DAGGER_ERR_STATE, "dagger_task_return: codelet %s declares no return value "
                         "(set return_size in its description)",
                         dg_exec_codelet(t->ex, l->codelet)->name);
-    if (len > l->ret_size || (len && !value))
-        return dg_error(DAGGER_ERR_OVERFLOW, "dagger_task_return: %zu bytes for a return_size of %u",
-                        len, l->ret_size);
+    if (len > l->ret_size) {
+        /* A result larger than declared cannot be planned: the task fails. */
+        char msg[300];
+        snprintf(msg, sizeof(msg), "task %llu (%s) on rank %d returned %zu bytes, but its result "
+                 "holds %u; declare a larger return_size (at registration or in "
+                 "dagger_task_opts_t)", (unsigned long long)l->task,
+                 dg_exec_codelet(t->ex, l->codelet)->name, t->ex->rank, len, l->ret_size);
+        dg_exec_fail(t->ex, l->task, DAGGER_ERR_OVERFLOW, msg);
+        t->failed = 1;
+        return dg_error(DAGGER_ERR_OVERFLOW, "dagger_task_return: %s", msg);
+    }
     memcpy(l->ret, value, len);
     return DAGGER_OK;
+}
+
+void *dagger_task_result(dagger_task_t *t, size_t *size)
+{
+    void *ret = t ? t->op->u.launch.ret : NULL;
+    if (size)
+        *size = ret ? t->op->u.launch.ret_size : 0;
+    return ret;
 }
 
 int dagger_task_fail(dagger_task_t *t, const char *fmt, ...)
@@ -141,6 +161,15 @@ uint64_t dagger_task_seq(dagger_task_t *t)
 int dagger_task_rank(dagger_task_t *t)
 {
     return t ? t->ex->rank : -1;
+}
+
+int dagger_task_proc(dagger_task_t *t)
+{
+    uint32_t id;
+    if (!t || t->worker < 0 || t->worker >= t->ex->nworkers ||
+        dg_plan_proc_id(t->ex->plan, t->ex->rank, DG_PLAN_CPU, (uint32_t)t->worker, &id) != DAGGER_OK)
+        return -1; /* the submitting thread, helping while it waits */
+    return (int)id;
 }
 
 void *dagger_task_stream(dagger_task_t *t)

@@ -1,7 +1,9 @@
 /* The hang detector: a thread per executor that wakes five times a second.
  * When ops are outstanding and none has finished for DAGGER_HANG_TIMEOUT
  * seconds, or when SIGUSR1 arrived, it prints what this rank waits for
- * (dg_exec_dump). A thread of its own, because the thread that would notice
+ * (dg_exec_dump); DAGGER_HANG_EXIT seconds later, or when the caller has
+ * waited in one collective that long, the rank exits (DG_HANG_EXIT_STATUS)
+ * naming what it waited for. A thread of its own, because the thread that would notice
  * (the submitter waiting at region end) may itself be running the slow task.
  * The dump reads the op ring while others may change it: it is a best-effort
  * diagnostic, taken when the rank is stuck. */
@@ -9,6 +11,9 @@
 #define DG_EXEC_WATCHDOG_H
 
 #include <pthread.h>
+
+/* The exit status of a rank that DAGGER_HANG_EXIT ends (as timeout(1)'s). */
+#define DG_HANG_EXIT_STATUS 124
 
 struct dg_exec;
 

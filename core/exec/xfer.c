@@ -2,13 +2,16 @@
 #include "core/exec/xfer.h"
 
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "actors/system.h"
+#include "core/alloc.h"
 #include "core/common.h"
 #include "core/exec/rewrap.h"
 #include "core/log.h"
+#include "core/status_internal.h"
 #include "core/trace/trace.h"
 #include "transport/tx.h"
 
@@ -129,13 +132,13 @@ void dg_xfer_send(dg_xfer_t *xf, dg_xop_t *op)
     if (DG_TRACE_ON())
         dg_trace_xfer_start(op);
     const dg_xxfer_t *x = &op->u.xfer;
-    dg_send_ctx_t *s = calloc(1, sizeof(*s));
+    dg_send_ctx_t *s = dg_calloc(1, sizeof(*s));
     const void *payload = NULL;
     if (s && x->bytes && x->base) {
         if (x->nspans == 1) {
             payload = x->base + (size_t)x->spans[0].begin * x->elsize;
         } else {
-            s->packed = malloc(x->bytes);
+            s->packed = dg_malloc(x->bytes);
             if (s->packed)
                 gather(x, s->packed);
             payload = s->packed;
@@ -150,10 +153,17 @@ void dg_xfer_send(dg_xfer_t *xf, dg_xop_t *op)
     }
     s->xf = xf;
     s->op = op;
+    /* The message header of dagger.mem.rewrap from this rank's memory-space
+     * actor to the peer's (the same id on every rank: each spawns it first),
+     * then the move_rewrap header as its payload; the children follow. */
+    unsigned char hdr[sizeof(dg_msg_hdr_t) + DG_REWRAP_HDR_LEN];
+    dagger_actor_addr_t self = xf->ex->space_actor[0];
+    dg_msg_hdr_t mh = {.from = self, .to = {x->peer, self.id}, .type = xf->ex->msg.rewrap,
+                       .size = DG_REWRAP_HDR_LEN};
+    memcpy(hdr, &mh, sizeof(mh));
     dg_rewrap_hdr_t h;
-    unsigned char hdr[DG_REWRAP_HDR_LEN];
     dg_rewrap_describe(&h, x->tag, x->chunk, x->version, x->elsize, x->spans, x->nspans);
-    dg_rewrap_encode(&h, hdr);
+    dg_rewrap_encode(&h, hdr + sizeof(mh));
     dagger_status_t st = dg_tx_send(xf->tx, x->peer, DG_TX_CH_DATA, hdr, sizeof(hdr), payload,
                                     x->bytes, 0, send_done, s);
     if (st != DAGGER_OK)
@@ -196,7 +206,7 @@ static void unpack_done(void *arg, dagger_status_t st)
 static void pull(dg_xfer_t *xf, dg_xop_t *op, void *rndv, size_t len)
 {
     const dg_xxfer_t *x = &op->u.xfer;
-    dg_unpack_t *u = calloc(1, sizeof(*u));
+    dg_unpack_t *u = dg_calloc(1, sizeof(*u));
     void *dst = NULL;
     if (u) {
         u->xf = xf;
@@ -204,7 +214,7 @@ static void pull(dg_xfer_t *xf, dg_xop_t *op, void *rndv, size_t len)
         if (x->nspans == 1 && x->base)
             dst = x->base + (size_t)x->spans[0].begin * x->elsize;
         else
-            dst = u->staging = malloc(len);
+            dst = u->staging = dg_malloc(len);
     }
     if (!u || !dst) {
         dg_tx_drop(xf->tx, rndv);
@@ -218,13 +228,51 @@ static void pull(dg_xfer_t *xf, dg_xop_t *op, void *rndv, size_t len)
         unpack_done(u, DAGGER_ERR_TRANSPORT);
 }
 
-/* The RECV op and its data have met. eager: the bytes; otherwise rndv. */
+/* Rendezvous data the owner must pull into op, or drop (op NULL): handed
+ * to worker 0, which runs dg_xfer_poll. */
+static void queue_pull(dg_xfer_t *xf, dg_xop_t *op, void *rndv, size_t len)
+{
+    dg_pull_t *p = dg_malloc(sizeof(*p));
+    if (!p) {
+        fail_xfer(xf, op, DAGGER_ERR_NO_MEMORY, "out of memory receiving a transfer");
+        if (op)
+            dg_exec_finish(xf->ex, op);
+        return; /* the descriptor stays with the transport until it closes */
+    }
+    *p = (dg_pull_t){NULL, op, rndv, len};
+    pthread_mutex_lock(&xf->lock);
+    p->next = xf->pulls;
+    /* Atomic, though under the lock: dg_xfer_poll peeks without it. */
+    __atomic_store_n(&xf->pulls, p, __ATOMIC_RELAXED);
+    pthread_mutex_unlock(&xf->lock);
+    dg_act_system_wake(xf->ex->actors, 0);
+}
+
+/* Drops an arrival's rendezvous data (now on the owner, else by it). */
+static void complete_drop(dg_xfer_t *xf, const dg_xfer_arrival_t *a)
+{
+    if (!dg_tx_is_owner(xf->tx)) {
+        queue_pull(xf, NULL, a->rndv, a->len);
+        return;
+    }
+    dg_tx_drop(xf->tx, a->rndv);
+    if (a->settled)
+        *a->settled = 1;
+}
+
+/* The RECV op and its data have met. eager: the bytes; otherwise rndv.
+ * settled (may be NULL): set when rndv is received or dropped now. */
 static void complete_recv(dg_xfer_t *xf, dg_xop_t *op, const dg_rewrap_hdr_t *h, int src,
-                          const void *eager, void *rndv, size_t len)
+                          const void *eager, void *rndv, size_t len, int *settled)
 {
     if (!header_ok(xf, op, h, src) || len != op->u.xfer.bytes) {
-        if (rndv)
+        if (rndv && dg_tx_is_owner(xf->tx)) {
             dg_tx_drop(xf->tx, rndv);
+            if (settled)
+                *settled = 1;
+        } else if (rndv) {
+            queue_pull(xf, NULL, rndv, len); /* the owner drops it */
+        }
         dg_exec_finish(xf->ex, op);
         return;
     }
@@ -236,63 +284,102 @@ static void complete_recv(dg_xfer_t *xf, dg_xop_t *op, const dg_rewrap_hdr_t *h,
     }
     if (dg_tx_is_owner(xf->tx)) {
         pull(xf, op, rndv, len);
+        if (settled)
+            *settled = 1;
         return;
     }
-    dg_pull_t *p = malloc(sizeof(*p));
-    if (!p) {
-        fail_xfer(xf, op, DAGGER_ERR_NO_MEMORY, "out of memory receiving a transfer");
-        dg_exec_finish(xf->ex, op);
-        return;
-    }
-    *p = (dg_pull_t){NULL, op, rndv, len};
-    pthread_mutex_lock(&xf->lock);
-    p->next = xf->pulls;
-    xf->pulls = p;
-    pthread_mutex_unlock(&xf->lock);
-    dg_act_system_wake(xf->ex->actors, 0);
+    queue_pull(xf, op, rndv, len);
 }
 
-/* Data channel handler (owner thread). */
+static dagger_status_t keep_eager(void *payload)
+{
+    dg_xfer_arrival_t *a = payload;
+    a->settled = NULL; /* the transport's callback returns before this is handled */
+    if (!a->eager || !a->len)
+        return DAGGER_OK;
+    void *copy = dg_malloc(a->len);
+    if (!copy)
+        return dg_error(DAGGER_ERR_NO_MEMORY, "out of memory keeping transfer tag %llx",
+                        (unsigned long long)a->hdr.tag);
+    memcpy(copy, a->eager, a->len);
+    a->eager = copy;
+    a->owned = 1;
+    return DAGGER_OK;
+}
+
+/* Data channel handler (owner thread): checks that the message is a
+ * dagger.mem.rewrap for this rank's memory-space actor and hands it over
+ * as that message; the actor's turn usually runs right here. */
 static int on_data(void *ctx, const dg_tx_msg_t *msg)
 {
     dg_xfer_t *xf = ctx;
-    dg_rewrap_hdr_t h;
-    if (dg_rewrap_decode(msg->hdr, msg->hdr_len, &h)) {
-        dg_log(DG_LOG_ERROR, "dropped a data message from rank %d: short move_rewrap header",
-               msg->src);
+    dg_msg_hdr_t mh;
+    dg_xfer_arrival_t a = {.src = msg->src, .eager = msg->data, .len = msg->len, .rndv = msg->rndv};
+    const unsigned char *hb = msg->hdr;
+    dagger_actor_addr_t mine = xf->ex->space_actor[0];
+    if (msg->hdr_len >= sizeof(mh))
+        memcpy(&mh, hb, sizeof(mh));
+    if (msg->hdr_len < sizeof(mh) ||
+        dg_rewrap_decode(hb + sizeof(mh), msg->hdr_len - sizeof(mh), &a.hdr) ||
+        mh.type != xf->ex->msg.rewrap || !dagger_actor_addr_eq(mh.to, mine) ||
+        mh.from.rank != msg->src) {
+        dg_log(DG_LOG_ERROR, "dropped a data message from rank %d: not a dagger.mem.rewrap "
+               "message with a move_rewrap header for this rank's memory-space actor", msg->src);
         if (msg->rndv)
             dg_tx_drop(xf->tx, msg->rndv);
         return 0;
     }
     if (DG_TRACE_ON())
-        dg_trace_xfer_arrive(h.tag, msg->src, msg->len);
-    pthread_mutex_lock(&xf->lock);
-    dg_rv_t *rv = rv_take(xf, h.tag);
-    if (rv) {
-        pthread_mutex_unlock(&xf->lock);
-        dg_xop_t *op = rv->op;
-        free(rv);
-        complete_recv(xf, op, &h, msg->src, msg->data, msg->rndv, msg->len);
-        return 0;
-    }
-    rv = calloc(1, sizeof(*rv));
-    void *copy = msg->data && msg->len ? malloc(msg->len) : NULL;
-    if (!rv || (msg->data && msg->len && !copy)) {
-        pthread_mutex_unlock(&xf->lock);
-        free(rv);
-        free(copy);
-        dg_log(DG_LOG_ERROR, "out of memory keeping early transfer tag %llx", (unsigned long long)h.tag);
+        dg_trace_xfer_arrive(a.hdr.tag, msg->src, msg->len);
+    int settled = 0, direct;
+    a.settled = &settled;
+    dg_act_post_t p = {.from = mh.from, .from_set = 1, .to = mine, .type = mh.type,
+                       .payload = &a, .size = sizeof(a), .keep = keep_eager,
+                       .what = "move_rewrap arrival"};
+    if (dg_act_post(xf->ex->actors, &p, &direct) != DAGGER_OK) {
+        char why[400];
+        snprintf(why, sizeof(why), "rank %d: transfer tag %llx from rank %d was not delivered to "
+                 "the memory-space actor: %s", xf->ex->rank, (unsigned long long)a.hdr.tag,
+                 msg->src, dagger_error_detail());
+        fail_xfer(xf, NULL, DAGGER_ERR_PROTOCOL, why);
         if (msg->rndv)
             dg_tx_drop(xf->tx, msg->rndv);
         return 0;
     }
-    if (copy)
-        memcpy(copy, msg->data, msg->len);
-    *rv = (dg_rv_t){.tag = h.tag, .hdr = h, .src = msg->src, .eager = copy, .rndv = msg->rndv,
-                    .len = msg->len};
+    return msg->rndv && !settled ? DG_TX_KEEP : 0;
+}
+
+void dg_xfer_arrived(dg_xfer_t *xf, const dg_xfer_arrival_t *a)
+{
+    pthread_mutex_lock(&xf->lock);
+    dg_rv_t *rv = rv_take(xf, a->hdr.tag);
+    if (rv) {
+        pthread_mutex_unlock(&xf->lock);
+        dg_xop_t *op = rv->op;
+        free(rv);
+        complete_recv(xf, op, &a->hdr, a->src, a->eager, a->rndv, a->len, a->settled);
+        if (a->owned)
+            free((void *)a->eager);
+        return;
+    }
+    rv = dg_calloc(1, sizeof(*rv));
+    void *copy = a->owned ? (void *)a->eager : NULL;
+    if (!copy && a->eager && a->len && (copy = dg_malloc(a->len)))
+        memcpy(copy, a->eager, a->len);
+    if (!rv || (a->eager && a->len && !copy)) {
+        pthread_mutex_unlock(&xf->lock);
+        free(rv);
+        free(copy);
+        dg_log(DG_LOG_ERROR, "out of memory keeping early transfer tag %llx",
+               (unsigned long long)a->hdr.tag);
+        if (a->rndv)
+            complete_drop(xf, a);
+        return;
+    }
+    *rv = (dg_rv_t){.tag = a->hdr.tag, .hdr = a->hdr, .src = a->src, .eager = copy,
+                    .rndv = a->rndv, .len = a->len};
     rv_put(xf, rv);
     pthread_mutex_unlock(&xf->lock);
-    return msg->rndv ? DG_TX_KEEP : 0;
 }
 
 void dg_xfer_recv(dg_xfer_t *xf, dg_xop_t *op)
@@ -302,7 +389,7 @@ void dg_xfer_recv(dg_xfer_t *xf, dg_xop_t *op)
     pthread_mutex_lock(&xf->lock);
     dg_rv_t *rv = rv_take(xf, op->u.xfer.tag);
     if (!rv) {
-        rv = calloc(1, sizeof(*rv));
+        rv = dg_calloc(1, sizeof(*rv));
         if (!rv) {
             pthread_mutex_unlock(&xf->lock);
             fail_xfer(xf, op, DAGGER_ERR_NO_MEMORY, "out of memory posting a receive");
@@ -316,7 +403,7 @@ void dg_xfer_recv(dg_xfer_t *xf, dg_xop_t *op)
         return;
     }
     pthread_mutex_unlock(&xf->lock);
-    complete_recv(xf, op, &rv->hdr, rv->src, rv->eager, rv->rndv, rv->len);
+    complete_recv(xf, op, &rv->hdr, rv->src, rv->eager, rv->rndv, rv->len, NULL);
     free(rv->eager);
     free(rv);
 }
@@ -327,12 +414,15 @@ int dg_xfer_poll(dg_xfer_t *xf)
         return 0;
     pthread_mutex_lock(&xf->lock);
     dg_pull_t *p = xf->pulls;
-    xf->pulls = NULL;
+    __atomic_store_n(&xf->pulls, NULL, __ATOMIC_RELAXED); /* see complete_recv */
     pthread_mutex_unlock(&xf->lock);
     int n = 0;
     while (p) {
         dg_pull_t *next = p->next;
-        pull(xf, p->op, p->rndv, p->len);
+        if (p->op)
+            pull(xf, p->op, p->rndv, p->len);
+        else
+            dg_tx_drop(xf->tx, p->rndv);
         free(p);
         p = next;
         n++;
@@ -344,7 +434,7 @@ int dg_xfer_poll(dg_xfer_t *xf)
 
 dagger_status_t dg_xfer_create(dg_exec_t *ex, struct dg_tx *tx, dg_xfer_t **out)
 {
-    dg_xfer_t *xf = calloc(1, sizeof(*xf));
+    dg_xfer_t *xf = dg_calloc(1, sizeof(*xf));
     if (!xf)
         return DAGGER_ERR_NO_MEMORY;
     xf->ex = ex;

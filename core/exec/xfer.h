@@ -10,6 +10,7 @@
 #include <dagger/status.h>
 
 #include "core/exec/exec.h"
+#include "core/exec/rewrap.h"
 
 typedef struct dg_xfer dg_xfer_t;
 
@@ -17,10 +18,27 @@ typedef struct dg_xfer dg_xfer_t;
 dagger_status_t dg_xfer_create(dg_exec_t *ex, struct dg_tx *tx, dg_xfer_t **out);
 void dg_xfer_destroy(dg_xfer_t *xf);
 
-/* A ready SEND / RECV op (any thread). The op is finished when its bytes
- * have left / arrived. */
+/* Where a transfer from another rank's memory-space actor landed, as the
+ * dagger.mem.rewrap handler sees it: the header, and the children as eager
+ * bytes (lent by the transport during its callback, or owned: a copy made
+ * because the message had to wait) or a rendezvous descriptor. */
+typedef struct dg_xfer_arrival {
+    dg_rewrap_hdr_t hdr;
+    int32_t src;
+    int32_t owned;             /* 1: eager is a malloc'ed copy this message owns */
+    const void *eager;
+    size_t len;
+    void *rndv;
+    int *settled;              /* the transport callback's flag: set when rndv was received
+                                  or dropped during the callback; NULL once the message waits */
+} dg_xfer_arrival_t;
+
+/* The memory-space actor's handlers (one turn at a time). A ready SEND /
+ * RECV op: finished when its bytes have left / arrived. */
 void dg_xfer_send(dg_xfer_t *xf, dg_xop_t *op);
 void dg_xfer_recv(dg_xfer_t *xf, dg_xop_t *op);
+/* A dagger.mem.rewrap message from another rank: meets its RECV by tag. */
+void dg_xfer_arrived(dg_xfer_t *xf, const dg_xfer_arrival_t *a);
 
 /* The transport owner's share (worker 0): receives that wait for it. */
 int dg_xfer_poll(dg_xfer_t *xf);

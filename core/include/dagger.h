@@ -14,5 +14,6 @@
 #include <dagger/task.h>
 #include <dagger/region.h>
 #include <dagger/array.h>
+#include <dagger/linalg.h>
 
 #endif

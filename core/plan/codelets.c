@@ -23,10 +23,9 @@ dagger_status_t dg_plan_codelet_register(dg_plan_t *p, const dg_plan_codelet_des
     DG_CHECK_ARG(d->kinds && !(d->kinds & ~DG_PLAN_KINDS_ALL),
                  "dg_plan_codelet_register: codelet '%s' has implementation kinds 0x%x; give at "
                  "least one of DG_PLAN_KIND_BIT(DG_PLAN_CPU/CUDA/HIP)", d->name, d->kinds);
-    DG_CHECK_ARG(d->ret_size <= 4096,
-                 "dg_plan_codelet_register: codelet '%s' returns %u bytes; small values only "
-                 "(at most 4096), return larger results through an Out argument",
-                 d->name, d->ret_size);
+    DG_CHECK_ARG(d->ret_size <= DG_PLAN_MAX_RET,
+                 "dg_plan_codelet_register: codelet '%s' returns %u bytes; at most %u (return "
+                 "larger results through an Out argument)", d->name, d->ret_size, DG_PLAN_MAX_RET);
     DG_CHECK_ARG(!d->ndtypes || d->dtypes, "dg_plan_codelet_register: codelet '%s' declares %u "
                  "argument dtypes but gives none", d->name, d->ndtypes);
     for (uint32_t i = 0; i < d->ndtypes; i++)
@@ -59,10 +58,17 @@ dagger_status_t dg_plan_codelet_register(dg_plan_t *p, const dg_plan_codelet_des
     *c = (dg_plan_codelet_t){.id = cid, .kinds = d->kinds, .ret_size = d->ret_size,
                              .ndtypes = d->ndtypes, .dtypes = dt, .cost = d->cost,
                              .name = name, .name_len = len};
-    p->hash = dg_plan_hmix(p->hash, 0xc0de1e7);
-    p->hash = dg_plan_hbytes(p->hash, name, len);
-    p->hash = dg_plan_hmix(p->hash, ((uint64_t)d->kinds << 32) | d->ret_size);
+    /* Not mixed into the running hash: ranks may register in any order
+     * (names, not order, identify codelets); each task hashes its own. */
+    c->hash = dg_plan_hbytes(dg_plan_hmix(0, 0xc0de1e7), name, len);
+    c->hash = dg_plan_hmix(c->hash, ((uint64_t)d->kinds << 32) | d->ret_size);
     *id = cid;
     return DAGGER_OK;
 }
 
+
+uint64_t dg_plan_codelet_hash(const dg_plan_t *p, uint32_t id)
+{
+    const dg_plan_codelet_t *c = p ? dg_plan_idmap_get(&p->codelets, id) : NULL;
+    return c ? c->hash : 0;
+}

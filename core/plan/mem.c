@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/alloc.h"
 #include "core/common.h"
 
 typedef struct dg_plan_big {
@@ -45,7 +46,7 @@ static unsigned size_class(size_t size)
 
 static void *sys_alloc(dg_plan_mem_t *m, size_t size)
 {
-    void *p = malloc(size);
+    void *p = dg_malloc(size);
     if (DG_UNLIKELY(!p)) {
         m->failed = 1;
         return NULL;

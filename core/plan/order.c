@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/alloc.h"
 #include "core/plan/plan.h"
 #include "core/status_internal.h"
 
@@ -15,9 +16,9 @@ dagger_status_t dg_plan_launch_order(uint32_t n, const uint32_t *dep_off, const 
     DG_CHECK_ARG(!n || (dep_off && order), "dg_plan_launch_order: NULL argument");
     DG_CHECK_ARG(!n || !dep_off[n] || deps, "dg_plan_launch_order: NULL dependency array");
     uint32_t m = n ? dep_off[n] : 0;
-    uint32_t *indeg = calloc(n + 1, sizeof(uint32_t));
-    uint32_t *out_off = calloc(n + 2, sizeof(uint32_t));
-    uint32_t *out = malloc((m + 1) * sizeof(uint32_t));
+    uint32_t *indeg = dg_calloc(n + 1, sizeof(uint32_t));
+    uint32_t *out_off = dg_calloc(n + 2, sizeof(uint32_t));
+    uint32_t *out = dg_malloc((m + 1) * sizeof(uint32_t));
     if (!indeg || !out_off || !out) {
         free(indeg);
         free(out_off);

@@ -33,25 +33,34 @@ typedef struct dg_plan_rank_desc {
 
 /* ---- scopes ---- */
 
-/* A conjunction of filters; an empty list means "no restriction". */
+/* A conjunction of filters; an empty list means "no restriction". With
+ * parts, a processor must also be admitted by at least one part (a union):
+ * each part is a conjunction of its own lists and kinds, where kinds 0 means
+ * CPU only unless the part names processors (what the part would mean as a
+ * scope alone). Parts have no parts of their own. */
 typedef struct dg_plan_scope {
     const int32_t *ranks;
     uint32_t nranks;
     uint32_t kinds;                /* DG_PLAN_KIND_BIT mask; 0 = default (CPU only) */
     const uint32_t *procs;         /* exact processors (global ids) */
     uint32_t nprocs;
+    const struct dg_plan_scope *parts; /* the union, at most DG_PLAN_MAX_PARTS */
+    uint32_t nparts;
 } dg_plan_scope_t;
+#define DG_PLAN_MAX_PARTS 64
 
 /* ---- codelets ---- */
 
 typedef struct dg_plan_codelet_desc {
     const char *name;              /* id = dg_name_id(name) */
     uint32_t kinds;                /* implementations: DG_PLAN_KIND_BIT mask, non-zero */
-    uint32_t ret_size;             /* bytes of the small return value; 0 = none */
+    uint32_t ret_size;             /* bytes of the return value, up to DG_PLAN_MAX_RET; 0 = none */
     const dagger_dtype_t *dtypes;  /* optional: expected dtype per argument (0 = any) */
     uint32_t ndtypes;              /* 0 = unchecked; otherwise the exact argument count */
     double cost;                   /* optional hint; recorded, unused by placement */
 } dg_plan_codelet_desc_t;
+
+#define DG_PLAN_MAX_RET (1u << 30)
 
 /* ---- chunks ---- */
 
@@ -66,12 +75,12 @@ typedef struct dg_plan_chunk_desc {
 typedef enum dg_plan_arg_kind {
     DG_PLAN_ARG_VIEW = 1,          /* a view of a chunk with an access mode */
     DG_PLAN_ARG_VALUE = 2,         /* bytes passed by value */
-    DG_PLAN_ARG_FUTURE = 3         /* the return value of an earlier task, read */
+    DG_PLAN_ARG_FUTURE = 3         /* the return value of an earlier task (mode 0 = IN) */
 } dg_plan_arg_kind_t;
 
 typedef struct dg_plan_arg {
     dg_plan_arg_kind_t kind;
-    dagger_access_t mode;          /* VIEW */
+    dagger_access_t mode;          /* VIEW; FUTURE: IN (or 0), OUT or INOUT */
     dg_plan_view_t view;           /* VIEW */
     const void *value;             /* VALUE */
     size_t len;                    /* VALUE */
@@ -86,6 +95,7 @@ typedef struct dg_plan_task_desc {
     int32_t priority;
     const uint64_t *deps;          /* explicit dependencies: ids of earlier tasks */
     uint32_t ndeps;
+    uint32_t ret_size;             /* bytes of its return value; 0 = the codelet's */
 } dg_plan_task_desc_t;
 
 typedef struct dg_plan_submitted {
@@ -116,7 +126,7 @@ typedef struct dg_plan_buf {
 
 typedef struct dg_plan_op_arg {
     dg_plan_arg_kind_t kind;
-    dagger_access_t mode;          /* VIEW: its mode; FUTURE: IN */
+    dagger_access_t mode;          /* VIEW, FUTURE: IN, OUT or INOUT */
     dg_plan_buf_t buf;             /* VIEW, FUTURE */
     const dg_plan_geom_t *geom;    /* VIEW, FUTURE: the buffer's layout */
     dg_plan_view_t view;           /* VIEW: the elements within the buffer */
@@ -237,17 +247,36 @@ dagger_status_t dg_plan_chunk_free(dg_plan_t *p, uint64_t id);
 const dg_plan_geom_t *dg_plan_chunk_geom(const dg_plan_t *p, uint64_t id);
 /* The owning rank of a live chunk (query.c). DAGGER_ERR_NOT_FOUND otherwise. */
 dagger_status_t dg_plan_chunk_owner(const dg_plan_t *p, uint64_t id, int32_t *owner);
+/* The id of the last task planned to write a live chunk or future (0: none
+ * yet), so the runtime can tell whether a failed task produced its data. */
+dagger_status_t dg_plan_chunk_writer(const dg_plan_t *p, uint64_t id, uint64_t *task);
+/* Failures (the runtime learns them; the plan does not change): after a
+ * region whose tasks from `first` on are suspect, marks every live chunk such
+ * a task wrote with tag (non-zero). Later, a task that reads a marked chunk
+ * marks what it writes with the same tag; a write of a whole chunk from
+ * unmarked data (Out) clears the mark; other writes keep it. */
+void dg_plan_taint(dg_plan_t *p, uint64_t first, uint32_t tag);
+/* The mark of a live chunk (0: none). */
+dagger_status_t dg_plan_chunk_taint(const dg_plan_t *p, uint64_t id, uint32_t *tag);
 
 dagger_status_t dg_plan_region_begin(dg_plan_t *p, const dg_plan_scope_t *scope);
 /* Copies changed data home, frees or caches slots, emits REGION_END. */
 dagger_status_t dg_plan_region_end(dg_plan_t *p);
 
+/* Inside a region: plans the copy of a chunk's (or future's) stale parts to
+ * its home, so that once this rank's ops so far are done the owner's storage
+ * holds the current contents (fetch inside a region). Outside: nothing to do. */
+dagger_status_t dg_plan_chunk_sync_home(dg_plan_t *p, uint64_t id);
+
 /* Plans one task. On any error nothing is planned and no state changes. */
 dagger_status_t dg_plan_submit(dg_plan_t *p, const dg_plan_task_desc_t *t,
                                dg_plan_submitted_t *out);
 
-/* The running uniformity hash over every planning input so far. */
+/* The running uniformity hash over every planning input so far (codelet
+ * registrations only through the tasks that use them: their order is free). */
 uint64_t dg_plan_hash(const dg_plan_t *p);
+/* The hash of a registered codelet's name and description (0: unknown id). */
+uint64_t dg_plan_codelet_hash(const dg_plan_t *p, uint32_t id);
 void dg_plan_get_stats(const dg_plan_t *p, dg_plan_stats_t *st);
 
 /* Launch order: Kahn's algorithm with a FIFO frontier seeded in submission

@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/alloc.h"
 #include "core/common.h"
 
 #include "core/hash.h"
@@ -29,7 +30,7 @@ dagger_status_t dg_plan_create(const dg_plan_params_t *params, dg_plan_t **out)
     dagger_status_t st = check_params(params);
     if (st != DAGGER_OK)
         return st;
-    dg_plan_t *p = calloc(1, sizeof(*p));
+    dg_plan_t *p = dg_calloc(1, sizeof(*p));
     if (!p)
         return dg_error(DAGGER_ERR_NO_MEMORY, "dg_plan_create: out of memory");
     p->prm = *params;
@@ -166,8 +167,9 @@ dagger_status_t dg_plan_region_begin(dg_plan_t *p, const dg_plan_scope_t *scope)
                         "dg_plan_region_begin: region %llu is still open; end it first "
                         "(regions do not nest)", (unsigned long long)p->region);
     char why[256];
-    if (dg_plan_scope_check(p, scope, why, sizeof(why)))
-        return dg_error(DAGGER_ERR_INVALID_ARG, "dg_plan_region_begin: %s", why);
+    st = dg_plan_scope_region(p, scope, why, sizeof(why));
+    if (st != DAGGER_OK)
+        return dg_error(st, "region scope: %s", why);
     st = dg_plan_scope_copy(p, &p->rscope, scope);
     if (st != DAGGER_OK)
         return st;

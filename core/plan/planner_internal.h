@@ -31,6 +31,8 @@ typedef struct dg_plan_chunk {
     uint32_t is_future;
     uint32_t touched;              /* on the region's touched list */
     uint64_t version;
+    uint64_t writer;               /* the last task that wrote it (0: none yet) */
+    uint32_t taint;                /* a failure's tag: its contents may be garbage (0: none) */
     dg_plan_geom_t g;
     dg_plan_spans_t all;           /* every element of the chunk */
     dg_plan_hist_t logical;        /* task-level accesses in this region */
@@ -50,6 +52,7 @@ typedef struct dg_plan_codelet {
     double cost;
     char *name;
     size_t name_len;
+    uint64_t hash;                 /* of name and description: hashed with each task using it */
 } dg_plan_codelet_t;
 
 /* One access of the task being planned. */
@@ -81,11 +84,13 @@ typedef struct dg_plan_cache {
     uint32_t n, cap;
 } dg_plan_cache_t;
 
-/* Owned copy of a scope (region scope). */
+/* Owned copy of a scope (region scope): the scope and its parts, with every
+ * list in one block of words. */
 typedef struct dg_plan_scope_copy {
     dg_plan_scope_t s;
-    int32_t *ranks;
-    uint32_t *procs;
+    dg_plan_scope_t *parts;
+    uint32_t *words;
+    size_t nwords;
 } dg_plan_scope_copy_t;
 
 struct dg_plan {
@@ -121,6 +126,7 @@ struct dg_plan {
     uint32_t capoargs;
 
     dg_plan_stats_t st;
+    int tainted;                   /* some chunk was ever tainted: follow reads of them */
 };
 
 /* emit.c */
@@ -128,7 +134,10 @@ uint64_t dg_plan_emit(dg_plan_t *p, dg_plan_op_t *op, dg_plan_u64vec_t *deps);
 
 /* procs.c */
 dagger_status_t dg_plan_procs_init(dg_plan_t *p);
-int dg_plan_scope_check(const dg_plan_t *p, const dg_plan_scope_t *s, char *why, size_t len);
+/* DAGGER_ERR_INVALID_ARG for a malformed scope, DAGGER_ERR_SCOPE for one that
+ * names a rank or processor that does not exist; why[] says which. */
+dagger_status_t dg_plan_scope_check(const dg_plan_t *p, const dg_plan_scope_t *s, char *why,
+                                    size_t len);
 void dg_plan_scope_hash(uint64_t *h, const dg_plan_scope_t *s);
 dagger_status_t dg_plan_scope_copy(dg_plan_t *p, dg_plan_scope_copy_t *dst,
                                    const dg_plan_scope_t *src);
@@ -138,6 +147,10 @@ void dg_plan_scope_copy_release(dg_plan_t *p, dg_plan_scope_copy_t *c);
 dagger_status_t dg_plan_place(dg_plan_t *p, uint64_t task, const dg_plan_codelet_t *cl,
                               const dg_plan_scope_t *scope, dg_plan_loc_t *loc, uint32_t *proc,
                               char *why, size_t len);
+
+/* place.c: a region scope is checked and must admit some processor. */
+dagger_status_t dg_plan_scope_region(const dg_plan_t *p, const dg_plan_scope_t *scope, char *why,
+                                     size_t len);
 
 /* chunks.c */
 dg_plan_chunk_t *dg_plan_chunk_get(const dg_plan_t *p, uint64_t id);

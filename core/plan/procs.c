@@ -103,31 +103,71 @@ dagger_status_t dg_plan_proc_info(const dg_plan_t *p, uint32_t id, int32_t *rank
     return DAGGER_OK;
 }
 
-int dg_plan_scope_check(const dg_plan_t *p, const dg_plan_scope_t *s, char *why, size_t len)
+/* One conjunction's lists. */
+static dagger_status_t check_lists(const dg_plan_t *p, const dg_plan_scope_t *s, char *why,
+                                   size_t len)
 {
-    if (!s)
-        return 0;
-    if ((s->nranks && !s->ranks) || (s->nprocs && !s->procs)) {
+    if ((s->nranks && !s->ranks) || (s->nprocs && !s->procs) || (s->nparts && !s->parts)) {
         snprintf(why, len, "a scope list has a count but no entries");
-        return -1;
+        return DAGGER_ERR_INVALID_ARG;
     }
     if (s->kinds & ~DG_PLAN_KINDS_ALL) {
         snprintf(why, len, "scope kinds 0x%x has unknown bits (use DG_PLAN_KIND_BIT)", s->kinds);
-        return -1;
+        return DAGGER_ERR_INVALID_ARG;
     }
+    /* Naming what does not exist is a scope nothing satisfies. */
     for (uint32_t i = 0; i < s->nranks; i++)
         if (s->ranks[i] < 0 || s->ranks[i] >= p->prm.nranks) {
-            snprintf(why, len, "scope names rank %d but there are %d ranks", s->ranks[i],
-                     p->prm.nranks);
-            return -1;
+            snprintf(why, len, "the scope names rank %d, but the job has %d ranks (0 to %d)",
+                     s->ranks[i], p->prm.nranks, p->prm.nranks - 1);
+            return DAGGER_ERR_SCOPE;
         }
     for (uint32_t i = 0; i < s->nprocs; i++)
         if (s->procs[i] >= p->nprocs) {
-            snprintf(why, len, "scope names processor %u but there are %u", s->procs[i],
-                     p->nprocs);
-            return -1;
+            snprintf(why, len, "the scope names processor %d, but the job has %u processors "
+                     "(0 to %u)", (int)s->procs[i], p->nprocs, p->nprocs - 1);
+            return DAGGER_ERR_SCOPE;
         }
-    return 0;
+    return DAGGER_OK;
+}
+
+dagger_status_t dg_plan_scope_check(const dg_plan_t *p, const dg_plan_scope_t *s, char *why,
+                                    size_t len)
+{
+    if (!s)
+        return DAGGER_OK;
+    dagger_status_t st = check_lists(p, s, why, len);
+    if (st != DAGGER_OK)
+        return st;
+    if (s->nparts > DG_PLAN_MAX_PARTS) {
+        snprintf(why, len, "the scope is a union of %u parts; at most %d", s->nparts,
+                 DG_PLAN_MAX_PARTS);
+        return DAGGER_ERR_INVALID_ARG;
+    }
+    for (uint32_t i = 0; i < s->nparts; i++) {
+        if (s->parts[i].nparts) {
+            snprintf(why, len, "part %u of the scope's union has parts of its own; list them "
+                     "all in one union", i);
+            return DAGGER_ERR_INVALID_ARG;
+        }
+        char sub[200];
+        st = check_lists(p, &s->parts[i], sub, sizeof(sub));
+        if (st != DAGGER_OK) {
+            snprintf(why, len, "part %u of the union: %s", i, sub);
+            return st;
+        }
+    }
+    return DAGGER_OK;
+}
+
+static uint64_t hash_conj(uint64_t h, const dg_plan_scope_t *s)
+{
+    h = dg_plan_hmix(h, ((uint64_t)s->nranks << 40) ^ ((uint64_t)s->nprocs << 8) ^ s->kinds);
+    if (s->nranks)
+        h = dg_plan_hbytes(h, s->ranks, s->nranks * sizeof(*s->ranks));
+    if (s->nprocs)
+        h = dg_plan_hbytes(h, s->procs, s->nprocs * sizeof(*s->procs));
+    return h;
 }
 
 void dg_plan_scope_hash(uint64_t *h, const dg_plan_scope_t *s)
@@ -136,11 +176,31 @@ void dg_plan_scope_hash(uint64_t *h, const dg_plan_scope_t *s)
         *h = dg_plan_hmix(*h, 0x5c09e);
         return;
     }
-    *h = dg_plan_hmix(*h, ((uint64_t)s->nranks << 40) ^ ((uint64_t)s->nprocs << 8) ^ s->kinds);
-    if (s->nranks)
-        *h = dg_plan_hbytes(*h, s->ranks, s->nranks * sizeof(*s->ranks));
-    if (s->nprocs)
-        *h = dg_plan_hbytes(*h, s->procs, s->nprocs * sizeof(*s->procs));
+    *h = hash_conj(*h, s);
+    if (!s->nparts)
+        return;
+    *h = dg_plan_hmix(*h, 0x0410000u + s->nparts);
+    for (uint32_t i = 0; i < s->nparts; i++)
+        *h = hash_conj(*h, &s->parts[i]);
+}
+
+/* Copies one conjunction's lists into words at *w. */
+static void copy_lists(dg_plan_scope_t *dst, const dg_plan_scope_t *src, uint32_t *words,
+                       size_t *w)
+{
+    *dst = *src;
+    dst->parts = NULL;
+    dst->nparts = 0;
+    if (src->nranks) {
+        memcpy(words + *w, src->ranks, src->nranks * sizeof(uint32_t));
+        dst->ranks = (const int32_t *)(words + *w);
+        *w += src->nranks;
+    }
+    if (src->nprocs) {
+        memcpy(words + *w, src->procs, src->nprocs * sizeof(uint32_t));
+        dst->procs = words + *w;
+        *w += src->nprocs;
+    }
 }
 
 dagger_status_t dg_plan_scope_copy(dg_plan_t *p, dg_plan_scope_copy_t *dst,
@@ -149,27 +209,30 @@ dagger_status_t dg_plan_scope_copy(dg_plan_t *p, dg_plan_scope_copy_t *dst,
     memset(dst, 0, sizeof(*dst));
     if (!src)
         return DAGGER_OK;
-    dst->s = *src;
-    if (src->nranks) {
-        dst->ranks = dg_plan_mem_alloc(&p->mem, src->nranks * sizeof(*dst->ranks));
-        if (!dst->ranks)
-            return dg_error(DAGGER_ERR_NO_MEMORY, "dg_plan: out of memory");
-        memcpy(dst->ranks, src->ranks, src->nranks * sizeof(*dst->ranks));
+    size_t n = (size_t)src->nranks + src->nprocs;
+    for (uint32_t i = 0; i < src->nparts; i++)
+        n += (size_t)src->parts[i].nranks + src->parts[i].nprocs;
+    dst->words = n ? dg_plan_mem_alloc(&p->mem, n * sizeof(uint32_t)) : NULL;
+    dst->parts = src->nparts ? dg_plan_mem_alloc(&p->mem, src->nparts * sizeof(*dst->parts))
+                             : NULL;
+    dst->nwords = n;
+    if ((n && !dst->words) || (src->nparts && !dst->parts)) {
+        dst->s.nparts = src->nparts; /* the size release frees */
+        dg_plan_scope_copy_release(p, dst);
+        return dg_error(DAGGER_ERR_NO_MEMORY, "dg_plan: out of memory");
     }
-    if (src->nprocs) {
-        dst->procs = dg_plan_mem_alloc(&p->mem, src->nprocs * sizeof(*dst->procs));
-        if (!dst->procs)
-            return dg_error(DAGGER_ERR_NO_MEMORY, "dg_plan: out of memory");
-        memcpy(dst->procs, src->procs, src->nprocs * sizeof(*dst->procs));
-    }
-    dst->s.ranks = dst->ranks;
-    dst->s.procs = dst->procs;
+    size_t w = 0;
+    copy_lists(&dst->s, src, dst->words, &w);
+    for (uint32_t i = 0; i < src->nparts; i++)
+        copy_lists(&dst->parts[i], &src->parts[i], dst->words, &w);
+    dst->s.parts = dst->parts;
+    dst->s.nparts = src->nparts;
     return DAGGER_OK;
 }
 
 void dg_plan_scope_copy_release(dg_plan_t *p, dg_plan_scope_copy_t *c)
 {
-    dg_plan_mem_free(&p->mem, c->ranks, c->s.nranks * sizeof(*c->ranks));
-    dg_plan_mem_free(&p->mem, c->procs, c->s.nprocs * sizeof(*c->procs));
+    dg_plan_mem_free(&p->mem, c->words, c->nwords * sizeof(uint32_t));
+    dg_plan_mem_free(&p->mem, c->parts, c->s.nparts * sizeof(*c->parts));
     memset(c, 0, sizeof(*c));
 }

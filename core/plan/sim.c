@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/alloc.h"
 #include "core/status_internal.h"
 
 #define POISON 0xA5
@@ -46,8 +47,8 @@ struct dg_plan_sim {
 dagger_status_t dg_plan_sim_create(int32_t nranks, dg_plan_sim_t **out)
 {
     DG_CHECK_ARG(nranks > 0 && out, "dg_plan_sim_create: bad arguments");
-    dg_plan_sim_t *s = calloc(1, sizeof(*s));
-    simrank_t *r = calloc((size_t)nranks, sizeof(*r));
+    dg_plan_sim_t *s = dg_calloc(1, sizeof(*s));
+    simrank_t *r = dg_calloc((size_t)nranks, sizeof(*r));
     if (!s || !r) {
         free(s);
         free(r);
@@ -147,7 +148,7 @@ void dg_plan_sim_emit(void *rank_ctx, const dg_plan_op_t *op)
     simrank_t *r = rank_ctx;
     if (r->nops == r->capops) {
         uint64_t cap = r->capops ? r->capops * 2 : 256;
-        simop_t **nv = realloc(r->ops, cap * sizeof(*nv));
+        simop_t **nv = dg_realloc(r->ops, cap * sizeof(*nv));
         if (!nv) {
             r->broken = 1;
             return;
@@ -156,7 +157,7 @@ void dg_plan_sim_emit(void *rank_ctx, const dg_plan_op_t *op)
         r->capops = cap;
     }
     /* Align the tail for the 8-byte fields that follow the struct. */
-    simop_t *so = calloc(1, sizeof(*so) + op_extra(op) + 16);
+    simop_t *so = dg_calloc(1, sizeof(*so) + op_extra(op) + 16);
     if (!so) {
         r->broken = 1;
         return;
@@ -192,13 +193,13 @@ static int new_buf(simrank_t *r, dg_plan_buf_t b, const void *init, size_t bytes
         return -1;
     if (r->nbufs == r->capbufs) {
         uint32_t cap = r->capbufs ? r->capbufs * 2 : 16;
-        simbuf_t *nv = realloc(r->bufs, cap * sizeof(*nv));
+        simbuf_t *nv = dg_realloc(r->bufs, cap * sizeof(*nv));
         if (!nv)
             return -2;
         r->bufs = nv;
         r->capbufs = cap;
     }
-    unsigned char *d = malloc(bytes ? bytes : 1);
+    unsigned char *d = dg_malloc(bytes ? bytes : 1);
     if (!d)
         return -2;
     if (init)
@@ -259,7 +260,7 @@ static int add_next(simop_t *from, uint32_t to)
 {
     if (from->nnext == from->capnext) {
         uint32_t cap = from->capnext ? from->capnext * 2 : 4;
-        uint32_t *nv = realloc(from->next, cap * sizeof(*nv));
+        uint32_t *nv = dg_realloc(from->next, cap * sizeof(*nv));
         if (!nv)
             return -1;
         from->next = nv;
@@ -280,7 +281,7 @@ static int cmp_tag(const void *a, const void *b)
 /* Pairs every SEND with its RECV and checks that they agree. */
 static dagger_status_t match_transfers(run_t *R)
 {
-    simop_t **x = malloc((R->n + 1) * sizeof(*x));
+    simop_t **x = dg_malloc((R->n + 1) * sizeof(*x));
     if (!x)
         return dg_error(DAGGER_ERR_NO_MEMORY, "sim: out of memory");
     uint32_t m = 0;
@@ -376,7 +377,7 @@ static dagger_status_t run_xfer(run_t *R, simop_t *so, simrank_t *r)
             return op_fail(so, "buffer missing or spans out of bounds");
     }
     if (op->kind == DG_PLAN_OP_SEND) {
-        so->msg = malloc(op->u.xfer.bytes + 1);
+        so->msg = dg_malloc(op->u.xfer.bytes + 1);
         if (!so->msg)
             return dg_error(DAGGER_ERR_NO_MEMORY, "sim: out of memory");
         uint64_t at = 0;
@@ -548,10 +549,10 @@ dagger_status_t dg_plan_sim_run(dg_plan_sim_t *s, const dg_plan_sim_opts_t *o)
             return dg_error(DAGGER_ERR_NO_MEMORY, "sim: rank %d lost ops (out of memory)", rk);
         total += s->ranks[rk].nops - s->ranks[rk].first_unrun;
     }
-    R.all = malloc((total + 1) * sizeof(*R.all));
-    R.ready = malloc((total + 1) * sizeof(*R.ready));
-    R.rbase = malloc(((size_t)s->nranks + 1) * sizeof(*R.rbase));
-    R.rdone = calloc((size_t)s->nranks + 1, sizeof(*R.rdone));
+    R.all = dg_malloc((total + 1) * sizeof(*R.all));
+    R.ready = dg_malloc((total + 1) * sizeof(*R.ready));
+    R.rbase = dg_malloc(((size_t)s->nranks + 1) * sizeof(*R.rbase));
+    R.rdone = dg_calloc((size_t)s->nranks + 1, sizeof(*R.rdone));
     if (!R.all || !R.ready || !R.rbase || !R.rdone) {
         free(R.all);
         free(R.ready);

@@ -96,7 +96,13 @@ static dagger_status_t check_arg(dg_plan_t *p, const dg_plan_codelet_t *cl, uint
                      "dtype %d for this argument", (int)want);
             return DAGGER_ERR_DTYPE;
         }
-        dg_plan_acc_t *ac = new_acc(p, c, i, 1, 0);
+        dagger_access_t m = a->mode ? a->mode : DAGGER_MODE_IN;
+        if (m != DAGGER_MODE_IN && m != DAGGER_MODE_OUT && m != DAGGER_MODE_INOUT) {
+            snprintf(why, WHY, "future access mode %d (use DAGGER_MODE_IN, _OUT or _INOUT)", m);
+            return DAGGER_ERR_INVALID_ARG;
+        }
+        /* Written in place like any chunk: it moves to where the task runs. */
+        dg_plan_acc_t *ac = new_acc(p, c, i, m != DAGGER_MODE_OUT, m != DAGGER_MODE_IN);
         dg_plan_spans_copy(&p->mem, &ac->spans, &c->all);
         return DAGGER_OK;
     }
@@ -146,15 +152,20 @@ static dagger_status_t validate(dg_plan_t *p, uint64_t tid, const dg_plan_codele
         snprintf(why, WHY, "%u dependencies but the array is NULL", t->ndeps);
         return DAGGER_ERR_INVALID_ARG;
     }
-    if (dg_plan_scope_check(p, t->scope, why, WHY))
+    if (t->ret_size > DG_PLAN_MAX_RET) {
+        snprintf(why, WHY, "a return value of %u bytes; at most %u", t->ret_size, DG_PLAN_MAX_RET);
         return DAGGER_ERR_INVALID_ARG;
+    }
+    dagger_status_t st = dg_plan_scope_check(p, t->scope, why, WHY);
+    if (st != DAGGER_OK)
+        return st;
     if (grow_acc(p, t->nargs + 1)) {
         snprintf(why, WHY, "out of memory");
         return DAGGER_ERR_NO_MEMORY;
     }
     p->nacc = 0;
     for (uint32_t i = 0; i < t->nargs; i++) {
-        dagger_status_t st = check_arg(p, cl, i, &t->args[i], why);
+        st = check_arg(p, cl, i, &t->args[i], why);
         if (st != DAGGER_OK) {
             *bad_arg = i;
             return st;
@@ -163,11 +174,13 @@ static dagger_status_t validate(dg_plan_t *p, uint64_t tid, const dg_plan_codele
     return check_deps(p, tid, t, why);
 }
 
-static void hash_task(dg_plan_t *p, uint64_t tid, const dg_plan_task_desc_t *t)
+static void hash_task(dg_plan_t *p, uint64_t tid, const dg_plan_codelet_t *cl,
+                      const dg_plan_task_desc_t *t)
 {
     uint64_t h = dg_plan_hmix(p->hash, 0x7a5c);
     h = dg_plan_hmix(h, tid);
     h = dg_plan_hmix(h, ((uint64_t)t->codelet << 32) | t->nargs);
+    h = dg_plan_hmix(h, cl->hash);
     for (uint32_t i = 0; i < t->nargs; i++) {
         const dg_plan_arg_t *a = &t->args[i];
         h = dg_plan_hmix(h, ((uint64_t)a->kind << 8) | (uint64_t)a->mode);
@@ -187,7 +200,15 @@ static void hash_task(dg_plan_t *p, uint64_t tid, const dg_plan_task_desc_t *t)
     h = dg_plan_hmix(h, (uint64_t)(uint32_t)t->priority);
     if (t->ndeps)
         h = dg_plan_hbytes(h, t->deps, t->ndeps * sizeof(uint64_t));
+    if (t->ret_size)
+        h = dg_plan_hmix(h, 0x7e75u ^ ((uint64_t)t->ret_size << 16));
     p->hash = h;
+}
+
+/* The size of the task's return value: its own, else its codelet's. */
+static uint32_t ret_size_of(const dg_plan_codelet_t *cl, const dg_plan_task_desc_t *t)
+{
+    return t->ret_size ? t->ret_size : cl->ret_size;
 }
 
 /* The launch on this rank: its buffers, dependencies and argument list. */
@@ -218,7 +239,7 @@ static uint64_t emit_launch(dg_plan_t *p, uint64_t tid, const dg_plan_codelet_t 
             continue;
         }
         const dg_plan_acc_t *ac = &p->acc[k++];
-        o->mode = a->kind == DG_PLAN_ARG_VIEW ? a->mode : DAGGER_MODE_IN;
+        o->mode = a->mode ? a->mode : DAGGER_MODE_IN;
         o->buf = (dg_plan_buf_t){ac->c->id, ac->loc.space};
         o->geom = &ac->c->g;
         if (a->kind == DG_PLAN_ARG_VIEW)
@@ -235,7 +256,7 @@ static uint64_t emit_launch(dg_plan_t *p, uint64_t tid, const dg_plan_codelet_t 
     op.u.launch.nargs = t->nargs;
     op.u.launch.args = p->oargs;
     op.u.launch.ret = (dg_plan_buf_t){future, 0};
-    op.u.launch.ret_size = cl->ret_size;
+    op.u.launch.ret_size = ret_size_of(cl, t);
     uint64_t seq = dg_plan_emit(p, &op, &p->deps);
     for (uint32_t i = 0; i < p->nacc; i++) {
         dg_plan_acc_t *a = &p->acc[i];
@@ -272,17 +293,38 @@ static void explicit_deps(dg_plan_t *p, const dg_plan_task_desc_t *t, int32_t ra
     }
 }
 
+/* After a failure (dg_plan_taint): what a task writes from tainted data is
+ * tainted; a write of a whole chunk from clean data (Out, nothing tainted
+ * read) cleans it; other writes leave it as it was. */
+static void spread_taint(dg_plan_t *p)
+{
+    uint32_t from = 0;
+    for (uint32_t i = 0; i < p->nacc && !from; i++)
+        if (p->acc[i].read)
+            from = p->acc[i].c->taint;
+    for (uint32_t i = 0; i < p->nacc; i++) {
+        dg_plan_acc_t *a = &p->acc[i];
+        if (!a->write)
+            continue;
+        if (from)
+            a->c->taint = from;
+        else if (a->c->taint && !a->read &&
+                 dg_plan_spans_count(&a->spans) == dg_plan_spans_count(&a->c->all))
+            a->c->taint = 0;
+    }
+}
+
 static dagger_status_t plan_task(dg_plan_t *p, uint64_t tid, const dg_plan_codelet_t *cl,
                                  const dg_plan_task_desc_t *t, dg_plan_loc_t loc, uint32_t proc,
                                  dg_plan_submitted_t *out)
 {
     p->next_task = tid;
-    hash_task(p, tid, t);
+    hash_task(p, tid, cl, t);
     for (uint32_t i = 0; i < p->nacc; i++)
         p->acc[i].loc = p->acc[i].c->is_future ? (dg_plan_loc_t){loc.rank, 0} : loc;
     uint64_t future = 0;
-    if (cl->ret_size) {
-        dg_plan_geom_t g = {.dtype = DAGGER_U8, .ndims = 1, .dims = {cl->ret_size}};
+    if (ret_size_of(cl, t)) {
+        dg_plan_geom_t g = {.dtype = DAGGER_U8, .ndims = 1, .dims = {ret_size_of(cl, t)}};
         char why[WHY];
         dg_plan_geom_check(&g, why, sizeof(why));
         dg_plan_chunk_t *f = dg_plan_chunk_new(p, loc.rank, 0, &g, 1);
@@ -315,10 +357,13 @@ static dagger_status_t plan_task(dg_plan_t *p, uint64_t tid, const dg_plan_codel
     uint64_t seq = 0;
     if (loc.rank == p->prm.my_rank)
         seq = emit_launch(p, tid, cl, t, loc, proc, future);
+    if (p->tainted)
+        spread_taint(p);
     for (uint32_t i = 0; i < p->nacc; i++)
         if (p->acc[i].write) {
             dg_plan_note_write(p, p->acc[i].c, p->acc[i].loc, &p->acc[i].spans);
             p->acc[i].c->version++;
+            p->acc[i].c->writer = tid;
         }
     p->ring[tid & (p->ring_cap - 1)] = (dg_plan_taskrec_t){tid, seq, loc.rank};
     p->st.tasks++;

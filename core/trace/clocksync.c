@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/alloc.h"
 #include "core/status_internal.h"
 #include "core/trace/trace.h"
 #include "transport/coll.h"
@@ -25,7 +26,7 @@ static dagger_status_t round_trip(struct dg_tx *tx, int rank, int nranks, int64_
     dagger_status_t st = dg_coll_bcast(tx, &stamp, sizeof(stamp), 0);
     uint64_t x = dg_trace_now();
     void *all = NULL;
-    size_t *lens = calloc((size_t)nranks, sizeof(size_t));
+    size_t *lens = dg_calloc((size_t)nranks, sizeof(size_t));
     if (!lens)
         return dg_error(DAGGER_ERR_NO_MEMORY, "DAGGER_TRACE: out of memory");
     if (st == DAGGER_OK)
@@ -52,7 +53,7 @@ dagger_status_t dg_trace_clock_sync(struct dg_tx *tx, int rank, int nranks, int6
     if (!tx || nranks < 2)
         return DAGGER_OK;
     /* lo[0..n) then hi[0..n): rank 0's result, broadcast to every rank. */
-    int64_t *b = malloc(2 * (size_t)nranks * sizeof(int64_t));
+    int64_t *b = dg_malloc(2 * (size_t)nranks * sizeof(int64_t));
     if (!b)
         return dg_error(DAGGER_ERR_NO_MEMORY, "DAGGER_TRACE: out of memory");
     int64_t *lo = b, *hi = b + nranks;

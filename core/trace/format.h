@@ -76,7 +76,10 @@ typedef enum dg_trf_type {
     DG_TRE_HANG = 9,     /* a part of a hang dump: aux = dg_trf_hang_kind_t */
     DG_TRE_CODELET = 10, /* a codelet's name: aux = codelet id */
     DG_TRE_COPY = 11,    /* a local copy between buffers ran: aux = worker */
-    DG_TRE_END = 12      /* recording ended normally (last event of the file) */
+    DG_TRE_END = 12,     /* recording ended normally (last event of the file) */
+    DG_TRE_MSG = 13,     /* an actor handled a message: aux = message type id */
+    DG_TRE_ACTOR_NAME = 14, /* an actor's name (dg_trf_name_t): aux = actor id */
+    DG_TRE_TYPE_NAME = 15   /* a message type's name (dg_trf_name_t): aux = type id */
 } dg_trf_type_t;
 
 typedef struct dg_trf_task {
@@ -208,6 +211,15 @@ typedef struct dg_trf_copy {
     uint64_t bytes;
 } dg_trf_copy_t;
 
+typedef struct dg_trf_msg {          /* MSG: recorded by the thread that ran the turn */
+    dg_trf_ev_t h;
+    uint64_t t;
+    int32_t from_rank;                 /* the sender (rank -1: a plain thread of ...) */
+    uint32_t from_id;                  /* ...this rank; 0: no actor, 0xffffffff: a future */
+    uint32_t actor;                    /* the actor of this rank that handled it */
+    uint32_t size;                     /* payload bytes */
+} dg_trf_msg_t;
+
 typedef struct dg_trf_end {
     dg_trf_ev_t h;
     uint64_t t;
@@ -220,7 +232,8 @@ _Static_assert(sizeof(dg_trf_block_t) == 24, "trace block layout");
 _Static_assert(sizeof(dg_trf_task_t) % 8 == 0 && sizeof(dg_trf_plan_t) % 8 == 0 &&
                sizeof(dg_trf_xfer_t) % 8 == 0 && sizeof(dg_trf_mem_t) % 8 == 0 &&
                sizeof(dg_trf_phase_ev_t) % 8 == 0 && sizeof(dg_trf_hang_t) % 8 == 0 &&
-               sizeof(dg_trf_check_t) % 8 == 0 && sizeof(dg_trf_name_t) % 8 == 0,
+               sizeof(dg_trf_check_t) % 8 == 0 && sizeof(dg_trf_name_t) % 8 == 0 &&
+               sizeof(dg_trf_msg_t) % 8 == 0,
                "trace events are whole 8-byte words");
 
 /* The checksum of a block's events: FNV-1a over 64-bit words (bytes is a

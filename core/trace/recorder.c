@@ -17,6 +17,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "core/alloc.h"
 #include "core/common.h"
 #include "core/log.h"
 #include "core/status_internal.h"
@@ -118,7 +119,7 @@ static void flush_buf(dg_trace_buf_t *b)
 
 static dg_trace_buf_t *new_buf(uint64_t gen)
 {
-    dg_trace_buf_t *b = malloc(sizeof(*b));
+    dg_trace_buf_t *b = dg_malloc(sizeof(*b));
     if (!b)
         return NULL;
     memset(b, 0, offsetof(dg_trace_buf_t, data));
@@ -218,7 +219,7 @@ dagger_status_t dg_rec_open(const char *path, const dg_trf_header_t *hdr, const 
                         "being traced; one runtime at a time records");
     }
     dagger_status_t st = DAGGER_OK;
-    rec.running = calloc((size_t)(nworkers > 0 ? nworkers : 1), sizeof(*rec.running));
+    rec.running = dg_calloc((size_t)(nworkers > 0 ? nworkers : 1), sizeof(*rec.running));
     rec.fd = rec.running ? open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644) : -1;
     if (!rec.running)
         st = dg_error(DAGGER_ERR_NO_MEMORY, "DAGGER_TRACE: out of memory");

@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/alloc.h"
 #include "core/api/tasks.h"
 #include "core/hash.h"
 #include "core/log.h"
@@ -83,13 +84,13 @@ static dagger_status_t gather_infos(dg_tasks_t *t, const dg_trace_rank_info_t *m
                                     dg_trace_rank_info_t **out)
 {
     if (!t->tx) {
-        *out = malloc(sizeof(*me));
+        *out = dg_malloc(sizeof(*me));
         if (!*out)
             return dg_error(DAGGER_ERR_NO_MEMORY, "DAGGER_TRACE: out of memory");
         **out = *me;
         return DAGGER_OK;
     }
-    size_t *lens = calloc((size_t)t->nranks, sizeof(size_t));
+    size_t *lens = dg_calloc((size_t)t->nranks, sizeof(size_t));
     if (!lens)
         return dg_error(DAGGER_ERR_NO_MEMORY, "DAGGER_TRACE: out of memory");
     void *all = NULL;
@@ -257,6 +258,7 @@ void dg_trace_enable(dg_tasks_t *t)
     if (!dg_rec_busy(t))
         return;
     dg_rec_enable();
+    dg_trace_name_all(t->rt->actors); /* what was registered and spawned before */
     dg_trace_phase(DG_TRP_CLOCK_SYNC, 0, start_t0, DAGGER_OK);
 }
 

@@ -94,6 +94,16 @@ void dg_trace_mem(dg_trf_mem_kind_t kind, uint64_t chunk, uint32_t space, size_t
  * it found work again. Weak, like the flag. */
 void dg_trace_worker_idle(int worker) __attribute__((weak));
 void dg_trace_worker_busy(int ran_actor) __attribute__((weak));
+/* An actor handles a message (behind DG_TRACE_WORKER_ON, weak): one MSG
+ * event per message, so dagger-trace counts them by type and actor. */
+struct dg_msg_hdr;
+void dg_trace_msg(uint32_t actor, const struct dg_msg_hdr *h) __attribute__((weak));
+/* A name for the trace (kind DG_TRE_ACTOR_NAME or DG_TRE_TYPE_NAME): an actor
+ * was spawned or a message type registered while recording (weak). */
+void dg_trace_named(uint32_t kind, uint32_t id, const char *name) __attribute__((weak));
+/* Names every type and live actor of sys (when recording starts). */
+struct dg_act_system;
+void dg_trace_name_all(struct dg_act_system *sys);
 
 /* Hang dump (dg_exec_dump): begin records the unfinished ops and the running
  * tasks, rv each receive that waits or data that came early, end writes the

@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/alloc.h"
 #include "devices/memspace.h"
 
 #define DG_HOST_ALIGN 64
@@ -10,7 +11,7 @@ static void *host_alloc(dg_memspace_t *ms, size_t bytes)
 {
     (void)ms;
     size_t rounded = (bytes + DG_HOST_ALIGN - 1) / DG_HOST_ALIGN * DG_HOST_ALIGN;
-    return aligned_alloc(DG_HOST_ALIGN, rounded ? rounded : DG_HOST_ALIGN);
+    return dg_aligned_alloc(DG_HOST_ALIGN, rounded ? rounded : DG_HOST_ALIGN);
 }
 
 static void host_free(dg_memspace_t *ms, void *ptr, size_t bytes)

@@ -31,7 +31,7 @@ typedef struct {
     _Atomic long sum;
     _Atomic long count;
     _Atomic int stopped;
-    int stop_worker;
+    atomic_int stop_worker; /* on_stop of actors sharing this state run concurrently */
 } counter_t;
 
 static dagger_status_t on_int(dagger_ctx_t *ctx)
@@ -49,7 +49,7 @@ static void on_stop_count(dagger_ctx_t *ctx)
 {
     counter_t *c = dagger_ctx_state(ctx);
     cr_assert_eq(dagger_ctx_type(ctx), 0, "on_stop has no message");
-    c->stop_worker = dagger_ctx_worker(ctx);
+    atomic_store(&c->stop_worker, dagger_ctx_worker(ctx));
     atomic_fetch_add(&c->stopped, 1);
 }
 

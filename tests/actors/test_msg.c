@@ -56,3 +56,16 @@ Test(msg, malformed_wire_bytes_are_protocol_errors)
     cr_assert_eq(dg_msg_from_wire(NULL, 64, &back), DAGGER_ERR_PROTOCOL);
     dg_msg_free(m);
 }
+
+/* The transport's rendezvous path receives the header into a block it
+ * sized from the announced length: the header's own size must agree. */
+Test(msg, wire_check_rejects_a_header_that_disagrees_with_the_bytes)
+{
+    dg_msg_hdr_t h = {.size = 8};
+    cr_assert_eq(dg_msg_wire_check(&h, sizeof(h) + 8), DAGGER_OK);
+    cr_assert_eq(dg_msg_wire_check(&h, sizeof(h) + 7), DAGGER_ERR_PROTOCOL);
+    cr_assert_eq(dg_msg_wire_check(&h, sizeof(h) + 4096), DAGGER_ERR_PROTOCOL);
+    cr_assert(strstr(dagger_error_detail(), "announces 8 payload bytes"), "%s", dagger_error_detail());
+    cr_assert_eq(dg_msg_wire_check(&h, 10), DAGGER_ERR_PROTOCOL);
+    cr_assert_eq(dg_msg_wire_check(NULL, 64), DAGGER_ERR_PROTOCOL);
+}

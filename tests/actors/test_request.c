@@ -129,6 +129,15 @@ static dagger_actor_addr_t spawn_slow(void)
     return a;
 }
 
+/* The count of late replies, read under its lock (workers update it). */
+static uint64_t late_replies(void)
+{
+    pthread_mutex_lock(&sys->futures.lock);
+    uint64_t n = sys->futures.late;
+    pthread_mutex_unlock(&sys->futures.lock);
+    return n;
+}
+
 Test(request, timed_out_request_fails_and_its_late_reply_is_discarded)
 {
     dagger_actor_addr_t slow = spawn_slow();
@@ -137,9 +146,9 @@ Test(request, timed_out_request_fails_and_its_late_reply_is_discarded)
     cr_assert_eq(dagger_request(rt, slow, PING, &v, sizeof(v), 20000, &r), DAGGER_ERR_TIMEOUT);
     sem_post(&gate_release);
     double t0 = act_test_now();
-    while (sys->futures.late == 0 && act_test_now() - t0 < 10)
+    while (late_replies() == 0 && act_test_now() - t0 < 10)
         act_test_sleep_ms(1);
-    cr_assert_eq(sys->futures.late, 1, "the late reply found no future and was dropped");
+    cr_assert_eq(late_replies(), 1, "the late reply found no future and was dropped");
 }
 
 Test(request, future_can_be_polled_then_waited)

@@ -29,6 +29,16 @@
                   #call, dagger_error_detail(), (text));                              \
     } while (0)
 
+/* Destroys the arrays listed: AR_DESTROY(a, b, c). */
+static inline void ar_destroy(size_t n, dagger_array_t *const *a)
+{
+    for (size_t i = 0; i < n; i++)
+        AR_OK(dagger_array_destroy(a[i]));
+}
+#define AR_DESTROY(...)                                                               \
+    ar_destroy(sizeof((dagger_array_t *[]){__VA_ARGS__}) / sizeof(dagger_array_t *),  \
+               (dagger_array_t *[]){__VA_ARGS__})
+
 static inline dagger_runtime_t *ar_init(void)
 {
     dagger_runtime_t *rt = NULL;
@@ -107,6 +117,39 @@ static inline void ar_expect(dagger_array_t *a, const double *want, double tol, 
     free(got);
 }
 
+/* ---- reductions ---- */
+
+/* Sum, min, max, norm of x and dot(x, y), computed by the runtime (r) and
+ * serially from the collected values vx, vy (n elements) (s). */
+static inline void ar_reduce5(dagger_runtime_t *rt, dagger_array_t *x, dagger_array_t *y,
+                              const double *vx, const double *vy, size_t n, double r[5],
+                              double s[5])
+{
+    const dagger_array_reduction_t ops[4] = {DAGGER_ARRAY_SUM, DAGGER_ARRAY_MIN, DAGGER_ARRAY_MAX,
+                                             DAGGER_ARRAY_NORM2};
+    dagger_future_t f[5];
+    for (int k = 0; k < 4; k++)
+        AR_OK(dagger_array_reduce(NULL, ops[k], x, &f[k]));
+    AR_OK(dagger_array_dot(NULL, x, y, &f[4]));
+    for (int k = 0; k < 5; k++) {
+        size_t len = 0;
+        AR_OK(dagger_fetch(rt, f[k], &r[k], sizeof(double), &len));
+        cr_assert_eq(len, sizeof(double));
+    }
+    double ss = 0;
+    s[0] = s[4] = 0;
+    s[1] = INFINITY;
+    s[2] = -INFINITY;
+    for (size_t i = 0; i < n; i++) {
+        s[0] += vx[i];
+        s[1] = fmin(s[1], vx[i]);
+        s[2] = fmax(s[2], vx[i]);
+        ss += vx[i] * vx[i];
+        s[4] += vx[i] * vy[i];
+    }
+    s[3] = sqrt(ss);
+}
+
 /* ---- serial stencil reference ---- */
 
 /* Resolves global position g (may be outside) along a dimension of n
@@ -121,8 +164,39 @@ static inline long ar_resolve(long g, long n, dagger_boundary_kind_t bc)
     case DAGGER_BC_PAD: return -1;
     case DAGGER_BC_REFLECT_SYMMETRIC: return g < 0 ? -g - 1 : 2 * n - 1 - g;
     case DAGGER_BC_REFLECT_MIRROR: return g < 0 ? -g : 2 * n - 2 - g;
+    default: break; /* the affine kinds: ar_affine_value */
     }
     return -1;
+}
+
+static inline int ar_affine(dagger_boundary_kind_t k)
+{
+    return k == DAGGER_BC_ANTIREFLECT_SYMMETRIC || k == DAGGER_BC_ANTIREFLECT_MIRROR ||
+           k == DAGGER_BC_LINEAR_EXTRAPOLATE;
+}
+
+static inline double ar_window_value(const double *x, int nd, const size_t *dims, const long *pos,
+                                     const dagger_boundary_t *bc);
+
+/* An affine ghost along dimension k (pos[k] outside): from the values at
+ * the edge and at its mirror image (or the edge's neighbour), themselves
+ * resolved along the lower dimensions: padding one dimension after the
+ * other, the highest affine dimension outermost. */
+static inline double ar_affine_value(const double *x, int nd, const size_t *dims, const long *pos,
+                                     const dagger_boundary_t *bc, int k)
+{
+    long n = (long)dims[k], g = pos[k], lowside = g < 0;
+    long j = lowside ? -g : g - n + 1, edge = lowside ? 0 : n - 1, in = lowside ? 1 : -1;
+    long q[DAGGER_MAX_DIMS];
+    memcpy(q, pos, (size_t)nd * sizeof(long));
+    q[k] = edge;
+    double e = ar_window_value(x, nd, dims, q, bc);
+    if (bc[k].kind == DAGGER_BC_LINEAR_EXTRAPOLATE) {
+        q[k] = edge + in;
+        return e + (double)j * (e - ar_window_value(x, nd, dims, q, bc));
+    }
+    q[k] = edge + in * (bc[k].kind == DAGGER_BC_ANTIREFLECT_MIRROR ? j : j - 1);
+    return 2 * e - ar_window_value(x, nd, dims, q, bc);
 }
 
 /* The value a window of x (dims[0..nd), column-major) sees at global
@@ -131,6 +205,9 @@ static inline long ar_resolve(long g, long n, dagger_boundary_kind_t bc)
 static inline double ar_window_value(const double *x, int nd, const size_t *dims, const long *pos,
                                      const dagger_boundary_t *bc)
 {
+    for (int k = nd - 1; k >= 0; k--)
+        if ((pos[k] < 0 || pos[k] >= (long)dims[k]) && ar_affine(bc[k].kind))
+            return ar_affine_value(x, nd, dims, pos, bc, k);
     size_t lin = 0, stride = 1;
     for (int k = 0; k < nd; k++) {
         long r = ar_resolve(pos[k], (long)dims[k], bc[k].kind);

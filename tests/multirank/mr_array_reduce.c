@@ -33,26 +33,13 @@ Test(array_reduce, float_reductions_match_serial)
             dagger_array_t *x, *y;
             AR_OK(dagger_array_randn(rt, &d, 11, &x));
             AR_OK(dagger_array_rand(rt, &d, 12, &y));
-            double *vx = ar_collect(x), *vy = ar_collect(y);
-            double sum = 0, mn = INFINITY, mx = -INFINITY, ss = 0, dot = 0;
-            for (int i = 0; i < 170; i++) {
-                sum += vx[i];
-                mn = fmin(mn, vx[i]);
-                mx = fmax(mx, vx[i]);
-                ss += vx[i] * vx[i];
-                dot += vx[i] * vy[i];
-            }
-            dagger_future_t f[5];
-            AR_OK(dagger_array_reduce(NULL, DAGGER_ARRAY_SUM, x, &f[0]));
-            AR_OK(dagger_array_reduce(NULL, DAGGER_ARRAY_MIN, x, &f[1]));
-            AR_OK(dagger_array_reduce(NULL, DAGGER_ARRAY_MAX, x, &f[2]));
-            AR_OK(dagger_array_reduce(NULL, DAGGER_ARRAY_NORM2, x, &f[3]));
-            AR_OK(dagger_array_dot(NULL, x, y, &f[4]));
-            cr_assert(fabs(fetch_f64(rt, f[0]) - sum) < 1e-12 * 170, "sum");
-            cr_assert_eq(fetch_f64(rt, f[1]), mn, "min");
-            cr_assert_eq(fetch_f64(rt, f[2]), mx, "max");
-            cr_assert(fabs(fetch_f64(rt, f[3]) - sqrt(ss)) < 1e-12 * sqrt(ss), "norm");
-            cr_assert(fabs(fetch_f64(rt, f[4]) - dot) < 1e-12 * 170, "dot");
+            double *vx = ar_collect(x), *vy = ar_collect(y), v[5], ref[5];
+            ar_reduce5(rt, x, y, vx, vy, 170, v, ref);
+            cr_assert(fabs(v[0] - ref[0]) < 1e-12 * 170, "sum");
+            cr_assert_eq(v[1], ref[1], "min");
+            cr_assert_eq(v[2], ref[2], "max");
+            cr_assert(fabs(v[3] - ref[3]) < 1e-12 * ref[3], "norm");
+            cr_assert(fabs(v[4] - ref[4]) < 1e-12 * 170, "dot");
             free(vx);
             free(vy);
             AR_OK(dagger_array_destroy(x));

@@ -90,6 +90,129 @@ Test(array_stencil, reflect_symmetric_and_mirror_1d)
     AR_OK(dagger_finalize(rt));
 }
 
+/* The affine kinds in 1-D on the squares 1 4 9 16 25, distance 2:
+ *   AntiReflect symmetric  -2 1 | 1 4 9 16 25 | 25 34
+ *   AntiReflect mirror     -7 -2 | 1 4 9 16 25 | 34 41
+ *   LinearExtrapolate      -5 -2 | 1 4 9 16 25 | 34 43
+ * and on the ramp 1..5, which the mirror and the extrapolation continue
+ * exactly (every window sum is 5x the element). */
+Test(array_stencil, antireflect_and_linear_extrapolate_1d)
+{
+    dagger_runtime_t *rt = ar_init();
+    const double sq[5] = {1, 4, 9, 16, 25}, ramp[5] = {1, 2, 3, 4, 5};
+    const double want[3][5] = {{13, 31, 55, 79, 109}, {5, 28, 55, 88, 125}, {7, 28, 55, 88, 127}};
+    const double ramp5[5] = {5, 10, 15, 20, 25};
+    const dagger_boundary_kind_t kinds[3] = {DAGGER_BC_ANTIREFLECT_SYMMETRIC,
+                                             DAGGER_BC_ANTIREFLECT_MIRROR,
+                                             DAGGER_BC_LINEAR_EXTRAPOLATE};
+    for (size_t blk = 1; blk <= 5; blk++) {
+        dagger_array_desc_t d = AR_D1(DAGGER_F64, 5, blk);
+        dagger_array_t *a = from_doubles(rt, d, sq), *r = from_doubles(rt, d, ramp), *y;
+        AR_OK(dagger_array_zeros(rt, &d, &y));
+        for (int k = 0; k < 3; k++) {
+            char what[64];
+            snprintf(what, sizeof(what), "squares, kind %d, blocks of %zu", kinds[k], blk);
+            dagger_stencil_expr_t e = sum_expr(y, a, 2, bc_of(kinds[k], 0));
+            AR_OK(dagger_stencil_apply(rt, 1, &e));
+            ar_expect(y, want[k], 0, what);
+            if (k == 0)
+                continue;
+            e = sum_expr(y, r, 2, bc_of(kinds[k], 0));
+            AR_OK(dagger_stencil_apply(rt, 1, &e));
+            ar_expect(y, ramp5, 0, "ramp");
+        }
+        AR_DESTROY(a, r, y);
+    }
+    AR_OK(dagger_finalize(rt));
+}
+
+/* Window sums of a random array with per-dimension widths and boundaries,
+ * checked against the serial reference. */
+static void check_mixed(dagger_runtime_t *rt, int nd, const size_t dims[3], const size_t blk[3],
+                        const size_t dist[3], const dagger_boundary_t bc[3], uint64_t seed,
+                        double tol, const char *what)
+{
+    dagger_array_desc_t d = ar_desc(DAGGER_F64, nd, dims, blk);
+    dagger_array_t *a, *y;
+    AR_OK(dagger_array_rand(rt, &d, seed, &a));
+    AR_OK(dagger_array_zeros(rt, &d, &y));
+    dagger_stencil_expr_t e = {.out = y, .kernel = DAGGER_STENCIL_SUM, .nin = 1};
+    e.in[0].array = a;
+    for (int k = 0; k < nd; k++) {
+        e.in[0].dist[k] = dist[k];
+        e.in[0].bc[k] = bc[k];
+    }
+    AR_OK(dagger_stencil_apply(rt, 1, &e));
+    double *x = ar_collect(a), *want = malloc(ar_count(&d) * sizeof(double));
+    ar_ref_sum(x, want, nd, dims, dist, bc);
+    ar_expect(y, want, tol, what);
+    free(x);
+    free(want);
+    AR_DESTROY(a, y);
+}
+
+/* The affine kinds mixed per dimension with each other, with Wrap and the
+ * other index kinds, 2-D and 3-D, corners included, against the serial
+ * reference; block sizes smaller than the window too. */
+Test(array_stencil, affine_boundaries_mixed_2d_3d)
+{
+    dagger_runtime_t *rt = ar_init();
+    const dagger_boundary_t mix[5][3] = {
+        {{DAGGER_BC_WRAP, 0}, {DAGGER_BC_ANTIREFLECT_SYMMETRIC, 0}, {DAGGER_BC_LINEAR_EXTRAPOLATE, 0}},
+        {{DAGGER_BC_ANTIREFLECT_MIRROR, 0}, {DAGGER_BC_WRAP, 0}, {DAGGER_BC_CLAMP, 0}},
+        {{DAGGER_BC_LINEAR_EXTRAPOLATE, 0}, {DAGGER_BC_ANTIREFLECT_MIRROR, 0}, {DAGGER_BC_WRAP, 0}},
+        {{DAGGER_BC_PAD, -2}, {DAGGER_BC_LINEAR_EXTRAPOLATE, 0}, {DAGGER_BC_ANTIREFLECT_SYMMETRIC, 0}},
+        {{DAGGER_BC_ANTIREFLECT_SYMMETRIC, 0}, {DAGGER_BC_REFLECT_MIRROR, 0}, {DAGGER_BC_PAD, 3}},
+    };
+    const size_t blocks[3][3] = {{4, 2, 3}, {1, 5, 2}, {9, 1, 4}};
+    for (int nd = 2; nd <= 3; nd++)
+        for (int m = 0; m < 5; m++)
+            for (int b = 0; b < 3; b++) {
+                char what[64];
+                snprintf(what, sizeof(what), "%d-D, mix %d, blocks %d", nd, m, b);
+                check_mixed(rt, nd, (size_t[]){9, 5, 4}, blocks[b], (size_t[]){2, 1, 2}, mix[m], 17,
+                            1e-13, what);
+            }
+    AR_OK(dagger_finalize(rt));
+}
+
+/* Integers: the ghosts are computed in the type (exact), 2-D, with a user
+ * kernel that reads the corner ghost itself. */
+static double corner(const dagger_window_t *in, int nin, const size_t index[], const void *args)
+{
+    (void)nin, (void)index, (void)args;
+    return DAGGER_WIN2(&in[0], int32_t, -1, -1) + 1000.0 * DAGGER_WIN2(&in[0], int32_t, 1, 1);
+}
+
+Test(array_stencil, affine_boundaries_integers)
+{
+    dagger_runtime_t *rt = ar_init();
+    dagger_stencil_kernel_t k;
+    AR_OK(dagger_stencil_kernel_register(rt, "test.corner", corner, &k));
+    double x[20], want[20];
+    int32_t xi[20];
+    for (int i = 0; i < 20; i++)
+        x[i] = xi[i] = (i * 7) % 11 - 5;
+    dagger_array_desc_t d = AR_D2(DAGGER_I32, 5, 4, 2, 3);
+    dagger_array_t *a, *y;
+    AR_OK(dagger_array_from_host(rt, &d, xi, &a));
+    AR_OK(dagger_array_zeros(rt, &d, &y));
+    dagger_boundary_t bc[2] = {{DAGGER_BC_ANTIREFLECT_MIRROR, 0}, {DAGGER_BC_LINEAR_EXTRAPOLATE, 0}};
+    dagger_stencil_expr_t e = {.out = y, .kernel = k, .nin = 1};
+    e.in[0] = (dagger_stencil_input_t){.array = a, .dist = {1, 1}, .bc = {bc[0], bc[1]}};
+    AR_OK(dagger_stencil_apply(rt, 1, &e));
+    for (long j = 0; j < 4; j++)
+        for (long i = 0; i < 5; i++) {
+            long lo[2] = {i - 1, j - 1}, hi[2] = {i + 1, j + 1};
+            size_t dims[2] = {5, 4};
+            want[i + 5 * j] = ar_window_value(x, 2, dims, lo, bc) +
+                              1000.0 * ar_window_value(x, 2, dims, hi, bc);
+        }
+    ar_expect(y, want, 0, "i32 corners");
+    AR_DESTROY(a, y);
+    AR_OK(dagger_finalize(rt));
+}
+
 /* In place, 2x2 ones in 1x1 blocks, Wrap: every element sees the old nine
  * ones (snapshot semantics), so every element becomes 9. */
 Test(array_stencil, in_place_sees_old_values)
@@ -149,26 +272,9 @@ Test(array_stencil, mixed_boundaries_2d_3d)
         {{DAGGER_BC_PAD, 2}, {DAGGER_BC_REFLECT_SYMMETRIC, 0}, {DAGGER_BC_WRAP, 0}},
     };
     for (int nd = 2; nd <= 3; nd++)
-        for (int m = 0; m < 3; m++) {
-            size_t dims[3] = {6, 5, 4}, blk[3] = {4, 2, 3}, dist[3] = {1, 2, 1};
-            dagger_array_desc_t d = ar_desc(DAGGER_F64, nd, dims, blk);
-            dagger_array_t *a, *y;
-            AR_OK(dagger_array_rand(rt, &d, 8, &a));
-            AR_OK(dagger_array_zeros(rt, &d, &y));
-            dagger_stencil_expr_t e = {.out = y, .kernel = DAGGER_STENCIL_SUM, .nin = 1};
-            e.in[0].array = a;
-            for (int k = 0; k < nd; k++) {
-                e.in[0].dist[k] = dist[k];
-                e.in[0].bc[k] = mix[m][k];
-            }
-            AR_OK(dagger_stencil_apply(rt, 1, &e));
-            double *x = ar_collect(a), want[120];
-            ar_ref_sum(x, want, nd, dims, dist, mix[m]);
-            ar_expect(y, want, 1e-14, nd == 2 ? "2-D mixed" : "3-D mixed");
-            free(x);
-            AR_OK(dagger_array_destroy(a));
-            AR_OK(dagger_array_destroy(y));
-        }
+        for (int m = 0; m < 3; m++)
+            check_mixed(rt, nd, (size_t[]){6, 5, 4}, (size_t[]){4, 2, 3}, (size_t[]){1, 2, 1},
+                        mix[m], 8, 1e-14, nd == 2 ? "2-D mixed" : "3-D mixed");
     AR_OK(dagger_finalize(rt));
 }
 
@@ -313,9 +419,10 @@ Test(array_stencil, prepared_sweeps_in_a_user_region)
 }
 
 /* The elements of other ranks' blocks that the windows of this rank's
- * blocks reach (width 1, Wrap): each counted once, however many windows
- * of this rank read it. */
-static uint64_t halo_elements(dagger_array_t *a, int me, size_t n, size_t bs)
+ * blocks reach (width 1; Wrap, or with wrap 0 only those inside the array,
+ * as for the affine kinds): each counted once, however many windows of this
+ * rank read it. */
+static uint64_t halo_elements(dagger_array_t *a, int me, size_t n, size_t bs, int wrap)
 {
     static unsigned char need[64 * 64];
     memset(need, 0, sizeof(need));
@@ -326,6 +433,8 @@ static uint64_t halo_elements(dagger_array_t *a, int me, size_t n, size_t bs)
             continue;
         for (long j = (long)info.offset[1] - 1; j <= (long)(info.offset[1] + bs); j++)
             for (long i = (long)info.offset[0] - 1; i <= (long)(info.offset[0] + bs); i++) {
+                if (!wrap && (i < 0 || j < 0 || i >= (long)n || j >= (long)n))
+                    continue;
                 size_t gi = (size_t)((i + (long)n) % (long)n), gj = (size_t)((j + (long)n) % (long)n);
                 dagger_array_block_t src;
                 AR_OK(dagger_array_block_info(a, gi / bs + (n / bs) * (gj / bs), &src));
@@ -342,7 +451,7 @@ static uint64_t halo_elements(dagger_array_t *a, int me, size_t n, size_t bs)
 /* Only halo strips cross ranks: each rank receives exactly the elements of
  * other ranks' blocks its windows reach (the planner sends an element once
  * even where two windows of the rank need it), far less than whole blocks. */
-Test(array_stencil, moves_only_halos)
+static void check_halos_only(dagger_boundary_kind_t kind)
 {
     dagger_runtime_t *rt = ar_init();
     int me = dagger_rank(rt);
@@ -351,11 +460,12 @@ Test(array_stencil, moves_only_halos)
     dagger_array_t *a, *y;
     AR_OK(dagger_array_rand(rt, &d, 1, &a));
     AR_OK(dagger_array_zeros(rt, &d, &y));
-    dagger_stencil_expr_t e = sum_expr(y, a, 1, bc_of(DAGGER_BC_WRAP, 0));
+    dagger_stencil_expr_t e = sum_expr(y, a, 1, bc_of(kind, 0));
     AR_OK(dagger_stencil_apply(rt, 1, &e));
     dagger_region_stats_t s;
     AR_OK(dagger_region_stats(rt, &s));
-    uint64_t expect = halo_elements(a, me, n, bs) * sizeof(double), mine = 0;
+    uint64_t expect = halo_elements(a, me, n, bs, kind == DAGGER_BC_WRAP) * sizeof(double);
+    uint64_t mine = 0;
     for (size_t b = 0; b < dagger_array_nblocks(a); b++) {
         dagger_array_block_t info;
         AR_OK(dagger_array_block_info(a, b, &info));
@@ -370,11 +480,24 @@ Test(array_stencil, moves_only_halos)
     double *x = ar_collect(a), want[64 * 64];
     dagger_boundary_t w3[3] = {e.in[0].bc[0], e.in[0].bc[0], e.in[0].bc[0]};
     ar_ref_sum(x, want, 2, (size_t[]){n, n}, (size_t[]){1, 1}, w3);
-    ar_expect(y, want, 1e-14, "64x64 Wrap");
+    ar_expect(y, want, 1e-14, "64x64");
     free(x);
     AR_OK(dagger_array_destroy(a));
     AR_OK(dagger_array_destroy(y));
     AR_OK(dagger_finalize(rt));
+}
+
+Test(array_stencil, moves_only_halos)
+{
+    check_halos_only(DAGGER_BC_WRAP);
+}
+
+/* The affine kinds need no element from beyond the opposite edge: only the
+ * in-range strips move, the ghosts are computed where the window is. */
+Test(array_stencil, affine_moves_only_in_range_halos)
+{
+    check_halos_only(DAGGER_BC_ANTIREFLECT_MIRROR);
+    check_halos_only(DAGGER_BC_LINEAR_EXTRAPOLATE);
 }
 
 Test(array_stencil, bad_input)
@@ -395,6 +518,10 @@ Test(array_stencil, bad_input)
     AR_FAILS(dagger_stencil_create(rt, 1, &e, &s), DAGGER_ERR_INVALID_ARG, "at most 4");
     e = sum_expr(a, a, 4, bc_of(DAGGER_BC_REFLECT_MIRROR, 0));
     AR_FAILS(dagger_stencil_create(rt, 1, &e, &s), DAGGER_ERR_INVALID_ARG, "at most 3");
+    e = sum_expr(a, a, 4, bc_of(DAGGER_BC_ANTIREFLECT_MIRROR, 0));
+    AR_FAILS(dagger_stencil_create(rt, 1, &e, &s), DAGGER_ERR_INVALID_ARG, "at most 3");
+    e = sum_expr(a, a, 5, bc_of(DAGGER_BC_ANTIREFLECT_SYMMETRIC, 0));
+    AR_FAILS(dagger_stencil_create(rt, 1, &e, &s), DAGGER_ERR_INVALID_ARG, "at most 4");
     e = sum_expr(a, a, 1, bc_of((dagger_boundary_kind_t)9, 0));
     AR_FAILS(dagger_stencil_create(rt, 1, &e, &s), DAGGER_ERR_INVALID_ARG, "unknown boundary");
     e = sum_expr(a, a, 1, bc_of(DAGGER_BC_WRAP, 0));
@@ -410,6 +537,12 @@ Test(array_stencil, bad_input)
     e.in[0].dist[2] = 1;
     AR_FAILS(dagger_stencil_create(rt, 1, &e, &s), DAGGER_ERR_INVALID_ARG, "2-D array");
     e.in[0].dist[2] = 0;
+    dagger_array_t *row;
+    dagger_array_desc_t d1 = AR_D2(DAGGER_F64, 1, 4, 1, 2);
+    AR_OK(dagger_array_zeros(rt, &d1, &row));
+    dagger_stencil_expr_t lx = sum_expr(row, row, 1, bc_of(DAGGER_BC_LINEAR_EXTRAPOLATE, 0));
+    AR_FAILS(dagger_stencil_create(rt, 1, &lx, &s), DAGGER_ERR_INVALID_ARG, "at least 2 elements");
+    AR_OK(dagger_array_destroy(row));
     dagger_region_t *r;
     AR_OK(dagger_region_begin(rt, NULL, &r));
     AR_FAILS(dagger_stencil_create(rt, 1, &e, &s), DAGGER_ERR_STATE, "region");

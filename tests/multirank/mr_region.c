@@ -6,21 +6,6 @@
 #include "mr_codelets.h"
 #include "mr_util.h"
 
-static dagger_codelet_t reg(dagger_runtime_t *rt, const char *name, dagger_impl_fn fn, size_t ret)
-{
-    dagger_codelet_desc_t d = {.name = name, .cpu = fn, .return_size = ret};
-    dagger_codelet_t cl;
-    MR_OK(dagger_codelet_register(rt, &d, &cl));
-    return cl;
-}
-
-static dagger_status_t spawn_on(dagger_region_t *r, dagger_codelet_t cl, int rank, int nargs,
-                                const dagger_arg_t *args, dagger_future_t *fut)
-{
-    dagger_task_opts_t o = {.scope = &DAGGER_SCOPE_RANK(rank)};
-    return dagger_submit(r, cl, nargs, args, &o, NULL, fut);
-}
-
 static double ramp(size_t i, size_t j)
 {
     return (double)(i + 100 * j);
@@ -30,7 +15,7 @@ static double ramp(size_t i, size_t j)
 Test(region, increment_every_block)
 {
     dagger_runtime_t *rt = mr_init();
-    dagger_codelet_t add1 = reg(rt, "add1", mr_add1, 0);
+    dagger_codelet_t add1 = mr_reg(rt, "add1", mr_add1, 0);
     dagger_chunk_t blk[9];
     for (int b = 0; b < 9; b++)
         blk[b] = mr_chunk2(rt, 4, 4, -1, ramp);
@@ -55,15 +40,15 @@ Test(region, cross_rank_dataflow)
 {
     dagger_runtime_t *rt = mr_init();
     int n = dagger_nranks(rt), r1 = 1 % n, r2 = 2 % n;
-    dagger_codelet_t add1 = reg(rt, "add1", mr_add1, 0), mul2 = reg(rt, "mul2", mr_mul2, 0);
+    dagger_codelet_t add1 = mr_reg(rt, "add1", mr_add1, 0), mul2 = mr_reg(rt, "mul2", mr_mul2, 0);
     dagger_chunk_t c = mr_chunk2(rt, 8, 8, 0, ramp);
     dagger_view_t all = dagger_view(rt, c);
     dagger_view_t sub = dagger_view_sub(all, (size_t[]){2, 1}, (size_t[]){4, 5});
     dagger_region_t *r;
     MR_OK(dagger_region_begin(rt, NULL, &r));
-    MR_OK(spawn_on(r, add1, r1, 1, &DAGGER_INOUT(all), NULL));
-    MR_OK(spawn_on(r, mul2, r2, 1, &DAGGER_INOUT(sub), NULL));
-    MR_OK(spawn_on(r, mul2, 0, 1, &DAGGER_INOUT(dagger_view_mod(all, DAGGER_UPPER)), NULL));
+    MR_OK(mr_spawn_on(r, add1, r1, 1, &DAGGER_INOUT(all), NULL));
+    MR_OK(mr_spawn_on(r, mul2, r2, 1, &DAGGER_INOUT(sub), NULL));
+    MR_OK(mr_spawn_on(r, mul2, 0, 1, &DAGGER_INOUT(dagger_view_mod(all, DAGGER_UPPER)), NULL));
     MR_OK(dagger_region_end(r));
     double got[64];
     mr_gather(rt, c, got, sizeof(got));
@@ -84,15 +69,15 @@ Test(region, disjoint_views_share_one_slot)
 {
     dagger_runtime_t *rt = mr_init();
     int n = dagger_nranks(rt), other = 1 % n;
-    dagger_codelet_t touch = reg(rt, "touch", mr_touch, 0);
+    dagger_codelet_t touch = mr_reg(rt, "touch", mr_touch, 0);
     dagger_chunk_t c = mr_chunk2(rt, 8, 8, 0, ramp);
     dagger_view_t all = dagger_view(rt, c);
     dagger_view_t top = dagger_view_sub(all, (size_t[]){0, 0}, (size_t[]){4, 8});
     dagger_view_t bottom = dagger_view_sub(all, (size_t[]){4, 0}, (size_t[]){4, 8});
     dagger_region_t *r;
     MR_OK(dagger_region_begin(rt, NULL, &r));
-    MR_OK(spawn_on(r, touch, other, 1, &DAGGER_IN(top), NULL));
-    MR_OK(spawn_on(r, touch, other, 1, &DAGGER_IN(bottom), NULL));
+    MR_OK(mr_spawn_on(r, touch, other, 1, &DAGGER_IN(top), NULL));
+    MR_OK(mr_spawn_on(r, touch, other, 1, &DAGGER_IN(bottom), NULL));
     MR_OK(dagger_region_end(r));
     dagger_region_stats_t s;
     MR_OK(dagger_region_stats(rt, &s));
@@ -110,7 +95,7 @@ static uint64_t transfers_of(dagger_runtime_t *rt, dagger_codelet_t cl, dagger_c
     MR_OK(dagger_region_begin(rt, NULL, &r));
     for (int i = 0; i < ntasks; i++) {
         dagger_arg_t a = {.kind = DAGGER_ARG_VIEW, .mode = modes[i], .view = dagger_view(rt, c)};
-        MR_OK(spawn_on(r, cl, ranks[i], 1, &a, NULL));
+        MR_OK(mr_spawn_on(r, cl, ranks[i], 1, &a, NULL));
     }
     MR_OK(dagger_region_end(r));
     dagger_region_stats_t s;
@@ -124,7 +109,7 @@ Test(region, copy_counts)
     dagger_runtime_t *rt = mr_init();
     int n = dagger_nranks(rt), rem = 1 % n;
     uint64_t remote = n > 1;
-    dagger_codelet_t touch = reg(rt, "touch", mr_touch, 0);
+    dagger_codelet_t touch = mr_reg(rt, "touch", mr_touch, 0);
     dagger_chunk_t c = mr_chunk2(rt, 16, 16, 0, ramp);
     const dagger_access_t in[] = {DAGGER_MODE_IN}, io[] = {DAGGER_MODE_INOUT},
                           io2[] = {DAGGER_MODE_INOUT, DAGGER_MODE_INOUT};
@@ -143,7 +128,7 @@ Test(region, modifier_chains)
 {
     dagger_runtime_t *rt = mr_init();
     int n = dagger_nranks(rt);
-    dagger_codelet_t add1 = reg(rt, "add1", mr_add1, 0), mul2 = reg(rt, "mul2", mr_mul2, 0);
+    dagger_codelet_t add1 = mr_reg(rt, "add1", mr_add1, 0), mul2 = mr_reg(rt, "mul2", mr_mul2, 0);
     dagger_chunk_t c = mr_chunk2(rt, 8, 8, n - 1, ramp);
     const dagger_modifier_t mods[] = {DAGGER_DIAGONAL, DAGGER_UPPER, DAGGER_LOWER,
                                       DAGGER_UNIT_UPPER, DAGGER_UNIT_LOWER, DAGGER_DIAGONAL,
@@ -153,7 +138,7 @@ Test(region, modifier_chains)
     MR_OK(dagger_region_begin(rt, NULL, &r));
     for (int k = 0; k < nm; k++) {
         dagger_view_t v = dagger_view_mod(dagger_view(rt, c), mods[k]);
-        MR_OK(spawn_on(r, k % 2 ? mul2 : add1, k % 3 % n, 1, &DAGGER_INOUT(v), NULL));
+        MR_OK(mr_spawn_on(r, k % 2 ? mul2 : add1, k % 3 % n, 1, &DAGGER_INOUT(v), NULL));
     }
     MR_OK(dagger_region_end(r));
     double got[64];
@@ -174,15 +159,15 @@ Test(region, futures_across_ranks)
 {
     dagger_runtime_t *rt = mr_init();
     int n = dagger_nranks(rt), prod = 1 % n, cons = (n - 1 + 2) % n;
-    dagger_codelet_t rankval = reg(rt, "rankval", mr_rankval, sizeof(double));
-    dagger_codelet_t store = reg(rt, "store", mr_store, 0);
+    dagger_codelet_t rankval = mr_reg(rt, "rankval", mr_rankval, sizeof(double));
+    dagger_codelet_t store = mr_reg(rt, "store", mr_store, 0);
     dagger_chunk_t c = mr_chunk2(rt, 3, 3, 0, NULL);
     dagger_future_t f;
     dagger_region_t *r;
     MR_OK(dagger_region_begin(rt, NULL, &r));
-    MR_OK(spawn_on(r, rankval, prod, 0, NULL, &f));
+    MR_OK(mr_spawn_on(r, rankval, prod, 0, NULL, &f));
     dagger_arg_t args[] = {DAGGER_OUT(dagger_view(rt, c)), DAGGER_FUTURE(f)};
-    MR_OK(spawn_on(r, store, cons, 2, args, NULL));
+    MR_OK(mr_spawn_on(r, store, cons, 2, args, NULL));
     MR_OK(dagger_region_end(r));
     double v = 0;
     size_t len = 0;
@@ -205,7 +190,7 @@ Test(region, scopes)
 {
     dagger_runtime_t *rt = mr_init();
     int n = dagger_nranks(rt), last = n - 1;
-    dagger_codelet_t who = reg(rt, "whoami", mr_whoami, 0);
+    dagger_codelet_t who = mr_reg(rt, "whoami", mr_whoami, 0);
     dagger_chunk_t cs[4];
     for (int i = 0; i < 4; i++) {
         dagger_chunk_desc_t d = {.dtype = DAGGER_I32, .ndims = 1, .dims = {1}, .owner = i % n};
@@ -240,13 +225,13 @@ Test(region, failing_task)
 {
     dagger_runtime_t *rt = mr_init();
     int n = dagger_nranks(rt);
-    dagger_codelet_t fail = reg(rt, "fail", mr_fail, 0), add1 = reg(rt, "add1", mr_add1, 0);
+    dagger_codelet_t fail = mr_reg(rt, "fail", mr_fail, 0), add1 = mr_reg(rt, "add1", mr_add1, 0);
     dagger_chunk_t c = mr_chunk2(rt, 4, 4, 0, ramp);
     dagger_region_t *r;
     MR_OK(dagger_region_begin(rt, NULL, &r));
-    MR_OK(spawn_on(r, add1, 0, 1, &DAGGER_INOUT(dagger_view(rt, c)), NULL));
-    MR_OK(spawn_on(r, fail, 1 % n, 1, &DAGGER_INOUT(dagger_view(rt, c)), NULL));
-    MR_OK(spawn_on(r, add1, 0, 1, &DAGGER_INOUT(dagger_view(rt, c)), NULL));
+    MR_OK(mr_spawn_on(r, add1, 0, 1, &DAGGER_INOUT(dagger_view(rt, c)), NULL));
+    MR_OK(mr_spawn_on(r, fail, 1 % n, 1, &DAGGER_INOUT(dagger_view(rt, c)), NULL));
+    MR_OK(mr_spawn_on(r, add1, 0, 1, &DAGGER_INOUT(dagger_view(rt, c)), NULL));
     dagger_status_t st = dagger_region_end(r);
     cr_assert_eq(st, DAGGER_ERR_TASK_FAILED, "got %s", dagger_strerror(st));
     char expect[64];
@@ -264,7 +249,7 @@ Test(region, divergence_is_an_error)
     dagger_runtime_t *rt = mr_init();
     int n = dagger_nranks(rt), me = dagger_rank(rt);
     MR_OK(dagger_check_uniformity(rt, 1));
-    dagger_codelet_t add1 = reg(rt, "add1", mr_add1, 0);
+    dagger_codelet_t add1 = mr_reg(rt, "add1", mr_add1, 0);
     dagger_chunk_t c = mr_chunk2(rt, 4, 4, 0, ramp);
     dagger_region_t *r;
     MR_OK(dagger_region_begin(rt, NULL, &r));
@@ -309,8 +294,8 @@ static void tile_fill(double *t, size_t ti, size_t tj)
 Test(region, tiled_cholesky)
 {
     dagger_runtime_t *rt = mr_init();
-    dagger_codelet_t potrf = reg(rt, "potrf", mr_potrf, 0), trsm = reg(rt, "trsm", mr_trsm, 0),
-                     syrk = reg(rt, "syrk", mr_syrk, 0), gemm = reg(rt, "gemm", mr_gemm, 0);
+    dagger_codelet_t potrf = mr_reg(rt, "potrf", mr_potrf, 0), trsm = mr_reg(rt, "trsm", mr_trsm, 0),
+                     syrk = mr_reg(rt, "syrk", mr_syrk, 0), gemm = mr_reg(rt, "gemm", mr_gemm, 0);
     dagger_chunk_t a[CH_NT][CH_NT];
     for (size_t j = 0; j < CH_NT; j++)
         for (size_t i = j; i < CH_NT; i++) {

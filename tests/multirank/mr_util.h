@@ -25,6 +25,25 @@ static inline dagger_runtime_t *mr_init(void)
     return rt;
 }
 
+/* Registers a CPU codelet returning ret bytes (0: none). */
+static inline dagger_codelet_t mr_reg(dagger_runtime_t *rt, const char *name, dagger_impl_fn fn,
+                                      size_t ret)
+{
+    dagger_codelet_desc_t d = {.name = name, .cpu = fn, .return_size = ret};
+    dagger_codelet_t cl;
+    MR_OK(dagger_codelet_register(rt, &d, &cl));
+    return cl;
+}
+
+/* Submits a task scoped to one rank. */
+static inline dagger_status_t mr_spawn_on(dagger_region_t *r, dagger_codelet_t cl, int rank,
+                                          int nargs, const dagger_arg_t *args,
+                                          dagger_future_t *fut)
+{
+    dagger_task_opts_t o = {.scope = &DAGGER_SCOPE_RANK(rank)};
+    return dagger_submit(r, cl, nargs, args, &o, NULL, fut);
+}
+
 /* A 2-D chunk of doubles owned by owner, filled with f(i, j) on the owner. */
 static inline dagger_chunk_t mr_chunk2(dagger_runtime_t *rt, size_t m, size_t n, int owner,
                                        double (*f)(size_t, size_t))

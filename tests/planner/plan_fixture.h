@@ -295,12 +295,20 @@ static inline void cl_run(uint32_t k, const cl_arg_t *args, uint32_t n, unsigned
         } else if (a->kind == DG_PLAN_ARG_VALUE) {
             for (size_t b = 0; b < a->len; b++)
                 st.s = st.s * 131 + ((const unsigned char *)a->value)[b];
-        } else if (a->kind == DG_PLAN_ARG_FUTURE) {
-            st.s = st.s * 1009 + cl_rd(a->base, a->len < 8 ? (uint32_t)a->len : 8);
+        } else if (a->kind == DG_PLAN_ARG_FUTURE && a->mode != DAGGER_MODE_OUT) {
+            for (size_t b = 0; b < a->len; b++) /* every byte: a stale one must show */
+                st.s = st.s * 1009 + a->base[b];
         }
     }
     for (uint32_t i = 0; i < n; i++) {
         const cl_arg_t *a = &args[i];
+        if (a->kind == DG_PLAN_ARG_FUTURE && (a->mode == DAGGER_MODE_OUT ||
+                                               a->mode == DAGGER_MODE_INOUT)) {
+            for (size_t b = 0; b < a->len; b++) /* a future written in place */
+                a->base[b] = (unsigned char)((a->mode == DAGGER_MODE_INOUT ? st.a * a->base[b] : 0) +
+                                             st.b + st.s + b);
+            continue;
+        }
         if (a->kind != DG_PLAN_ARG_VIEW || a->mode == DAGGER_MODE_IN)
             continue;
         st.es = a->g->elsize;

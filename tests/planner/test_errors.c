@@ -108,10 +108,32 @@ Test(errors, unsatisfiable_scope)
     int32_t bad_rank = 7;
     dg_plan_scope_t s = {.ranks = &bad_rank, .nranks = 1};
     t = (dg_plan_task_desc_t){.codelet = cl, .scope = &s};
-    expect_error(&t, DAGGER_ERR_INVALID_ARG, "rank 7");
+    expect_error(&t, DAGGER_ERR_SCOPE, "rank 7, but the job has 2 ranks");
+    uint32_t bad_proc = 99;
+    dg_plan_scope_t sp = {.procs = &bad_proc, .nprocs = 1};
+    t.scope = &sp;
+    expect_error(&t, DAGGER_ERR_SCOPE, "processor 99, but the job has");
+    dg_plan_scope_t malformed = {.nranks = 1};
+    t.scope = &malformed;
+    expect_error(&t, DAGGER_ERR_INVALID_ARG, "count but no entries");
     dg_plan_scope_t g = {.kinds = DG_PLAN_KIND_BIT(DG_PLAN_CUDA)};
     t.scope = &g;
     expect_error(&t, DAGGER_ERR_SCOPE, "widen");
+}
+
+/* The region scope: the same code for what nothing satisfies, the message once. */
+Test(errors, unsatisfiable_region_scope)
+{
+    w_region_end(w);
+    int32_t bad_rank = 7;
+    dg_plan_scope_t s = {.ranks = &bad_rank, .nranks = 1};
+    cr_assert_eq(dg_plan_region_begin(w->pl[0], &s), DAGGER_ERR_SCOPE);
+    cr_assert(strstr(dagger_error_detail(), "region scope: the scope names rank 7"), "%s",
+              dagger_error_detail());
+    dg_plan_scope_t g = {.kinds = DG_PLAN_KIND_BIT(DG_PLAN_CUDA)};
+    cr_assert_eq(dg_plan_region_begin(w->pl[0], &g), DAGGER_ERR_SCOPE);
+    cr_assert(strstr(dagger_error_detail(), "kinds allowed: CUDA"), "%s", dagger_error_detail());
+    w_region_begin(w, NULL);
 }
 
 Test(errors, cycles_name_both_tasks)

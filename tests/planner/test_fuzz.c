@@ -1,7 +1,9 @@
 /* Randomized differential test: random programs (chunks 1-D..4-D, padded
  * layouts, views with every modifier, every mode, by-value arguments,
- * futures, explicit dependencies, scopes, GPUs, frees inside regions, bad
- * submissions, P = 1..8) are planned by P planners, their op streams run by
+ * futures read, overwritten and updated in place as arguments, per-task
+ * return sizes, syncs home inside regions, explicit dependencies, scopes and
+ * union scopes (placements and scope errors checked against a brute-force
+ * reference), GPUs, frees inside regions, bad submissions, P = 1..8) are planned by P planners, their op streams run by
  * the reference executor in random legal interleavings, and every chunk and
  * future must end byte-identical to plain sequential execution on one copy.
  * The P planners' uniformity hashes must agree after every call.
@@ -48,6 +50,9 @@ typedef struct prog {
     uint64_t ntasks;            /* tasks planned so far (ids 1..ntasks) */
     dg_plan_scope_t rscope;
     int32_t rranks[8];
+    dg_plan_scope_t rparts[3];  /* a union region scope */
+    int32_t rpranks[12];
+    uint32_t rpprocs[12];
     int rscoped;
     uint64_t window;            /* retire window of planners and sim; 0: none */
 } prog_t;
@@ -166,7 +171,9 @@ static void rnd_view(prog_t *p, uint64_t id, dg_plan_view_t *v)
     } while (dg_plan_view_check(g, v, why, sizeof(why)) != DAGGER_OK);
 }
 
-static void rnd_scope(prog_t *p, dg_plan_scope_t *s, int32_t *ranks, uint32_t *procs)
+/* One conjunction: ranks, kinds, exact processors or ranks with kinds.
+ * ranks and procs hold at least 4 entries. */
+static void rnd_conj(prog_t *p, dg_plan_scope_t *s, int32_t *ranks, uint32_t *procs)
 {
     memset(s, 0, sizeof(*s));
     switch (below(p, 4)) {
@@ -184,12 +191,69 @@ static void rnd_scope(prog_t *p, dg_plan_scope_t *s, int32_t *ranks, uint32_t *p
         s->procs = procs;
         break;
     default:
-        s->kinds = DG_PLAN_KIND_BIT(DG_PLAN_CPU) | DG_PLAN_KIND_BIT(DG_PLAN_CUDA);
+        s->kinds = below(p, 2) ? DG_PLAN_KIND_BIT(DG_PLAN_CPU) | DG_PLAN_KIND_BIT(DG_PLAN_CUDA)
+                               : DG_PLAN_KIND_BIT(1 + (int)below(p, 2));
         s->nranks = 1;
         ranks[0] = (int32_t)below(p, (uint64_t)p->w->P);
         s->ranks = ranks;
         break;
     }
+}
+
+/* A conjunction, or a union of 1..3 of them (parts with room for 4 entries
+ * each in ranks and procs), sometimes with a filter of its own. */
+static void rnd_scope(prog_t *p, dg_plan_scope_t *s, dg_plan_scope_t *parts, int32_t *ranks,
+                      uint32_t *procs)
+{
+    if (below(p, 3)) {
+        rnd_conj(p, s, ranks, procs);
+        return;
+    }
+    memset(s, 0, sizeof(*s));
+    s->nparts = 1 + (uint32_t)below(p, 3);
+    for (uint32_t i = 0; i < s->nparts; i++)
+        rnd_conj(p, &parts[i], ranks + 4 * i, procs + 4 * i);
+    s->parts = parts;
+    if (below(p, 4) == 0)
+        s->kinds = (uint32_t)(1 + below(p, 7));
+}
+
+/* The reference meaning of a scope (docs/planner.md section 3), by brute force. */
+static int ref_lists(const dg_plan_scope_t *s, int32_t r, uint32_t q)
+{
+    int ok = !s->nranks, hit = !s->nprocs;
+    for (uint32_t i = 0; i < s->nranks; i++)
+        ok |= s->ranks[i] == r;
+    for (uint32_t i = 0; i < s->nprocs; i++)
+        hit |= s->procs[i] == q;
+    return ok && hit;
+}
+
+static int ref_in(const dg_plan_scope_t *s, int32_t r, uint32_t q, dg_plan_kind_t k)
+{
+    if (!s)
+        return 1;
+    if (!ref_lists(s, r, q))
+        return 0;
+    int any = !s->nparts;
+    for (uint32_t i = 0; i < s->nparts; i++) {
+        const dg_plan_scope_t *u = &s->parts[i];
+        uint32_t kinds = u->kinds ? u->kinds : (u->nprocs ? 7u : DG_PLAN_KIND_BIT(DG_PLAN_CPU));
+        any |= (kinds & DG_PLAN_KIND_BIT(k)) && ref_lists(u, r, q);
+    }
+    return any;
+}
+
+static uint32_t ref_kinds(const dg_plan_scope_t *s)
+{
+    return !s ? 0 : s->kinds ? s->kinds : (s->nprocs || s->nparts ? 7u : 0);
+}
+
+/* Processor q is a candidate of both scopes (kinds, lists, union parts). */
+static int ref_admits(const dg_plan_scope_t *const sc[2], uint32_t want, int32_t r, uint32_t q,
+                      dg_plan_kind_t k)
+{
+    return (want & DG_PLAN_KIND_BIT(k)) && ref_in(sc[0], r, q, k) && ref_in(sc[1], r, q, k);
 }
 
 /* Runs the task on the reference copies (after every rank planned it). */
@@ -210,21 +274,63 @@ static void ref_run(prog_t *p, const dg_plan_task_desc_t *t, const dg_plan_submi
             args[i].len = p->c[id].bytes;
     }
     unsigned char *ret = NULL;
+    uint32_t size = t->ret_size ? t->ret_size : p->cl.ret[k];
+    cr_assert_eq(!!s->future, !!size, "a future exactly when the task returns a value");
     if (s->future) {
         cr_assert_lt(s->future, MAXC);
         ref_chunk_t *f = &p->c[s->future];
         *f = (ref_chunk_t){1, 1, s->rank, 0, *dg_plan_chunk_geom(p->w->pl[0], s->future), NULL,
-                           p->cl.ret[k]};
+                           size};
+        cr_assert_eq(f->g.dims[0], size);
         f->data = calloc(1, f->bytes);
         ret = f->data;
     }
-    cl_run((uint32_t)k, args, t->nargs, ret, p->cl.ret[k]);
+    cl_run((uint32_t)k, args, t->nargs, ret, size);
 }
 
-/* The placement respects the scopes and the codelet's implementations. */
+/* Some processor of any kind is in region scope s. */
+static int ref_some(prog_t *p, const dg_plan_scope_t *s)
+{
+    const dg_plan_scope_t *const sc[2] = {s, NULL};
+    uint32_t want = ref_kinds(s) ? ref_kinds(s) : 7u;
+    for (uint32_t q = 0; q < dg_plan_nprocs(p->w->pl[0]); q++) {
+        int32_t r;
+        dg_plan_kind_t k;
+        dg_plan_proc_info(p->w->pl[0], q, &r, &k, NULL);
+        if (ref_admits(sc, want, r, q, k))
+            return 1;
+    }
+    return 0;
+}
+
+/* The kinds a task may use: both scopes' and the codelet's. */
+static uint32_t ref_want(prog_t *p, const dg_plan_task_desc_t *t, const dg_plan_scope_t *const sc[2])
+{
+    uint32_t a = ref_kinds(sc[0]), b = ref_kinds(sc[1]);
+    return (a && b ? a & b : (a | b ? a | b : DG_PLAN_KIND_BIT(DG_PLAN_CPU))) &
+           p->kinds[cl_index(&p->cl, t->codelet)];
+}
+
+/* DAGGER_ERR_SCOPE only when no processor at all is a candidate. */
+static void check_none(prog_t *p, const dg_plan_task_desc_t *t)
+{
+    const dg_plan_scope_t *const sc[2] = {t->scope, p->rscoped ? &p->rscope : NULL};
+    uint32_t want = ref_want(p, t, sc);
+    for (uint32_t q = 0; q < dg_plan_nprocs(p->w->pl[0]); q++) {
+        int32_t r;
+        dg_plan_kind_t k;
+        dg_plan_proc_info(p->w->pl[0], q, &r, &k, NULL);
+        cr_assert(!ref_admits(sc, want, r, q, k), "seed %llu: DAGGER_ERR_SCOPE, but processor %u "
+                  "is a candidate", (unsigned long long)g_seed, q);
+    }
+}
+
+/* The placement respects the scopes and the codelet's implementations: the
+ * processor (or, for "any CPU thread", every CPU thread of the rank) is a
+ * candidate by the brute-force meaning of both scopes. */
 static void check_place(prog_t *p, const dg_plan_task_desc_t *t, const dg_plan_submitted_t *s)
 {
-    const dg_plan_scope_t *sc[2] = {t->scope, p->rscoped ? &p->rscope : NULL};
+    const dg_plan_scope_t *const sc[2] = {t->scope, p->rscoped ? &p->rscope : NULL};
     dg_plan_kind_t kind = DG_PLAN_CPU;
     if (s->proc != DG_PLAN_ANY_CPU) {
         int32_t r;
@@ -233,23 +339,21 @@ static void check_place(prog_t *p, const dg_plan_task_desc_t *t, const dg_plan_s
     }
     cr_assert_eq(s->space != 0, kind != DG_PLAN_CPU, "GPU tasks run in device spaces");
     cr_assert(p->kinds[cl_index(&p->cl, t->codelet)] & DG_PLAN_KIND_BIT(kind));
-    for (int k = 0; k < 2; k++) {
-        if (!sc[k])
-            continue;
-        int ok = !sc[k]->nranks;
-        for (uint32_t i = 0; i < sc[k]->nranks; i++)
-            ok |= sc[k]->ranks[i] == s->rank;
-        cr_assert(ok, "task runs on rank %d outside its scope", s->rank);
-        if (sc[k]->nprocs) {
-            int hit = 0;
-            for (uint32_t i = 0; i < sc[k]->nprocs; i++)
-                hit |= sc[k]->procs[i] == s->proc;
-            cr_assert(hit, "task runs outside its exact processors");
-        } else if (sc[k]->kinds) {
-            cr_assert(sc[k]->kinds & DG_PLAN_KIND_BIT(kind));
+    uint32_t a = ref_kinds(sc[0]), b = ref_kinds(sc[1]), want = ref_want(p, t, sc);
+    if (s->proc != DG_PLAN_ANY_CPU) {
+        cr_assert(ref_admits(sc, want, s->rank, s->proc, kind),
+                  "seed %llu: processor %u of rank %d is outside the scopes",
+                  (unsigned long long)g_seed, s->proc, s->rank);
+    } else {
+        for (uint32_t i = 0; i < p->w->desc[s->rank].ncpus; i++) {
+            uint32_t q;
+            cr_assert_eq(dg_plan_proc_id(p->w->pl[0], s->rank, DG_PLAN_CPU, i, &q), DAGGER_OK);
+            cr_assert(ref_admits(sc, want, s->rank, q, DG_PLAN_CPU),
+                      "seed %llu: any CPU thread of rank %d, but thread %u is outside the scopes",
+                      (unsigned long long)g_seed, s->rank, i);
         }
     }
-    if (!(t->scope && (t->scope->kinds || t->scope->nprocs)) && !(sc[1] && (sc[1]->kinds || sc[1]->nprocs)))
+    if (!a && !b)
         cr_assert_eq(kind, DG_PLAN_CPU, "GPUs only when a scope opts in");
 }
 
@@ -290,6 +394,15 @@ static void bad_task(prog_t *p, uint32_t cl)
                  dagger_error_detail());
 }
 
+static void sync_home(prog_t *p, uint64_t id)
+{
+    for (int r = 0; r < p->w->P; r++)
+        cr_assert_eq(dg_plan_chunk_sync_home(p->w->pl[r], id), DAGGER_OK, "%s",
+                     dagger_error_detail());
+    for (int r = 1; r < p->w->P; r++)
+        cr_assert_eq(dg_plan_hash(p->w->pl[r]), dg_plan_hash(p->w->pl[0]));
+}
+
 static void one_task(prog_t *p)
 {
     uint32_t k = (uint32_t)below(p, p->cl.n);
@@ -303,8 +416,11 @@ static void one_task(prog_t *p)
                                       .len = 1 + below(p, 8)};
             for (int b = 0; b < 8; b++)
                 vals[i][b] = (unsigned char)rnd(p);
-        } else if (r < 5 && f) {
-            args[i] = (dg_plan_arg_t){.kind = DG_PLAN_ARG_FUTURE, .future = f};
+        } else if (r < 5 && f) { /* read (mode 0 or IN), or written in place */
+            static const dagger_access_t fmodes[] = {0, DAGGER_MODE_IN, DAGGER_MODE_OUT,
+                                                     DAGGER_MODE_INOUT};
+            args[i] = (dg_plan_arg_t){.kind = DG_PLAN_ARG_FUTURE, .future = f,
+                                      .mode = fmodes[below(p, 4)]};
         } else {
             static const dagger_access_t modes[] = {DAGGER_MODE_IN, DAGGER_MODE_OUT,
                                                     DAGGER_MODE_INOUT};
@@ -312,12 +428,12 @@ static void one_task(prog_t *p)
             rnd_view(p, pick_live(p, 0), &args[i].view);
         }
     }
-    dg_plan_scope_t scope;
-    int32_t ranks[4];
-    uint32_t procs[4];
+    dg_plan_scope_t scope, parts[3];
+    int32_t ranks[12];
+    uint32_t procs[12];
     int scoped = below(p, 3) == 0;
     if (scoped)
-        rnd_scope(p, &scope, ranks, procs);
+        rnd_scope(p, &scope, parts, ranks, procs);
     uint64_t deps[3];
     uint32_t nd = 0;
     if (p->ntasks >= p->region_first && below(p, 4) == 0) {
@@ -327,12 +443,15 @@ static void one_task(prog_t *p)
     }
     dg_plan_task_desc_t t = {.codelet = p->cl.ids[k], .args = args, .nargs = n,
                              .scope = scoped ? &scope : NULL,
-                             .priority = (int32_t)below(p, 5), .deps = deps, .ndeps = nd};
+                             .priority = (int32_t)below(p, 5), .deps = deps, .ndeps = nd,
+                             .ret_size = below(p, 6) == 0 ? 1 + (uint32_t)below(p, 300) : 0};
     dg_plan_submitted_t s;
     dagger_status_t st = w_submit(p->w, &t, &s);
     int must = !scoped && !p->rscoped && (p->kinds[k] & DG_PLAN_KIND_BIT(DG_PLAN_CPU));
-    if (st == DAGGER_ERR_SCOPE && !must)
+    if (st == DAGGER_ERR_SCOPE && !must) {
+        check_none(p, &t);
         return;
+    }
     cr_assert_eq(st, DAGGER_OK, "seed %llu: %s", (unsigned long long)g_seed,
                  dagger_error_detail());
     p->ntasks = s.task;
@@ -380,11 +499,16 @@ static void run_program(uint64_t seed)
         p->rscoped = below(p, 5) == 0;
         memset(&p->rscope, 0, sizeof(p->rscope));
         if (p->rscoped) {
-            if (below(p, 2)) {
+            uint64_t how = below(p, 3);
+            if (how == 0) {
                 p->rscope.nranks = 1 + (uint32_t)below(p, 2);
                 for (uint32_t i = 0; i < p->rscope.nranks; i++)
                     p->rranks[i] = rr[i] = (int32_t)below(p, (uint64_t)p->w->P);
                 p->rscope.ranks = p->rranks;
+            } else if (how == 1) { /* a union; one that admits nothing is refused */
+                do
+                    rnd_scope(p, &p->rscope, p->rparts, p->rpranks, p->rpprocs);
+                while (!ref_some(p, &p->rscope));
             } else {
                 p->rscope.kinds = DG_PLAN_KIND_BIT(DG_PLAN_CPU) | DG_PLAN_KIND_BIT(DG_PLAN_CUDA);
             }
@@ -404,6 +528,8 @@ static void run_program(uint64_t seed)
                 free_chunk(p, pick_live(p, 1));
             else if (r == 3)
                 bad_task(p, p->cl.ids[below(p, p->cl.n)]);
+            else if (r == 4) /* what fetch does inside a region: bring one home */
+                sync_home(p, below(p, 2) && pick_live(p, 1) ? pick_live(p, 1) : pick_live(p, 0));
             else
                 one_task(p);
         }

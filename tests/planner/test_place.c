@@ -129,3 +129,146 @@ Test(place, region_scope_intersects_task_scope)
     dg_plan_task_desc_t t = {.codelet = cpu, .args = &a, .nargs = 1, .scope = &bad};
     cr_assert_eq(w_submit(w, &t, NULL), DAGGER_ERR_SCOPE);
 }
+
+/* ---- union scopes ---- */
+
+static uint32_t pid(int32_t rank, dg_plan_kind_t kind, uint32_t index)
+{
+    uint32_t id;
+    cr_assert_eq(dg_plan_proc_id(w->pl[0], rank, kind, index, &id), DAGGER_OK);
+    return id;
+}
+
+static dg_plan_kind_t kind_at(dg_plan_submitted_t s)
+{
+    if (s.proc == DG_PLAN_ANY_CPU)
+        return DG_PLAN_CPU;
+    dg_plan_kind_t k;
+    cr_assert_eq(dg_plan_proc_info(w->pl[0], s.proc, NULL, &k, NULL), DAGGER_OK);
+    return k;
+}
+
+/* "Rank 0's CPUs or rank 1's GPU": owner computes among those candidates. */
+Test(place, union_of_rank_cpus_and_a_gpu)
+{
+    int32_t r0 = 0, r1 = 1;
+    dg_plan_scope_t parts[2] = {
+        {.ranks = &r0, .nranks = 1, .kinds = DG_PLAN_KIND_BIT(DG_PLAN_CPU)},
+        {.ranks = &r1, .nranks = 1, .kinds = DG_PLAN_KIND_BIT(DG_PLAN_CUDA)}};
+    dg_plan_scope_t u = {.parts = parts, .nparts = 2};
+    for (int32_t owner = 0; owner < 4; owner++) {
+        dg_plan_arg_t a = view(w_chunk1(w, owner, 10), DAGGER_MODE_INOUT);
+        dg_plan_submitted_t s = w_task(w, both, &a, 1, &u);
+        if (owner == 1) {
+            cr_assert(s.rank == 1 && s.space > 0 && kind_at(s) == DG_PLAN_CUDA,
+                      "rank 1 only through its GPU");
+        } else {
+            cr_assert_eq(s.rank, 0, "owner %d is no candidate: the lowest candidate rank", owner);
+            cr_assert(s.space == 0 && s.proc == DG_PLAN_ANY_CPU, "rank 0 through its CPUs");
+        }
+        /* Without a GPU implementation, only rank 0's CPUs remain. */
+        cr_assert_eq(w_task(w, cpu, &a, 1, &u).rank, 0);
+    }
+    /* "Rank 1's CPUs or rank 3's GPU": rank 1 has GPUs too, but not in the union. */
+    int32_t r3 = 3;
+    dg_plan_scope_t p2[2] = {{.ranks = &r1, .nranks = 1},
+                             {.ranks = &r3, .nranks = 1, .kinds = DG_PLAN_KIND_BIT(DG_PLAN_CUDA)}};
+    dg_plan_scope_t u2 = {.parts = p2, .nparts = 2};
+    dg_plan_arg_t b1 = view(w_chunk1(w, 1, 10), DAGGER_MODE_INOUT);
+    dg_plan_submitted_t c = w_task(w, both, &b1, 1, &u2);
+    cr_assert(c.rank == 1 && c.space == 0, "rank 1 through its CPUs only");
+    /* The order of the parts does not matter. */
+    dg_plan_scope_t rev[2] = {parts[1], parts[0]}, ur = {.parts = rev, .nparts = 2};
+    dg_plan_arg_t a = view(w_chunk1(w, 1, 10), DAGGER_MODE_INOUT);
+    dg_plan_submitted_t x = w_task(w, both, &a, 1, &u), y = w_task(w, both, &a, 1, &ur);
+    cr_assert(x.rank == y.rank && x.space == y.space);
+}
+
+/* An explicit list of exact processors, as a union or as one list. */
+Test(place, union_of_exact_processors)
+{
+    uint32_t q2 = pid(2, DG_PLAN_CPU, 1), q3 = pid(3, DG_PLAN_CPU, 0);
+    dg_plan_scope_t parts[2] = {{.procs = &q2, .nprocs = 1}, {.procs = &q3, .nprocs = 1}};
+    dg_plan_scope_t u = {.parts = parts, .nparts = 2};
+    dg_plan_arg_t a3 = view(w_chunk1(w, 3, 10), DAGGER_MODE_INOUT);
+    dg_plan_arg_t a2 = view(w_chunk1(w, 2, 10), DAGGER_MODE_INOUT);
+    dg_plan_arg_t a0 = view(w_chunk1(w, 0, 10), DAGGER_MODE_INOUT);
+    dg_plan_submitted_t s = w_task(w, cpu, &a3, 1, &u);
+    cr_assert(s.rank == 3 && s.proc == q3, "owner 3 computes, on the named thread");
+    s = w_task(w, cpu, &a2, 1, &u);
+    cr_assert(s.rank == 2 && s.proc == q2);
+    s = w_task(w, cpu, &a0, 1, &u);
+    cr_assert(s.rank == 2 && s.proc == q2, "owner 0 is no candidate: the lowest candidate");
+    /* Two threads of one rank named: the task id picks, in sorted order. */
+    uint32_t both_threads[2] = {pid(2, DG_PLAN_CPU, 1), pid(2, DG_PLAN_CPU, 0)};
+    dg_plan_scope_t l = {.procs = both_threads, .nprocs = 2};
+    uint32_t seen = 0;
+    for (int i = 0; i < 4; i++) {
+        s = w_task(w, cpu, &a2, 1, &l);
+        cr_assert_eq(s.rank, 2);
+        seen |= 1u << (s.proc - pid(2, DG_PLAN_CPU, 0));
+    }
+    cr_assert_eq(seen, 3u, "both named threads are used");
+    /* A named GPU as a part: the union opts into its kind. */
+    uint32_t g3 = pid(3, DG_PLAN_CUDA, 0);
+    dg_plan_scope_t gp[2] = {{.procs = &q2, .nprocs = 1}, {.procs = &g3, .nprocs = 1}};
+    dg_plan_scope_t ug = {.parts = gp, .nparts = 2};
+    s = w_task(w, both, &a3, 1, &ug);
+    cr_assert(s.rank == 3 && s.proc == g3 && s.space == 1);
+}
+
+/* A union region scope intersected with task scopes keeps both meanings. */
+Test(place, union_region_scope_intersects_task_scope)
+{
+    w_region_end(w);
+    int32_t r0 = 0, r1 = 1, r2 = 2;
+    dg_plan_scope_t parts[2] = {
+        {.ranks = &r0, .nranks = 1, .kinds = DG_PLAN_KIND_BIT(DG_PLAN_CPU)},
+        {.ranks = &r1, .nranks = 1, .kinds = DG_PLAN_KIND_BIT(DG_PLAN_CUDA)}};
+    dg_plan_scope_t region = {.parts = parts, .nparts = 2};
+    w_region_begin(w, &region);
+    dg_plan_arg_t a = view(w_chunk1(w, 3, 10), DAGGER_MODE_INOUT);
+    cr_assert_eq(w_task(w, both, &a, 1, NULL).rank, 0, "no task scope: the region's candidates");
+    dg_plan_scope_t on1 = {.ranks = &r1, .nranks = 1};
+    dg_plan_submitted_t s = w_task(w, both, &a, 1, &on1);
+    cr_assert(s.rank == 1 && kind_at(s) == DG_PLAN_CUDA, "rank 1 of the region is its GPU");
+    dg_plan_scope_t cpus = {.kinds = DG_PLAN_KIND_BIT(DG_PLAN_CPU)};
+    cr_assert_eq(w_task(w, both, &a, 1, &cpus).rank, 0);
+    /* A task union of rank 1's and rank 2's CPUs meets the region nowhere. */
+    dg_plan_scope_t tp[2] = {{.ranks = &r1, .nranks = 1}, {.ranks = &r2, .nranks = 1}};
+    dg_plan_scope_t tu = {.parts = tp, .nparts = 2};
+    dg_plan_task_desc_t t = {.codelet = both, .args = &a, .nargs = 1, .scope = &tu};
+    cr_assert_eq(w_submit(w, &t, NULL), DAGGER_ERR_SCOPE);
+    cr_assert(strstr(dagger_error_detail(), "is a union"), "%s", dagger_error_detail());
+    dg_plan_scope_t on2 = {.ranks = &r2, .nranks = 1};
+    t.scope = &on2;
+    cr_assert_eq(w_submit(w, &t, NULL), DAGGER_ERR_SCOPE);
+}
+
+Test(place, malformed_and_unsatisfiable_unions)
+{
+    dg_plan_arg_t a = view(w_chunk1(w, 0, 10), DAGGER_MODE_INOUT);
+    int32_t r9 = 9, r0 = 0;
+    dg_plan_scope_t bad_rank[2] = {{.ranks = &r0, .nranks = 1}, {.ranks = &r9, .nranks = 1}};
+    dg_plan_scope_t u = {.parts = bad_rank, .nparts = 2};
+    dg_plan_task_desc_t t = {.codelet = cpu, .args = &a, .nargs = 1, .scope = &u};
+    cr_assert_eq(w_submit(w, &t, NULL), DAGGER_ERR_SCOPE);
+    cr_assert(strstr(dagger_error_detail(), "part 1 of the union: the scope names rank 9"), "%s",
+              dagger_error_detail());
+    dg_plan_scope_t nested[1] = {{.parts = bad_rank, .nparts = 1}};
+    dg_plan_scope_t n = {.parts = nested, .nparts = 1};
+    t.scope = &n;
+    cr_assert_eq(w_submit(w, &t, NULL), DAGGER_ERR_INVALID_ARG);
+    /* Rank 0 and rank 2 have no GPU: a union of their GPUs admits nothing. */
+    int32_t r2 = 2;
+    dg_plan_scope_t gpus[2] = {{.ranks = &r0, .nranks = 1, .kinds = DG_PLAN_KIND_BIT(DG_PLAN_CUDA)},
+                               {.ranks = &r2, .nranks = 1, .kinds = DG_PLAN_KIND_BIT(DG_PLAN_CUDA)}};
+    dg_plan_scope_t ug = {.parts = gpus, .nparts = 2};
+    t = (dg_plan_task_desc_t){.codelet = both, .args = &a, .nargs = 1, .scope = &ug};
+    cr_assert_eq(w_submit(w, &t, NULL), DAGGER_ERR_SCOPE);
+    w_region_end(w);
+    cr_assert_eq(dg_plan_region_begin(w->pl[0], &ug), DAGGER_ERR_SCOPE);
+    cr_assert(strstr(dagger_error_detail(), "in any part of its union"), "%s",
+              dagger_error_detail());
+    w_region_begin(w, NULL);
+}

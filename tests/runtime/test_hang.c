@@ -5,22 +5,38 @@
 #include <dagger.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
-/* Busy for 1.5 s however often a signal interrupts a sleep. */
+static atomic_int task_started;  /* the slow task runs, so dagger_init returned */
+static atomic_int expect_usr1;   /* the test sends SIGUSR1 */
+static _Atomic long long usr1_sent_ms;
+
+static long long now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Busy for 1.5 s however often a signal interrupts a sleep; when the test
+ * sends SIGUSR1, also until 1.5 s after it went out (the dump must find the
+ * task still running, however late the machine let the sender run). */
 static int slow(dagger_task_t *t)
 {
     (void)t;
-    struct timespec start, now;
-    clock_gettime(CLOCK_MONOTONIC, &start);
-    do {
+    atomic_store(&task_started, 1);
+    long long start = now_ms();
+    for (;;) {
         usleep(10 * 1000);
-        clock_gettime(CLOCK_MONOTONIC, &now);
-    } while ((now.tv_sec - start.tv_sec) * 1000000000L + (now.tv_nsec - start.tv_nsec) <
-             1500L * 1000 * 1000);
+        long long now = now_ms(), sent = atomic_load(&usr1_sent_ms);
+        if (now - start >= 1500 && (!atomic_load(&expect_usr1) || (sent && now - sent >= 1500)))
+            break;
+    }
     return DAGGER_OK;
 }
 
@@ -57,10 +73,30 @@ Test(hang, timeout_prints_the_waits, .init = cr_redirect_stderr)
     cr_assert(strstr(err, "launch of task 1 (slow_task)"), "stderr: %s", err);
 }
 
+/* Whether this process catches sig (SigCgt in /proc/self/status): the
+ * runtime's handler is installed. */
+static int catches(int sig)
+{
+    FILE *f = fopen("/proc/self/status", "r");
+    char line[256];
+    unsigned long long mask = 0;
+    while (f && fgets(line, sizeof(line), f))
+        if (sscanf(line, "SigCgt: %llx", &mask) == 1)
+            break;
+    if (f)
+        fclose(f);
+    return (int)((mask >> (sig - 1)) & 1);
+}
+
+/* Sends SIGUSR1 once the runtime is ready for it (its handler installed, the
+ * slow task running), not after a guessed delay: under load dagger_init can
+ * take longer than any guess, and SIGUSR1's default action kills. */
 static void *send_usr1(void *arg)
 {
     (void)arg;
-    usleep(600 * 1000);
+    while (!atomic_load(&task_started) || !catches(SIGUSR1))
+        usleep(5 * 1000);
+    atomic_store(&usr1_sent_ms, now_ms());
     kill(getpid(), SIGUSR1);
     return NULL;
 }
@@ -68,6 +104,7 @@ static void *send_usr1(void *arg)
 Test(hang, sigusr1_prints_the_waits, .init = cr_redirect_stderr)
 {
     unsetenv("DAGGER_HANG_TIMEOUT");
+    atomic_store(&expect_usr1, 1);
     pthread_t th;
     pthread_create(&th, NULL, send_usr1, NULL);
     run_slow_region();

@@ -105,6 +105,23 @@ def check_summary(trace, exp):
           % (m and m.group(0), sent, transfers))
     for r in range(NRANKS):
         check(re.search(r"^  rank %d worker 0: " % r, text, re.M), "utilisation of rank %d" % r)
+    # Messages: every rank's memory-space actor handled its allocations, and
+    # every transfer is one dagger.mem.rewrap message from the sending rank's
+    # memory-space actor to the receiving rank's.
+    msgs = re.findall(r"^  (\d+)\s+(\S+)\s+(dagger\.\S+)\s+rank (\d+), (.+?)\s+(\d+)$", text, re.M)
+    for r in range(NRANKS):
+        check(any(int(m[0]) == r and m[1] == "mem:host" and m[2] == "dagger.mem.alloc" for m in msgs),
+              "rank %d: mem:host handled dagger.mem.alloc messages (summary)" % r)
+    launches = sum(int(m[5]) for m in msgs if m[2] == "dagger.proc.launch" and m[1].startswith("cpu:"))
+    check(launches == exp[0]["tasks"],
+          "every task is one dagger.proc.launch handled by a cpu: processor actor (%d of %d)"
+          % (launches, exp[0]["tasks"]))
+    rewrap = [m for m in msgs if m[2] == "dagger.mem.rewrap"]
+    check(all(m[1] == "mem:host" and m[4] == "mem:host" and int(m[3]) != int(m[0]) for m in rewrap),
+          "dagger.mem.rewrap goes from one rank's mem:host to another's: %s" % rewrap)
+    check(sum(int(m[5]) for m in rewrap) == transfers,
+          "one dagger.mem.rewrap message per transfer (%d transfers, messages: %s)"
+          % (transfers, rewrap))
     check("Critical path:" in text and "Top waits:" in text and "per task" in text,
           "critical path, waits and planner cost are reported")
     if NRANKS > 1:
@@ -128,8 +145,16 @@ def check_perfetto(trace, exp):
               "a process track for rank %d" % r)
         for w in range(workers):
             check((r + 1, w + 1, "worker %d" % w) in names, "a track for rank %d worker %d" % (r, w))
-        check((r + 1, 200000, "memory space 0 (host)") in names,
-              "a memory-space track on rank %d" % r)
+        check((r + 1, 200000, "memory space 0 (host): memory-space actor mem:host") in names,
+              "a memory-space track on rank %d, the memory-space actor's" % r)
+        check(any(e["ph"] == "i" and e["pid"] == r + 1 and e.get("tid") == 200000 and
+                  e["name"] == "dagger.mem.alloc" for e in evs),
+              "rank %d: the memory-space actor's messages are on its track" % r)
+        launch_tids = {e.get("tid") for e in evs if e["ph"] == "i" and e["pid"] == r + 1 and
+                       e["name"] == "dagger.proc.launch"}
+        check(launch_tids and launch_tids <= set(range(1, workers + 1)) | {100000},
+              "rank %d: launches are on the processor actors' tracks (workers', or the "
+              "submitting thread's for cpu:submit): %s" % (r, launch_tids))
     tasks = [e for e in evs if e["ph"] == "X" and e.get("cat") == "task"]
     check(len(tasks) == exp[0]["tasks"], "%d task slices for %d tasks" % (len(tasks), exp[0]["tasks"]))
     flows = [e for e in evs if e["ph"] in "sf" and e.get("cat") == "transfer"]

@@ -4,6 +4,7 @@
 #include <criterion/criterion.h>
 #include <string.h>
 
+#include "transport/bootstrap_value.h"
 #include "transport/coll_internal.h"
 #include "transport/tx_startup.h"
 #include "transport/wire.h"
@@ -116,7 +117,59 @@ Test(wire, startup_record_rejects_damage)
     size_t nul = 4 + 8 + 4 + 8 + 4 + strlen(in.hostname);
     buf[nul] = 'x';
     cr_assert_eq(dg_tx_record_decode(buf, len, &out), -1, "unterminated host name accepted");
+    /* Found by fuzzing: a NUL inside the name made strcmp see another one. */
+    buf[nul] = '\0';
+    buf[nul - 2] = '\0';
+    cr_assert_eq(dg_tx_record_decode(buf, len, &out), -1, "host name with a NUL inside accepted");
     free(buf);
+}
+
+Test(wire, hello_round_trip_and_wrong_lengths)
+{
+    unsigned char buf[DG_TX_HELLO_LEN + 1] = {0};
+    dg_tx_hello_encode(&(dg_proc_id_t){.pid = 77, .starttime = 1ull << 40}, buf);
+    dg_proc_id_t out;
+    cr_assert_eq(dg_tx_hello_decode(buf, DG_TX_HELLO_LEN, &out), 0);
+    cr_assert_eq(out.pid, 77);
+    cr_assert_eq(out.starttime, 1ull << 40);
+    cr_assert_eq(dg_tx_hello_decode(buf, DG_TX_HELLO_LEN - 1, &out), -1);
+    cr_assert_eq(dg_tx_hello_decode(buf, DG_TX_HELLO_LEN + 1, &out), -1);
+}
+
+Test(wire, boot_value_live_tombstone_foreign)
+{
+    const void *p;
+    size_t n;
+    const unsigned char live[] = {DG_BOOT_VALUE_LIVE, 'a', 'b'}, foreign[] = {7, 'a'};
+    cr_assert_eq(dg_boot_value_decode(live, sizeof(live), &p, &n), 1);
+    cr_assert_eq(n, 2);
+    cr_assert_eq(p, live + 1);
+    cr_assert_eq(dg_boot_value_decode(live, 0, &p, &n), 0, "an empty value is a tombstone");
+    cr_assert_eq(dg_boot_value_decode(foreign, sizeof(foreign), &p, &n), -1);
+}
+
+Test(wire, allgather_result_rejects_bad_lengths)
+{
+    unsigned char buf[8 + 3 + 8];
+    dg_wire_cursor_t c = dg_wire_cursor(buf, sizeof(buf));
+    dg_wire_put_u64(&c, 3);
+    dg_wire_put_bytes(&c, "abc", 3);
+    dg_wire_put_u64(&c, 0);
+    void *all = NULL;
+    size_t lens[2];
+    cr_assert_eq(dg_coll_unpack_gathered(buf, sizeof(buf), 2, &all, lens), DAGGER_OK);
+    cr_assert_eq(lens[0], 3);
+    cr_assert_eq(lens[1], 0);
+    cr_assert(!memcmp(all, "abc", 3));
+    free(all);
+    all = NULL;
+    cr_assert_eq(dg_coll_unpack_gathered(buf, sizeof(buf), 1, &all, lens), DAGGER_ERR_PROTOCOL,
+                 "bytes after the last part accepted");
+    cr_assert_eq(dg_coll_unpack_gathered(buf, sizeof(buf), 3, &all, lens), DAGGER_ERR_PROTOCOL,
+                 "a missing part accepted");
+    buf[0] = 200; /* longer than what is left */
+    cr_assert_eq(dg_coll_unpack_gathered(buf, sizeof(buf), 2, &all, lens), DAGGER_ERR_PROTOCOL);
+    cr_assert_null(all);
 }
 
 Test(wire, collective_header_round_trip)

@@ -4,6 +4,11 @@ find_package(PkgConfig REQUIRED)
 find_package(ucx CONFIG REQUIRED)
 pkg_check_modules(PMIX REQUIRED IMPORTED_TARGET pmix>=4)
 pkg_check_modules(HWLOC REQUIRED IMPORTED_TARGET hwloc>=2)
+# Tiled linear algebra (core/linalg) calls OpenBLAS (cblas, its thread
+# count) and LAPACKE on every tile. OpenBLAS comes first on the link line so
+# that LAPACKE's LAPACK symbols bind to OpenBLAS's own.
+pkg_check_modules(OPENBLAS REQUIRED IMPORTED_TARGET openblas)
+pkg_check_modules(LAPACKE REQUIRED IMPORTED_TARGET lapacke)
 
 set(DAGGER_EXTRA_LINK_DEPS "")
 
@@ -53,7 +58,8 @@ function(dg_layer name)
   endif()
   add_library(${name} OBJECT ${srcs})
   target_include_directories(${name} PUBLIC ${PROJECT_SOURCE_DIR}/core/include ${PROJECT_SOURCE_DIR})
-  target_link_libraries(${name} PUBLIC PkgConfig::PMIX PkgConfig::HWLOC ucx::ucp ucx::uct ucx::ucs Threads::Threads)
+  target_link_libraries(${name} PUBLIC PkgConfig::PMIX PkgConfig::HWLOC ucx::ucp ucx::uct ucx::ucs Threads::Threads
+                        PkgConfig::OPENBLAS PkgConfig::LAPACKE)
   if(DAGGER_TRACE)
     target_compile_definitions(${name} PUBLIC DG_TRACE_ENABLED=1)
   endif()

@@ -54,6 +54,24 @@ uint32_t tr_codelet_index(const tr_trace_t *tr, uint32_t id)
                                                   : (uint32_t)tr->codelets.n;
 }
 
+static const char *name_in(const tr_vec_t *v, uint32_t id)
+{
+    for (size_t i = 0; i < v->n; i++)
+        if (TR_AT(v, tr_name_t, i)->id == id)
+            return TR_AT(v, tr_name_t, i)->name;
+    return "?";
+}
+
+const char *tr_type_name(const tr_trace_t *tr, uint32_t id)
+{
+    return name_in(&tr->type_names, id);
+}
+
+const char *tr_actor_name(const tr_trace_t *tr, int r, uint32_t id)
+{
+    return r >= 0 && r < tr->nranks ? name_in(&tr->ranks[r].actor_names, id) : "?";
+}
+
 static int by_name(const void *a, const void *b)
 {
     const tr_codelet_t *x = *(tr_codelet_t *const *)a, *y = *(tr_codelet_t *const *)b;
@@ -114,7 +132,7 @@ void tr_finish_load(tr_trace_t *tr)
     work_span(tr);
 }
 
-static void init_rank(tr_rank_t *rk)
+void tr_rank_init(tr_rank_t *rk)
 {
     tr_vec_init(&rk->idle, sizeof(tr_span_t));
     tr_vec_init(&rk->copies, sizeof(tr_span_t));
@@ -122,27 +140,23 @@ static void init_rank(tr_rank_t *rk)
     tr_vec_init(&rk->checks, sizeof(tr_span_t));
     tr_vec_init(&rk->mem, sizeof(tr_mem_t));
     tr_vec_init(&rk->actors, sizeof(tr_count_t));
+    tr_vec_init(&rk->msgs, sizeof(tr_msg_t));
+    tr_vec_init(&rk->actor_names, sizeof(tr_name_t));
     tr_vec_init(&rk->hangs, sizeof(tr_hang_t));
 }
 
-int tr_load(tr_trace_t *tr, const char *dir)
+void tr_load_begin(tr_trace_t *tr, const char *dir)
 {
     memset(tr, 0, sizeof(*tr));
     tr->dir = tr_strdup(dir);
-    size_t n = strlen(dir) + 32;
-    char *meta = tr_alloc(n);
-    snprintf(meta, n, "%s/%s", dir, DG_TRF_META_NAME);
     tr_vec_init(&tr->deps, sizeof(uint64_t));
     tr_vec_init(&tr->xfers, sizeof(tr_xfer_t));
     tr_vec_init(&tr->codelets, sizeof(tr_codelet_t));
-    int rc = tr_read_meta(tr, meta);
-    free(meta);
-    for (int r = 0; !rc && r < tr->nranks; r++) {
-        init_rank(&tr->ranks[r]);
-        rc = tr_read_rank(tr, r, tr->ranks[r].path);
-    }
-    if (rc)
-        return -1;
+    tr_vec_init(&tr->type_names, sizeof(tr_name_t));
+}
+
+int tr_load_events(tr_trace_t *tr)
+{
     tr->origin = INT64_MAX;
     for (int r = 0; r < tr->nranks; r++) {
         const dg_trf_header_t *h = &tr->ranks[r].hdr;
@@ -150,12 +164,26 @@ int tr_load(tr_trace_t *tr, const char *dir)
         if (s < tr->origin)
             tr->origin = s;
     }
+    int rc = 0;
     for (int r = 0; !rc && r < tr->nranks; r++)
         rc = tr_parse_rank(tr, r);
     if (rc)
         return -1;
     tr_finish_load(tr);
     return 0;
+}
+
+int tr_load(tr_trace_t *tr, const char *dir)
+{
+    tr_load_begin(tr, dir);
+    size_t n = strlen(dir) + 32;
+    char *meta = tr_alloc(n);
+    snprintf(meta, n, "%s/%s", dir, DG_TRF_META_NAME);
+    int rc = tr_read_meta(tr, meta);
+    free(meta);
+    for (int r = 0; !rc && r < tr->nranks; r++)
+        rc = tr_read_rank(tr, r, tr->ranks[r].path);
+    return rc ? -1 : tr_load_events(tr);
 }
 
 static void free_hang(tr_hang_t *h)
@@ -174,7 +202,7 @@ void tr_free(tr_trace_t *tr)
         for (size_t i = 0; i < rk->hangs.n; i++)
             free_hang(TR_AT(&rk->hangs, tr_hang_t, i));
         tr_vec_t *vs[] = {&rk->idle, &rk->copies, &rk->phases, &rk->checks, &rk->mem,
-                          &rk->actors, &rk->hangs};
+                          &rk->actors, &rk->hangs, &rk->msgs, &rk->actor_names};
         for (size_t i = 0; i < sizeof(vs) / sizeof(vs[0]); i++)
             tr_vec_free(vs[i]);
         free(rk->raw);
@@ -185,6 +213,7 @@ void tr_free(tr_trace_t *tr)
     tr_vec_free(&tr->deps);
     tr_vec_free(&tr->xfers);
     tr_vec_free(&tr->codelets);
+    tr_vec_free(&tr->type_names);
     tr_map_free(&tr->xfer_by_tag);
     tr_map_free(&tr->codelet_by_id);
     free(tr->dir);

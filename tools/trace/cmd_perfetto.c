@@ -6,11 +6,13 @@
  * from a producer to its consumer. */
 #include <inttypes.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "commands.h"
 
 #define TID_PLANNER 100000
 #define TID_SPACE 200000
+#define TID_ACTOR 300000
 
 typedef struct json_out {
     FILE *f;
@@ -41,6 +43,18 @@ static void name_track(json_out_t *j, int pid, int tid, const char *name, int so
             "\"args\":{\"sort_index\":%d}}", pid, tid, sort);
 }
 
+/* The track a runtime actor shares with what it runs on, or -1. */
+static int own_track(const char *name)
+{
+    if (strncmp(name, "mem:", 4) == 0)
+        return TID_SPACE;
+    if (strcmp(name, "cpu:submit") == 0)
+        return TID_PLANNER;
+    if (strncmp(name, "cpu:", 4) == 0)
+        return atoi(name + 4) + 1;
+    return -1;
+}
+
 static void metadata(const tr_trace_t *tr, json_out_t *j)
 {
     for (int r = 0; r < tr->nranks; r++) {
@@ -57,12 +71,20 @@ static void metadata(const tr_trace_t *tr, json_out_t *j)
                 "{\"sort_index\":%d}}", pid, r);
         name_track(j, pid, TID_PLANNER, "planner (submitting thread)", 0);
         for (uint32_t w = 0; w < rk->hdr.nworkers; w++) {
-            snprintf(name, sizeof(name), "worker %u", w);
+            snprintf(name, sizeof(name), "worker %u", w); /* processor actor cpu:w */
             name_track(j, pid, (int)w + 1, name, 1 + (int)w);
         }
         for (uint32_t s = 0; s < rk->hdr.nspaces; s++) {
-            snprintf(name, sizeof(name), "memory space %u (%s)", s, s ? "device" : "host");
+            snprintf(name, sizeof(name), "memory space %u (%s)%s", s, s ? "device" : "host",
+                     s ? "" : ": memory-space actor mem:host");
             name_track(j, pid, TID_SPACE + (int)s, name, 100000 + (int)s);
+        }
+        for (size_t a = 0; a < rk->actor_names.n; a++) {
+            const tr_name_t *n = TR_AT(&rk->actor_names, tr_name_t, a);
+            if (own_track(n->name) >= 0)
+                continue; /* processor and memory-space actors: their thread's or space's */
+            snprintf(name, sizeof(name), "actor %s (%u)", n->name, n->id);
+            name_track(j, pid, TID_ACTOR + (int)a, name, 200000 + (int)a);
         }
     }
 }
@@ -183,6 +205,34 @@ static void rank_tracks(const tr_trace_t *tr, int r, json_out_t *j)
     free(inuse);
 }
 
+/* The track of actor id on rank r: its memory space's for the host
+ * memory-space actor, its worker's for a CPU processor actor (the
+ * submitting thread's for cpu:submit), its own otherwise. */
+static int actor_tid(const tr_rank_t *rk, uint32_t id)
+{
+    for (size_t a = 0; a < rk->actor_names.n; a++) {
+        const tr_name_t *n = TR_AT(&rk->actor_names, tr_name_t, a);
+        if (n->id == id)
+            return own_track(n->name) >= 0 ? own_track(n->name) : TID_ACTOR + (int)a;
+    }
+    return TID_ACTOR + (int)rk->actor_names.n; /* unnamed */
+}
+
+/* Every handled message: an instant on the handling actor's track. */
+static void messages(const tr_trace_t *tr, int r, json_out_t *j)
+{
+    const tr_rank_t *rk = &tr->ranks[r];
+    for (size_t i = 0; i < rk->msgs.n; i++) {
+        const tr_msg_t *m = TR_AT(&rk->msgs, tr_msg_t, i);
+        begin_event(j);
+        fprintf(j->f, "\"ph\":\"i\",\"s\":\"t\",\"pid\":%d,\"tid\":%d,\"ts\":%.3f,"
+                "\"cat\":\"message\",\"name\":\"", r + 1, actor_tid(rk, m->actor), us(m->t));
+        tr_put_json(j->f, tr_type_name(tr, m->type));
+        fprintf(j->f, "\",\"args\":{\"from_rank\":%d,\"from_actor\":%u}}", m->from_rank,
+                m->from_id);
+    }
+}
+
 static void planning(const tr_trace_t *tr, json_out_t *j)
 {
     /* Every rank plans every task; each task's planning shows on the rank
@@ -206,8 +256,10 @@ int tr_cmd_perfetto(const tr_trace_t *tr, FILE *out)
     metadata(tr, &j);
     tasks(tr, &j);
     transfers(tr, &j);
-    for (int r = 0; r < tr->nranks; r++)
+    for (int r = 0; r < tr->nranks; r++) {
         rank_tracks(tr, r, &j);
+        messages(tr, r, &j);
+    }
     planning(tr, &j);
     fputs("\n]}\n", out);
     return 0;

@@ -1,4 +1,5 @@
 /* dagger-trace summary: where the time of a run went. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -312,6 +313,57 @@ static void print_waits(const tr_trace_t *tr, FILE *out)
     }
 }
 
+/* Messages counted by (handling actor, type, sender), per rank. */
+typedef struct msg_count {
+    uint32_t actor, type, from_id;
+    int32_t from_rank;
+    uint64_t count;
+} msg_count_t;
+
+static msg_count_t *count_of(tr_vec_t *v, const tr_msg_t *m)
+{
+    for (size_t i = 0; i < v->n; i++) {
+        msg_count_t *c = TR_AT(v, msg_count_t, i);
+        if (c->actor == m->actor && c->type == m->type && c->from_rank == m->from_rank &&
+            c->from_id == m->from_id)
+            return c;
+    }
+    msg_count_t *c = tr_vec_push(v);
+    *c = (msg_count_t){m->actor, m->type, m->from_id, m->from_rank, 0};
+    return c;
+}
+
+static void sender_name(const tr_trace_t *tr, int r, const msg_count_t *c, char *buf, size_t cap)
+{
+    if (c->from_id == 0 || c->from_id == UINT32_MAX)
+        snprintf(buf, cap, "rank %d, %s", c->from_rank < 0 ? r : c->from_rank,
+                 c->from_id ? "a waiting thread" : "no actor");
+    else
+        snprintf(buf, cap, "rank %d, %s", c->from_rank,
+                 tr_actor_name(tr, c->from_rank, c->from_id));
+}
+
+static void print_messages(const tr_trace_t *tr, FILE *out)
+{
+    fprintf(out, "Messages by type and actor:\n  %-4s %-16s %-22s %-30s %10s\n", "rank", "actor",
+            "type", "from", "count");
+    for (int r = 0; r < tr->nranks; r++) {
+        tr_vec_t v;
+        tr_vec_init(&v, sizeof(msg_count_t));
+        const tr_vec_t *ms = &tr->ranks[r].msgs;
+        for (size_t i = 0; i < ms->n; i++)
+            count_of(&v, TR_AT(ms, tr_msg_t, i))->count++;
+        for (size_t i = 0; i < v.n; i++) {
+            const msg_count_t *c = TR_AT(&v, msg_count_t, i);
+            char from[96];
+            sender_name(tr, r, c, from, sizeof(from));
+            fprintf(out, "  %-4d %-16s %-22s %-30s %10llu\n", r, tr_actor_name(tr, r, c->actor),
+                    tr_type_name(tr, c->type), from, (unsigned long long)c->count);
+        }
+        tr_vec_free(&v);
+    }
+}
+
 int tr_cmd_summary(const tr_trace_t *tr, FILE *out)
 {
     print_ranks(tr, out);
@@ -319,6 +371,7 @@ int tr_cmd_summary(const tr_trace_t *tr, FILE *out)
     print_processors(tr, out);
     print_transfers(tr, out);
     print_memory(tr, out);
+    print_messages(tr, out);
     print_planner(tr, out);
     print_critpath(tr, out);
     print_waits(tr, out);

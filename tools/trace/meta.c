@@ -58,7 +58,13 @@ int tr_read_meta(tr_trace_t *tr, const char *path)
                 "DAGGER_TRACE=%s?)", tr->dir, tr->dir);
         return -1;
     }
-    char *text = (char *)raw;
+    int rc = tr_parse_meta(tr, path, (char *)raw, len);
+    free(raw);
+    return rc;
+}
+
+int tr_parse_meta(tr_trace_t *tr, const char *path, char *text, size_t len)
+{
     size_t pos = 0, at = 0;
     int version = 0, rc = 0;
     unsigned long long job = 0;
@@ -78,6 +84,8 @@ int tr_read_meta(tr_trace_t *tr, const char *path)
     if (!rc) {
         tr->job_id = job;
         tr->ranks = tr_alloc((size_t)tr->nranks * sizeof(tr_rank_t));
+        for (int r = 0; r < tr->nranks; r++)
+            tr_rank_init(&tr->ranks[r]);
     }
     tr->deps_recorded = 1;
     while (!rc && (line = next_line(text, len, &pos, &at)))
@@ -89,6 +97,5 @@ int tr_read_meta(tr_trace_t *tr, const char *path)
         if (!tr->ranks[r].path)
             rc = tr_fail(tr, path, (long long)len, "rank %d of %d is not listed: the file is "
                          "truncated", r, tr->nranks);
-    free(text);
     return rc;
 }

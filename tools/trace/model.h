@@ -56,6 +56,18 @@ typedef struct tr_count {
     uint64_t count;
 } tr_count_t;
 
+typedef struct tr_msg {     /* a message an actor of the rank handled */
+    int64_t t;
+    uint32_t type, actor;   /* message type id; the handling actor's id */
+    int32_t from_rank;      /* the sender (from_id 0: a plain thread) */
+    uint32_t from_id;
+} tr_msg_t;
+
+typedef struct tr_name {    /* an actor's or a message type's name */
+    uint32_t id;
+    char name[DG_TRF_NAME_LEN];
+} tr_name_t;
+
 typedef struct tr_hang_op {
     uint64_t seq, tag, chunk, bytes, task;
     int64_t t0;             /* RUNNING: task start */
@@ -88,6 +100,8 @@ typedef struct tr_rank {
     tr_vec_t idle, copies, phases, checks;  /* tr_span_t */
     tr_vec_t mem;           /* tr_mem_t */
     tr_vec_t actors;        /* tr_count_t */
+    tr_vec_t msgs;          /* tr_msg_t */
+    tr_vec_t actor_names;   /* tr_name_t */
     tr_vec_t hangs;         /* tr_hang_t */
     double plan_ns;         /* time in the planner, over every task it planned */
     uint64_t planned;       /* tasks it planned */
@@ -114,10 +128,20 @@ typedef struct tr_trace {
     tr_map_t xfer_by_tag;
     tr_vec_t codelets;      /* tr_codelet_t */
     tr_map_t codelet_by_id;
+    tr_vec_t type_names;    /* tr_name_t: message types (the same ids on every rank) */
     int64_t origin;         /* job clock of time 0 */
     int64_t t_begin, t_end; /* the traced work: first region begin .. last region end */
     char error[1024];       /* why loading failed */
 } tr_trace_t;
+
+/* The largest time (or clock offset) a trace may hold, in ns: 2^59, about
+ * 18 years of a monotonic clock. Bounded so that job times (sums of two)
+ * and their differences never overflow. */
+#define TR_MAX_TIME_NS (1ull << 59)
+/* The most worker threads and memory spaces a rank file may describe (the
+ * tools loop over them per task). */
+#define TR_MAX_WORKERS 4096
+#define TR_MAX_SPACES 256
 
 /* Loads dir (job.meta and rank-<r>.dgt). 0 on success; -1 with tr->error
  * naming the file and the byte offset of the problem. */
@@ -125,6 +149,9 @@ int tr_load(tr_trace_t *tr, const char *dir);
 void tr_free(tr_trace_t *tr);
 
 const char *tr_codelet_name(const tr_trace_t *tr, uint32_t id);
+/* Names of a message type, and of an actor of rank r ("?" when unnamed). */
+const char *tr_type_name(const tr_trace_t *tr, uint32_t id);
+const char *tr_actor_name(const tr_trace_t *tr, int r, uint32_t id);
 /* Legend index of a codelet (0.. in name order), for colours. */
 uint32_t tr_codelet_index(const tr_trace_t *tr, uint32_t id);
 const tr_xfer_t *tr_xfer_find(const tr_trace_t *tr, uint64_t tag);
@@ -142,7 +169,20 @@ int tr_read_file(tr_trace_t *tr, const char *path, unsigned char **data, size_t 
 /* Reads a rank file and checks its header; tr_parse_rank then reads its
  * events (once tr->origin is known from every header). */
 int tr_read_rank(tr_trace_t *tr, int rank, const char *path);
+/* The same for the size bytes of a rank file already in memory (malloc'ed;
+ * tr takes them); tests/fuzz feeds its inputs here. */
+int tr_take_rank(tr_trace_t *tr, int rank, const char *path, unsigned char *data, size_t size);
 int tr_parse_rank(tr_trace_t *tr, int rank);
+/* tr_load in steps, for inputs that are not files: tr_load_begin empties tr
+ * for dir; then job.meta (tr_read_meta or tr_parse_meta) and every rank's
+ * header (tr_read_rank or tr_take_rank); tr_load_events reads the events.
+ * tr_free frees tr after any step. */
+void tr_load_begin(tr_trace_t *tr, const char *dir);
+int tr_load_events(tr_trace_t *tr);
+/* job.meta's len bytes of text (text[len] must be NUL; lines are cut in
+ * place). */
+int tr_parse_meta(tr_trace_t *tr, const char *path, char *text, size_t len);
+void tr_rank_init(tr_rank_t *rk);
 tr_task_t *tr_task_slot(tr_trace_t *tr, uint64_t id);
 tr_xfer_t *tr_xfer_slot(tr_trace_t *tr, uint64_t tag);
 void tr_finish_load(tr_trace_t *tr);

@@ -71,6 +71,16 @@ static int check_header(tr_trace_t *tr, int rank, const char *path, const unsign
         return tr_fail(tr, path, (long long)offsetof(dg_trf_header_t, header_bytes),
                        "header length %u is impossible (file of %zu bytes): corrupt or truncated",
                        h.header_bytes, size);
+    if (h.nworkers > TR_MAX_WORKERS || h.nspaces > TR_MAX_SPACES)
+        return tr_fail(tr, path, (long long)offsetof(dg_trf_header_t, nworkers),
+                       "%u workers and %u memory spaces; at most %d and %d: corrupt", h.nworkers,
+                       h.nspaces, TR_MAX_WORKERS, TR_MAX_SPACES);
+    if (h.start_ns > TR_MAX_TIME_NS || h.clock_offset_ns > (int64_t)TR_MAX_TIME_NS ||
+        h.clock_offset_ns < -(int64_t)TR_MAX_TIME_NS)
+        return tr_fail(tr, path, (long long)offsetof(dg_trf_header_t, clock_offset_ns),
+                       "start time %llu ns or clock offset %lld ns is more than %llu ns: corrupt",
+                       (unsigned long long)h.start_ns, (long long)h.clock_offset_ns,
+                       (unsigned long long)TR_MAX_TIME_NS);
     if (h.rank != rank)
         return tr_fail(tr, path, (long long)offsetof(dg_trf_header_t, rank),
                        "the header says rank %d, the file name says rank %d", h.rank, rank);
@@ -102,20 +112,40 @@ typedef struct tr_reader {
     const char *path;
     int64_t shift;          /* local clock -> job clock from origin */
     tr_hang_t *hang;        /* the dump being read */
+    uint64_t bad_time;      /* an event time past TR_MAX_TIME_NS, or 0 */
+    uint64_t max_task;      /* task ids above this cannot be in this file */
+    uint64_t bad_task;      /* an event's impossible task id, or 0 */
 } tr_reader_t;
 
-static int64_t job_time(const tr_reader_t *rd, uint64_t local)
+static int64_t job_time(tr_reader_t *rd, uint64_t local)
 {
+    if (local > TR_MAX_TIME_NS) {
+        rd->bad_time = local;
+        local = 0;
+    }
     int64_t t = (int64_t)local + rd->shift;
     if (t > rd->rk->last)
         rd->rk->last = t;
     return t;
 }
 
+/* The model's slot of a task named by an event, or NULL (and bad_task) for
+ * an id this file cannot hold: the task table is dense. */
+static tr_task_t *task_slot(tr_reader_t *rd, uint64_t id)
+{
+    if (id > rd->max_task) {
+        rd->bad_task = id;
+        return NULL;
+    }
+    return tr_task_slot(rd->tr, id);
+}
+
 static void on_task(tr_reader_t *rd, const dg_trf_ev_t *e)
 {
     const dg_trf_task_t *ev = (const void *)e;
-    tr_task_t *t = tr_task_slot(rd->tr, ev->task);
+    tr_task_t *t = task_slot(rd, ev->task);
+    if (!t)
+        return;
     t->ran = 1;
     t->worker = (int32_t)e->aux;
     t->codelet = ev->codelet;
@@ -129,12 +159,14 @@ static void on_task(tr_reader_t *rd, const dg_trf_ev_t *e)
 static void on_plan(tr_reader_t *rd, const dg_trf_ev_t *e)
 {
     const dg_trf_plan_t *ev = (const void *)e;
-    rd->rk->plan_ns += (double)(ev->t1 - ev->t0);
+    rd->rk->plan_ns += (double)ev->t1 - (double)ev->t0;
     rd->rk->planned++;
     if (ev->task > rd->rk->last_planned)
         rd->rk->last_planned = ev->task;
     int64_t t1 = job_time(rd, ev->t1);
-    tr_task_t *t = tr_task_slot(rd->tr, ev->task);
+    tr_task_t *t = task_slot(rd, ev->task);
+    if (!t)
+        return;
     if (ev->rank == rd->rank) {
         t->plan_t0 = job_time(rd, ev->t0);
         t->planned_at = t1;
@@ -249,6 +281,26 @@ static void on_codelet(tr_reader_t *rd, const dg_trf_ev_t *e)
     tr_map_put(&rd->tr->codelet_by_id, e->aux, (uint32_t)(rd->tr->codelets.n - 1));
 }
 
+static void on_msg(tr_reader_t *rd, const dg_trf_ev_t *e)
+{
+    const dg_trf_msg_t *ev = (const void *)e;
+    tr_msg_t *m = tr_vec_push(&rd->rk->msgs);
+    *m = (tr_msg_t){job_time(rd, ev->t), e->aux, ev->actor, ev->from_rank, ev->from_id};
+}
+
+/* An actor's or a message type's name (the first one recorded counts). */
+static void on_name(tr_vec_t *v, const dg_trf_ev_t *e)
+{
+    const dg_trf_name_t *ev = (const void *)e;
+    for (size_t i = 0; i < v->n; i++)
+        if (TR_AT(v, tr_name_t, i)->id == e->aux)
+            return;
+    tr_name_t *n = tr_vec_push(v);
+    n->id = e->aux;
+    memcpy(n->name, ev->name, sizeof(n->name));
+    n->name[sizeof(n->name) - 1] = '\0';
+}
+
 /* Events that become per-rank spans: idle, copies, phases, checks. */
 static void on_span(tr_reader_t *rd, const dg_trf_ev_t *e)
 {
@@ -289,7 +341,7 @@ static void on_counter(tr_reader_t *rd, const dg_trf_ev_t *e)
         const dg_trf_mem_t *ev = (const void *)e;
         tr_mem_t *m = tr_vec_push(&rk->mem);
         *m = (tr_mem_t){job_time(rd, ev->t),
-                        e->aux == DG_TRM_ALLOC ? (int64_t)ev->bytes : -(int64_t)ev->bytes,
+                        (int64_t)(e->aux == DG_TRM_ALLOC ? ev->bytes : 0 - ev->bytes),
                         ev->space, (int)ev->home, ev->chunk};
     } else {
         const dg_trf_count_t *ev = (const void *)e;
@@ -306,6 +358,9 @@ static void dispatch(tr_reader_t *rd, const dg_trf_ev_t *e)
     case DG_TRE_XFER: on_xfer(rd, e); break;
     case DG_TRE_HANG: on_hang(rd, e); break;
     case DG_TRE_CODELET: on_codelet(rd, e); break;
+    case DG_TRE_MSG: on_msg(rd, e); break;
+    case DG_TRE_ACTOR_NAME: on_name(&rd->rk->actor_names, e); break;
+    case DG_TRE_TYPE_NAME: on_name(&rd->tr->type_names, e); break;
     case DG_TRE_IDLE:
     case DG_TRE_COPY:
     case DG_TRE_PHASE:
@@ -338,6 +393,9 @@ static size_t min_size(uint16_t type)
     case DG_TRE_HANG: return sizeof(dg_trf_hang_t);
     case DG_TRE_CODELET: return sizeof(dg_trf_name_t);
     case DG_TRE_COPY: return sizeof(dg_trf_copy_t);
+    case DG_TRE_MSG: return sizeof(dg_trf_msg_t);
+    case DG_TRE_ACTOR_NAME:
+    case DG_TRE_TYPE_NAME: return sizeof(dg_trf_name_t);
     case DG_TRE_END: return sizeof(dg_trf_end_t);
     default: return sizeof(dg_trf_ev_t);
     }
@@ -362,6 +420,15 @@ static int read_events(tr_reader_t *rd, const unsigned char *p, size_t off, size
                            "least %zu (corrupt)", e.type, e.size, need);
         /* Events are 8-byte aligned within the block copy. */
         dispatch(rd, (const dg_trf_ev_t *)(p + at));
+        if (rd->bad_time)
+            return tr_fail(rd->tr, rd->path, where, "an event of type %u has the time %llu ns, "
+                           "more than %llu (corrupt)", e.type, (unsigned long long)rd->bad_time,
+                           (unsigned long long)TR_MAX_TIME_NS);
+        if (rd->bad_task)
+            return tr_fail(rd->tr, rd->path, where, "an event of type %u names task %llu; a "
+                           "file of %zu bytes holds at most %llu tasks (corrupt)", e.type,
+                           (unsigned long long)rd->bad_task, rd->rk->raw_size,
+                           (unsigned long long)rd->max_task);
         rd->rk->events++;
         at += e.size;
     }
@@ -411,16 +478,29 @@ static int read_blocks(tr_reader_t *rd, unsigned char *data, size_t size)
 
 int tr_read_rank(tr_trace_t *tr, int rank, const char *path)
 {
-    tr_rank_t *rk = &tr->ranks[rank];
-    if (tr_read_file(tr, path, &rk->raw, &rk->raw_size))
+    unsigned char *data;
+    size_t size;
+    if (tr_read_file(tr, path, &data, &size))
         return -1;
+    return tr_take_rank(tr, rank, path, data, size);
+}
+
+int tr_take_rank(tr_trace_t *tr, int rank, const char *path, unsigned char *data, size_t size)
+{
+    tr_rank_t *rk = &tr->ranks[rank];
+    rk->raw = data;
+    rk->raw_size = size;
     return check_header(tr, rank, path, rk->raw, rk->raw_size);
 }
 
 int tr_parse_rank(tr_trace_t *tr, int rank)
 {
     tr_rank_t *rk = &tr->ranks[rank];
-    tr_reader_t rd = {tr, rk, rank, rk->path, rk->hdr.clock_offset_ns - tr->origin, NULL};
+    /* Every task of a job is planned in every rank's file, one event of
+     * 8 bytes or more each: a larger id is damage (and would size the
+     * dense task table by it). */
+    tr_reader_t rd = {tr, rk, rank, rk->path, rk->hdr.clock_offset_ns - tr->origin, NULL, 0,
+                      rk->raw_size / 8 + 1024, 0};
     rk->start = rk->last = job_time(&rd, rk->hdr.start_ns);
     int rc = read_blocks(&rd, rk->raw, rk->raw_size);
     free(rk->raw);

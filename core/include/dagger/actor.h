@@ -140,7 +140,8 @@ dagger_status_t dagger_actor_spawn(dagger_runtime_t *rt, const dagger_actor_desc
  * finishes stopping on its own thread); an actor may stop itself.
  * A plain thread's request dropped this way fails with DAGGER_ERR_ACTOR_STOPPED.
  * Errors: DAGGER_ERR_BAD_HANDLE (rt), DAGGER_ERR_NO_SUCH_ACTOR (never
- * existed, or on another rank), DAGGER_ERR_ACTOR_STOPPED (already stopped). */
+ * existed, or on another rank), DAGGER_ERR_ACTOR_STOPPED (already stopped,
+ * or stopped and joined). */
 dagger_status_t dagger_actor_stop(dagger_runtime_t *rt, dagger_actor_addr_t addr);
 
 typedef struct dagger_actor_stats {
@@ -281,7 +282,9 @@ dagger_status_t dagger_timer_cancel(dagger_runtime_t *rt, dagger_timer_t timer);
 
 /* ------------------------------------------------- inside a handler: context */
 
-/* These return zero values (dagger_actor_none(), 0, NULL) for a NULL ctx. */
+/* These return zero values (dagger_actor_none(), 0, NULL; -1 for
+ * dagger_ctx_worker) for a NULL ctx. A ctx is valid only during its
+ * handler call: one kept past it cannot be detected. */
 dagger_actor_addr_t dagger_ctx_self(const dagger_ctx_t *ctx);
 dagger_actor_addr_t dagger_ctx_sender(const dagger_ctx_t *ctx); /* none: a plain thread */
 dagger_msg_type_t dagger_ctx_type(const dagger_ctx_t *ctx);

@@ -15,7 +15,16 @@
  * into that open region when r is not NULL (so several operations pipeline
  * and the region's end waits for them), or open and end a region of their
  * own when r is NULL (the call then returns once the work is done, with the
- * region's status). docs/arrays.md has examples. */
+ * region's status). docs/arrays.md has examples.
+ *
+ * Errors every call here may return, besides those listed at each call:
+ * DAGGER_ERR_BAD_HANDLE (a runtime, array, stencil or region that is NULL,
+ * destroyed or of another kind; r must be NULL or an open region),
+ * DAGGER_ERR_INVALID_ARG (r belongs to another runtime than the arrays),
+ * DAGGER_ERR_NO_MEMORY, and for calls that run tasks DAGGER_ERR_TASK_FAILED
+ * (a task of the call failed: the same on every rank, the detail names the
+ * rank and why; a NULL host buffer on the rank that reads or writes it fails
+ * this way, since only that rank can see it). */
 #ifndef DAGGER_ARRAY_H
 #define DAGGER_ARRAY_H
 
@@ -84,23 +93,27 @@ dagger_status_t dagger_array_zeros(dagger_runtime_t *rt, const dagger_array_desc
                                    dagger_array_t **out);
 
 /* Creates an array with every element equal to value (converted to the
- * dtype; for integer arrays value must be an integer the dtype holds). */
+ * dtype; for integer arrays value must be an integer the dtype holds).
+ * Errors: those of dagger_array_zeros; DAGGER_ERR_INVALID_ARG (a value an
+ * integer dtype does not hold: fractional, out of range or NaN). */
 dagger_status_t dagger_array_full(dagger_runtime_t *rt, const dagger_array_desc_t *desc,
                                   double value, dagger_array_t **out);
 
-/* dagger_array_full with value 1. */
+/* dagger_array_full with value 1. Errors: those of dagger_array_zeros. */
 dagger_status_t dagger_array_ones(dagger_runtime_t *rt, const dagger_array_desc_t *desc,
                                   dagger_array_t **out);
 
 /* Uniform random numbers: [0, 1) for f32/f64, the whole range of the type
  * for i32/i64. Element i (its column-major linear index) gets
  * dagger_rand_bits(seed, i) mapped to the type, so the array is the same
- * whatever the number of ranks, the block sizes and the distribution. */
+ * whatever the number of ranks, the block sizes and the distribution.
+ * Errors: those of dagger_array_zeros. */
 dagger_status_t dagger_array_rand(dagger_runtime_t *rt, const dagger_array_desc_t *desc,
                                   uint64_t seed, dagger_array_t **out);
 
 /* Standard normal numbers (f32/f64 only; DAGGER_ERR_DTYPE otherwise), also a
- * pure function of (seed, linear index): dagger_rand_normal(seed, i). */
+ * pure function of (seed, linear index): dagger_rand_normal(seed, i).
+ * Errors: those of dagger_array_zeros. */
 dagger_status_t dagger_array_randn(dagger_runtime_t *rt, const dagger_array_desc_t *desc,
                                    uint64_t seed, dagger_array_t **out);
 
@@ -118,9 +131,10 @@ typedef double (*dagger_index_fn)(const size_t index[], int ndims, const void *a
 /* Index functions are registered by name, like codelets, so that every rank
  * names the same function (function pointers differ between processes).
  * Registering the same name again with the same function is a no-op.
- * Errors: DAGGER_ERR_INVALID_ARG (no name or function, name longer than 63),
- * DAGGER_ERR_EXISTS (the name is registered with another function),
- * DAGGER_ERR_TYPE_CONFLICT (two names with the same hash). */
+ * Errors: DAGGER_ERR_BAD_HANDLE (rt), DAGGER_ERR_INVALID_ARG (no name,
+ * function or output, a name longer than 63), DAGGER_ERR_EXISTS (the name is
+ * registered with another function), DAGGER_ERR_TYPE_CONFLICT (two names with
+ * the same hash). */
 typedef struct dagger_index_fn_id {
     uint32_t id;
 } dagger_index_fn_id_t;
@@ -128,18 +142,23 @@ dagger_status_t dagger_index_fn_register(dagger_runtime_t *rt, const char *name,
                                          dagger_index_fn fn, dagger_index_fn_id_t *out);
 
 /* Creates an array with element idx = fn(idx, ndims, args) (converted to the
- * dtype). args (len bytes, may be 0) are copied and passed to every call. */
+ * dtype). args (len bytes, may be 0) are copied and passed to every call.
+ * Errors: those of dagger_array_zeros; DAGGER_ERR_NOT_FOUND (fn is not
+ * registered), DAGGER_ERR_INVALID_ARG (args NULL with len > 0). */
 dagger_status_t dagger_array_from_fn(dagger_runtime_t *rt, const dagger_array_desc_t *desc,
                                      dagger_index_fn_id_t fn, const void *args, size_t len,
                                      dagger_array_t **out);
 
 /* Creates an array from rank 0's host buffer (prod(dims) elements of the
  * dtype, column-major). Only rank 0's `host` is read; other ranks may pass
- * NULL. The blocks reach their owners through the planner. */
+ * NULL. The blocks reach their owners through the planner. Errors: those of
+ * dagger_array_zeros; DAGGER_ERR_TASK_FAILED (host NULL on rank 0). */
 dagger_status_t dagger_array_from_host(dagger_runtime_t *rt, const dagger_array_desc_t *desc,
                                        const void *host, dagger_array_t **out);
 
-/* An array of zeros with the shape, blocks and distribution of a. */
+/* An array of zeros with the shape, blocks and distribution of a.
+ * Errors: DAGGER_ERR_BAD_HANDLE (a), DAGGER_ERR_INVALID_ARG (out NULL),
+ * DAGGER_ERR_STATE (a region is open). */
 dagger_status_t dagger_array_similar(const dagger_array_t *a, dagger_array_t **out);
 
 /* Frees the array's chunks (collective). The handle is invalid afterwards;
@@ -154,7 +173,9 @@ dagger_status_t dagger_array_info(const dagger_array_t *a, dagger_array_desc_t *
 /* Number of blocks (0 for a bad handle). */
 size_t dagger_array_nblocks(const dagger_array_t *a);
 
-/* Where block b (0 .. nblocks-1, column-major over the block grid) is. */
+/* Where block b (0 .. nblocks-1, column-major over the block grid) is.
+ * Errors: DAGGER_ERR_BAD_HANDLE (a), DAGGER_ERR_INVALID_ARG (b >= nblocks,
+ * info NULL). */
 typedef struct dagger_array_block {
     dagger_chunk_t chunk;
     int owner;
@@ -169,27 +190,55 @@ dagger_status_t dagger_array_block_info(const dagger_array_t *a, size_t b,
  * 0 (rejected by dagger_submit) for a bad handle or index. */
 dagger_view_t dagger_array_block(const dagger_array_t *a, size_t b);
 
+/* ------------------------------------------------------------ views */
+
+/* A view of the sub-box [off, off + ext) of a (off[k] + ext[k] <= dims[k],
+ * ext[k] >= 1): an array handle whose dims are ext, sharing a's blocks.
+ * Element-wise operations (including fill, copy, map and transpose),
+ * reductions (dagger_array_reduce, _dot) and collects accept views
+ * wherever they accept arrays, mixed with arrays and other views of the
+ * same dims: the work is cut at the box's edges, and each task reads or
+ * writes only the part of a block inside the box (a sub-view of its chunk),
+ * so only those elements move and dependencies are exact. The random and
+ * index-function refills treat a view as an array of its own dims. A view
+ * of a view is a view of the same array (the offsets add up). Creating a
+ * view makes no task and no message; it may be done inside a region. A
+ * view's blocks (dagger_array_nblocks, _block_info, _block) are its
+ * parent's. Stencils, dagger_array_scatter and dagger_array_reduce_dim take
+ * no views (DAGGER_ERR_INVALID_ARG). Destroy views with dagger_array_destroy
+ * before their array (destroying an array with live views is
+ * DAGGER_ERR_STATE). Errors: DAGGER_ERR_BAD_HANDLE, DAGGER_ERR_INVALID_ARG
+ * (a box outside the array or of extent 0). */
+dagger_status_t dagger_array_view(dagger_array_t *a, const size_t off[], const size_t ext[],
+                                  dagger_array_t **out);
+
 /* ------------------------------------------------------------ collect and scatter */
 
 #define DAGGER_ALL_RANKS (-1)
 
 /* Gathers the whole array into out (prod(dims) elements, column-major) on
- * every rank: the same bytes everywhere. Collective; not inside a region. */
+ * every rank: the same bytes everywhere. Collective; not inside a region.
+ * Errors: DAGGER_ERR_BAD_HANDLE (a), DAGGER_ERR_STATE (a region is open),
+ * DAGGER_ERR_TASK_FAILED (out NULL on some rank). */
 dagger_status_t dagger_array_collect(dagger_array_t *a, void *out);
 
 /* Gathers it on rank root only; out is not touched (and may be NULL) on the
- * other ranks, and nothing is sent to them. */
+ * other ranks, and nothing is sent to them. Errors: those of
+ * dagger_array_collect; DAGGER_ERR_INVALID_ARG (root is not a rank). */
 dagger_status_t dagger_array_collect_to(dagger_array_t *a, int root, void *out);
 
 /* Gathers the sub-box [off, off + ext) (prod(ext) elements, column-major)
  * on rank root, or on every rank with root = DAGGER_ALL_RANKS. Only the
- * elements inside the box travel. Errors: DAGGER_ERR_BAD_VIEW (box outside
- * the array), DAGGER_ERR_INVALID_ARG (root out of range, NULL out where it is
- * written). */
+ * elements inside the box travel. Errors: those of dagger_array_collect;
+ * DAGGER_ERR_BAD_VIEW (box outside the array, or off + ext overflows),
+ * DAGGER_ERR_INVALID_ARG (off or ext NULL, root neither a rank nor
+ * DAGGER_ALL_RANKS), DAGGER_ERR_TASK_FAILED (out NULL where it is written). */
 dagger_status_t dagger_array_collect_box(dagger_array_t *a, const size_t off[], const size_t ext[],
                                          int root, void *out);
 
-/* Overwrites the array with rank 0's host buffer (only rank 0's is read). */
+/* Overwrites the array with rank 0's host buffer (only rank 0's is read).
+ * Errors: DAGGER_ERR_BAD_HANDLE (a), DAGGER_ERR_STATE (a region is open),
+ * DAGGER_ERR_TASK_FAILED (host NULL on rank 0). */
 dagger_status_t dagger_array_scatter(dagger_array_t *a, const void *host);
 
 /* ------------------------------------------------------------ element-wise */
@@ -201,7 +250,11 @@ dagger_status_t dagger_array_scatter(dagger_array_t *a, const void *host);
  * the inputs (in-place: out = a op b with out == a), except for transpose.
  * Integer arithmetic wraps around (two's complement); integer division by
  * zero fails the task (DAGGER_ERR_TASK_FAILED at the region's end). Scalars
- * are doubles; for integer arrays they must be integers the dtype holds. */
+ * are doubles; for integer arrays they must be integers the dtype holds.
+ * Errors of every call below: DAGGER_ERR_BAD_HANDLE (an array or r),
+ * DAGGER_ERR_INVALID_ARG (an unknown op; operands of other dims; a scalar an
+ * integer dtype does not hold), DAGGER_ERR_DTYPE (operands of different
+ * dtypes), DAGGER_ERR_TASK_FAILED (integer division by zero). */
 typedef enum dagger_array_op {
     DAGGER_ARRAY_ADD = 1,
     DAGGER_ARRAY_SUB = 2,
@@ -255,11 +308,17 @@ dagger_status_t dagger_array_transpose(dagger_region_t *r, dagger_array_t *out, 
  * input tiles (DAGGER_IN; the same data as argument 0 for an input that is
  * out), then, when len > 0, args by value. All tiles of one task have the
  * same dims; use the slots' strides. Inputs need the output's dims, not its
- * dtype. 0 <= nin <= DAGGER_MAX_ARGS - 2. */
+ * dtype. 0 <= nin <= DAGGER_MAX_ARGS - 2. Errors: DAGGER_ERR_BAD_HANDLE (an
+ * array or r), DAGGER_ERR_NOT_FOUND (cl is not registered),
+ * DAGGER_ERR_INVALID_ARG (nin out of range, in NULL with nin > 0, args NULL
+ * with len > 0, inputs of other dims), and those of dagger_submit. */
 dagger_status_t dagger_array_map(dagger_region_t *r, dagger_codelet_t cl, dagger_array_t *out,
                                  int nin, dagger_array_t *const in[], const void *args, size_t len);
 
-/* Refills out in place, as the constructors of the same names do. */
+/* Refills out in place, as the constructors of the same names do. Errors:
+ * DAGGER_ERR_BAD_HANDLE (out or r), DAGGER_ERR_DTYPE (fill_randn of an
+ * integer array), DAGGER_ERR_NOT_FOUND (fill_fn: fn not registered),
+ * DAGGER_ERR_INVALID_ARG (fill_fn: args NULL with len > 0). */
 dagger_status_t dagger_array_fill_rand(dagger_region_t *r, dagger_array_t *out, uint64_t seed);
 dagger_status_t dagger_array_fill_randn(dagger_region_t *r, dagger_array_t *out, uint64_t seed);
 dagger_status_t dagger_array_fill_fn(dagger_region_t *r, dagger_array_t *out,
@@ -273,16 +332,40 @@ dagger_status_t dagger_array_fill_fn(dagger_region_t *r, dagger_array_t *out,
  * number of ranks. *out is a future (dagger_fetch it, or pass it to a later
  * task): a double for f32/f64 arrays and for NORM2, an int64_t for i32/i64
  * arrays (integer sums wrap around). f32 elements are accumulated in double.
- * MIN and MAX of floating-point arrays return NaN if any element is NaN. */
+ * MIN and MAX of floating-point arrays return NaN if any element is NaN.
+ * Errors: DAGGER_ERR_BAD_HANDLE (an array or r), DAGGER_ERR_INVALID_ARG (an
+ * unknown reduction, out NULL; dot: arrays of other dims), DAGGER_ERR_DTYPE
+ * (dot: arrays of different dtypes). */
 typedef enum dagger_array_reduction {
     DAGGER_ARRAY_SUM = 1,
     DAGGER_ARRAY_MIN = 2,
     DAGGER_ARRAY_MAX = 3,
-    DAGGER_ARRAY_NORM2 = 4   /* sqrt of the sum of squares (no scaling: may overflow) */
+    DAGGER_ARRAY_NORM2 = 4   /* sqrt of the sum of squares, overflow- and underflow-safe:
+                                squares of huge (> 2^486) and tiny (< 2^-511) elements are
+                                summed scaled by powers of two, as LAPACK's dnrm2 (Blue's
+                                algorithm); without such elements the result is the plain
+                                square root of the plain sum, bit for bit */
 } dagger_array_reduction_t;
 
 dagger_status_t dagger_array_reduce(dagger_region_t *r, dagger_array_reduction_t op,
                                     dagger_array_t *a, dagger_future_t *out);
+
+/* Reduces a along dimension dim (0 .. ndims-1) into out, which has a's
+ * dims except extent 1 along dim (the dimension is kept, so out lines up
+ * with a: sum over dim 1 of an m x n matrix is m x 1), and a's dtype; its
+ * blocks and distribution are free. Element values: SUM, MIN, MAX as for
+ * dagger_array_reduce (f32 accumulates in double within a block and is
+ * stored in f32 between blocks; integer sums wrap around); NORM2 (f32/f64
+ * arrays only) overflow-safe within a block and combined between blocks
+ * with hypot. Blocks of a are combined in block order along dim, so the
+ * result does not depend on the number of ranks. Each block's partial
+ * result is computed on the rank that owns the block: only the output
+ * (one element thick along dim) moves.
+ * Errors: DAGGER_ERR_BAD_HANDLE, DAGGER_ERR_INVALID_ARG (dim out of range,
+ * out of the wrong shape, unknown op), DAGGER_ERR_DTYPE (out's dtype is
+ * not a's, NORM2 of an integer array). */
+dagger_status_t dagger_array_reduce_dim(dagger_region_t *r, dagger_array_reduction_t op,
+                                        dagger_array_t *a, int dim, dagger_array_t *out);
 
 /* sum(a .* b) over arrays of the same dims and dtype. */
 dagger_status_t dagger_array_dot(dagger_region_t *r, dagger_array_t *a, dagger_array_t *b,
@@ -297,15 +380,27 @@ dagger_status_t dagger_array_dot(dagger_region_t *r, dagger_array_t *a, dagger_a
  *   PAD               a constant:            p p | a b c d | p p
  *   REFLECT_SYMMETRIC mirrored, edge kept:   b a | a b c d | d c
  *   REFLECT_MIRROR    mirrored about the edge element: c b | a b c d | c b
- * Where a window leaves the array along several dimensions, each dimension
- * is resolved on its own; an element that lies in a PAD region of any
- * dimension gets the pad value of the lowest such dimension. */
+ *   ANTIREFLECT_SYMMETRIC  odd reflection, edge kept: 2a-b a | a b c d | d 2d-c
+ *   ANTIREFLECT_MIRROR     odd reflection about the edge element:
+ *                          2a-c 2a-b | a b c d | 2d-c 2d-b
+ *   LINEAR_EXTRAPOLATE     the line through the two edge elements:
+ *                          a-2(b-a) a-(b-a) | a b c d | d+(d-c) d+2(d-c)
+ * (the last three: ghost = 2*edge - mirror image, and edge + j*(edge slope);
+ * computed in the array's type, integers wrapping around). Where a window
+ * leaves the array along several dimensions, each dimension is resolved on
+ * its own, as if the array were padded one dimension after the other (for
+ * the index kinds this is the same as resolving each index alone); an
+ * element that lies in a PAD region of any dimension gets the pad value of
+ * the lowest such dimension. */
 typedef enum dagger_boundary_kind {
     DAGGER_BC_WRAP = 1,
     DAGGER_BC_CLAMP = 2,
     DAGGER_BC_PAD = 3,
     DAGGER_BC_REFLECT_SYMMETRIC = 4,
-    DAGGER_BC_REFLECT_MIRROR = 5
+    DAGGER_BC_REFLECT_MIRROR = 5,
+    DAGGER_BC_ANTIREFLECT_SYMMETRIC = 6,
+    DAGGER_BC_ANTIREFLECT_MIRROR = 7,
+    DAGGER_BC_LINEAR_EXTRAPOLATE = 8
 } dagger_boundary_kind_t;
 
 typedef struct dagger_boundary {
@@ -348,7 +443,7 @@ typedef struct dagger_stencil_kernel {
 #define DAGGER_STENCIL_COPY ((dagger_stencil_kernel_t){2})  /* input 0 at the element */
 #define DAGGER_STENCIL_SUM ((dagger_stencil_kernel_t){3})   /* the sum of input 0's window */
 
-/* Registers a kernel by name (as dagger_index_fn_register). */
+/* Registers a kernel by name (as dagger_index_fn_register, with its errors). */
 dagger_status_t dagger_stencil_kernel_register(dagger_runtime_t *rt, const char *name,
                                                dagger_stencil_fn fn, dagger_stencil_kernel_t *out);
 
@@ -397,18 +492,51 @@ typedef struct dagger_stencil_expr {
  * prepared sweep can run many times, also inside a region of your own.
  * Errors: DAGGER_ERR_INVALID_ARG (shapes or blocks differ, a window wider
  * than the array allows for its boundary condition, too many arrays for one
- * task, unknown assign or boundary kind), DAGGER_ERR_DTYPE, DAGGER_ERR_NOT_FOUND
- * (an unregistered kernel), DAGGER_ERR_STATE (a region is open). */
+ * task, unknown assign or boundary kind, nexpr < 1, exprs or out NULL, args
+ * NULL with args_len > 0), DAGGER_ERR_BAD_HANDLE (rt, or an expression's
+ * array), DAGGER_ERR_DTYPE, DAGGER_ERR_NOT_FOUND (an unregistered kernel),
+ * DAGGER_ERR_STATE (a region is open). On error *out is NULL. */
 typedef struct dagger_stencil dagger_stencil_t;
 dagger_status_t dagger_stencil_create(dagger_runtime_t *rt, int nexpr,
                                       const dagger_stencil_expr_t *exprs, dagger_stencil_t **out);
-/* Submits one sweep into region r (NULL: a region of its own). */
+/* Submits one sweep into region r (NULL: a region of its own). Errors:
+ * DAGGER_ERR_BAD_HANDLE (s, or r neither NULL nor an open region), and those
+ * of dagger_submit. */
 dagger_status_t dagger_stencil_run(dagger_region_t *r, dagger_stencil_t *s);
+/* Frees a prepared sweep. Errors: DAGGER_ERR_BAD_HANDLE (s NULL, destroyed or
+ * not a stencil). */
 dagger_status_t dagger_stencil_destroy(dagger_stencil_t *s);
 
-/* create + run in a region of its own + destroy. */
+/* create + run in a region of its own + destroy, with their errors. */
 dagger_status_t dagger_stencil_apply(dagger_runtime_t *rt, int nexpr,
                                      const dagger_stencil_expr_t *exprs);
+
+/* The allocating form: creates *out, an array of zeros with the dims,
+ * blocks, distribution and dtype of e->in[0].array, and sets it to e's
+ * value (e->out and e->assign are ignored). On failure *out is NULL and
+ * nothing stays allocated. Collective; not inside a region.
+ * Errors: those of dagger_stencil_create, DAGGER_ERR_INVALID_ARG (no input
+ * to take the shape from). */
+dagger_status_t dagger_stencil_apply_new(dagger_runtime_t *rt, const dagger_stencil_expr_t *e,
+                                         dagger_array_t **out);
+
+/* out = a op (e's value) element by element, e's value being its kernel
+ * over its inputs' windows (e->out and e->assign are ignored): C = A +
+ * stencil(B) with no temporary of yours. out may be a (in place) or one of
+ * e's inputs. Fused when out and a have the dims and block sizes of e's
+ * inputs (distributions may differ), are not views, and e has fewer than
+ * DAGGER_STENCIL_MAX_IN inputs: then one sweep task per block reads a's
+ * block with the windows and computes a op value line by line (in double,
+ * as a kernel's value is, then stored in out's type). Otherwise one
+ * temporary with the blocks of e's inputs is made and freed inside the call
+ * (a op value fused into it when a has those blocks, then copied to out;
+ * else the value, then out = a op temporary element-wise). Collective; not
+ * inside a region. Errors: those of dagger_stencil_create and
+ * dagger_array_binop (a and out of other dims or dtypes), DAGGER_ERR_INVALID_ARG
+ * (out's dims are not those of e's inputs, unknown op). */
+dagger_status_t dagger_stencil_apply_binop(dagger_runtime_t *rt, dagger_array_op_t op,
+                                           dagger_array_t *out, dagger_array_t *a,
+                                           const dagger_stencil_expr_t *e);
 
 #ifdef __cplusplus
 }

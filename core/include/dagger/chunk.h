@@ -34,23 +34,27 @@ typedef struct dagger_chunk_desc {
 
 /* Creates a chunk (collective: every rank calls it in the same order). On the
  * owner the memory is allocated and zeroed. Not allowed inside a region.
- * Errors: DAGGER_ERR_INVALID_ARG (ndims, zero dims, owner >= nranks),
- * DAGGER_ERR_DTYPE, DAGGER_ERR_STATE (inside a region). */
+ * Errors: DAGGER_ERR_BAD_HANDLE (rt), DAGGER_ERR_INVALID_ARG (desc or out
+ * NULL, ndims, zero dims, owner >= nranks), DAGGER_ERR_DTYPE (unknown
+ * dtype), DAGGER_ERR_OVERFLOW (a dimension above 2^40 or more than 2^50
+ * elements), DAGGER_ERR_STATE (inside a region), DAGGER_ERR_NO_MEMORY. */
 dagger_status_t dagger_chunk_create(dagger_runtime_t *rt, const dagger_chunk_desc_t *desc,
                                     dagger_chunk_t *out);
 
 /* Frees a chunk (collective). Inside a region the memory is released after the
- * last task that uses it. Errors: DAGGER_ERR_BAD_HANDLE. */
+ * last task that uses it. Errors: DAGGER_ERR_BAD_HANDLE (rt, or a chunk that
+ * was never created, was freed, or is a future's id). */
 dagger_status_t dagger_chunk_free(dagger_runtime_t *rt, dagger_chunk_t c);
 
 /* The owner's memory of a chunk, for reading and writing between regions.
  * *data is NULL on ranks that do not own it. The strides (in elements) are
- * written to strides when not NULL. Errors: DAGGER_ERR_BAD_HANDLE,
+ * written to strides when not NULL. Errors: DAGGER_ERR_BAD_HANDLE (rt or c,
+ * as for dagger_chunk_free), DAGGER_ERR_INVALID_ARG (data NULL),
  * DAGGER_ERR_STATE (inside a region: the data may be elsewhere). */
 dagger_status_t dagger_chunk_data(dagger_runtime_t *rt, dagger_chunk_t c, void **data,
                                   size_t strides[DAGGER_MAX_DIMS]);
 
-/* The owning rank of a chunk, or -1 for a bad handle. */
+/* The owning rank of a chunk, or -1 for a bad runtime or chunk handle. */
 int dagger_chunk_owner(dagger_runtime_t *rt, dagger_chunk_t c);
 
 /* A view: part of a chunk a task accesses. Build views with the functions
@@ -67,10 +71,13 @@ typedef struct dagger_view {
  * ndims 0, which is rejected when used. */
 dagger_view_t dagger_view(dagger_runtime_t *rt, dagger_chunk_t c);
 
-/* A sub-box of a view: off is relative to v's box. ext entries must fit. */
+/* A sub-box of a view: off is relative to v's box. ext entries must fit; a
+ * box that does not (or overflows), NULL off or ext, or a bad v give a view
+ * with ndims 0. */
 dagger_view_t dagger_view_sub(dagger_view_t v, const size_t off[], const size_t ext[]);
 
-/* The same box with a dependency modifier (dimensions 0 and 1). */
+/* The same box with a dependency modifier (dimensions 0 and 1); an unknown
+ * modifier or a bad v gives a view with ndims 0. */
 dagger_view_t dagger_view_mod(dagger_view_t v, dagger_modifier_t mod);
 
 #ifdef __cplusplus

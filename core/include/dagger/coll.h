@@ -10,7 +10,13 @@
  * instead of hanging. A lost rank makes it fail with DAGGER_ERR_PEER_LOST.
  *
  * Call them from one thread at a time (the thread that submits work), not
- * from an actor's handler (they wait for the other ranks). */
+ * from an actor's handler (they wait for the other ranks).
+ *
+ * Errors of every call here: DAGGER_ERR_BAD_HANDLE (rt), DAGGER_ERR_INVALID_ARG
+ * (a NULL buffer with a length > 0, a root that is not a rank, an unknown
+ * type or operation, BOR of doubles, a NULL combine function or output, a
+ * count whose bytes overflow), DAGGER_ERR_DIVERGENCE, DAGGER_ERR_PEER_LOST,
+ * DAGGER_ERR_TRANSPORT (the transport failed to send), DAGGER_ERR_NO_MEMORY. */
 #ifndef DAGGER_COLL_H
 #define DAGGER_COLL_H
 

@@ -23,18 +23,39 @@ typedef struct dagger_region dagger_region_t;
 
 /* Where tasks may run. Zero-initialised = anywhere on CPUs. Fields combine
  * (all must hold): kinds restricts processor kinds (GPU kinds only when set
- * here), ranks/nranks a set of ranks, proc an exact processor (global id from
- * dagger_procs(); -1 or 0-initialised `has_proc` = none). */
+ * here), ranks/nranks a set of ranks, procs/nprocs a set of exact processors
+ * (global ids from dagger_procs(); has_proc/proc adds one more), and parts a
+ * union: the task may run only on a processor that at least one part admits.
+ * Each part is a scope of its own (ranks, kinds, procs; no parts inside
+ * parts) and means what it would mean alone: kinds 0 in a part is CPU only,
+ * unless the part names exact processors. So "rank 0's CPUs or rank 1's GPU"
+ * is a union of {ranks {0}} and {ranks {1}, kinds CUDA}. A union opts into
+ * the kinds its parts name. At most 64 parts, and 1024 ranks and processors
+ * listed in all. A region's scope and a task's scope both apply (a processor
+ * must satisfy both), and placement is owner-computes among what remains.
+ * A scope nothing satisfies (or naming a rank or processor that does not
+ * exist) is DAGGER_ERR_SCOPE on every rank. */
 typedef struct dagger_scope {
     uint32_t kinds;          /* mask of dagger_proc_kind_t; 0 = CPU */
     const int *ranks;        /* NULL = all ranks */
     int nranks;
-    int has_proc;            /* 1: run exactly on processor `proc` */
+    int has_proc;            /* 1: run exactly on processor `proc` (as procs = {proc}) */
     int proc;
+    const int *procs;        /* exact processors: any of these; NULL = no restriction */
+    int nprocs;
+    const struct dagger_scope *parts; /* a union of scopes; NULL = none */
+    int nparts;
 } dagger_scope_t;
 
 /* A scope of one rank, for immediate use: &DAGGER_SCOPE_RANK(1). */
 #define DAGGER_SCOPE_RANK(r) ((dagger_scope_t){.ranks = (const int[]){(r)}, .nranks = 1})
+/* Exactly one processor (a global id from dagger_procs()). */
+#define DAGGER_SCOPE_PROC(id) ((dagger_scope_t){.procs = (const int[]){(id)}, .nprocs = 1})
+/* A union of scopes: &DAGGER_SCOPE_UNION(DAGGER_SCOPE_RANK(0), DAGGER_SCOPE_PROC(q)). */
+#define DAGGER_SCOPE_UNION(...)                                                          \
+    ((dagger_scope_t){.parts = (const dagger_scope_t[]){__VA_ARGS__},                    \
+                      .nparts = (int)(sizeof((const dagger_scope_t[]){__VA_ARGS__}) /   \
+                                      sizeof(dagger_scope_t))})
 
 /* The global processor table (identical on every rank, sorted by rank, kind,
  * index). */
@@ -45,12 +66,17 @@ typedef struct dagger_proc_info {
     int index;               /* thread or device index within the rank */
 } dagger_proc_info_t;
 
-/* Number of processors in the job; with procs non-NULL, writes up to cap entries. */
+/* Number of processors in the job (-1 for a bad handle); with procs non-NULL,
+ * writes up to cap entries (none for cap <= 0). */
 int dagger_procs(dagger_runtime_t *rt, dagger_proc_info_t *procs, int cap);
 
 /* Opens a region. scope may be NULL (anywhere on CPUs). One region at a time
- * per runtime. Errors: DAGGER_ERR_STATE (a region is already open),
- * DAGGER_ERR_SCOPE (the scope names no processor). */
+ * per runtime. Errors: DAGGER_ERR_BAD_HANDLE (rt), DAGGER_ERR_INVALID_ARG
+ * (out NULL; a scope with a negative or > 64 rank count, or ranks NULL with
+ * nranks > 0, or has_proc with a negative proc), DAGGER_ERR_STATE (a region
+ * is already open: regions do not nest), DAGGER_ERR_SCOPE (the scope names
+ * no processor: a rank or processor that does not exist). On error *out is
+ * NULL. */
 dagger_status_t dagger_region_begin(dagger_runtime_t *rt, const dagger_scope_t *scope,
                                     dagger_region_t **out);
 
@@ -61,20 +87,32 @@ typedef struct dagger_task_opts {
     const uint64_t *after;        /* explicit dependencies: task sequence numbers of
                                      earlier tasks of this region */
     int nafter;
+    size_t return_size;           /* bytes this task returns; 0 = its codelet's
+                                     return_size (at most DAGGER_MAX_RETURN) */
 } dagger_task_opts_t;
 
 /* Submits a task. seq_out (may be NULL) receives the task's sequence number in
  * the region; future_out (may be NULL) its future when the codelet returns a
  * value. The call plans the task and returns without waiting for data.
- * Errors (the task is not submitted, the region stays usable):
- * DAGGER_ERR_BAD_HANDLE, DAGGER_ERR_INVALID_ARG, DAGGER_ERR_BAD_VIEW,
- * DAGGER_ERR_DTYPE, DAGGER_ERR_SCOPE, DAGGER_ERR_CYCLE,
- * DAGGER_ERR_DIVERGENCE (uniformity checking found ranks disagreeing). */
+ * Errors (the task is not submitted and takes no sequence number; the region
+ * stays usable): DAGGER_ERR_BAD_HANDLE (r not an open region, a future
+ * argument that no task returned or that was freed), DAGGER_ERR_NOT_FOUND
+ * (cl is not registered), DAGGER_ERR_INVALID_ARG (nargs out of range or not
+ * the codelet's count, args NULL, an unknown argument kind or access mode, a
+ * value of len > 0 at NULL, after NULL with nafter > 0, a negative nafter, a
+ * malformed scope), DAGGER_ERR_BAD_VIEW (a view of a chunk that does not
+ * exist, or outside its chunk), DAGGER_ERR_DTYPE (a view of another dtype
+ * than the codelet declares), DAGGER_ERR_SCOPE (no processor satisfies the
+ * task's scope), DAGGER_ERR_CYCLE (after names a task not submitted before
+ * this one), DAGGER_ERR_DIVERGENCE (uniformity checking found ranks
+ * disagreeing). */
 dagger_status_t dagger_submit(dagger_region_t *r, dagger_codelet_t cl, int nargs,
                               const dagger_arg_t *args, const dagger_task_opts_t *opts,
                               uint64_t *seq_out, dagger_future_t *future_out);
 
-/* Variadic form: dagger_spawn(r, cl, DAGGER_INOUT(v), DAGGER_VALUE(&x, 8), DAGGER_END) */
+/* Variadic form: dagger_spawn(r, cl, DAGGER_INOUT(v), DAGGER_VALUE(&x, 8), DAGGER_END).
+ * Errors: those of dagger_submit; DAGGER_ERR_INVALID_ARG (more than
+ * DAGGER_MAX_ARGS arguments before DAGGER_END). */
 #define DAGGER_END ((dagger_arg_t){.kind = (dagger_arg_kind_t)0})
 dagger_status_t dagger_spawn(dagger_region_t *r, dagger_codelet_t cl, ...);
 
@@ -82,7 +120,10 @@ dagger_status_t dagger_spawn(dagger_region_t *r, dagger_codelet_t cl, ...);
  * waits until this rank's share is done, and agrees with the other ranks on
  * the status: DAGGER_OK, or the first failed task by sequence number (the
  * detail names its codelet, rank and message). The same on every rank. The
- * region handle is freed; the runtime stays usable after an error. */
+ * region handle is freed; the runtime stays usable after an error.
+ * Errors: DAGGER_ERR_BAD_HANDLE (r NULL, already ended, or not a region),
+ * DAGGER_ERR_TASK_FAILED, DAGGER_ERR_DIVERGENCE, DAGGER_ERR_PEER_LOST,
+ * DAGGER_ERR_PROTOCOL, DAGGER_ERR_NO_MEMORY. */
 dagger_status_t dagger_region_end(dagger_region_t *r);
 
 /* Counters of this rank's share of the current or last region, from the plan. */
@@ -95,30 +136,71 @@ typedef struct dagger_region_stats {
     uint64_t bytes_sent;     /* bytes this rank sends */
     uint64_t bytes_received;
 } dagger_region_stats_t;
+/* Errors: DAGGER_ERR_BAD_HANDLE (rt), DAGGER_ERR_INVALID_ARG (out NULL). */
 dagger_status_t dagger_region_stats(dagger_runtime_t *rt, dagger_region_stats_t *out);
 
 /* Collective: the value of a future, the same bytes on every rank. *len gets
- * its length. Outside a region, or inside one (it then waits for the task).
- * Errors: DAGGER_ERR_BAD_HANDLE, DAGGER_ERR_OVERFLOW (cap too small). */
+ * its length. Outside a region, or inside one (it then waits for this rank's
+ * planned work). Errors: DAGGER_ERR_BAD_HANDLE (rt, or a future no task
+ * returned, or one already freed), DAGGER_ERR_INVALID_ARG (buf NULL for a
+ * value of size > 0), DAGGER_ERR_OVERFLOW (cap too small).
+ * After a failure: when a failure spoiled the value (the failed task or a
+ * later task of its region wrote it: those are skipped on the failing rank,
+ * or may have read what it left; or, in a later region, a task computed it
+ * from spoiled data; until a task overwrites it whole from clean data), fetch
+ * returns that failure's status (DAGGER_ERR_TASK_FAILED, or the status the
+ * runtime gave the task, e.g. DAGGER_ERR_OVERFLOW) on every rank, with its
+ * codelet, rank and message in the detail, and leaves buf untouched; it never
+ * returns DAGGER_OK with stale bytes. Values written before the failure fetch
+ * normally. Inside a region the check is collective too: every rank agrees
+ * on the failures so far. */
 dagger_status_t dagger_fetch(dagger_runtime_t *rt, dagger_future_t f, void *buf, size_t cap,
                              size_t *len);
+
+/* Collective: the current elements of a view, the same bytes on every rank,
+ * without a hand-written gather: the view's box packed column-major
+ * (ext[0] x ext[1] x ... elements of the chunk's dtype; a modifier does not
+ * change what is returned: the whole box comes back). *len gets the byte
+ * count. Outside a region, or inside one: the current data is then brought
+ * to the owner first (planned alike on every rank) after the work submitted
+ * so far. After a failure, as dagger_fetch: when the task that last wrote
+ * the chunk failed or ran after its region's first failure, that failure is
+ * returned on every rank. Errors: DAGGER_ERR_BAD_HANDLE (no such chunk),
+ * DAGGER_ERR_BAD_VIEW, DAGGER_ERR_OVERFLOW (cap too small). */
+dagger_status_t dagger_fetch_view(dagger_runtime_t *rt, dagger_view_t v, void *buf, size_t cap,
+                                  size_t *len);
+/* The same for the whole chunk (dagger_view(rt, c)). */
+dagger_status_t dagger_fetch_chunk(dagger_runtime_t *rt, dagger_chunk_t c, void *buf, size_t cap,
+                                   size_t *len);
 
 /* Collective: releases a future's value on every rank (its memory, and the
  * runtime's record of it). Allowed inside a region after the last task that
  * reads it was submitted. Later use of f is DAGGER_ERR_BAD_HANDLE. A
  * long-running program releases the futures it no longer needs, or memory
- * grows with every task that returns a value. */
+ * grows with every task that returns a value. Errors: DAGGER_ERR_BAD_HANDLE
+ * (rt, or a future no task returned, or one already freed). */
 dagger_status_t dagger_future_free(dagger_runtime_t *rt, dagger_future_t f);
 
-/* Uniformity checking: with on = 1, every submission and region end compares
- * the planning inputs across ranks; a divergence returns DAGGER_ERR_DIVERGENCE
- * on every rank naming the first divergent task and the ranks that disagree,
- * instead of a hang or a wrong result. Collective. Also DAGGER_CHECK_UNIFORMITY=1. */
+/* Uniformity checking: with on = 1, every submission, chunk creation and
+ * free, region begin and end compares the planning inputs across ranks; a
+ * divergence returns DAGGER_ERR_DIVERGENCE on every rank naming the first
+ * divergent task and the ranks that disagree, instead of a hang or a wrong
+ * result. Also DAGGER_CHECK_UNIFORMITY=1. The order in which ranks register
+ * codelets is not an input (names identify them); their descriptions are,
+ * checked with each task that uses one.
+ * Collective: every rank passes the same value. Ranks that pass different
+ * values get DAGGER_ERR_DIVERGENCE naming who passed what, and checking stays
+ * as it was on every rank. Turning checking on when the ranks already planned
+ * different things while it was off switches it on and returns
+ * DAGGER_ERR_DIVERGENCE saying so (every later check would fail).
+ * Errors: DAGGER_ERR_BAD_HANDLE (rt), DAGGER_ERR_DIVERGENCE (as above). */
 dagger_status_t dagger_check_uniformity(dagger_runtime_t *rt, int on);
 
 /* Collective: checks that bytes are identical on every rank (only while
  * uniformity checking is on; otherwise returns DAGGER_OK at once).
- * DAGGER_ERR_DIVERGENCE names the ranks that disagree. */
+ * DAGGER_ERR_DIVERGENCE names the ranks that disagree. Errors also:
+ * DAGGER_ERR_BAD_HANDLE (rt), DAGGER_ERR_INVALID_ARG (bytes NULL with
+ * len > 0, whether checking is on or not). */
 dagger_status_t dagger_check_uniform(dagger_runtime_t *rt, const void *bytes, size_t len);
 
 #ifdef __cplusplus

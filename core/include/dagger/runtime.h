@@ -24,14 +24,23 @@ typedef struct dagger_params {
 /* Starts the runtime: reads the DAGGER_* settings, bootstraps (PMIx under a
  * launcher, singleton otherwise), starts the worker threads. argc/argv may be
  * NULL. params may be NULL for defaults. On success *rt is the new runtime.
- * Errors: DAGGER_ERR_INVALID_ARG (rt NULL, negative thread count),
- * DAGGER_ERR_CONFIG (a DAGGER_* value that does not parse), DAGGER_ERR_BOOTSTRAP. */
+ * Errors (*rt is then NULL): DAGGER_ERR_INVALID_ARG (rt NULL, negative
+ * thread count), DAGGER_ERR_STATE (this process already has a live runtime:
+ * one per process), DAGGER_ERR_CONFIG (a DAGGER_* value that does not parse),
+ * DAGGER_ERR_BOOTSTRAP, DAGGER_ERR_TRANSPORT, DAGGER_ERR_NO_MEMORY. */
 dagger_status_t dagger_init(int *argc, char ***argv, const dagger_params_t *params,
                             dagger_runtime_t **rt);
 
 /* Stops every actor and worker thread and frees the runtime. The handle is
  * invalid afterwards; a second call with it is DAGGER_ERR_BAD_HANDLE (as long
- * as the memory was not reused). */
+ * as the memory was not reused). Collective: every rank calls it.
+ * With a region still open, the region is ended first (its tasks run, as in
+ * dagger_region_end), the runtime is finalized all the same, and the call
+ * returns DAGGER_ERR_STATE naming the region: end regions before finalizing.
+ * The region handle is invalid afterwards. Errors: DAGGER_ERR_BAD_HANDLE
+ * (NULL, finalized, or not a runtime), DAGGER_ERR_STATE (a region was still
+ * open, see above; or called from an actor's handler), DAGGER_ERR_PEER_LOST
+ * (a rank was lost; the runtime is freed anyway). */
 dagger_status_t dagger_finalize(dagger_runtime_t *rt);
 
 /* This process's rank and the number of ranks (-1 for a bad handle). */

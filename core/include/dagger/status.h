@@ -49,7 +49,8 @@ typedef enum dagger_status {
     DAGGER_ERR_CYCLE          = -303, /* explicit dependencies form a cycle */
     DAGGER_ERR_TASK_FAILED    = -304, /* a task returned an error */
     DAGGER_ERR_DIVERGENCE     = -305, /* ranks disagree on planning inputs (uniformity check) */
-    DAGGER_ERR_HANG           = -306, /* no progress within DAGGER_HANG_TIMEOUT */
+    DAGGER_ERR_HANG           = -306, /* no progress: the rank exits (status 124) after
+                                         DAGGER_HANG_TIMEOUT + DAGGER_HANG_EXIT naming it */
     DAGGER_ERR_PROTOCOL       = -307  /* a transfer header that does not match the plan */
 } dagger_status_t;
 

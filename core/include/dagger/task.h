@@ -32,7 +32,10 @@ typedef enum dagger_proc_kind {
 } dagger_proc_kind_t;
 
 #define DAGGER_MAX_ARGS 16
-#define DAGGER_MAX_RETURN 256 /* largest value a task may return, in bytes */
+/* Largest value a task may return, in bytes (declared at registration or per
+ * submission, so every rank plans the same size). Results are data: a future
+ * can be read, overwritten or updated in place by later tasks on any rank. */
+#define DAGGER_MAX_RETURN (1 << 30)
 
 typedef struct dagger_codelet_desc {
     const char *name;          /* unique; the id is a hash of it */
@@ -40,7 +43,8 @@ typedef struct dagger_codelet_desc {
     dagger_impl_fn cuda;       /* runs on the host thread that drives the device, with the
                                   device's stream current; NULL if none */
     dagger_impl_fn hip;
-    size_t return_size;        /* bytes of the value the task returns (0: none) */
+    size_t return_size;        /* bytes of the value the task returns (0: none; a
+                                  submission may declare its own, dagger_task_opts_t) */
     int nargs;                 /* > 0: check the argument count and... */
     const dagger_dtype_t *arg_dtypes; /* ...when not NULL, the dtype of each view argument
                                          (0 for "any", for value arguments) */
@@ -54,8 +58,11 @@ typedef struct dagger_codelet {
 /* Registers a codelet (collective: every rank registers the same codelets).
  * Registering the same name again with the same description returns the same
  * codelet. Errors: DAGGER_ERR_INVALID_ARG (no name, no implementation,
- * return_size > DAGGER_MAX_RETURN), DAGGER_ERR_EXISTS (same name, different
- * description), DAGGER_ERR_TYPE_CONFLICT (two names with the same hash). */
+ * return_size > DAGGER_MAX_RETURN, a name of 64 characters or more, nargs
+ * below 0 or above DAGGER_MAX_ARGS, an unknown dtype in arg_dtypes, desc or
+ * out NULL), DAGGER_ERR_BAD_HANDLE (rt), DAGGER_ERR_EXISTS (same name,
+ * different description), DAGGER_ERR_TYPE_CONFLICT (two names with the same
+ * hash). */
 dagger_status_t dagger_codelet_register(dagger_runtime_t *rt, const dagger_codelet_desc_t *desc,
                                         dagger_codelet_t *out);
 
@@ -74,7 +81,7 @@ typedef enum dagger_arg_kind {
 
 typedef struct dagger_arg {
     dagger_arg_kind_t kind;
-    dagger_access_t mode;      /* for views */
+    dagger_access_t mode;      /* for views; for futures 0 (= IN), IN, OUT or INOUT */
     dagger_view_t view;
     const void *bytes;         /* for values: copied at submission */
     size_t len;
@@ -86,6 +93,14 @@ typedef struct dagger_arg {
 #define DAGGER_INOUT(v) ((dagger_arg_t){.kind = DAGGER_ARG_VIEW, .mode = DAGGER_MODE_INOUT, .view = (v)})
 #define DAGGER_VALUE(ptr, n) ((dagger_arg_t){.kind = DAGGER_ARG_VALUE, .bytes = (ptr), .len = (n)})
 #define DAGGER_FUTURE(f) ((dagger_arg_t){.kind = DAGGER_ARG_FUTURE, .future = (f)})
+/* A future as data: read (same as DAGGER_FUTURE), overwritten, or updated in
+ * place by a task on any rank; its bytes move where the task runs, and fetch
+ * and later readers see the update. */
+#define DAGGER_FUTURE_IN(f) DAGGER_FUTURE(f)
+#define DAGGER_FUTURE_OUT(f) \
+    ((dagger_arg_t){.kind = DAGGER_ARG_FUTURE, .mode = DAGGER_MODE_OUT, .future = (f)})
+#define DAGGER_FUTURE_INOUT(f) \
+    ((dagger_arg_t){.kind = DAGGER_ARG_FUTURE, .mode = DAGGER_MODE_INOUT, .future = (f)})
 
 /* ---- Inside a running task ---- */
 
@@ -109,19 +124,37 @@ typedef struct dagger_slot {
 dagger_slot_t dagger_task_arg(dagger_task_t *t, int i);
 int dagger_task_nargs(dagger_task_t *t);
 
-/* Sets the task's return value (len <= the codelet's return_size). */
+/* Sets the task's return value (the first len bytes of it; the rest stays
+ * zero). len larger than the declared size fails the task: the region ends
+ * with DAGGER_ERR_OVERFLOW on every rank, naming the task, its codelet and
+ * both sizes, and fetching the value returns that error. Also returns it.
+ * Errors: DAGGER_ERR_INVALID_ARG (t NULL, value NULL with len > 0),
+ * DAGGER_ERR_STATE (the codelet declares no return value),
+ * DAGGER_ERR_OVERFLOW (len > return_size, as above). */
 dagger_status_t dagger_task_return(dagger_task_t *t, const void *value, size_t len);
+
+/* The task's return value buffer, zeroed before the task starts, to fill in
+ * place (e.g. a matrix); *size gets its declared size. NULL (size 0) when the
+ * task returns nothing. */
+void *dagger_task_result(dagger_task_t *t, size_t *size);
 
 /* Marks the task failed with a message; returns DAGGER_ERR_TASK_FAILED so an
  * implementation can end with `return dagger_task_fail(t, "...", ...);`. The
  * region then ends with that error on every rank. */
 int dagger_task_fail(dagger_task_t *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* The task's sequence number in its region, its rank and processor. */
+/* The task's sequence number (the one dagger_submit gave; 0 for a NULL t)
+ * and its rank (-1 for a NULL t). */
 uint64_t dagger_task_seq(dagger_task_t *t);
 int dagger_task_rank(dagger_task_t *t);
+/* The global id (as dagger_procs() lists it) of the CPU thread running the
+ * task: the exact processor its scope named, or the worker that took it. -1
+ * when the thread that submitted work runs it while waiting (it helps with
+ * tasks that any CPU thread of the rank may run, never with exact ones). */
+int dagger_task_proc(dagger_task_t *t);
 
-/* For GPU implementations: the device stream (cudaStream_t / hipStream_t). */
+/* For GPU implementations: the device stream (cudaStream_t / hipStream_t);
+ * NULL for a CPU task or a NULL t. */
 void *dagger_task_stream(dagger_task_t *t);
 
 #ifdef __cplusplus

@@ -5,9 +5,11 @@
  *
  * 1. A 12x12 array in 4x4 blocks, spread over the ranks; one task per block
  *    increments it in place; collect gives A+1 on every rank.
- * 2. A tiled Cholesky factorisation (potrf/trsm/syrk/gemm tasks on 64x64
- *    tiles of a 256x256 SPD matrix): the runtime places each task where its
- *    output tile lives and moves the tiles it reads; the residual checks it.
+ * 2. A tiled Cholesky factorisation with the linear algebra library
+ *    (dagger/linalg.h: potrf/trsm/syrk/gemm tasks with OpenBLAS kernels on
+ *    64x64 tiles of a 256x256 SPD matrix): the runtime places each task
+ *    where its output tile lives and moves the tiles it reads; the residual
+ *    checks it.
  * 3. A heat-diffusion stencil with Wrap boundaries on the array, then a
  *    reduction: the total heat is conserved.
  * Exits 0 only when every check holds. */
@@ -70,124 +72,48 @@ static int increment_blocks(dagger_runtime_t *rt)
 
 #define N 256
 #define T 64
-#define NT (N / T)
-#define AT(s, i, j) (((double *)(s).data)[(i) + (j) * (s).strides[1]])
 
-static double spd(size_t i, size_t j)
+/* A symmetric positive definite matrix, as a function of the global index
+ * (registered by name, so every rank names the same function). */
+static double spd(const size_t idx[], int ndims, const void *args)
 {
+    (void)ndims, (void)args;
+    size_t i = idx[0], j = idx[1];
     return (i == j ? (double)N : 0.0) + 1.0 / (1.0 + (double)(i > j ? i - j : j - i));
-}
-
-static int potrf(dagger_task_t *t)
-{
-    dagger_slot_t a = dagger_task_arg(t, 0);
-    for (size_t j = 0; j < T; j++) {
-        double d = AT(a, j, j);
-        for (size_t k = 0; k < j; k++)
-            d -= AT(a, j, k) * AT(a, j, k);
-        if (d <= 0)
-            return dagger_task_fail(t, "tile is not positive definite");
-        AT(a, j, j) = d = sqrt(d);
-        for (size_t i = j + 1; i < T; i++) {
-            double s = AT(a, i, j);
-            for (size_t k = 0; k < j; k++)
-                s -= AT(a, i, k) * AT(a, j, k);
-            AT(a, i, j) = s / d;
-        }
-        for (size_t i = 0; i < j; i++)
-            AT(a, i, j) = 0.0;
-    }
-    return DAGGER_OK;
-}
-
-static int trsm(dagger_task_t *t) /* B = B L^-T */
-{
-    dagger_slot_t l = dagger_task_arg(t, 0), b = dagger_task_arg(t, 1);
-    for (size_t i = 0; i < T; i++)
-        for (size_t j = 0; j < T; j++) {
-            double s = AT(b, i, j);
-            for (size_t k = 0; k < j; k++)
-                s -= AT(b, i, k) * AT(l, j, k);
-            AT(b, i, j) = s / AT(l, j, j);
-        }
-    return DAGGER_OK;
-}
-
-static int gemm(dagger_task_t *t) /* C -= A B^T (syrk when A = B) */
-{
-    dagger_slot_t a = dagger_task_arg(t, 0), b = dagger_task_arg(t, 1), c = dagger_task_arg(t, 2);
-    for (size_t j = 0; j < T; j++)
-        for (size_t k = 0; k < T; k++) {
-            double bjk = AT(b, j, k);
-            for (size_t i = 0; i < T; i++)
-                AT(c, i, j) -= AT(a, i, k) * bjk;
-        }
-    return DAGGER_OK;
 }
 
 static int cholesky(dagger_runtime_t *rt)
 {
-    dagger_codelet_t cp, ct, cg;
-    CHECK(dagger_codelet_register(rt, &(dagger_codelet_desc_t){.name = "first.potrf", .cpu = potrf}, &cp));
-    CHECK(dagger_codelet_register(rt, &(dagger_codelet_desc_t){.name = "first.trsm", .cpu = trsm}, &ct));
-    CHECK(dagger_codelet_register(rt, &(dagger_codelet_desc_t){.name = "first.gemm", .cpu = gemm}, &cg));
-    dagger_chunk_t tile[NT][NT];
-    for (size_t j = 0; j < NT; j++)
-        for (size_t i = j; i < NT; i++) {
-            dagger_chunk_desc_t d = {.dtype = DAGGER_F64, .ndims = 2, .dims = {T, T},
-                                     .owner = (int)((i + j * NT) % (size_t)dagger_nranks(rt))};
-            CHECK(dagger_chunk_create(rt, &d, &tile[i][j]));
-            double *p;
-            CHECK(dagger_chunk_data(rt, tile[i][j], (void **)&p, NULL));
-            for (size_t jj = 0; p && jj < T; jj++)
-                for (size_t ii = 0; ii < T; ii++)
-                    p[ii + jj * T] = spd(i * T + ii, j * T + jj);
-        }
-#define V(i, j) dagger_view(rt, tile[i][j])
-    dagger_region_t *r;
-    CHECK(dagger_region_begin(rt, NULL, &r));
-    for (size_t k = 0; k < NT; k++) {
-        CHECK(dagger_spawn(r, cp, DAGGER_INOUT(V(k, k)), DAGGER_END));
-        for (size_t i = k + 1; i < NT; i++)
-            CHECK(dagger_spawn(r, ct, DAGGER_IN(V(k, k)), DAGGER_INOUT(V(i, k)), DAGGER_END));
-        for (size_t i = k + 1; i < NT; i++)
-            for (size_t j = k + 1; j <= i; j++)
-                CHECK(dagger_spawn(r, cg, DAGGER_IN(V(i, k)), DAGGER_IN(V(j, k)),
-                                   DAGGER_INOUT(V(i, j)), DAGGER_END));
-    }
-    CHECK(dagger_region_end(r));
-#undef V
+    dagger_index_fn_id_t fn;
+    CHECK(dagger_index_fn_register(rt, "first.spd", spd, &fn));
+    dagger_dist_t cyc = {.kind = DAGGER_DIST_CYCLIC_2D};
+    dagger_array_desc_t d = {.dtype = DAGGER_F64, .ndims = 2, .dims = {N, N}, .block = {T, T},
+                             .dist = &cyc};
+    dagger_array_t *a;
+    CHECK(dagger_array_from_fn(rt, &d, fn, NULL, 0, &a));
+    /* potrf, trsm, syrk and gemm tasks on the 4x4 tiles (OpenBLAS/LAPACKE
+     * kernels): each runs where its output tile lives. */
+    CHECK(dagger_linalg_potrf(NULL, DAGGER_LA_LOWER, a));
     dagger_region_stats_t st;
     CHECK(dagger_region_stats(rt, &st));
     /* Residual max |L L^T - A| over the lower triangle, on every rank. */
     static double l[N * N];
-    memset(l, 0, sizeof(l));
-    for (size_t j = 0; j < NT; j++)
-        for (size_t i = j; i < NT; i++) {
-            double buf[T * T];
-            double *p;
-            CHECK(dagger_chunk_data(rt, tile[i][j], (void **)&p, NULL));
-            if (p)
-                memcpy(buf, p, sizeof(buf));
-            CHECK(dagger_bcast(rt, buf, sizeof(buf), dagger_chunk_owner(rt, tile[i][j])));
-            for (size_t jj = 0; jj < T; jj++)
-                for (size_t ii = 0; ii < T; ii++)
-                    l[(i * T + ii) + (j * T + jj) * N] = buf[ii + jj * T];
-        }
+    CHECK(dagger_array_collect(a, l));
     double worst = 0;
     for (size_t j = 0; j < N; j++)
         for (size_t i = j; i < N; i++) {
             double s = 0;
             for (size_t k = 0; k <= j; k++)
                 s += l[i + k * N] * l[j + k * N];
-            worst = fmax(worst, fabs(s - spd(i, j)));
+            worst = fmax(worst, fabs(s - spd((size_t[]){i, j}, 2, NULL)));
         }
     int ok = worst < 1e-9;
     if (dagger_rank(rt) == 0)
-        printf("2. tiled Cholesky of a %dx%d matrix in %dx%d tiles: %llu tasks, %llu transfers "
-               "between ranks, max |L L^T - A| = %.2e: %s\n", N, N, T, T,
+        printf("2. tiled Cholesky (dagger_linalg_potrf) of a %dx%d matrix in %dx%d tiles: %llu "
+               "tasks, %llu transfers between ranks, max |L L^T - A| = %.2e: %s\n", N, N, T, T,
                (unsigned long long)st.tasks, (unsigned long long)st.transfers, worst,
                ok ? "correct" : "WRONG");
+    dagger_array_destroy(a);
     return ok;
 }
 

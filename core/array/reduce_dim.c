@@ -1,0 +1,125 @@
+/* Reductions along one dimension: out (a's dims with extent 1 along dim)
+ * gets op over dim of a. Per tile of out (the common refinement of out's
+ * blocks and a's blocks in the other dimensions), a chain of tasks walks a's
+ * blocks along dim in order: the first sets the out tile from its block's
+ * reduction, each next one combines its block's into it. Each task runs on
+ * the rank that owns its block of a, so only the out tile (one element thick
+ * along dim) travels, never a block of a; and the order of combination is
+ * the block order, whatever the number of ranks. */
+#include <string.h>
+
+#include "core/array/params.h"
+#include "core/array/tiles.h"
+#include "core/status_internal.h"
+
+static const char fn_rd[] = "dagger_array_reduce_dim";
+
+/* The view of a's block j along dim under the out tile. */
+static dagger_view_t block_under(const dagger_array_t *a, int dim, size_t j,
+                                 const dg_arr_tile_t *tile, size_t *blk)
+{
+    size_t idx[DAGGER_MAX_DIMS], off[DAGGER_MAX_DIMS], ext[DAGGER_MAX_DIMS];
+    for (int k = 0; k < DAGGER_MAX_DIMS; k++) {
+        idx[k] = k == dim ? j : tile->off[k] / a->block[k];
+        off[k] = k == dim ? 0 : tile->off[k] - idx[k] * a->block[k];
+        ext[k] = tile->ext[k];
+    }
+    size_t end = (j + 1) * a->block[dim];
+    ext[dim] = (end < a->dims[dim] ? end : a->dims[dim]) - j * a->block[dim];
+    *blk = dg_arr_block_at(a, idx);
+    return dg_arr_sub_view(a, *blk, off, ext);
+}
+
+static dagger_status_t submit_chains(dagger_region_t *r, dagger_codelet_t cl, const dg_arr_tiles_t *t,
+                                     const dagger_array_t *a, int dim, uint32_t kind)
+{
+    for (size_t n = 0; n < t->count; n++) {
+        dg_arr_tile_t tile;
+        dg_arr_tile_get(t, n, &tile);
+        dagger_view_t o = dg_arr_tile_view(t, 0, &tile);
+        for (size_t j = 0; j < a->nb[dim]; j++) {
+            size_t blk;
+            dg_arr_reddim_t p = {.kind = kind, .dim = (uint32_t)dim, .first = j == 0};
+            dagger_arg_t args[3] = {
+                {.kind = DAGGER_ARG_VIEW, .mode = j ? DAGGER_MODE_INOUT : DAGGER_MODE_OUT, .view = o},
+                DAGGER_IN(block_under(a, dim, j, &tile, &blk)), DAGGER_VALUE(&p, sizeof(p))};
+            dagger_task_opts_t opts = {.scope = &DAGGER_SCOPE_RANK(a->owners[blk])};
+            dagger_status_t st = dagger_submit(r, cl, 3, args, &opts, NULL, NULL);
+            if (st != DAGGER_OK)
+                return st;
+        }
+    }
+    return DAGGER_OK;
+}
+
+/* out must be a's shape with extent 1 along dim, and a's dtype. */
+static dagger_status_t check_out(const dagger_array_t *a, int dim, const dagger_array_t *out)
+{
+    DG_CHECK_ARG(a->rt == out->rt, "%s: the arrays belong to different runtimes", fn_rd);
+    int same = a->ndims == out->ndims;
+    for (int k = 0; k < DAGGER_MAX_DIMS && same; k++)
+        same = out->dims[k] == (k == dim ? 1 : a->dims[k]);
+    if (!same) {
+        char sa[96], so[96];
+        dg_arr_shape_str(a, sa, sizeof(sa));
+        dg_arr_shape_str(out, so, sizeof(so));
+        return dg_error(DAGGER_ERR_INVALID_ARG, "%s: the output is %s; reducing %s along "
+                        "dimension %d needs the same dims with extent 1 along %d", fn_rd, so, sa,
+                        dim, dim);
+    }
+    if (a->dtype != out->dtype)
+        return dg_error(DAGGER_ERR_DTYPE, "%s: the output is %s, the array %s; they must match",
+                        fn_rd, dg_arr_dtype_name(out->dtype), dg_arr_dtype_name(a->dtype));
+    return DAGGER_OK;
+}
+
+static dagger_status_t check_args(dagger_array_reduction_t op, const dagger_array_t *a, int dim,
+                                  const dagger_array_t *out, uint32_t *kind)
+{
+    switch (op) {
+    case DAGGER_ARRAY_SUM: *kind = DG_RED_SUM; break;
+    case DAGGER_ARRAY_MIN: *kind = DG_RED_MIN; break;
+    case DAGGER_ARRAY_MAX: *kind = DG_RED_MAX; break;
+    case DAGGER_ARRAY_NORM2: *kind = DG_RED_NRM2; break;
+    default:
+        return dg_error(DAGGER_ERR_INVALID_ARG, "%s: unknown reduction %d (use DAGGER_ARRAY_SUM, "
+                        "_MIN, _MAX or _NORM2)", fn_rd, (int)op);
+    }
+    DG_CHECK_ARG(dim >= 0 && dim < a->ndims, "%s: dimension %d of a %d-D array; use 0 .. %d",
+                 fn_rd, dim, a->ndims, a->ndims - 1);
+    if (op == DAGGER_ARRAY_NORM2 && a->dtype != DAGGER_F32 && a->dtype != DAGGER_F64)
+        return dg_error(DAGGER_ERR_DTYPE, "%s: DAGGER_ARRAY_NORM2 along a dimension needs an f32 "
+                        "or f64 array (the norms go into an array of its type); this one is %s",
+                        fn_rd, dg_arr_dtype_name(a->dtype));
+    return check_out(a, dim, out);
+}
+
+dagger_status_t dagger_array_reduce_dim(dagger_region_t *r, dagger_array_reduction_t op,
+                                        dagger_array_t *a, int dim, dagger_array_t *out)
+{
+    if (!dg_arr_get(a, fn_rd) || !dg_arr_get(out, fn_rd))
+        return DAGGER_ERR_BAD_HANDLE;
+    uint32_t kind = 0;
+    dagger_status_t st = dg_arr_no_view(a, fn_rd);
+    if (st == DAGGER_OK)
+        st = dg_arr_no_view(out, fn_rd);
+    if (st == DAGGER_OK)
+        st = check_args(op, a, dim, out, &kind);
+    if (st != DAGGER_OK)
+        return st;
+    dagger_codelet_t cl;
+    st = dg_arr_codelet(a->rt, DG_ARR_CL_REDDIM, &cl);
+    if (st != DAGGER_OK)
+        return st;
+    const dagger_array_t *ops[2] = {out, a};
+    dg_arr_tiles_t t;
+    st = dg_arr_tiles_init(&t, 2, ops, NULL, NULL, NULL);
+    if (st != DAGGER_OK)
+        return st;
+    dg_arr_sub_t sub;
+    st = dg_arr_open(a->rt, r, &sub, fn_rd);
+    if (st == DAGGER_OK)
+        st = dg_arr_close(&sub, submit_chains(sub.r, cl, &t, a, dim, kind));
+    dg_arr_tiles_cleanup(&t);
+    return st;
+}

@@ -1,0 +1,47 @@
+/* The tile codelets: registered by name on first use in each runtime
+ * (registration is idempotent). Only CPU implementations exist; the cuda and
+ * hip fields of each description are where cuBLAS/cuSOLVER (hipBLAS) tile
+ * kernels go once GPU devices exist (docs/linalg.md). */
+#include <string.h>
+
+#include "core/common.h"
+#include "core/linalg/linalg_internal.h"
+
+typedef struct cl_def {
+    const char *name;
+    dagger_impl_fn cpu;
+} cl_def_t;
+
+static const cl_def_t defs[DG_LA_CL_COUNT] = {
+    [DG_LA_CL_GEMM] = {"dagger.linalg.gemm", dg_la_gemm_impl},
+    [DG_LA_CL_GEMV] = {"dagger.linalg.gemv", dg_la_gemv_impl},
+    [DG_LA_CL_SYRK] = {"dagger.linalg.syrk", dg_la_syrk_impl},
+    [DG_LA_CL_TRSM] = {"dagger.linalg.trsm", dg_la_trsm_impl},
+    [DG_LA_CL_POTRF] = {"dagger.linalg.potrf", dg_la_potrf_impl},
+    [DG_LA_CL_GETRF] = {"dagger.linalg.getrf_panel", dg_la_getrf_impl},
+    [DG_LA_CL_LASWP] = {"dagger.linalg.laswp", dg_la_laswp_impl},
+    [DG_LA_CL_LASWP_V] = {"dagger.linalg.laswp_value", dg_la_laswp_v_impl},
+    [DG_LA_CL_GEQRT] = {"dagger.linalg.geqrt", dg_la_geqrt_impl},
+    [DG_LA_CL_GEMQRT] = {"dagger.linalg.gemqrt", dg_la_gemqrt_impl},
+    [DG_LA_CL_TPQRT] = {"dagger.linalg.tpqrt", dg_la_tpqrt_impl},
+    [DG_LA_CL_TPMQRT] = {"dagger.linalg.tpmqrt", dg_la_tpmqrt_impl},
+};
+
+dagger_status_t dg_la_codelet(dagger_runtime_t *rt, dg_la_cl_t which, dagger_codelet_t *out)
+{
+    DG_ASSERT(which < DG_LA_CL_COUNT);
+    dagger_codelet_desc_t d = {.name = defs[which].name, .cpu = defs[which].cpu,
+                               .cuda = NULL, .hip = NULL};
+    return dagger_codelet_register(rt, &d, out);
+}
+
+int dg_la_par_get(dagger_task_t *t, dg_la_par_t *p)
+{
+    return dg_arr_param(t, dagger_task_nargs(t) - 1, p, sizeof(*p));
+}
+
+int dg_la_ld(const dagger_slot_t *s)
+{
+    size_t ld = s->ndims >= 2 ? s->strides[1] : s->dims[0];
+    return ld ? (int)ld : 1;
+}

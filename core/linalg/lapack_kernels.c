@@ -1,0 +1,128 @@
+/* LAPACK tile codelets for Cholesky and LU: potrf of a diagonal tile, the
+ * LU of a block column's panel, and its row interchanges on other block
+ * columns. LAPACK's info is translated to global indices in the message. */
+#include <lapacke.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/alloc.h"
+#include "core/linalg/linalg_internal.h"
+
+/* The slots and parameters of a task with nviews view arguments and
+ * nvalues value arguments before the parameter block. */
+static int load(dagger_task_t *t, int nviews, dagger_slot_t s[], dg_la_par_t *p)
+{
+    if (dagger_task_nargs(t) < nviews + 1 || dg_la_par_get(t, p))
+        return dagger_task_fail(t, "malformed LAPACK tile task");
+    for (int i = 0; i < nviews; i++)
+        s[i] = dagger_task_arg(t, i);
+    dg_la_blas_single();
+    return DAGGER_OK;
+}
+
+/* Cholesky of the diagonal tile of step p.step: args A_kk. */
+int dg_la_potrf_impl(dagger_task_t *t)
+{
+    dagger_slot_t a;
+    dg_la_par_t p;
+    if (load(t, 1, &a, &p))
+        return DAGGER_ERR_TASK_FAILED;
+    char uplo = p.uplo ? 'U' : 'L';
+    int n = (int)a.dims[0];
+    lapack_int info = a.dtype == DAGGER_F64
+                          ? LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, uplo, n, a.data, dg_la_ld(&a))
+                          : LAPACKE_spotrf_work(LAPACK_COL_MAJOR, uplo, n, a.data, dg_la_ld(&a));
+    if (info > 0)
+        return dagger_task_fail(t, "potrf: the matrix is not positive definite: its leading minor "
+                                "of order %lld is not positive (tile step %d, diagonal tile "
+                                "(%d, %d), LAPACK info %d)", (long long)(p.row0 + info), p.step,
+                                p.step, p.step, (int)info);
+    if (info < 0)
+        return dagger_task_fail(t, "potrf: LAPACK rejected argument %d", (int)-info);
+    return DAGGER_OK;
+}
+
+/* LU with partial pivoting of a panel (rows row0.. of one block column):
+ * args the panel, the step's pivot block (I64, global and 1-based out). */
+int dg_la_getrf_impl(dagger_task_t *t)
+{
+    dagger_slot_t s[2];
+    dg_la_par_t p;
+    if (load(t, 2, s, &p))
+        return DAGGER_ERR_TASK_FAILED;
+    int m = (int)s[0].dims[0], n = (int)s[0].dims[1], kb = (int)s[1].dims[0];
+    lapack_int *ipiv = dg_malloc((size_t)(m < n ? m : n) * sizeof(*ipiv));
+    if (!ipiv)
+        return dagger_task_fail(t, "getrf: out of memory for %d pivots", m < n ? m : n);
+    lapack_int info = s[0].dtype == DAGGER_F64
+        ? LAPACKE_dgetrf_work(LAPACK_COL_MAJOR, m, n, s[0].data, dg_la_ld(&s[0]), ipiv)
+        : LAPACKE_sgetrf_work(LAPACK_COL_MAJOR, m, n, s[0].data, dg_la_ld(&s[0]), ipiv);
+    int64_t *out = s[1].data;
+    for (int i = 0; i < kb; i++)
+        out[i] = (int64_t)ipiv[i] + p.row0;
+    free(ipiv);
+    if (info > 0)
+        return dagger_task_fail(t, "getrf: the matrix is singular: U(%lld, %lld) is exactly zero "
+                                "(1-based, tile step %d, LAPACK info %lld)",
+                                (long long)(p.row0 + info), (long long)(p.row0 + info), p.step,
+                                (long long)(p.row0 + info));
+    if (info < 0)
+        return dagger_task_fail(t, "getrf: LAPACK rejected argument %d", (int)-info);
+    return DAGGER_OK;
+}
+
+/* Row interchanges ipiv[0..kb) (1-based, relative to the view's first row)
+ * on the m x n view a. */
+static void swap_rows(dagger_slot_t *a, const lapack_int *ipiv, int kb)
+{
+    int n = (int)a->dims[1];
+    if (a->dtype == DAGGER_F64)
+        LAPACKE_dlaswp_work(LAPACK_COL_MAJOR, n, a->data, dg_la_ld(a), 1, kb, ipiv, 1);
+    else
+        LAPACKE_slaswp_work(LAPACK_COL_MAJOR, n, a->data, dg_la_ld(a), 1, kb, ipiv, 1);
+}
+
+/* A panel's interchanges on rows row0.. of another block column: args that
+ * view, the step's pivot block (I64, global). */
+int dg_la_laswp_impl(dagger_task_t *t)
+{
+    dagger_slot_t s[2];
+    dg_la_par_t p;
+    if (load(t, 2, s, &p))
+        return DAGGER_ERR_TASK_FAILED;
+    int kb = (int)s[1].dims[0];
+    lapack_int *ipiv = dg_malloc((size_t)kb * sizeof(*ipiv));
+    if (!ipiv)
+        return dagger_task_fail(t, "laswp: out of memory for %d pivots", kb);
+    const int64_t *g = s[1].data;
+    for (int i = 0; i < kb; i++) {
+        ipiv[i] = (lapack_int)(g[i] - p.row0);
+        /* A failed panel leaves no pivots (and its failure is reported
+         * first): never swap with a row outside the view. */
+        if (ipiv[i] < i + 1 || ipiv[i] > (lapack_int)s[0].dims[0]) {
+            free(ipiv);
+            return dagger_task_fail(t, "laswp: no valid pivots from step %d", p.step);
+        }
+    }
+    swap_rows(&s[0], ipiv, kb);
+    free(ipiv);
+    return DAGGER_OK;
+}
+
+/* Interchanges given by value (lapack_int, 1-based relative to the view):
+ * args the view, the pivots. */
+int dg_la_laswp_v_impl(dagger_task_t *t)
+{
+    dagger_slot_t s[2];
+    dg_la_par_t p;
+    if (load(t, 2, s, &p) || dagger_task_nargs(t) != 3)
+        return DAGGER_ERR_TASK_FAILED;
+    int kb = (int)(s[1].bytes / sizeof(lapack_int));
+    lapack_int *ipiv = dg_malloc((size_t)kb * sizeof(*ipiv) + 1);
+    if (!ipiv)
+        return dagger_task_fail(t, "laswp: out of memory for %d pivots", kb);
+    memcpy(ipiv, s[1].data, (size_t)kb * sizeof(*ipiv)); /* value bytes may be unaligned */
+    swap_rows(&s[0], ipiv, kb);
+    free(ipiv);
+    return DAGGER_OK;
+}

@@ -1,0 +1,263 @@
+/* Distributed arrays: the overflow-safe 2-norm (values near DBL_MAX and
+ * DBL_MIN, where a plain sum of squares overflows or underflows) and
+ * reductions along one dimension, against serial references computed here
+ * (long double for the norms: its exponent range holds every square). */
+#include <float.h>
+#include <stdio.h>
+
+#include "array_util.h"
+
+static double fetch_norm(dagger_runtime_t *rt, dagger_array_t *a)
+{
+    dagger_future_t f;
+    double v = 0;
+    AR_OK(dagger_array_reduce(NULL, DAGGER_ARRAY_NORM2, a, &f));
+    AR_OK(dagger_fetch(rt, f, &v, sizeof(v), NULL));
+    AR_OK(dagger_future_free(rt, f));
+    return v;
+}
+
+static double ref_norm(const double *x, size_t n)
+{
+    long double s = 0;
+    for (size_t i = 0; i < n; i++)
+        s += (long double)x[i] * (long double)x[i];
+    return (double)sqrtl(s);
+}
+
+static double naive_norm(const double *x, size_t n)
+{
+    double s = 0;
+    for (size_t i = 0; i < n; i++)
+        s += x[i] * x[i];
+    return sqrt(s);
+}
+
+/* x[i] = scale * (a value in [0.5, 1.5)), every third one negative. */
+static void scaled(double *x, size_t n, double scale)
+{
+    for (size_t i = 0; i < n; i++)
+        x[i] = scale * (0.5 + dagger_rand_uniform(3, i)) * (i % 3 ? 1 : -1);
+}
+
+Test(array_reduce_dim, norm2_near_dbl_max_and_dbl_min)
+{
+    dagger_runtime_t *rt = ar_init();
+    enum { N = 200 };
+    const double scales[] = {DBL_MAX / 64, 1e200, 1e-300, DBL_MIN, 4 * DBL_TRUE_MIN, 1.0};
+    const size_t blocks[] = {200, 7, 64};
+    double x[N];
+    for (int s = 0; s < 6; s++) {
+        scaled(x, N, scales[s]);
+        double want = ref_norm(x, N), naive = naive_norm(x, N);
+        if (s < 5) /* the plain sum of squares fails here: the test means something */
+            cr_assert(isinf(naive) || naive == 0 || fabs(naive - want) > 1e-6 * want,
+                      "scale %g: the naive norm %g is fine", scales[s], naive);
+        for (int b = 0; b < 3; b++) {
+            dagger_array_desc_t d = AR_D1(DAGGER_F64, N, blocks[b]);
+            dagger_array_t *a;
+            AR_OK(dagger_array_from_host(rt, &d, x, &a));
+            double got = fetch_norm(rt, a);
+            cr_assert(fabs(got - want) <= 1e-14 * want, "scale %g, blocks %zu: %.17g, expected %.17g",
+                      scales[s], blocks[b], got, want);
+            AR_DESTROY(a);
+        }
+    }
+    /* Huge, ordinary and tiny together; one infinity gives infinity. */
+    scaled(x, N, 1.0);
+    x[5] = DBL_MAX / 2;
+    x[77] = 1e-310;
+    x[150] = -DBL_MAX / 3;
+    dagger_array_desc_t d = AR_D1(DAGGER_F64, N, 16);
+    dagger_array_t *a;
+    AR_OK(dagger_array_from_host(rt, &d, x, &a));
+    double want = ref_norm(x, N), got = fetch_norm(rt, a);
+    cr_assert(fabs(got - want) <= 1e-14 * want, "mixed: %.17g, expected %.17g", got, want);
+    AR_DESTROY(a);
+    x[9] = -INFINITY;
+    AR_OK(dagger_array_from_host(rt, &d, x, &a));
+    cr_assert(isinf(fetch_norm(rt, a)), "an infinite element");
+    AR_DESTROY(a);
+    AR_OK(dagger_finalize(rt));
+}
+
+/* Serial reference: op over dimension dim of x (dims[0..3), column-major). */
+static double ref_dim(const double *x, const size_t dims[3], int dim, size_t lin_out,
+                      dagger_array_reduction_t op)
+{
+    size_t od[3] = {dims[0], dims[1], dims[2]};
+    od[dim] = 1;
+    size_t q[3] = {lin_out % od[0], (lin_out / od[0]) % od[1], lin_out / (od[0] * od[1])};
+    long double s = 0;
+    double m = op == DAGGER_ARRAY_MIN ? INFINITY : -INFINITY;
+    for (size_t j = 0; j < dims[dim]; j++) {
+        size_t p[3] = {q[0], q[1], q[2]};
+        p[dim] = j;
+        double v = x[p[0] + dims[0] * (p[1] + dims[1] * p[2])];
+        s += op == DAGGER_ARRAY_NORM2 ? (long double)v * v : v;
+        m = op == DAGGER_ARRAY_MIN ? fmin(m, v) : fmax(m, v);
+    }
+    if (op == DAGGER_ARRAY_NORM2)
+        return (double)sqrtl(s);
+    return op == DAGGER_ARRAY_SUM ? (double)s : m;
+}
+
+/* Sum, min, max and norm along each dimension of 2-D and 3-D arrays, the
+ * output blocked differently from the input, against the serial values. */
+Test(array_reduce_dim, along_each_dimension_matches_serial)
+{
+    dagger_runtime_t *rt = ar_init();
+    const dagger_array_reduction_t ops[4] = {DAGGER_ARRAY_SUM, DAGGER_ARRAY_MIN, DAGGER_ARRAY_MAX,
+                                             DAGGER_ARRAY_NORM2};
+    const size_t blocks[2][3] = {{4, 3, 2}, {9, 10, 5}};
+    for (int nd = 2; nd <= 3; nd++)
+        for (int b = 0; b < 2; b++)
+            for (int dim = 0; dim < nd; dim++) {
+                size_t dims[3] = {9, 10, nd == 3 ? 5 : 1};
+                dagger_array_desc_t d = ar_desc(DAGGER_F64, nd, dims, blocks[b]);
+                dagger_array_t *a, *out;
+                AR_OK(dagger_array_randn(rt, &d, 5, &a));
+                dagger_array_desc_t od = d;
+                od.dims[dim] = 1;
+                od.block[0] = 2; /* other blocks than a's */
+                AR_OK(dagger_array_zeros(rt, &od, &out));
+                double *x = ar_collect(a);
+                size_t nout = ar_count(&od);
+                double *want = malloc(nout * sizeof(double));
+                for (int o = 0; o < 4; o++) {
+                    AR_OK(dagger_array_reduce_dim(NULL, ops[o], a, dim, out));
+                    for (size_t i = 0; i < nout; i++)
+                        want[i] = ref_dim(x, dims, dim, i, ops[o]);
+                    char what[64];
+                    snprintf(what, sizeof(what), "%d-D, blocks %d, dim %d, op %d", nd, b, dim, ops[o]);
+                    ar_expect(out, want, 1e-13, what);
+                }
+                free(x);
+                free(want);
+                AR_DESTROY(a, out);
+            }
+    AR_OK(dagger_finalize(rt));
+}
+
+/* Integers: sums wrap around in the type, min and max exact; f32 too. */
+Test(array_reduce_dim, integer_and_f32_arrays)
+{
+    dagger_runtime_t *rt = ar_init();
+    int32_t xi[24];
+    for (int i = 0; i < 24; i++)
+        xi[i] = i % 5 == 0 ? INT32_MAX - i : i * 3 - 20;
+    dagger_array_desc_t d = AR_D2(DAGGER_I32, 4, 6, 3, 2), od = AR_D2(DAGGER_I32, 4, 1, 4, 1);
+    dagger_array_t *a, *out;
+    AR_OK(dagger_array_from_host(rt, &d, xi, &a));
+    AR_OK(dagger_array_zeros(rt, &od, &out));
+    double want[4];
+    AR_OK(dagger_array_reduce_dim(NULL, DAGGER_ARRAY_SUM, a, 1, out));
+    for (int i = 0; i < 4; i++) {
+        uint32_t s = 0;
+        for (int j = 0; j < 6; j++)
+            s += (uint32_t)xi[i + 4 * j];
+        want[i] = (int32_t)s;
+    }
+    ar_expect(out, want, 0, "i32 sums wrap");
+    AR_OK(dagger_array_reduce_dim(NULL, DAGGER_ARRAY_MIN, a, 1, out));
+    for (int i = 0; i < 4; i++) {
+        want[i] = INT32_MAX;
+        for (int j = 0; j < 6; j++)
+            want[i] = fmin(want[i], xi[i + 4 * j]);
+    }
+    ar_expect(out, want, 0, "i32 min");
+    AR_FAILS(dagger_array_reduce_dim(NULL, DAGGER_ARRAY_NORM2, a, 1, out), DAGGER_ERR_DTYPE, "f32");
+    AR_DESTROY(a, out);
+    dagger_array_desc_t df = AR_D2(DAGGER_F32, 30, 3, 7, 2), of = AR_D2(DAGGER_F32, 1, 3, 1, 3);
+    AR_OK(dagger_array_rand(rt, &df, 8, &a));
+    AR_OK(dagger_array_zeros(rt, &of, &out));
+    AR_OK(dagger_array_reduce_dim(NULL, DAGGER_ARRAY_NORM2, a, 0, out));
+    double *x = ar_collect(a);
+    for (int j = 0; j < 3; j++)
+        want[j] = ref_norm(x + 30 * j, 30);
+    ar_expect(out, want, 1e-6, "f32 norms");
+    free(x);
+    AR_DESTROY(a, out);
+    AR_OK(dagger_finalize(rt));
+}
+
+/* Norms along a dimension near DBL_MAX: per block safe, combined by hypot. */
+Test(array_reduce_dim, norm2_along_a_dimension_near_dbl_max)
+{
+    dagger_runtime_t *rt = ar_init();
+    double x[60], want[3];
+    scaled(x, 60, DBL_MAX / 32);
+    dagger_array_desc_t d = AR_D2(DAGGER_F64, 3, 20, 2, 6), od = AR_D2(DAGGER_F64, 3, 1, 3, 1);
+    dagger_array_t *a, *out;
+    AR_OK(dagger_array_from_host(rt, &d, x, &a));
+    AR_OK(dagger_array_zeros(rt, &od, &out));
+    AR_OK(dagger_array_reduce_dim(NULL, DAGGER_ARRAY_NORM2, a, 1, out));
+    for (int i = 0; i < 3; i++) {
+        long double s = 0;
+        for (int j = 0; j < 20; j++)
+            s += (long double)x[i + 3 * j] * x[i + 3 * j];
+        want[i] = (double)sqrtl(s);
+    }
+    ar_expect(out, want, 1e-14, "norms near DBL_MAX");
+    AR_DESTROY(a, out);
+    AR_OK(dagger_finalize(rt));
+}
+
+/* Every rank fails alike, with a message saying what to change. */
+Test(array_reduce_dim, bad_input)
+{
+    dagger_runtime_t *rt = ar_init();
+    dagger_array_desc_t d = AR_D2(DAGGER_F64, 4, 6, 2, 2);
+    dagger_array_desc_t good = AR_D2(DAGGER_F64, 4, 1, 2, 1), bad = AR_D2(DAGGER_F64, 4, 2, 2, 1);
+    dagger_array_desc_t other = AR_D2(DAGGER_F32, 4, 1, 2, 1);
+    dagger_array_t *a, *o, *b, *f;
+    AR_OK(dagger_array_zeros(rt, &d, &a));
+    AR_OK(dagger_array_zeros(rt, &good, &o));
+    AR_OK(dagger_array_zeros(rt, &bad, &b));
+    AR_OK(dagger_array_zeros(rt, &other, &f));
+    AR_FAILS(dagger_array_reduce_dim(NULL, DAGGER_ARRAY_SUM, a, 2, o), DAGGER_ERR_INVALID_ARG,
+             "dimension 2 of a 2-D array; use 0 .. 1");
+    AR_FAILS(dagger_array_reduce_dim(NULL, DAGGER_ARRAY_SUM, a, -1, o), DAGGER_ERR_INVALID_ARG,
+             "use 0 .. 1");
+    AR_FAILS(dagger_array_reduce_dim(NULL, DAGGER_ARRAY_SUM, a, 1, b), DAGGER_ERR_INVALID_ARG,
+             "the output is 4x2; reducing 4x6 along dimension 1 needs the same dims with extent 1");
+    AR_FAILS(dagger_array_reduce_dim(NULL, DAGGER_ARRAY_SUM, a, 0, o), DAGGER_ERR_INVALID_ARG,
+             "extent 1 along 0");
+    AR_FAILS(dagger_array_reduce_dim(NULL, DAGGER_ARRAY_SUM, a, 1, f), DAGGER_ERR_DTYPE, "must match");
+    AR_FAILS(dagger_array_reduce_dim(NULL, (dagger_array_reduction_t)9, a, 1, o),
+             DAGGER_ERR_INVALID_ARG, "unknown reduction");
+    AR_OK(dagger_array_reduce_dim(NULL, DAGGER_ARRAY_SUM, a, 1, o));
+    AR_DESTROY(a, o, b, f);
+    AR_FAILS(dagger_array_reduce_dim(NULL, DAGGER_ARRAY_SUM, a, 1, o), DAGGER_ERR_BAD_HANDLE, "");
+    AR_OK(dagger_finalize(rt));
+}
+
+/* Only the output travels: each rank receives at most the out tiles of the
+ * chains that pass through it (16 elements per step here), never a block of
+ * the input (256 elements). */
+Test(array_reduce_dim, moves_only_the_output)
+{
+    dagger_runtime_t *rt = ar_init();
+    /* 5 x 4 blocks dealt cyclically: each row of blocks spans ranks. */
+    dagger_array_desc_t d = AR_D2(DAGGER_F64, 80, 64, 16, 16), od = AR_D2(DAGGER_F64, 80, 1, 16, 1);
+    dagger_array_t *a, *out;
+    AR_OK(dagger_array_rand(rt, &d, 2, &a));
+    AR_OK(dagger_array_zeros(rt, &od, &out));
+    AR_OK(dagger_array_reduce_dim(NULL, DAGGER_ARRAY_SUM, a, 1, out));
+    dagger_region_stats_t s;
+    AR_OK(dagger_region_stats(rt, &s));
+    uint64_t slab = 16 * sizeof(double), steps = 20 + 5; /* 20 chain steps, 5 copies home */
+    cr_assert_leq(s.bytes_received, steps * slab, "rank %d received %llu bytes", dagger_rank(rt),
+                  (unsigned long long)s.bytes_received);
+    cr_assert(dagger_nranks(rt) == 1 || s.transfers > 0, "no transfer: the test proves nothing");
+    double *x = ar_collect(a), want[80];
+    for (int i = 0; i < 80; i++) {
+        want[i] = 0;
+        for (int j = 0; j < 64; j++)
+            want[i] += x[i + 80 * j];
+    }
+    ar_expect(out, want, 1e-13, "row sums");
+    free(x);
+    AR_DESTROY(a, out);
+    AR_OK(dagger_finalize(rt));
+}

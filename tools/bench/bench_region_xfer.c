@@ -1,0 +1,125 @@
+/* Transfer bandwidth through the whole task path (planner, executor,
+ * memory-space actors, transport), between two ranks: each round is a
+ * region in which rank 0 touches K chunks of S bytes (a new version) and
+ * rank 1 reads them, so every round moves K*S bytes from rank 0 to rank 1.
+ * The figure is K*S / (round time), the median of the timed rounds (the
+ * region's fixed cost is in it: K is chosen so it stays small).
+ *
+ *   dagger-run -n 2 bench_region_xfer [results-file]
+ *
+ * Sizes: 1 MiB (K = 16) and 64 MiB (K = 2). Results go to results-file
+ * (default /tmp/bench_region_xfer.txt) and stdout. Not a test. */
+#include <dagger.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define ROUNDS_WARM 3
+#define ROUNDS 9
+#define MAXK 16
+
+/* CLOCK_MONOTONIC in seconds. */
+static double mono(void)
+{
+    struct timespec ts = {0, 0};
+    return clock_gettime(CLOCK_MONOTONIC, &ts) ? 0 : (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static int touch(dagger_task_t *t)
+{
+    ((unsigned char *)dagger_task_arg(t, 0).data)[0]++;
+    return DAGGER_OK;
+}
+
+static int readit(dagger_task_t *t)
+{
+    volatile unsigned char c = ((unsigned char *)dagger_task_arg(t, 0).data)[0];
+    (void)c;
+    return DAGGER_OK;
+}
+
+static void check(dagger_status_t st, const char *what)
+{
+    if (st != DAGGER_OK) {
+        fprintf(stderr, "%s: %s\n", what, dagger_error_detail());
+        exit(1);
+    }
+}
+
+static int cmp(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* One round: rank 0 writes, rank 1 reads every chunk. Returns seconds
+ * (the slower rank's). */
+static double round_time(dagger_runtime_t *rt, dagger_codelet_t w, dagger_codelet_t r,
+                         dagger_chunk_t *c, int k)
+{
+    dagger_barrier(rt);
+    double t0 = mono();
+    dagger_region_t *reg;
+    check(dagger_region_begin(rt, NULL, &reg), "region_begin");
+    for (int i = 0; i < k; i++) {
+        dagger_task_opts_t o0 = {.scope = &DAGGER_SCOPE_RANK(0)};
+        dagger_task_opts_t o1 = {.scope = &DAGGER_SCOPE_RANK(1)};
+        check(dagger_submit(reg, w, 1, &DAGGER_INOUT(dagger_view(rt, c[i])), &o0, NULL, NULL),
+              "submit");
+        check(dagger_submit(reg, r, 1, &DAGGER_IN(dagger_view(rt, c[i])), &o1, NULL, NULL),
+              "submit");
+    }
+    check(dagger_region_end(reg), "region_end");
+    double t = mono() - t0;
+    check(dagger_allreduce(rt, &t, 1, DAGGER_REDUCE_F64, DAGGER_OP_MAX), "allreduce");
+    return t;
+}
+
+int main(int argc, char **argv)
+{
+    const char *out = argc > 1 ? argv[1] : "/tmp/bench_region_xfer.txt";
+    dagger_runtime_t *rt;
+    check(dagger_init(NULL, NULL, NULL, &rt), "dagger_init");
+    if (dagger_nranks(rt) != 2) {
+        fprintf(stderr, "bench_region_xfer: run on 2 ranks\n");
+        dagger_finalize(rt);
+        return 1;
+    }
+    dagger_codelet_t w, r;
+    dagger_codelet_desc_t dw = {.name = "touch", .cpu = touch}, dr = {.name = "read", .cpu = readit};
+    check(dagger_codelet_register(rt, &dw, &w), "codelet");
+    check(dagger_codelet_register(rt, &dr, &r), "codelet");
+    const size_t sizes[2] = {1u << 20, 64u << 20};
+    const int ks[2] = {16, 2};
+    FILE *f = dagger_rank(rt) == 0 ? fopen(out, "w") : NULL;
+    for (int s = 0; s < 2; s++) {
+        dagger_chunk_t c[MAXK];
+        for (int i = 0; i < ks[s]; i++) {
+            dagger_chunk_desc_t d = {.dtype = DAGGER_U8, .ndims = 1, .dims = {sizes[s]}, .owner = 0};
+            check(dagger_chunk_create(rt, &d, &c[i]), "chunk_create");
+        }
+        double t[ROUNDS];
+        for (int i = 0; i < ROUNDS_WARM; i++)
+            round_time(rt, w, r, c, ks[s]);
+        for (int i = 0; i < ROUNDS; i++)
+            t[i] = round_time(rt, w, r, c, ks[s]);
+        qsort(t, ROUNDS, sizeof(double), cmp);
+        double bytes = (double)sizes[s] * ks[s];
+        if (dagger_rank(rt) == 0) {
+            char line[200];
+            snprintf(line, sizeof(line), "xfer %3zu MiB x %2d: median %.3f GB/s (min %.3f, max %.3f)\n",
+                     sizes[s] >> 20, ks[s], bytes / t[ROUNDS / 2] * 1e-9, bytes / t[ROUNDS - 1] * 1e-9,
+                     bytes / t[0] * 1e-9);
+            fputs(line, stdout);
+            if (f)
+                fputs(line, f);
+        }
+        for (int i = 0; i < ks[s]; i++)
+            check(dagger_chunk_free(rt, c[i]), "chunk_free");
+    }
+    if (f)
+        fclose(f);
+    check(dagger_finalize(rt), "dagger_finalize");
+    return 0;
+}
