@@ -36,6 +36,10 @@ typedef struct dg_boot {
  * of the job is gone. why is a short text for the user. Must be quick and
  * thread-safe. */
 typedef void (*dg_boot_lost_fn)(void *ctx, int rank, const char *why);
+/* The rank fn gets when this process lost its connection to the PMIx server
+ * (its launcher may be gone: the callee checks, since Open MPI's server also
+ * raises it when an earlier process of this rank disconnects). */
+#define DG_BOOT_SERVER_LOST (-2)
 
 /* Finds out the identity as described above. Errors: DAGGER_ERR_BOOTSTRAP
  * with the PMIx error string and the PMIx version in the detail. */

@@ -10,15 +10,15 @@
 #include "core/status_internal.h"
 #include "transport/bootstrap_pmix.h"
 
-/* The events that mean "a process of the job is gone". Not
- * PMIX_ERR_LOST_CONNECTION: Open MPI 4.1's server also raises it, naming our
- * own rank, when an earlier process of this rank disconnects after
- * finalizing (test runners start one per test), which cannot be told apart
- * from losing our own server; and without the launcher the ranks can go on
- * (UCX needs no PMIx after start-up). */
+/* The events that mean "a process of the job is gone", and
+ * PMIX_ERR_LOST_CONNECTION, which is only a hint: Open MPI 4.1's server also
+ * raises it, naming our own rank, when an earlier process of this rank
+ * disconnects after finalizing (test runners start one per test), which
+ * cannot be told apart from losing our own server; so it reaches the watcher
+ * as DG_BOOT_SERVER_LOST, which checks the launcher's process. */
 static const pmix_status_t dg_lost_codes[] = {
     PMIX_ERR_PROC_ABORTED_BY_SIG, PMIX_ERR_PROC_TERM_WO_SYNC, PMIX_ERR_PROC_REQUESTED_ABORT,
-    PMIX_ERR_PROC_KILLED_BY_CMD,  PMIX_EVENT_PROC_TERMINATED,
+    PMIX_ERR_PROC_KILLED_BY_CMD,  PMIX_EVENT_PROC_TERMINATED, PMIX_ERR_LOST_CONNECTION,
 };
 
 /* PMIx passes no registration context to an event handler, so the one
@@ -47,7 +47,10 @@ static void on_event(size_t ref, pmix_status_t status, const pmix_proc_t *source
     (void)results;
     (void)nresults;
     struct dg_boot_pmix *px = atomic_load(&dg_boot_watched);
-    if (px && px->lost_fn) {
+    if (px && px->lost_fn && status == PMIX_ERR_LOST_CONNECTION) {
+        /* Only a hint (see the codes above): the watcher checks the launcher. */
+        px->lost_fn(px->lost_ctx, DG_BOOT_SERVER_LOST, PMIx_Error_string(status));
+    } else if (px && px->lost_fn) {
         const pmix_proc_t *p = affected(px, source, info, ninfo);
         if (p && p->rank != px->me.rank)
             px->lost_fn(px->lost_ctx, (int)p->rank, PMIx_Error_string(status));

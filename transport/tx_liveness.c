@@ -226,6 +226,13 @@ static void remove_sigterm(dg_tx_t *tx, struct dg_tx_liveness *lv)
 static void on_launcher_report(void *ctx, int rank, const char *why)
 {
     dg_tx_t *tx = ctx;
+    if (rank == DG_BOOT_SERVER_LOST) { /* look at the launcher now, not in 250 ms */
+        struct dg_tx_liveness *lv = tx->liveness;
+        pthread_mutex_lock(&lv->lock);
+        pthread_cond_signal(&lv->cond);
+        pthread_mutex_unlock(&lv->lock);
+        return;
+    }
     if (rank >= 0 && rank < tx->size && tx->peers[rank].local &&
         dg_proc_probe(&tx->peers[rank].proc, NULL) == DG_PROC_ALIVE)
         return;

@@ -103,7 +103,8 @@ dagger_status_t dagger_fetch_view(dagger_runtime_t *rt, dagger_view_t v, void *b
     dg_plan_view_t pv = dg_view_to_plan(v);
     char why[256];
     if (v.ndims < 1 || dg_plan_view_check(g, &pv, why, sizeof(why)) != DAGGER_OK)
-        return dg_error(DAGGER_ERR_BAD_VIEW, "dagger_fetch_view: not a valid view of chunk %llu%s%s",
+        return dg_error(DAGGER_ERR_BAD_VIEW,
+                        "dagger_fetch_view: not a valid view of chunk %llu%s%s",
                         (unsigned long long)v.chunk.id, v.ndims < 1 ? "" : ": ",
                         v.ndims < 1 ? " (a bad handle, or a sub-view that did not fit)" : why);
     size_t bytes = g->elsize;

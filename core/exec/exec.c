@@ -441,7 +441,8 @@ static int emit_xfer(dg_exec_t *ex, dg_xop_t *op, const dg_plan_op_t *p)
     x->spans = op_alloc(op, x->nspans * sizeof(dg_plan_span_t) + 1);
     if (!x->spans)
         return -1;
-    memcpy(x->spans, p->u.xfer.spans, x->nspans * sizeof(dg_plan_span_t));
+    if (x->nspans) /* a signal (an explicit dependency across ranks) has none, spans NULL */
+        memcpy(x->spans, p->u.xfer.spans, x->nspans * sizeof(dg_plan_span_t));
     if (p->kind == DG_PLAN_OP_SEND)
         ex->bytes_sent += x->bytes;
     else

@@ -13,11 +13,12 @@
 dagger_status_t dagger_linalg_qr_t_create(const dagger_array_t *A, dagger_array_t **T)
 {
     const char *fn = "dagger_linalg_qr_t_create";
+    DG_CHECK_ARG(T, "%s: T is NULL", fn);
+    *T = NULL;
     dg_la_mat_t a;
     dagger_status_t st = dg_la_mat((dagger_array_t *)A, 2, fn, "A", &a);
     if (st)
         return st;
-    DG_CHECK_ARG(T, "%s: T is NULL", fn);
     size_t s = a.nb, ib = s < DG_LA_IB ? s : DG_LA_IB, mt = (a.m + s - 1) / s;
     dagger_dist_t cyc = {.kind = DAGGER_DIST_CYCLIC_2D};
     dagger_array_desc_t d = {.dtype = a.a->dtype, .ndims = 2, .dims = {mt * ib, a.n},

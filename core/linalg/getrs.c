@@ -97,7 +97,13 @@ dagger_status_t dagger_linalg_getrs(dagger_region_t *r, dagger_array_t *A, const
 dagger_status_t dagger_linalg_gesv(dagger_region_t *r, dagger_array_t *A, int64_t *ipiv,
                                    dagger_array_t *B)
 {
-    dagger_status_t st = dg_la_no_region(r, "dagger_linalg_gesv");
+    const char *fn = "dagger_linalg_gesv";
+    dg_la_mat_t a, b;
+    /* B is checked before A is factorised: a bad B must leave A untouched. */
+    dagger_status_t st = dg_la_no_region(r, fn);
+    if (!st && !(st = dg_la_mat(A, 2, fn, "A", &a)) && !(st = dg_la_mat(B, 2, fn, "B", &b)) &&
+        !(st = dg_la_same_kind(&a, &b, fn, "A", "B")))
+        st = dg_la_check_dim(b.m, a.m, fn, "the rows of B", "the rows of A");
     if (!st)
         st = dagger_linalg_getrf(NULL, A, ipiv);
     return st ? st : dagger_linalg_getrs(NULL, A, ipiv, B);

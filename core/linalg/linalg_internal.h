@@ -35,13 +35,17 @@ dagger_status_t dg_la_codelet(dagger_runtime_t *rt, dg_la_cl_t which, dagger_cod
 #define DG_LA_IB_MAX 64
 
 /* Parameters, passed by value as the task's last argument. */
+/* No padding: the bytes are planning inputs every rank hashes alike under
+ * uniformity checking, so every byte is a named, initialised field. */
 typedef struct dg_la_par {
     int32_t side, uplo, ta, tb, diag;
     int32_t step;              /* tile step, for error messages */
-    int64_t row0;              /* global index of the tile's first row/column */
     int32_t ib;                /* inner blocking of the QR kernels */
+    int32_t spare;             /* 0 */
+    int64_t row0;              /* global index of the tile's first row/column */
     double alpha, beta;
 } dg_la_par_t;
+_Static_assert(sizeof(dg_la_par_t) == 8 * 4 + 3 * 8, "dg_la_par_t has padding");
 
 /* The implementations (blas_kernels.c, lapack_kernels.c, qr_kernels.c). */
 int dg_la_gemm_impl(dagger_task_t *t);

@@ -31,8 +31,6 @@ typedef struct dg_plan_chunk {
     uint32_t is_future;
     uint32_t touched;              /* on the region's touched list */
     uint64_t version;
-    uint64_t writer;               /* the last task that wrote it (0: none yet) */
-    uint32_t taint;                /* a failure's tag: its contents may be garbage (0: none) */
     dg_plan_geom_t g;
     dg_plan_spans_t all;           /* every element of the chunk */
     dg_plan_hist_t logical;        /* task-level accesses in this region */
@@ -41,6 +39,9 @@ typedef struct dg_plan_chunk {
     dg_plan_bufst_t *bufs;         /* this rank's buffers of the chunk */
     uint32_t nbufs, capbufs;
     struct dg_plan_chunk *tprev, *tnext;
+    /* cold: read by fetch and after failures only */
+    uint64_t writer;               /* the last task that wrote it (0: none yet) */
+    uint32_t taint;                /* a failure's tag: its contents may be garbage (0: none) */
 } dg_plan_chunk_t;
 
 typedef struct dg_plan_codelet {
@@ -142,6 +143,26 @@ void dg_plan_scope_hash(uint64_t *h, const dg_plan_scope_t *s);
 dagger_status_t dg_plan_scope_copy(dg_plan_t *p, dg_plan_scope_copy_t *dst,
                                    const dg_plan_scope_t *src);
 void dg_plan_scope_copy_release(dg_plan_t *p, dg_plan_scope_copy_t *c);
+
+/* scope_match.c: the processors a task scope and a region scope admit
+ * together, with the kinds allowed (want: the scopes'; kinds: also the
+ * codelet's implementations). */
+typedef struct dg_plan_scopes {
+    const dg_plan_scope_t *s[2];   /* task, region; NULL = no restriction by lists */
+    uint32_t kinds;
+} dg_plan_scopes_t;
+uint32_t dg_plan_scope_kinds(const dg_plan_scope_t *s);
+void dg_plan_scopes_init(dg_plan_scopes_t *sc, const dg_plan_scope_t *task,
+                         const dg_plan_scope_t *region, uint32_t impl, uint32_t *want);
+int dg_plan_scopes_proc_ok(const dg_plan_t *p, const dg_plan_scopes_t *sc, int32_t r,
+                           uint32_t local);
+int dg_plan_scopes_rank_ok(const dg_plan_t *p, const dg_plan_scopes_t *sc, int32_t r);
+/* The lowest rank with an admitted processor, or -1. */
+int32_t dg_plan_scopes_lowest_rank(const dg_plan_t *p, const dg_plan_scopes_t *sc);
+/* When the scopes admit only named CPU threads of rank r: those (sorted,
+ * without repeats, at most cap), else 0 (any thread of the rank). */
+uint32_t dg_plan_scopes_cpus(const dg_plan_t *p, const dg_plan_scopes_t *sc, int32_t r,
+                             uint32_t *out, uint32_t cap);
 
 /* place.c: fills loc and proc, or returns DAGGER_ERR_SCOPE with why[]. */
 dagger_status_t dg_plan_place(dg_plan_t *p, uint64_t task, const dg_plan_codelet_t *cl,

@@ -156,7 +156,7 @@ static dagger_status_t validate(dg_plan_t *p, uint64_t tid, const dg_plan_codele
         snprintf(why, WHY, "a return value of %u bytes; at most %u", t->ret_size, DG_PLAN_MAX_RET);
         return DAGGER_ERR_INVALID_ARG;
     }
-    dagger_status_t st = dg_plan_scope_check(p, t->scope, why, WHY);
+    dagger_status_t st = t->scope ? dg_plan_scope_check(p, t->scope, why, WHY) : DAGGER_OK;
     if (st != DAGGER_OK)
         return st;
     if (grow_acc(p, t->nargs + 1)) {

@@ -3,8 +3,9 @@
  * futures read, overwritten and updated in place as arguments, per-task
  * return sizes, syncs home inside regions, explicit dependencies, scopes and
  * union scopes (placements and scope errors checked against a brute-force
- * reference), GPUs, frees inside regions, bad submissions, P = 1..8) are planned by P planners, their op streams run by
- * the reference executor in random legal interleavings, and every chunk and
+ * reference), GPUs, frees inside regions, bad submissions, P = 1..8) are
+ * planned by P planners, their op streams run by the reference executor in
+ * random legal interleavings, and every chunk and
  * future must end byte-identical to plain sequential execution on one copy.
  * The P planners' uniformity hashes must agree after every call.
  *
@@ -304,7 +305,8 @@ static int ref_some(prog_t *p, const dg_plan_scope_t *s)
 }
 
 /* The kinds a task may use: both scopes' and the codelet's. */
-static uint32_t ref_want(prog_t *p, const dg_plan_task_desc_t *t, const dg_plan_scope_t *const sc[2])
+static uint32_t ref_want(prog_t *p, const dg_plan_task_desc_t *t,
+                         const dg_plan_scope_t *const sc[2])
 {
     uint32_t a = ref_kinds(sc[0]), b = ref_kinds(sc[1]);
     return (a && b ? a & b : (a | b ? a | b : DG_PLAN_KIND_BIT(DG_PLAN_CPU))) &

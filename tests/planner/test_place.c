@@ -261,8 +261,9 @@ Test(place, malformed_and_unsatisfiable_unions)
     cr_assert_eq(w_submit(w, &t, NULL), DAGGER_ERR_INVALID_ARG);
     /* Rank 0 and rank 2 have no GPU: a union of their GPUs admits nothing. */
     int32_t r2 = 2;
-    dg_plan_scope_t gpus[2] = {{.ranks = &r0, .nranks = 1, .kinds = DG_PLAN_KIND_BIT(DG_PLAN_CUDA)},
-                               {.ranks = &r2, .nranks = 1, .kinds = DG_PLAN_KIND_BIT(DG_PLAN_CUDA)}};
+    uint32_t cuda = DG_PLAN_KIND_BIT(DG_PLAN_CUDA);
+    dg_plan_scope_t gpus[2] = {{.ranks = &r0, .nranks = 1, .kinds = cuda},
+                               {.ranks = &r2, .nranks = 1, .kinds = cuda}};
     dg_plan_scope_t ug = {.parts = gpus, .nparts = 2};
     t = (dg_plan_task_desc_t){.codelet = both, .args = &a, .nargs = 1, .scope = &ug};
     cr_assert_eq(w_submit(w, &t, NULL), DAGGER_ERR_SCOPE);

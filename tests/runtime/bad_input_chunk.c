@@ -171,8 +171,9 @@ static struct {
     int nargs;
     dagger_status_t ret_big, ret_null, ret_none;
     uint64_t seq, submitted_seq;
-    int rank;
-    void *stream;
+    int rank, proc;
+    void *stream, *result, *result_none;
+    size_t result_size, result_none_size;
 } inside;
 
 static int probe_body(dagger_task_t *t)
@@ -180,18 +181,21 @@ static int probe_body(dagger_task_t *t)
     inside.arg_neg = dagger_task_arg(t, -1).data;
     inside.arg_past = dagger_task_arg(t, 1).data;
     inside.nargs = dagger_task_nargs(t);
-    char big[8] = {0};
+    char bytes[8] = {0};
     inside.ret_null = dagger_task_return(t, NULL, 8);
     inside.seq = dagger_task_seq(t);
     inside.rank = dagger_task_rank(t);
+    inside.proc = dagger_task_proc(t);
     inside.stream = dagger_task_stream(t);
+    inside.result = dagger_task_result(t, &inside.result_size);
     atomic_store(&inside.ran, 1);
-    return dagger_task_return(t, big, 8);
+    return dagger_task_return(t, bytes, 8);
 }
 
 static int probe_noret(dagger_task_t *t)
 {
     inside.ret_none = dagger_task_return(t, &inside, 1);
+    inside.result_none = dagger_task_result(t, &inside.result_none_size);
     return DAGGER_OK;
 }
 
@@ -214,6 +218,8 @@ static void run_too_big(void)
     cr_assert_eq(dagger_submit(r, cl, 0, NULL, NULL, NULL, NULL), DAGGER_OK);
     dagger_status_t st = dagger_region_end(r);
     cr_expect_eq(st, DAGGER_ERR_OVERFLOW, "%s", dagger_strerror(st));
+    cr_expect(strstr(dagger_error_detail(), "(bi.too_big) on rank 0 returned 9 bytes"), "%s",
+              dagger_error_detail()); /* the detail names the task */
 }
 
 static void run_inside(void)
@@ -283,4 +289,23 @@ void bi_probe_dagger_task_stream(void)
     cr_expect_null(dagger_task_stream(NULL));
     run_inside();
     cr_expect_null(inside.stream, "a CPU task has no stream");
+}
+
+void bi_probe_dagger_task_proc(void)
+{
+    cr_expect_eq(dagger_task_proc(NULL), -1);
+    run_inside();
+    int n = dagger_procs(BI.rt, NULL, 0);
+    cr_expect(inside.proc >= -1 && inside.proc < n, "processor %d of %d", inside.proc, n);
+}
+
+void bi_probe_dagger_task_result(void)
+{
+    size_t size = 99;
+    cr_expect_null(dagger_task_result(NULL, &size));
+    cr_expect_eq(size, 0);
+    cr_expect_null(dagger_task_result(NULL, NULL));
+    run_inside();
+    cr_expect(inside.result && inside.result_size == 8, "the 8 bytes it returns");
+    cr_expect(!inside.result_none && !inside.result_none_size, "a task that returns nothing");
 }

@@ -154,6 +154,40 @@ void bi_probe_dagger_fetch(void)
     cr_expect_eq(v, 42);
 }
 
+/* dagger_fetch_chunk and dagger_fetch_view share their checks. */
+void bi_probe_dagger_fetch_view(void)
+{
+    double v[16];
+    size_t len = 0;
+    dagger_view_t whole = dagger_view(BI.rt, BI.c), bad = whole;
+    bad.ext[0] = 5; /* past the 4x4 chunk */
+    E(DAGGER_ERR_BAD_HANDLE, dagger_fetch_view(NULL, whole, v, sizeof(v), &len));
+    E(DAGGER_ERR_BAD_HANDLE, dagger_fetch_view(BI.dead, whole, v, sizeof(v), &len));
+    E(DAGGER_ERR_BAD_HANDLE, dagger_fetch_view(BI.rt, dagger_view(BI.rt, BI.c_gone), v, sizeof(v),
+                                               &len));
+    E(DAGGER_ERR_BAD_VIEW, dagger_fetch_view(BI.rt, bad, v, sizeof(v), &len));
+    bad = whole;
+    bad.ndims = 0;
+    E(DAGGER_ERR_BAD_VIEW, dagger_fetch_view(BI.rt, bad, v, sizeof(v), &len));
+    E(DAGGER_ERR_INVALID_ARG, dagger_fetch_view(BI.rt, whole, NULL, sizeof(v), &len));
+    E(DAGGER_ERR_OVERFLOW, dagger_fetch_view(BI.rt, whole, v, 8, &len));
+    E(DAGGER_OK, dagger_fetch_view(BI.rt, whole, v, sizeof(v), &len));
+    cr_expect_eq(len, sizeof(v));
+}
+
+void bi_probe_dagger_fetch_chunk(void)
+{
+    double v[16];
+    size_t len = 0;
+    E(DAGGER_ERR_BAD_HANDLE, dagger_fetch_chunk(NULL, BI.c, v, sizeof(v), &len));
+    E(DAGGER_ERR_BAD_HANDLE, dagger_fetch_chunk(BI.dead, BI.c, v, sizeof(v), &len));
+    E(DAGGER_ERR_BAD_HANDLE, dagger_fetch_chunk(BI.rt, BI.c_gone, v, sizeof(v), &len));
+    E(DAGGER_ERR_BAD_HANDLE, dagger_fetch_chunk(BI.rt, (dagger_chunk_t){0}, v, sizeof(v), &len));
+    E(DAGGER_ERR_INVALID_ARG, dagger_fetch_chunk(BI.rt, BI.c, NULL, sizeof(v), &len));
+    E(DAGGER_ERR_OVERFLOW, dagger_fetch_chunk(BI.rt, BI.c, v, 8, &len));
+    E(DAGGER_OK, dagger_fetch_chunk(BI.rt, BI.c, v, sizeof(v), NULL));
+}
+
 void bi_probe_dagger_future_free(void)
 {
     E(DAGGER_ERR_BAD_HANDLE, dagger_future_free(NULL, BI.f));

@@ -14,8 +14,9 @@
  * dimensions meet (for gemm, op(A)'s column blocks equal op(B)'s row blocks,
  * and so on); a mismatch is DAGGER_ERR_INVALID_ARG with a detail naming the
  * block size to use. Factorised and triangular matrices are cut into square
- * tiles: when their blocks are not square (mb != nb), the routine works on a
- * re-blocked copy with nb x nb tiles and copies the result back, which it
+ * tiles: when their blocks are not square (mb != nb), or not the side the
+ * other operand sets (B's block where B meets A in trsm, potrs, getrs), the
+ * routine works on a re-blocked copy and copies the result back, which it
  * can only do in a region of its own (r = NULL; inside your region it is
  * DAGGER_ERR_INVALID_ARG).
  *
@@ -25,10 +26,11 @@
  * gesv move rows across whole block columns, so they work on copies in
  * column-panel layout and always need r = NULL.
  *
- * Errors, the same on every rank: DAGGER_ERR_BAD_HANDLE (an array),
- * DAGGER_ERR_DTYPE (not f32/f64, or operands of different dtypes),
- * DAGGER_ERR_INVALID_ARG (shapes, blocks, flags, or a region where none is
- * allowed), DAGGER_ERR_TASK_FAILED (a matrix that is not positive definite
+ * Errors, the same on every rank: DAGGER_ERR_BAD_HANDLE (an array that is
+ * NULL, destroyed or not an array), DAGGER_ERR_INVALID_ARG (a dtype other
+ * than f32/f64 or operands of different dtypes, shapes, blocks, flags, a
+ * NULL pivot or output pointer, or a region where none is allowed),
+ * DAGGER_ERR_TASK_FAILED (a matrix that is not positive definite
  * for potrf, exactly singular for getrf: the detail names the tile step and
  * the global index, as LAPACK's info would). docs/linalg.md has examples.
  *
@@ -104,7 +106,7 @@ dagger_status_t dagger_linalg_trsm(dagger_region_t *r, dagger_la_side_t side, da
 dagger_status_t dagger_linalg_potrf(dagger_region_t *r, dagger_la_uplo_t uplo, dagger_array_t *A);
 
 /* Solves A X = B with A factored by dagger_linalg_potrf (the same uplo); X
- * overwrites B (N x NRHS, row blocks equal to A's tiles). */
+ * overwrites B (N x NRHS; its row block is the tile side). */
 dagger_status_t dagger_linalg_potrs(dagger_region_t *r, dagger_la_uplo_t uplo, dagger_array_t *A,
                                     dagger_array_t *B);
 
@@ -119,8 +121,7 @@ dagger_status_t dagger_linalg_potrs(dagger_region_t *r, dagger_la_uplo_t uplo, d
 dagger_status_t dagger_linalg_getrf(dagger_region_t *r, dagger_array_t *A, int64_t *ipiv);
 
 /* Solves A X = B with A and ipiv from dagger_linalg_getrf (A N x N); X
- * overwrites B (N x NRHS, row blocks equal to A's column blocks). r must be
- * NULL. */
+ * overwrites B (N x NRHS, any blocks). r must be NULL. */
 dagger_status_t dagger_linalg_getrs(dagger_region_t *r, dagger_array_t *A, const int64_t *ipiv,
                                     dagger_array_t *B);
 
@@ -142,7 +143,8 @@ dagger_status_t dagger_linalg_qr_t_create(const dagger_array_t *A, dagger_array_
 dagger_status_t dagger_linalg_geqrf(dagger_region_t *r, dagger_array_t *A, dagger_array_t *T);
 
 /* C = op(Q) C with Q from dagger_linalg_geqrf(A, T): Q^T with TRANS, Q with
- * NOTRANS. C is M x NRHS with A's row blocks. */
+ * NOTRANS. C is M x NRHS with row blocks equal to A's column block (a
+ * re-blocked copy otherwise, with r = NULL). */
 dagger_status_t dagger_linalg_qr_apply(dagger_region_t *r, dagger_la_trans_t trans,
                                        dagger_array_t *A, dagger_array_t *T, dagger_array_t *C);
 

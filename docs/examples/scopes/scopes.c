@@ -56,7 +56,8 @@ int main(int argc, char **argv)
     }
     /* A union that names no processor here is an error on every rank. */
     dagger_scope_t gpus = DAGGER_SCOPE_UNION(
-        ((dagger_scope_t){.kinds = DAGGER_PROC_CUDA}), ((dagger_scope_t){.kinds = DAGGER_PROC_HIP}));
+        ((dagger_scope_t){.kinds = DAGGER_PROC_CUDA}),
+        ((dagger_scope_t){.kinds = DAGGER_PROC_HIP}));
     if (dagger_region_begin(rt, &gpus, &r) != DAGGER_ERR_SCOPE) {
         bad = 1;
         dagger_region_end(r);
