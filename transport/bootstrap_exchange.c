@@ -108,6 +108,7 @@ static dagger_status_t fetch(dg_boot_t *boot, int r, const char *key, dg_boot_ch
 {
     pmix_proc_t peer;
     PMIX_LOAD_PROCID(&peer, boot->pmix->me.nspace, (pmix_rank_t)r);
+    dg_boot_gone_t gone = {.rank = -1};
     for (int attempt = 0;; attempt++) {
         pmix_status_t rc = get_once(&peer, key, attempt > 0, out);
         const void *bytes = NULL;
@@ -135,6 +136,10 @@ static dagger_status_t fetch(dg_boot_t *boot, int r, const char *key, dg_boot_ch
             return dg_error(DAGGER_ERR_BOOTSTRAP, "rank %d did not publish %sstart-up data within "
                             "%d s: did it start, and is it the same program?", r,
                             rc == PMIX_SUCCESS ? "fresh " : "its ", DG_BOOT_TIMEOUT_S);
+        if (dg_boot_gone_check(boot, r, &gone, now_s()))
+            return dg_error(DAGGER_ERR_PEER_LOST, "rank %d (on this host) was lost: its process "
+                            "ended before it published its start-up data; the job cannot "
+                            "continue", r);
         nanosleep(&(struct timespec){.tv_sec = 0, .tv_nsec = 5 * 1000 * 1000}, NULL);
     }
 }

@@ -15,6 +15,22 @@ struct dg_boot_pmix {
     void *lost_ctx;
 };
 
+/* Watches for a rank of this host that is gone before it published its
+ * start-up data (bootstrap_gone.c). Zero-initialise; pass the same one for
+ * every look while waiting. */
+typedef struct dg_boot_gone {
+    int rank;             /* the rank looked for; its state below */
+    int local;            /* -1 unknown, 0 on another host (never reported), 1 here */
+    int seen;             /* its process was there at some look */
+    double absent_since;  /* 0 while its process was there at the last look */
+    double next_look;
+} dg_boot_gone_t;
+
+/* 1 when rank's process on this host is gone (seen before, or never seen
+ * for DG_BOOT_GONE_S). Looks at most every DG_BOOT_GONE_LOOK_S; now is
+ * CLOCK_MONOTONIC seconds. */
+int dg_boot_gone_check(dg_boot_t *boot, int rank, dg_boot_gone_t *g, double now);
+
 /* DAGGER_ERR_BOOTSTRAP naming the failed call, the PMIx error and version,
  * and what the user can do. */
 dagger_status_t dg_boot_pmix_failure(const char *what, pmix_status_t rc);

@@ -23,7 +23,11 @@
 #include "core/status_internal.h"
 #include "transport/tx_internal.h"
 
-#define DG_LIVE_PERIOD_MS 250
+/* Short enough to say which rank was lost before Slurm's PMIx plugin
+ * SIGKILLs the step (about 1 s after a rank's PMIx connection drops, even
+ * with --kill-on-bad-exit=0; measured with Slurm 22.05); a look is one
+ * /proc read per local peer. */
+#define DG_LIVE_PERIOD_MS 100
 
 struct dg_tx_liveness {
     pthread_t thread;
@@ -40,6 +44,17 @@ struct dg_tx_liveness {
 
 /* The transport the SIGTERM handler reports about (one per process). */
 static _Atomic(dg_tx_t *) dg_term_tx;
+
+/* Marks rank r lost and says so at once, on this rank's stderr: the
+ * launcher may end this process any moment now (see DG_LIVE_PERIOD_MS), so
+ * the error the program would print once its wait fails may never come. */
+static void lost_now(dg_tx_t *tx, int r, const char *why)
+{
+    int was = atomic_load(&tx->lost_rank);
+    dg_tx_mark_lost(tx, r, why);
+    if (was < 0 && atomic_load(&tx->lost_ready))
+        dg_log(DG_LOG_ERROR, "%s", tx->lost_why);
+}
 
 /* Marks the first local peer found gone as lost; the text names every
  * other one gone by now too (when a launcher kills the job, or a rank ends
@@ -71,7 +86,7 @@ static void probe_local_peers(dg_tx_t *tx)
         dg_proc_describe(why, sizeof(why), state, ws);
     }
     if (first >= 0)
-        dg_tx_mark_lost(tx, first, why);
+        lost_now(tx, first, why);
 }
 
 static double now_s(void)
@@ -221,7 +236,7 @@ static void on_launcher_report(void *ctx, int rank, const char *why)
     if (rank >= 0 && rank < tx->size && tx->peers[rank].local &&
         dg_proc_probe(&tx->peers[rank].proc, NULL) == DG_PROC_ALIVE)
         return;
-    dg_tx_mark_lost(tx, rank, why);
+    lost_now(tx, rank, why);
 }
 
 dagger_status_t dg_tx_liveness_start(dg_tx_t *tx)

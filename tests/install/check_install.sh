@@ -21,8 +21,11 @@ pc() {
   cc -o "$tmp/$name" "$src/main.c" $(pkg-config "$@") ||
     { echo "install check: cc main.c \$(pkg-config $*) does not link" >&2; exit 1; }
   LD_LIBRARY_PATH="$tmp/prefix/lib" "$tmp/$name"
-  local got=STATIC
-  ldd "$tmp/$name" | grep -q 'libdagger\.so' && got=SHARED
+  # (ldd's whole output first: grep -q leaving early would SIGPIPE ldd, and
+  # with pipefail a long dependency list then read as "no libdagger.so")
+  local deps got=STATIC
+  deps=$(ldd "$tmp/$name" 2>&1 || true)
+  case "$deps" in *libdagger.so*) got=SHARED ;; esac
   [ "$got" = "$want" ] ||
     { echo "install check: pkg-config $* linked a $got libdagger, expected $want" >&2; exit 1; }
 }

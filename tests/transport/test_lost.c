@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cr_main.h"
 #include "transport/coll.h"
 #include "transport/tx.h"
 
@@ -60,12 +61,7 @@ int main(int argc, char **argv)
 {
     if (argc == 3 && !strcmp(argv[1], "--dg-victim"))
         return victim_main(argv[2]);
-    struct criterion_test_set *tests = criterion_initialize();
-    int result = 0;
-    if (criterion_handle_args(argc, argv, true))
-        result = !criterion_run_all_tests(tests);
-    criterion_finalize(tests);
-    return result;
+    return cr_main(argc, argv);
 }
 
 /* ---- the tests: launch, wait with a limit, read the output ---- */

@@ -1,0 +1,107 @@
+/* A rank of this host that died before it published its start-up data.
+ *
+ * The others wait for that data in the exchange (bootstrap_exchange.c), and
+ * the process checks of tx_liveness.c cannot help yet: the pid is in the
+ * data. Open MPI's mpirun ends the job itself, and Slurm's PMIx plugin does
+ * once the rank had connected to it; but a rank killed before PMIx_Init
+ * under srun without --kill-on-bad-exit left the others waiting for the
+ * exchange's timeout (DG_BOOT_TIMEOUT_S). So look for the rank's process
+ * instead: any process of this host whose environment names our PMIx
+ * namespace and that rank (launchers set PMIX_NAMESPACE and PMIX_RANK for
+ * their clients; a test runner's per-test processes inherit them). Seen
+ * once and then absent, it is gone; never seen, it is gone after
+ * DG_BOOT_GONE_S, a grace for a launcher that has not started every local
+ * rank yet. */
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/common.h"
+#include "transport/bootstrap_pmix.h"
+
+#define DG_BOOT_GONE_S 2.0
+#define DG_BOOT_GONE_LOOK_S 0.25
+
+/* Whether rank is in PMIX_LOCAL_PEERS ("0,1,5"); 0 when that is unknown. */
+static int is_local(const struct dg_boot_pmix *px, int rank)
+{
+    pmix_proc_t job;
+    pmix_value_t *val = NULL;
+    PMIX_LOAD_PROCID(&job, px->me.nspace, PMIX_RANK_WILDCARD);
+    int found = 0;
+    if (PMIx_Get(&job, PMIX_LOCAL_PEERS, NULL, 0, &val) == PMIX_SUCCESS && val &&
+        val->type == PMIX_STRING && val->data.string) {
+        for (const char *p = val->data.string; *p && !found;) {
+            char *end;
+            long r = strtol(p, &end, 10);
+            if (end == p)
+                break;
+            found = r == rank;
+            p = *end == ',' ? end + 1 : end;
+        }
+    }
+    if (val)
+        PMIX_VALUE_RELEASE(val);
+    return found;
+}
+
+/* Whether process pid's environment holds both strings. */
+static int environ_has(const char *pid, const char *a, const char *b)
+{
+    char path[64], buf[32768];
+    snprintf(path, sizeof(path), "/proc/%s/environ", pid);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return 0;
+    size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    int has_a = 0, has_b = 0;
+    for (size_t i = 0; i < n; i += strlen(buf + i) + 1) {
+        has_a |= !strcmp(buf + i, a);
+        has_b |= !strcmp(buf + i, b);
+    }
+    return has_a && has_b;
+}
+
+/* Whether a process of rank runs on this host (a zombie's environment
+ * reads empty: it does not count). */
+static int rank_runs_here(const struct dg_boot_pmix *px, int rank)
+{
+    char ns[PMIX_MAX_NSLEN + 32], rk[32];
+    snprintf(ns, sizeof(ns), "PMIX_NAMESPACE=%s", px->me.nspace);
+    snprintf(rk, sizeof(rk), "PMIX_RANK=%d", rank);
+    DIR *d = opendir("/proc");
+    if (!d)
+        return 1; /* cannot tell: assume it runs */
+    int found = 0;
+    for (struct dirent *e; !found && (e = readdir(d));)
+        found = e->d_name[0] >= '1' && e->d_name[0] <= '9' && environ_has(e->d_name, ns, rk);
+    closedir(d);
+    return found;
+}
+
+int dg_boot_gone_check(dg_boot_t *boot, int rank, dg_boot_gone_t *g, double now)
+{
+    struct dg_boot_pmix *px = boot->pmix;
+    if (!px || rank == boot->rank)
+        return 0;
+    if (g->rank != rank)
+        *g = (dg_boot_gone_t){.rank = rank, .local = -1};
+    if (now < g->next_look)
+        return 0;
+    g->next_look = now + DG_BOOT_GONE_LOOK_S;
+    if (g->local < 0)
+        g->local = is_local(px, rank);
+    if (!g->local)
+        return 0;
+    if (rank_runs_here(px, rank)) {
+        g->seen = 1;
+        g->absent_since = 0;
+        return 0;
+    }
+    if (g->absent_since == 0)
+        g->absent_since = now;
+    return g->seen || now - g->absent_since >= DG_BOOT_GONE_S;
+}
