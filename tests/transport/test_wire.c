@@ -150,7 +150,7 @@ Test(wire, boot_value_live_tombstone_foreign)
 
 Test(wire, allgather_result_rejects_bad_lengths)
 {
-    unsigned char buf[8 + 3 + 8];
+    unsigned char buf[8 + 3 + 8] = {0};
     dg_wire_cursor_t c = dg_wire_cursor(buf, sizeof(buf));
     dg_wire_put_u64(&c, 3);
     dg_wire_put_bytes(&c, "abc", 3);
