@@ -156,7 +156,7 @@ Test(wire, allgather_result_rejects_bad_lengths)
     dg_wire_put_bytes(&c, "abc", 3);
     dg_wire_put_u64(&c, 0);
     void *all = NULL;
-    size_t lens[2];
+    size_t lens[3]; /* the largest nranks asked below */
     cr_assert_eq(dg_coll_unpack_gathered(buf, sizeof(buf), 2, &all, lens), DAGGER_OK);
     cr_assert_eq(lens[0], 3);
     cr_assert_eq(lens[1], 0);
