@@ -11,7 +11,8 @@
 typedef enum dg_dev_kind {
     DG_DEV_HOST = 0,
     DG_DEV_CUDA = 1,
-    DG_DEV_HIP = 2
+    DG_DEV_HIP = 2,
+    DG_DEV_TEST = 3          /* the test device kind (DAGGER_TEST_DEVICES): no GPU */
 } dg_dev_kind_t;
 
 typedef struct dg_memspace dg_memspace_t;
