@@ -192,14 +192,22 @@ static dagger_status_t enqueue(dg_dev_stream_t *s, const td_item_t *proto)
 
 /* ------------------------------------------------------------ streams and events */
 
+/* A zeroed object of a device that exists, or NULL with the error recorded. */
+static void *td_object(int dev, size_t bytes, const char *fn, dagger_status_t *st)
+{
+    *st = td_check_dev(dev, fn);
+    void *o = *st == DAGGER_OK ? dg_calloc(1, bytes) : NULL;
+    if (*st == DAGGER_OK && !o)
+        *st = dg_error(DAGGER_ERR_NO_MEMORY, "%s: test device %d: out of memory", fn, dev);
+    return o;
+}
+
 static dagger_status_t td_stream_create(int dev, dg_dev_stream_t **out)
 {
-    dagger_status_t st = td_check_dev(dev, "test device stream_create");
-    if (st != DAGGER_OK)
-        return st;
-    dg_dev_stream_t *s = dg_calloc(1, sizeof(*s));
+    dagger_status_t st;
+    dg_dev_stream_t *s = td_object(dev, sizeof(*s), "test device stream_create", &st);
     if (!s)
-        return dg_error(DAGGER_ERR_NO_MEMORY, "test device %d: out of memory", dev);
+        return st;
     s->dev = dev;
     pthread_mutex_init(&s->lock, NULL);
     pthread_cond_init(&s->cond, NULL);
@@ -241,12 +249,10 @@ static void *td_stream_native(dg_dev_stream_t *s)
 
 static dagger_status_t td_event_create(int dev, dg_dev_event_t **out)
 {
-    dagger_status_t st = td_check_dev(dev, "test device event_create");
-    if (st != DAGGER_OK)
-        return st;
-    dg_dev_event_t *e = dg_calloc(1, sizeof(*e));
+    dagger_status_t st;
+    dg_dev_event_t *e = td_object(dev, sizeof(*e), "test device event_create", &st);
     if (!e)
-        return dg_error(DAGGER_ERR_NO_MEMORY, "test device %d: out of memory", dev);
+        return st;
     e->dev = dev;
     pthread_mutex_init(&e->lock, NULL);
     pthread_cond_init(&e->cond, NULL);

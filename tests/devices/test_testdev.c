@@ -33,6 +33,21 @@ static void wait_event(dg_dev_event_t *e)
 
 TestSuite(testdev, .init = setup, .fini = teardown);
 
+static void stream_and_event(int dev, dg_dev_stream_t **s, dg_dev_event_t **e)
+{
+    cr_assert_eq(be->stream_create(dev, s), DAGGER_OK);
+    cr_assert_eq(be->event_create(dev, e), DAGGER_OK);
+}
+
+/* Records e on s, waits for it, then frees both. */
+static void finish(dg_dev_stream_t *s, dg_dev_event_t *e)
+{
+    cr_assert_eq(be->event_record(e, s), DAGGER_OK);
+    wait_event(e);
+    be->event_destroy(e);
+    be->stream_destroy(s);
+}
+
 Test(testdev, discovery_counts_and_names_test_devices)
 {
     char why[128] = "";
@@ -78,8 +93,7 @@ Test(testdev, streams_run_asynchronously_in_order)
 {
     dg_dev_stream_t *s;
     dg_dev_event_t *e;
-    cr_assert_eq(be->stream_create(0, &s), DAGGER_OK);
-    cr_assert_eq(be->event_create(0, &e), DAGGER_OK);
+    stream_and_event(0, &s, &e);
     cr_assert_eq(be->event_query(e), 1, "an event never recorded is complete");
     char *d, src[64], back[64] = {0};
     for (int i = 0; i < 64; i++)
@@ -132,8 +146,7 @@ Test(testdev, pack_gathers_and_unpack_scatters_spans)
 {
     dg_dev_stream_t *s;
     dg_dev_event_t *e;
-    cr_assert_eq(be->stream_create(0, &s), DAGGER_OK);
-    cr_assert_eq(be->event_create(0, &e), DAGGER_OK);
+    stream_and_event(0, &s, &e);
     unsigned char src[32], packed[12] = {0}, out[32];
     for (int i = 0; i < 32; i++)
         src[i] = (unsigned char)i;
@@ -143,24 +156,20 @@ Test(testdev, pack_gathers_and_unpack_scatters_spans)
     memset(spans, 0, sizeof(spans)); /* reusable once the call returned */
     dg_dev_span_t again[3] = {{2, 4}, {10, 3}, {27, 5}};
     cr_assert_eq(be->pack(s, out, packed, again, 3, 1), DAGGER_OK);
-    cr_assert_eq(be->event_record(e, s), DAGGER_OK);
-    wait_event(e);
+    finish(s, e);
     const unsigned char want[12] = {2, 3, 4, 5, 10, 11, 12, 27, 28, 29, 30, 31};
     cr_assert_arr_eq(packed, want, 12);
     for (int i = 0; i < 32; i++) {
         int in = (i >= 2 && i < 6) || (i >= 10 && i < 13) || i >= 27;
         cr_assert_eq(out[i], in ? i : 0xff, "byte %d", i);
     }
-    be->event_destroy(e);
-    be->stream_destroy(s);
 }
 
 Test(testdev, memset0_and_staging_memory)
 {
     dg_dev_stream_t *s;
     dg_dev_event_t *e;
-    cr_assert_eq(be->stream_create(0, &s), DAGGER_OK);
-    cr_assert_eq(be->event_create(0, &e), DAGGER_OK);
+    stream_and_event(0, &s, &e);
     void *d, *h;
     cr_assert_eq(be->mem_alloc(0, 256, &d), DAGGER_OK);
     cr_assert_eq(be->host_alloc(256, &h), DAGGER_OK);
@@ -168,14 +177,11 @@ Test(testdev, memset0_and_staging_memory)
     memset(h, 0xcd, 256);
     cr_assert_eq(be->memset0(s, d, 256), DAGGER_OK);
     cr_assert_eq(be->copy(s, h, d, 256, DG_DEV_D2H), DAGGER_OK);
-    cr_assert_eq(be->event_record(e, s), DAGGER_OK);
-    wait_event(e);
+    finish(s, e);
     static const unsigned char zero[256];
     cr_assert_arr_eq(h, zero, 256);
     be->host_free(h);
     be->mem_free(0, d);
-    be->event_destroy(e);
-    be->stream_destroy(s);
 }
 
 Test(testdev, calls_for_a_device_that_does_not_exist_fail)
