@@ -260,6 +260,55 @@ static void d2h_done(dg_dev_t *d, dg_dev_pending_t *p, int ok)
     dg_exec_finish(d->ex, p->op);
 }
 
+/* The source device's half of a copy between two devices is done: the
+ * packed bytes go to the destination's memory-space actor. */
+static void d2d_staged(dg_dev_t *d, dg_dev_pending_t *p, int ok)
+{
+    (void)ok;
+    dg_xcopy_t *c = &p->op->u.copy;
+    c->staged = p->staging;
+    p->staging = NULL; /* the destination gives it back */
+    dg_dev_t *to = &d->ex->devs[c->dst_space - 1];
+    dg_dev_staged_msg_t m = {p->op};
+    dg_act_post_t post = {.to = to->side[DG_DEV_SIDE_SPACE].addr, .type = d->ex->msg.dev_staged,
+                          .payload = &m, .size = sizeof(m), .what = "copy between devices"};
+    int direct;
+    if (dg_act_post_local(d->ex->actors, to->side[DG_DEV_SIDE_SPACE].obj, &post, &direct) !=
+        DAGGER_OK) {
+        dg_dev_cache_put(d, &d->pinned, c->staged, span_bytes(c->spans, c->nspans, c->elsize));
+        fail_now(d, p->op, DAGGER_ERR_INTERNAL, "a copy between devices lost its second half");
+    }
+}
+
+/* A COPY between two devices of the rank: host-staged in two halves, each
+ * in a turn of its own device's memory-space actor (only it calls its
+ * device): packed to pinned memory on the source, unpacked from there on
+ * the destination (on_staged). */
+static void between_devices(dg_dev_t *d, dg_xop_t *op)
+{
+    const dg_xcopy_t *c = &op->u.copy;
+    if (d->space != c->src_space) { /* the destination's actor got it: the source starts */
+        dg_exec_post_op(d->ex, d->ex->msg.copy, c->src_space, op);
+        return;
+    }
+    size_t total = span_bytes(c->spans, c->nspans, c->elsize);
+    dg_dev_pending_t what = {.op = op, .done = d2d_staged, .staging_bytes = total,
+                             .scratch_bytes = total};
+    dagger_status_t st = dg_dev_cache_get(d, &d->pinned, total, &what.staging);
+    if (st == DAGGER_OK)
+        st = queue_packed(d, c->src, what.staging, c->spans, c->nspans, c->elsize, DG_DEV_D2H,
+                          &what.scratch);
+    if (st != DAGGER_OK) {
+        if (what.staging)
+            dg_dev_cache_put(d, &d->pinned, what.staging, total);
+        if (what.scratch)
+            dg_dev_cache_put(d, &d->mem, what.scratch, total);
+        fail_now(d, op, st, "a copy between devices");
+        return;
+    }
+    dg_dev_pend(d, DG_DEV_SIDE_SPACE, d->copy_stream, &what);
+}
+
 /* dagger.mem.copy: a COPY between host memory and this device. */
 static dagger_status_t on_copy(dagger_ctx_t *ctx)
 {
@@ -271,10 +320,7 @@ static dagger_status_t on_copy(dagger_ctx_t *ctx)
         return DAGGER_OK;
     }
     if (c->src_space && c->dst_space) {
-        dg_error(DAGGER_ERR_UNSUPPORTED, "copies between two devices of one rank (spaces %u "
-                 "and %u) are not supported yet; scope the tasks to one device per rank",
-                 c->src_space, c->dst_space);
-        fail_now(d, op, DAGGER_ERR_UNSUPPORTED, "a copy");
+        between_devices(d, op);
         return DAGGER_OK;
     }
     int worker = dagger_ctx_worker(ctx);
@@ -357,6 +403,7 @@ static dagger_status_t on_send(dagger_ctx_t *ctx)
         return DAGGER_OK;
     }
     x->staged = staged; /* kept until the wire is done (dagger.dev.staged) */
+    atomic_fetch_add_explicit(&d->staged, 1, memory_order_relaxed);
     dg_dev_pend(d, DG_DEV_SIDE_SPACE, d->copy_stream, &what);
     return DAGGER_OK;
 }
@@ -374,9 +421,26 @@ static dagger_status_t on_recv(dagger_ctx_t *ctx)
             x->staged = staged;
         else
             fail_now(d, NULL, DAGGER_ERR_NO_MEMORY, "no staging memory for a transfer");
+        atomic_fetch_add_explicit(&d->staged, 1, memory_order_relaxed);
     }
     dg_xfer_recv(d->ex->xfer, op);
     return DAGGER_OK;
+}
+
+/* The destination's half of a copy between two devices: unpack the pinned
+ * bytes into this device's buffer. */
+static void copy_second_half(dg_dev_t *d, dg_xop_t *op)
+{
+    dg_xcopy_t *c = &op->u.copy;
+    size_t total = span_bytes(c->spans, c->nspans, c->elsize);
+    dg_dev_pending_t what = {.op = op, .done = op_done, .staging = c->staged,
+                             .staging_bytes = total, .scratch_bytes = total};
+    c->staged = NULL;
+    dagger_status_t st = queue_packed(d, c->dst, what.staging, c->spans, c->nspans, c->elsize,
+                                      DG_DEV_H2D, &what.scratch);
+    if (st != DAGGER_OK)
+        dg_exec_fail(d->ex, UINT64_MAX - 1, st, "a copy between devices failed");
+    dg_dev_pend(d, DG_DEV_SIDE_SPACE, d->copy_stream, &what);
 }
 
 /* dagger.dev.staged: a staged SEND is off the wire (its staging buffer goes
@@ -385,6 +449,10 @@ static dagger_status_t on_staged(dagger_ctx_t *ctx)
 {
     dg_dev_t *d = dev_of(ctx);
     dg_xop_t *op = ((const dg_dev_staged_msg_t *)dagger_ctx_payload(ctx))->op;
+    if (op->kind == DG_PLAN_OP_COPY) {
+        copy_second_half(d, op);
+        return DAGGER_OK;
+    }
     dg_xxfer_t *x = &op->u.xfer;
     dg_dev_pending_t what = {.op = op, .done = op_done, .staging = x->staged,
                              .staging_bytes = x->bytes, .scratch_bytes = x->bytes};

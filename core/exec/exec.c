@@ -469,6 +469,7 @@ static int emit_copy(dg_exec_t *ex, dg_xop_t *op, const dg_plan_op_t *p)
     c->dst = buffer_base(ex, p->u.copy.dst);
     c->src_space = p->u.copy.src.space;
     c->dst_space = p->u.copy.dst.space;
+    c->staged = NULL;
     c->elsize = p->u.copy.elsize;
     c->nspans = p->u.copy.nspans;
     c->spans = op_alloc(op, c->nspans * sizeof(dg_plan_span_t) + 1);

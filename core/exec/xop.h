@@ -70,6 +70,7 @@ typedef struct dg_xcopy {
     uint32_t src_space, dst_space;
     uint32_t elsize, nspans;
     dg_plan_span_t *spans;
+    unsigned char *staged;            /* between two devices: the packed bytes in pinned memory */
 } dg_xcopy_t;
 
 struct dg_xop {
