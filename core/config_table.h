@@ -21,7 +21,11 @@
     X(check_uniformity, "DAGGER_CHECK_UNIFORMITY", BOOL, "0",                                 \
       "compare planning inputs across ranks at every region and collective call")             \
     X(gpu_direct, "DAGGER_GPU_DIRECT", INT, "-1",                                             \
-      "send GPU buffers directly over UCX: 1 force on, 0 force off (host staging), -1 auto")  \
+      "send device buffers directly over UCX: 1 force on (an error at init where UCX cannot), " \
+      "0 force off (host staging), -1 auto (on when UCX reports the memory type)")           \
+    X(test_devices, "DAGGER_TEST_DEVICES", INT, "0",                                          \
+      "test devices per rank (0-15): a device kind for machines without a GPU (memory of "    \
+      "its own, asynchronous streams); tasks opt in with DAGGER_PROC_TESTDEV; 0 = none")      \
     X(log_level, "DAGGER_LOG_LEVEL", INT, "1",                                                \
       "0 errors only, 1 warnings, 2 info, 3 debug")                                           \
     X(eager_limit, "DAGGER_EAGER_LIMIT", SIZE, "8192",                                        \

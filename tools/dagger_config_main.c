@@ -3,6 +3,7 @@
 #include <stdio.h>
 
 #include "core/config.h"
+#include "devices/discover.h"
 
 int main(void)
 {
@@ -10,6 +11,9 @@ int main(void)
     dg_config_t cfg;
     dagger_status_t st = dg_config_load(&cfg, &unknown);
     dg_config_print(stdout);
+    dg_dev_table_t devs;
+    if (st == DAGGER_OK && dg_dev_discover(cfg.test_devices, &devs) == DAGGER_OK)
+        printf("\ndevices of this process: %s\n", devs.summary);
     if (unknown)
         printf("\nunknown settings in this environment (ignored): %s\n", unknown);
     if (st != DAGGER_OK) {

@@ -10,6 +10,7 @@
 #include "core/exec/rewrap.h"
 #include "core/exec/xfer.h"
 #include "core/status_internal.h"
+#include "devices/dev.h"
 #include "devices/space_actor.h"
 
 typedef struct dg_msg_decl {
@@ -28,6 +29,12 @@ static const dg_msg_decl_t decls[] = {
     {"dagger.mem.recv", DAGGER_MSG_FIXED, sizeof(dg_mem_op_msg_t), offsetof(dg_exec_msgs_t, recv)},
     {"dagger.proc.launch", DAGGER_MSG_FIXED, sizeof(dg_proc_launch_msg_t),
      offsetof(dg_exec_msgs_t, launch)},
+    {"dagger.dev.launch", DAGGER_MSG_FIXED, sizeof(dg_dev_launch_msg_t),
+     offsetof(dg_exec_msgs_t, dev_launch)},
+    {"dagger.dev.poll", DAGGER_MSG_FIXED, sizeof(dg_dev_poll_msg_t),
+     offsetof(dg_exec_msgs_t, dev_poll)},
+    {"dagger.dev.staged", DAGGER_MSG_FIXED, sizeof(dg_dev_staged_msg_t),
+     offsetof(dg_exec_msgs_t, dev_staged)},
     /* On the wire: the 64-byte move_rewrap header; as delivered: where the
      * children are (dg_xfer_arrival_t), so the type allows the larger. */
     {"dagger.mem.rewrap", DAGGER_MSG_BYTES,

@@ -13,6 +13,7 @@
 #include "core/log.h"
 #include "core/status_internal.h"
 #include "core/trace/trace.h"
+#include "devices/dev.h"
 #include "transport/tx.h"
 
 /* A tag's meeting point: whichever of the RECV op and the data comes first
@@ -86,6 +87,17 @@ static void fail_xfer(dg_xfer_t *xf, dg_xop_t *op, dagger_status_t st, const cha
     (void)op;
 }
 
+/* An op's end with the wire: a host-staged device transfer goes back to
+ * its device's memory-space actor (which unpacks a receive and releases
+ * the staging buffer), any other op is finished. */
+static void xfer_done(dg_xfer_t *xf, dg_xop_t *op)
+{
+    if (op->u.xfer.staged)
+        dg_devs_staged(xf->ex, op);
+    else
+        dg_exec_finish(xf->ex, op);
+}
+
 /* ------------------------------------------------------------ scatter/gather */
 
 static void scatter(const dg_xxfer_t *x, const unsigned char *src)
@@ -124,7 +136,7 @@ static void send_done(void *arg, dagger_status_t st)
         fail_xfer(s->xf, s->op, st, msg);
     }
     free(s->packed);
-    dg_exec_finish(s->xf->ex, s->op);
+    xfer_done(s->xf, s->op);
     free(s);
 }
 
@@ -135,7 +147,9 @@ void dg_xfer_send(dg_xfer_t *xf, dg_xop_t *op)
     const dg_xxfer_t *x = &op->u.xfer;
     dg_send_ctx_t *s = dg_calloc(1, sizeof(*s));
     const void *payload = NULL;
-    if (s && x->bytes && x->base) {
+    if (s && x->bytes && x->staged) {
+        payload = x->staged; /* packed by the device's memory-space actor */
+    } else if (s && x->bytes && x->base) {
         if (x->nspans == 1) {
             payload = x->base + (size_t)x->spans[0].begin * x->elsize;
         } else {
@@ -149,7 +163,7 @@ void dg_xfer_send(dg_xfer_t *xf, dg_xop_t *op)
         free(s ? s->packed : NULL);
         free(s);
         fail_xfer(xf, op, DAGGER_ERR_NO_MEMORY, "out of memory packing a transfer");
-        dg_exec_finish(xf->ex, op);
+        xfer_done(xf, op);
         return;
     }
     s->xf = xf;
@@ -206,7 +220,7 @@ static void unpack_done(void *arg, dagger_status_t st)
     else if (u->staging)
         scatter(&u->op->u.xfer, u->staging);
     free(u->staging);
-    dg_exec_finish(u->xf->ex, u->op);
+    xfer_done(u->xf, u->op);
     free(u);
 }
 
@@ -220,7 +234,9 @@ static void pull(dg_xfer_t *xf, dg_xop_t *op, void *rndv, size_t len)
     if (u) {
         u->xf = xf;
         u->op = op;
-        if (x->nspans == 1 && x->base)
+        if (x->staged)
+            dst = x->staged; /* the device's memory-space actor unpacks it */
+        else if (x->nspans == 1 && x->base)
             dst = x->base + (size_t)x->spans[0].begin * x->elsize;
         else
             dst = u->staging = dg_malloc(len);
@@ -230,7 +246,7 @@ static void pull(dg_xfer_t *xf, dg_xop_t *op, void *rndv, size_t len)
         if (u)
             free(u);
         fail_xfer(xf, op, DAGGER_ERR_NO_MEMORY, "out of memory receiving a transfer");
-        dg_exec_finish(xf->ex, op);
+        xfer_done(xf, op);
         return;
     }
     if (dg_tx_recv_into(xf->tx, rndv, dst, len, unpack_done, u) != DAGGER_OK)
@@ -245,7 +261,7 @@ static void queue_pull(dg_xfer_t *xf, dg_xop_t *op, void *rndv, size_t len)
     if (!p) {
         fail_xfer(xf, op, DAGGER_ERR_NO_MEMORY, "out of memory receiving a transfer");
         if (op)
-            dg_exec_finish(xf->ex, op);
+            xfer_done(xf, op);
         return; /* the descriptor stays with the transport until it closes */
     }
     *p = (dg_pull_t){NULL, op, rndv, len};
@@ -282,13 +298,15 @@ static void complete_recv(dg_xfer_t *xf, dg_xop_t *op, const dg_rewrap_hdr_t *h,
         } else if (rndv) {
             queue_pull(xf, NULL, rndv, len); /* the owner drops it */
         }
-        dg_exec_finish(xf->ex, op);
+        xfer_done(xf, op);
         return;
     }
     if (!rndv) {
-        if (len && op->u.xfer.base)
+        if (len && op->u.xfer.staged)
+            memcpy(op->u.xfer.staged, eager, len);
+        else if (len && op->u.xfer.base)
             scatter(&op->u.xfer, eager);
-        dg_exec_finish(xf->ex, op);
+        xfer_done(xf, op);
         return;
     }
     if (dg_tx_is_owner(xf->tx)) {
@@ -451,7 +469,7 @@ void dg_xfer_recv(dg_xfer_t *xf, dg_xop_t *op)
         if (!rv) {
             pthread_mutex_unlock(&xf->lock);
             fail_xfer(xf, op, DAGGER_ERR_NO_MEMORY, "out of memory posting a receive");
-            dg_exec_finish(xf->ex, op);
+            xfer_done(xf, op);
             return;
         }
         rv->tag = op->u.xfer.tag;
