@@ -552,6 +552,15 @@ Test(kill_rank, under_mpirun, .timeout = 150)
     check_kill("mpirun");
 }
 
+/* PRRTE is not packaged in Debian 12: these run where it was built and is on
+ * PATH (docs/transport.md says how). */
+Test(kill_rank, under_prterun, .timeout = 150)
+{
+    if (system("command -v prterun >/dev/null 2>&1"))
+        cr_skip_test("needs PRRTE's prterun on PATH");
+    check_kill("prterun");
+}
+
 static int slurm_answers(void)
 {
     return !system("timeout 3 scontrol ping 2>/dev/null | grep -q 'is UP'");
@@ -628,6 +637,13 @@ Test(kill_rank, in_start_up_under_mpirun, .timeout = 250)
     if (system("command -v mpirun >/dev/null 2>&1"))
         cr_skip_test("needs Open MPI's mpirun");
     check_start_up_kills("mpirun");
+}
+
+Test(kill_rank, in_start_up_under_prterun, .timeout = 250)
+{
+    if (system("command -v prterun >/dev/null 2>&1"))
+        cr_skip_test("needs PRRTE's prterun on PATH");
+    check_start_up_kills("prterun");
 }
 
 Test(kill_rank, in_start_up_under_srun, .timeout = 250)
