@@ -1,0 +1,117 @@
+/* Device settings and test devices in one process: DAGGER_TEST_DEVICES
+ * gives the rank test devices (and only then), bad values of it and of
+ * DAGGER_GPU_DIRECT stop dagger_init with a message naming the setting, and
+ * a task failing on a test device fails the region like a CPU task. */
+#include <criterion/criterion.h>
+#include <dagger.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void init_with(const char *ndev, const char *direct, dagger_status_t want,
+                      dagger_runtime_t **rt)
+{
+    setenv("DAGGER_NUM_THREADS", "2", 1);
+    setenv("DAGGER_TEST_DEVICES", ndev, 1);
+    if (direct)
+        setenv("DAGGER_GPU_DIRECT", direct, 1);
+    cr_assert_eq(dagger_init(NULL, NULL, NULL, rt), want, "%s", dagger_error_detail());
+}
+
+static int count_kind(dagger_runtime_t *rt, dagger_proc_kind_t k)
+{
+    dagger_proc_info_t p[64];
+    int n = dagger_procs(rt, p, 64), c = 0;
+    for (int i = 0; i < n && i < 64; i++)
+        c += p[i].kind == k;
+    return c;
+}
+
+Test(devices, test_devices_only_when_asked)
+{
+    dagger_runtime_t *rt;
+    init_with("0", NULL, DAGGER_OK, &rt);
+    cr_assert_eq(count_kind(rt, DAGGER_PROC_TESTDEV), 0);
+    cr_assert_eq(dagger_finalize(rt), DAGGER_OK);
+    init_with("3", NULL, DAGGER_OK, &rt);
+    cr_assert_eq(count_kind(rt, DAGGER_PROC_TESTDEV), 3);
+    cr_assert_eq(count_kind(rt, DAGGER_PROC_CPU), 2);
+    cr_assert_eq(dagger_finalize(rt), DAGGER_OK);
+}
+
+Test(devices, bad_settings_stop_init_naming_them)
+{
+    dagger_runtime_t *rt = NULL;
+    init_with("16", NULL, DAGGER_ERR_CONFIG, &rt);
+    cr_assert(strstr(dagger_error_detail(), "DAGGER_TEST_DEVICES=16"), "%s", dagger_error_detail());
+    cr_assert_null(rt);
+    init_with("1", "5", DAGGER_ERR_CONFIG, &rt);
+    cr_assert(strstr(dagger_error_detail(), "DAGGER_GPU_DIRECT=5"), "%s", dagger_error_detail());
+}
+
+static int fails_on_device(dagger_task_t *t)
+{
+    if (dagger_task_stream(t))
+        return dagger_task_fail(t, "no luck on this test device");
+    return DAGGER_OK;
+}
+
+Test(devices, a_task_failing_on_a_test_device_fails_the_region)
+{
+    dagger_runtime_t *rt;
+    init_with("1", NULL, DAGGER_OK, &rt);
+    dagger_codelet_desc_t d = {.name = "fails_on_device", .cpu = fails_on_device};
+    dagger_codelet_t cl;
+    cr_assert_eq(dagger_codelet_register(rt, &d, &cl), DAGGER_OK);
+    dagger_chunk_desc_t cd = {.dtype = DAGGER_F64, .ndims = 1, .dims = {4}, .owner = 0};
+    dagger_chunk_t c;
+    cr_assert_eq(dagger_chunk_create(rt, &cd, &c), DAGGER_OK);
+    dagger_region_t *r;
+    dagger_scope_t dev = {.kinds = DAGGER_PROC_TESTDEV};
+    cr_assert_eq(dagger_region_begin(rt, &dev, &r), DAGGER_OK);
+    dagger_arg_t a = DAGGER_INOUT(dagger_view(rt, c));
+    cr_assert_eq(dagger_submit(r, cl, 1, &a, NULL, NULL, NULL), DAGGER_OK);
+    cr_assert_eq(dagger_region_end(r), DAGGER_ERR_TASK_FAILED);
+    cr_assert(strstr(dagger_error_detail(), "no luck on this test device"), "%s",
+              dagger_error_detail());
+    /* outside a device scope the same codelet runs on a CPU and succeeds */
+    cr_assert_eq(dagger_region_begin(rt, NULL, &r), DAGGER_OK);
+    cr_assert_eq(dagger_submit(r, cl, 1, &a, NULL, NULL, NULL), DAGGER_OK);
+    cr_assert_eq(dagger_region_end(r), DAGGER_OK, "%s", dagger_error_detail());
+    cr_assert_eq(dagger_finalize(rt), DAGGER_OK);
+}
+
+/* 200 small dependent tasks over two test devices: every completion is
+ * seen (polled in the actors' turns, woken by the stream threads). */
+static int bump(dagger_task_t *t)
+{
+    double *x = dagger_task_arg(t, 0).data;
+    x[0] += 1;
+    return DAGGER_OK;
+}
+
+Test(devices, every_device_completion_is_seen)
+{
+    dagger_runtime_t *rt;
+    init_with("2", NULL, DAGGER_OK, &rt);
+    dagger_codelet_desc_t d = {.name = "bump", .cpu = bump};
+    dagger_codelet_t cl;
+    cr_assert_eq(dagger_codelet_register(rt, &d, &cl), DAGGER_OK);
+    dagger_chunk_desc_t cd = {.dtype = DAGGER_F64, .ndims = 1, .dims = {1}, .owner = 0};
+    dagger_chunk_t c[4];
+    for (int i = 0; i < 4; i++)
+        cr_assert_eq(dagger_chunk_create(rt, &cd, &c[i]), DAGGER_OK);
+    dagger_region_t *r;
+    dagger_scope_t dev = {.kinds = DAGGER_PROC_TESTDEV};
+    cr_assert_eq(dagger_region_begin(rt, &dev, &r), DAGGER_OK);
+    for (int k = 0; k < 200; k++) {
+        dagger_arg_t a = DAGGER_INOUT(dagger_view(rt, c[k % 4]));
+        cr_assert_eq(dagger_submit(r, cl, 1, &a, NULL, NULL, NULL), DAGGER_OK);
+    }
+    cr_assert_eq(dagger_region_end(r), DAGGER_OK, "%s", dagger_error_detail());
+    for (int i = 0; i < 4; i++) {
+        double *x;
+        cr_assert_eq(dagger_chunk_data(rt, c[i], (void **)&x, NULL), DAGGER_OK);
+        cr_assert_eq(x[0], 50.0);
+    }
+    cr_assert_eq(dagger_finalize(rt), DAGGER_OK);
+}
