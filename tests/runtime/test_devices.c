@@ -48,6 +48,22 @@ Test(devices, bad_settings_stop_init_naming_them)
     cr_assert(strstr(dagger_error_detail(), "DAGGER_GPU_DIRECT=5"), "%s", dagger_error_detail());
 }
 
+/* Registers fn, creates n chunks of len doubles on rank 0 and opens a
+ * region scoped to test devices. */
+static dagger_codelet_t dev_region(dagger_runtime_t *rt, const char *name, dagger_impl_fn fn,
+                                   int n, size_t len, dagger_chunk_t *c, dagger_region_t **r)
+{
+    dagger_codelet_desc_t d = {.name = name, .cpu = fn};
+    dagger_codelet_t cl;
+    cr_assert_eq(dagger_codelet_register(rt, &d, &cl), DAGGER_OK);
+    dagger_chunk_desc_t cd = {.dtype = DAGGER_F64, .ndims = 1, .dims = {len}, .owner = 0};
+    for (int i = 0; i < n; i++)
+        cr_assert_eq(dagger_chunk_create(rt, &cd, &c[i]), DAGGER_OK);
+    dagger_scope_t dev = {.kinds = DAGGER_PROC_TESTDEV};
+    cr_assert_eq(dagger_region_begin(rt, &dev, r), DAGGER_OK);
+    return cl;
+}
+
 static int fails_on_device(dagger_task_t *t)
 {
     if (dagger_task_stream(t))
@@ -59,15 +75,9 @@ Test(devices, a_task_failing_on_a_test_device_fails_the_region)
 {
     dagger_runtime_t *rt;
     init_with("1", NULL, DAGGER_OK, &rt);
-    dagger_codelet_desc_t d = {.name = "fails_on_device", .cpu = fails_on_device};
-    dagger_codelet_t cl;
-    cr_assert_eq(dagger_codelet_register(rt, &d, &cl), DAGGER_OK);
-    dagger_chunk_desc_t cd = {.dtype = DAGGER_F64, .ndims = 1, .dims = {4}, .owner = 0};
     dagger_chunk_t c;
-    cr_assert_eq(dagger_chunk_create(rt, &cd, &c), DAGGER_OK);
     dagger_region_t *r;
-    dagger_scope_t dev = {.kinds = DAGGER_PROC_TESTDEV};
-    cr_assert_eq(dagger_region_begin(rt, &dev, &r), DAGGER_OK);
+    dagger_codelet_t cl = dev_region(rt, "fails_on_device", fails_on_device, 1, 4, &c, &r);
     dagger_arg_t a = DAGGER_INOUT(dagger_view(rt, c));
     cr_assert_eq(dagger_submit(r, cl, 1, &a, NULL, NULL, NULL), DAGGER_OK);
     cr_assert_eq(dagger_region_end(r), DAGGER_ERR_TASK_FAILED);
@@ -93,16 +103,9 @@ Test(devices, every_device_completion_is_seen)
 {
     dagger_runtime_t *rt;
     init_with("2", NULL, DAGGER_OK, &rt);
-    dagger_codelet_desc_t d = {.name = "bump", .cpu = bump};
-    dagger_codelet_t cl;
-    cr_assert_eq(dagger_codelet_register(rt, &d, &cl), DAGGER_OK);
-    dagger_chunk_desc_t cd = {.dtype = DAGGER_F64, .ndims = 1, .dims = {1}, .owner = 0};
     dagger_chunk_t c[4];
-    for (int i = 0; i < 4; i++)
-        cr_assert_eq(dagger_chunk_create(rt, &cd, &c[i]), DAGGER_OK);
     dagger_region_t *r;
-    dagger_scope_t dev = {.kinds = DAGGER_PROC_TESTDEV};
-    cr_assert_eq(dagger_region_begin(rt, &dev, &r), DAGGER_OK);
+    dagger_codelet_t cl = dev_region(rt, "bump", bump, 4, 1, c, &r);
     for (int k = 0; k < 200; k++) {
         dagger_arg_t a = DAGGER_INOUT(dagger_view(rt, c[k % 4]));
         cr_assert_eq(dagger_submit(r, cl, 1, &a, NULL, NULL, NULL), DAGGER_OK);
