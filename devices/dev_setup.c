@@ -43,6 +43,7 @@ static dagger_status_t start_one(dg_exec_t *ex, dg_dev_t *d, const dg_dev_found_
     d->be = f->be;
     d->index = f->index;
     d->space = 1 + (uint32_t)i;
+    d->side[DG_DEV_SIDE_PROC].dev = d->side[DG_DEV_SIDE_SPACE].dev = d;
     snprintf(d->label, sizeof(d->label), "%s %d", f->be->label, f->index);
     pthread_mutex_init(&d->mem.lock, NULL);
     pthread_mutex_init(&d->pinned.lock, NULL);
