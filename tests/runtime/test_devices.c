@@ -118,3 +118,60 @@ Test(devices, every_device_completion_is_seen)
     }
     cr_assert_eq(dagger_finalize(rt), DAGGER_OK);
 }
+
+/* A device task's return value and a later device task reading it as a
+ * future: results live in host memory, wherever the task ran. */
+static int sum_on_device(dagger_task_t *t)
+{
+    dagger_slot_t x = dagger_task_arg(t, 0);
+    double s = 0;
+    for (size_t i = 0; i < x.dims[0]; i++)
+        s += ((double *)x.data)[i];
+    if (!dagger_task_stream(t))
+        return dagger_task_fail(t, "expected to run on a test device");
+    return dagger_task_return(t, &s, sizeof(s));
+}
+
+static int scale_by_future(dagger_task_t *t)
+{
+    double *x = dagger_task_arg(t, 0).data, f = *(const double *)dagger_task_arg(t, 1).data;
+    for (size_t i = 0; i < dagger_task_arg(t, 0).dims[0]; i++)
+        x[i] *= f;
+    return DAGGER_OK;
+}
+
+Test(devices, results_of_device_tasks_are_futures_like_any)
+{
+    dagger_runtime_t *rt;
+    init_with("1", NULL, DAGGER_OK, &rt);
+    dagger_codelet_desc_t ds = {.name = "sum_on_device", .cpu = sum_on_device,
+                                .return_size = sizeof(double)};
+    dagger_codelet_desc_t dm = {.name = "scale_by_future", .cpu = scale_by_future};
+    dagger_codelet_t sum, scale;
+    cr_assert_eq(dagger_codelet_register(rt, &ds, &sum), DAGGER_OK);
+    cr_assert_eq(dagger_codelet_register(rt, &dm, &scale), DAGGER_OK);
+    dagger_chunk_desc_t cd = {.dtype = DAGGER_F64, .ndims = 1, .dims = {4}, .owner = 0};
+    dagger_chunk_t c;
+    cr_assert_eq(dagger_chunk_create(rt, &cd, &c), DAGGER_OK);
+    double *x;
+    cr_assert_eq(dagger_chunk_data(rt, c, (void **)&x, NULL), DAGGER_OK);
+    for (int i = 0; i < 4; i++)
+        x[i] = i + 1; /* sum 10 */
+    dagger_region_t *r;
+    dagger_scope_t dev = {.kinds = DAGGER_PROC_TESTDEV};
+    cr_assert_eq(dagger_region_begin(rt, &dev, &r), DAGGER_OK);
+    dagger_future_t f;
+    dagger_arg_t a = DAGGER_IN(dagger_view(rt, c));
+    cr_assert_eq(dagger_submit(r, sum, 1, &a, NULL, NULL, &f), DAGGER_OK);
+    dagger_arg_t b[2] = {DAGGER_INOUT(dagger_view(rt, c)), DAGGER_FUTURE(f)};
+    cr_assert_eq(dagger_submit(r, scale, 2, b, NULL, NULL, NULL), DAGGER_OK);
+    cr_assert_eq(dagger_region_end(r), DAGGER_OK, "%s", dagger_error_detail());
+    double got = 0;
+    cr_assert_eq(dagger_fetch(rt, f, &got, sizeof(got), NULL), DAGGER_OK, "%s",
+                 dagger_error_detail());
+    cr_assert_eq(got, 10.0);
+    cr_assert_eq(dagger_chunk_data(rt, c, (void **)&x, NULL), DAGGER_OK);
+    for (int i = 0; i < 4; i++)
+        cr_assert_eq(x[i], (i + 1) * 10.0);
+    cr_assert_eq(dagger_finalize(rt), DAGGER_OK);
+}
