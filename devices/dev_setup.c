@@ -80,6 +80,7 @@ void dg_devs_destroy(dg_exec_t *ex)
 {
     for (int i = 0; i < ex->ndevs; i++) {
         dg_dev_t *d = &ex->devs[i];
+        d->be->set_current(d->index); /* start_one set be first */
         for (int k = 0; k < DG_DEV_STREAMS; k++)
             if (d->streams[k])
                 d->be->stream_destroy(d->streams[k]);

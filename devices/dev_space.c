@@ -196,9 +196,13 @@ static dagger_status_t queue_packed(dg_dev_t *d, unsigned char *dev, unsigned ch
 
 /* ------------------------------------------------------------ handlers */
 
+/* The turn's device, made current on this thread (device.h: before the
+ * first call of each turn; a failure shows in the calls that follow). */
 static dg_dev_t *dev_of(dagger_ctx_t *ctx)
 {
-    return dagger_ctx_state(ctx);
+    dg_dev_t *d = dagger_ctx_state(ctx);
+    d->be->set_current(d->index);
+    return d;
 }
 
 static dg_xop_t *op_of(dagger_ctx_t *ctx)
