@@ -34,6 +34,9 @@
       "bound on sends in flight to one peer rank (flow control)")                             \
     X(peer_errors, "DAGGER_PEER_ERRORS", BOOL, "0",                                           \
       "UCX peer error handling (detects dead peers at once; disables shared memory in UCX)")   \
+    X(start_timeout, "DAGGER_START_TIMEOUT", DOUBLE, "120",                                   \
+      "seconds one start-up step (PMIx_Init, the start-up exchange, the UCX wire-up) may take; "\
+      "past it the rank exits (status 124) naming the step; 0 = wait for ever")               \
     X(boot_tag, "DAGGER_BOOT_TAG", STRING, "",                                                \
       "start-up record tag: set one per test where a runner forks a process per test and rank")\
     X(launcher, "DAGGER_LAUNCHER", STRING, "",                                                \

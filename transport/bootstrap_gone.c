@@ -46,38 +46,39 @@ static int is_local(const struct dg_boot_pmix *px, int rank)
     return found;
 }
 
-/* Whether process pid's environment holds both strings. */
-static int environ_has(const char *pid, const char *a, const char *b)
+int dg_boot_environ_rank(const char *pid, const char *ns_entry)
 {
     char path[64], buf[32768];
     snprintf(path, sizeof(path), "/proc/%s/environ", pid);
     FILE *f = fopen(path, "r");
     if (!f)
-        return 0;
+        return -1;
     size_t n = fread(buf, 1, sizeof(buf) - 1, f);
     fclose(f);
     buf[n] = '\0';
-    int has_a = 0, has_b = 0;
+    int in_ns = 0;
+    long rank = -1;
     for (size_t i = 0; i < n; i += strlen(buf + i) + 1) {
-        has_a |= !strcmp(buf + i, a);
-        has_b |= !strcmp(buf + i, b);
+        in_ns |= !strcmp(buf + i, ns_entry);
+        if (!strncmp(buf + i, "PMIX_RANK=", 10))
+            rank = strtol(buf + i + 10, NULL, 10);
     }
-    return has_a && has_b;
+    return in_ns && rank >= 0 && rank <= 0x7fffffff ? (int)rank : -1;
 }
 
 /* Whether a process of rank runs on this host (a zombie's environment
  * reads empty: it does not count). */
 static int rank_runs_here(const struct dg_boot_pmix *px, int rank)
 {
-    char ns[PMIX_MAX_NSLEN + 32], rk[32];
+    char ns[PMIX_MAX_NSLEN + 32];
     snprintf(ns, sizeof(ns), "PMIX_NAMESPACE=%s", px->me.nspace);
-    snprintf(rk, sizeof(rk), "PMIX_RANK=%d", rank);
     DIR *d = opendir("/proc");
     if (!d)
         return 1; /* cannot tell: assume it runs */
     int found = 0;
     for (struct dirent *e; !found && (e = readdir(d));)
-        found = e->d_name[0] >= '1' && e->d_name[0] <= '9' && environ_has(e->d_name, ns, rk);
+        found = e->d_name[0] >= '1' && e->d_name[0] <= '9' &&
+                dg_boot_environ_rank(e->d_name, ns) == rank;
     closedir(d);
     return found;
 }

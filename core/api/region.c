@@ -252,6 +252,12 @@ static dagger_status_t agree_on_status(dg_tasks_t *t)
     dagger_status_t status;
     char msg[512];
     dagger_status_t st = dg_tasks_agree_failure(t, &first, &status, msg, sizeof(msg));
+    dg_exec_t *ex = t->exec;
+    /* No agreement: a rank was lost. This rank's own failure of the same
+     * kind says more (which transfer from which rank could not arrive). */
+    if (st == DAGGER_ERR_PEER_LOST && atomic_load(&ex->failed) &&
+        ex->fail_status == DAGGER_ERR_PEER_LOST)
+        return dg_error(st, "%s", ex->fail_msg);
     if (st != DAGGER_OK || first == UINT64_MAX)
         return st;
     if (dg_tasks_note_failure(t, first, status, msg) != DAGGER_OK)

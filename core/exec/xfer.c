@@ -45,6 +45,7 @@ struct dg_xfer {
     pthread_mutex_t lock;      /* guards buckets and pulls */
     dg_rv_t *buckets[DG_RV_BUCKETS];
     dg_pull_t *pulls;
+    int lost_seen;             /* the receives waiting when a peer was lost have failed */
 };
 
 /* A packed receive: the staging buffer and where its bytes go. */
@@ -408,12 +409,61 @@ void dg_xfer_arrived(dg_xfer_t *xf, const dg_xfer_arrival_t *a)
     pthread_mutex_unlock(&xf->lock);
 }
 
+/* A receive that can no longer complete: a rank was lost (the sender, or
+ * another rank whose loss ends the job and may hold back the sender). */
+static void fail_unreachable(dg_xfer_t *xf, dg_xop_t *op)
+{
+    dg_tx_health(xf->tx);
+    char msg[700];
+    snprintf(msg, sizeof(msg), "rank %d: transfer tag %llx from rank %d cannot arrive: %s",
+             xf->ex->rank, (unsigned long long)op->u.xfer.tag, op->u.xfer.peer,
+             dagger_error_detail());
+    fail_xfer(xf, op, DAGGER_ERR_PEER_LOST, msg);
+    dg_exec_finish(xf->ex, op);
+}
+
+/* Once a rank is lost the job cannot go on: every posted receive still
+ * waiting for its data fails now, naming its tag and sender, instead of
+ * waiting until the transport's lost_grace_s ends the process. Owner
+ * thread; a relaxed load while nobody is lost. */
+static void fail_waiting_recvs(dg_xfer_t *xf)
+{
+    if (DG_LIKELY(xf->lost_seen || dg_tx_lost_rank(xf->tx) < 0))
+        return;
+    xf->lost_seen = 1;
+    dg_rv_t *waiting = NULL;
+    pthread_mutex_lock(&xf->lock);
+    for (int b = 0; b < DG_RV_BUCKETS; b++)
+        for (dg_rv_t **pp = &xf->buckets[b]; *pp;) {
+            dg_rv_t *rv = *pp;
+            if (!rv->op) {
+                pp = &rv->next;
+                continue;
+            }
+            *pp = rv->next;
+            rv->next = waiting;
+            waiting = rv;
+        }
+    pthread_mutex_unlock(&xf->lock);
+    while (waiting) {
+        dg_rv_t *next = waiting->next;
+        fail_unreachable(xf, waiting->op);
+        free(waiting);
+        waiting = next;
+    }
+}
+
 void dg_xfer_recv(dg_xfer_t *xf, dg_xop_t *op)
 {
     if (DG_TRACE_ON())
         dg_trace_xfer_start(op);
     pthread_mutex_lock(&xf->lock);
     dg_rv_t *rv = rv_take(xf, op->u.xfer.tag);
+    if (!rv && dg_tx_lost_rank(xf->tx) >= 0) {
+        pthread_mutex_unlock(&xf->lock);
+        fail_unreachable(xf, op);
+        return;
+    }
     if (!rv) {
         rv = dg_calloc(1, sizeof(*rv));
         if (!rv) {
@@ -436,6 +486,7 @@ void dg_xfer_recv(dg_xfer_t *xf, dg_xop_t *op)
 
 int dg_xfer_poll(dg_xfer_t *xf)
 {
+    fail_waiting_recvs(xf);
     if (!__atomic_load_n(&xf->pulls, __ATOMIC_RELAXED) || !dg_tx_is_owner(xf->tx))
         return 0;
     pthread_mutex_lock(&xf->lock);
