@@ -54,6 +54,8 @@ typedef struct dg_dev_side {
     dg_dev_pending_t *spare;      /* finished entries with their events, for reuse */
     _Atomic int npending;
     _Atomic int poll_posted;      /* a dagger.dev.poll is on its way */
+    _Atomic int signalled;        /* the backend's host function ran: some event passed */
+    struct dg_dev *dev;
 } dg_dev_side_t;
 
 /* A kept block of one memory kind (device memory or pinned staging). */

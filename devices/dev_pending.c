@@ -10,11 +10,13 @@
 #include "core/status_internal.h"
 #include "devices/dev.h"
 
-/* The backend's thread: the work before it is done, a worker may sleep. */
+/* The backend's thread: the work queued before it is done, so an event of
+ * this side passed; a worker polls it (and may sleep until then). */
 static void wake(void *arg)
 {
-    dg_dev_t *d = arg;
-    dg_act_system_wake_any(d->ex->actors);
+    dg_dev_side_t *sd = arg;
+    atomic_store_explicit(&sd->signalled, 1, memory_order_seq_cst);
+    dg_act_system_wake_any(sd->dev->ex->actors);
 }
 
 /* Runs the entry's done, then gives its buffers back (done may read them). */
@@ -69,7 +71,8 @@ void dg_dev_pend(dg_dev_t *d, int side, dg_dev_stream_t *s, const dg_dev_pending
     sd->pending = p;
     atomic_fetch_add_explicit(&sd->npending, 1, memory_order_seq_cst);
     if (d->be->launch_host_fn)
-        d->be->launch_host_fn(s, wake, d); /* if this fails, idle workers still poll */
+        if (d->be->launch_host_fn(s, wake, sd) != DAGGER_OK)
+            atomic_store(&sd->signalled, 1); /* no wake-up will come: poll anyway */
 }
 
 dagger_status_t dg_dev_on_poll(dagger_ctx_t *ctx)
@@ -129,11 +132,18 @@ int dg_devs_poll(struct dg_exec *ex)
         dg_dev_t *d = &ex->devs[i];
         uint64_t before = atomic_load_explicit(&d->completed, memory_order_relaxed);
         int waiting = 0;
-        for (int side = 0; side < 2; side++)
-            if (atomic_load_explicit(&d->side[side].npending, memory_order_seq_cst) > 0) {
+        for (int side = 0; side < 2; side++) {
+            dg_dev_side_t *sd = &d->side[side];
+            if (atomic_load_explicit(&sd->npending, memory_order_seq_cst) <= 0)
+                continue;
+            waiting = 1;
+            /* With host functions, only a side whose event passed is worth a
+             * turn; the flag is cleared before the turn looks, so a later
+             * pass sets it again. */
+            if (!d->be->launch_host_fn ||
+                atomic_exchange_explicit(&sd->signalled, 0, memory_order_seq_cst))
                 post_poll(d, side);
-                waiting = 1;
-            }
+        }
         did += (int)(atomic_load_explicit(&d->completed, memory_order_relaxed) - before);
         /* Without a host function nothing wakes a sleeping worker: keep one
          * looking (the idle loop yields between looks). */

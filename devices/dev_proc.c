@@ -18,9 +18,13 @@ static void launch_done(dg_dev_t *d, dg_dev_pending_t *p, int ok)
     dg_exec_finish(d->ex, p->op);
 }
 
+_Static_assert((int)DG_DEV_CUDA == (int)DG_PLAN_CUDA && (int)DG_DEV_HIP == (int)DG_PLAN_HIP &&
+                   (int)DG_DEV_TEST == (int)DG_PLAN_TESTDEV,
+               "device kinds and planner kinds share their values (the inventory sends them)");
+
 static dg_plan_kind_t plan_kind(const dg_dev_t *d)
 {
-    return (dg_plan_kind_t)d->be->kind; /* dg_dev_kind_t values equal the planner's kinds */
+    return (dg_plan_kind_t)d->be->kind;
 }
 
 /* dagger.dev.launch: a ready task placed on this device. */

@@ -43,6 +43,7 @@ static dagger_status_t start_one(dg_exec_t *ex, dg_dev_t *d, const dg_dev_found_
     d->be = f->be;
     d->index = f->index;
     d->space = 1 + (uint32_t)i;
+    d->side[DG_DEV_SIDE_PROC].dev = d->side[DG_DEV_SIDE_SPACE].dev = d;
     snprintf(d->label, sizeof(d->label), "%s %d", f->be->label, f->index);
     pthread_mutex_init(&d->mem.lock, NULL);
     pthread_mutex_init(&d->pinned.lock, NULL);
@@ -79,6 +80,7 @@ void dg_devs_destroy(dg_exec_t *ex)
 {
     for (int i = 0; i < ex->ndevs; i++) {
         dg_dev_t *d = &ex->devs[i];
+        d->be->set_current(d->index); /* start_one set be first */
         for (int k = 0; k < DG_DEV_STREAMS; k++)
             if (d->streams[k])
                 d->be->stream_destroy(d->streams[k]);

@@ -196,9 +196,13 @@ static dagger_status_t queue_packed(dg_dev_t *d, unsigned char *dev, unsigned ch
 
 /* ------------------------------------------------------------ handlers */
 
+/* The turn's device, made current on this thread (device.h: before the
+ * first call of each turn; a failure shows in the calls that follow). */
 static dg_dev_t *dev_of(dagger_ctx_t *ctx)
 {
-    return dagger_ctx_state(ctx);
+    dg_dev_t *d = dagger_ctx_state(ctx);
+    d->be->set_current(d->index);
+    return d;
 }
 
 static dg_xop_t *op_of(dagger_ctx_t *ctx)
@@ -357,13 +361,17 @@ static dagger_status_t on_copy(dagger_ctx_t *ctx)
 /* ------------------------------------------------------------ other ranks */
 
 /* Whether a transfer of this buffer goes straight between device memory
- * and the wire: with direct transfers on (DAGGER_GPU_DIRECT), for views of
- * one span (the transport packs several in host memory), or any view of a
- * test device (its memory is host-addressable). */
-static int goes_direct(const dg_dev_t *d, const dg_xxfer_t *x)
+ * and the wire: with direct transfers on (DAGGER_GPU_DIRECT), any view of
+ * a test device (its memory is host-addressable); for GPU memory only sends
+ * of one span: the transport packs several spans in host memory, and a
+ * receive may arrive eagerly, as bytes the transport copies with memcpy. */
+static int goes_direct(const dg_dev_t *d, const dg_xxfer_t *x, int send)
 {
-    return !x->bytes || !x->base ||
-           (d->direct && (x->nspans == 1 || d->be->kind == DG_DEV_TEST));
+    if (!x->bytes || !x->base)
+        return 1;
+    if (!d->direct)
+        return 0;
+    return d->be->kind == DG_DEV_TEST || (send && x->nspans == 1);
 }
 
 /* A staged SEND's bytes are in pinned memory: they leave now. */
@@ -382,7 +390,7 @@ static dagger_status_t on_send(dagger_ctx_t *ctx)
     dg_dev_t *d = dev_of(ctx);
     dg_xop_t *op = op_of(ctx);
     dg_xxfer_t *x = &op->u.xfer;
-    if (goes_direct(d, x)) {
+    if (goes_direct(d, x, 1)) {
         dg_xfer_send(d->ex->xfer, op);
         return DAGGER_OK;
     }
@@ -415,7 +423,7 @@ static dagger_status_t on_recv(dagger_ctx_t *ctx)
     dg_dev_t *d = dev_of(ctx);
     dg_xop_t *op = op_of(ctx);
     dg_xxfer_t *x = &op->u.xfer;
-    if (!goes_direct(d, x)) {
+    if (!goes_direct(d, x, 0)) {
         void *staged = NULL;
         if (dg_dev_cache_get(d, &d->pinned, x->bytes, &staged) == DAGGER_OK)
             x->staged = staged;

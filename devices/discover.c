@@ -64,5 +64,7 @@ dagger_status_t dg_dev_discover(long long test_devices, dg_dev_table_t *out)
         st = add_kind(out, DG_DEV_HIP, "HIP");
     if (st == DAGGER_OK)
         st = add_kind(out, DG_DEV_TEST, "test devices");
+    if (st == DAGGER_OK)
+        dg_dev_locality(out);
     return st;
 }

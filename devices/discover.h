@@ -27,4 +27,12 @@ typedef struct dg_dev_table {
  * of range), a backend's info failing. */
 dagger_status_t dg_dev_discover(long long test_devices, dg_dev_table_t *out);
 
+/* Fills the NUMA node and nearby cores of the devices whose backend gave a
+ * PCI bus id but left those unknown (hwloc's I/O topology, loaded only
+ * then; dev_locality.c). */
+void dg_dev_locality(dg_dev_table_t *t);
+/* The same for n bus ids ("0000:3b:00.0"; NULL or "" skipped): numa[i] and
+ * cpus[i] are written for the ones found. Returns how many were found. */
+int dg_dev_locality_n(const char *const *busids, int n, int32_t *numa, char (*cpus)[64]);
+
 #endif

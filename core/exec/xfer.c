@@ -419,7 +419,7 @@ static void fail_unreachable(dg_xfer_t *xf, dg_xop_t *op)
              xf->ex->rank, (unsigned long long)op->u.xfer.tag, op->u.xfer.peer,
              dagger_error_detail());
     fail_xfer(xf, op, DAGGER_ERR_PEER_LOST, msg);
-    dg_exec_finish(xf->ex, op);
+    xfer_done(xf, op); /* a staged device receive gives its staging buffer back */
 }
 
 /* Once a rank is lost the job cannot go on: every posted receive still

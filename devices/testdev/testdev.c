@@ -96,9 +96,25 @@ static dagger_status_t td_info(int dev, dg_dev_info_t *out)
     return DAGGER_OK;
 }
 
+/* Like a GPU runtime, the kind has a current device per thread, and work
+ * for another device is refused: a path that forgets set_current fails
+ * here as it would on CUDA. */
+static _Thread_local int td_current = -1;
+
 static dagger_status_t td_set_current(int dev)
 {
-    return td_check_dev(dev, "test device set_current");
+    dagger_status_t st = td_check_dev(dev, "test device set_current");
+    if (st == DAGGER_OK)
+        td_current = dev;
+    return st;
+}
+
+static dagger_status_t td_check_current(int dev, const char *fn)
+{
+    if (td_current != dev)
+        return dg_error(DAGGER_ERR_INTERNAL, "%s: work for test device %d on a thread whose "
+                        "current device is %d (set_current first)", fn, dev, td_current);
+    return DAGGER_OK;
 }
 
 /* ------------------------------------------------------------ the stream thread */
@@ -173,6 +189,9 @@ static void *stream_main(void *arg)
 
 static dagger_status_t enqueue(dg_dev_stream_t *s, const td_item_t *proto)
 {
+    dagger_status_t st = td_check_current(s->dev, "test device stream work");
+    if (st != DAGGER_OK)
+        return st;
     td_item_t *it = dg_malloc(sizeof(*it));
     if (!it)
         return dg_error(DAGGER_ERR_NO_MEMORY, "test device %d: out of memory queueing work",
@@ -196,6 +215,8 @@ static dagger_status_t enqueue(dg_dev_stream_t *s, const td_item_t *proto)
 static void *td_object(int dev, size_t bytes, const char *fn, dagger_status_t *st)
 {
     *st = td_check_dev(dev, fn);
+    if (*st == DAGGER_OK)
+        *st = td_check_current(dev, fn);
     void *o = *st == DAGGER_OK ? dg_calloc(1, bytes) : NULL;
     if (*st == DAGGER_OK && !o)
         *st = dg_error(DAGGER_ERR_NO_MEMORY, "%s: test device %d: out of memory", fn, dev);
@@ -314,6 +335,8 @@ static dagger_status_t td_launch_host_fn(dg_dev_stream_t *s, void (*fn)(void *),
 static dagger_status_t td_mem_alloc(int dev, size_t bytes, void **ptr)
 {
     dagger_status_t st = td_check_dev(dev, "test device mem_alloc");
+    if (st == DAGGER_OK)
+        st = td_check_current(dev, "test device mem_alloc");
     if (st != DAGGER_OK)
         return st;
     size_t rounded = (bytes + TD_ALIGN - 1) / TD_ALIGN * TD_ALIGN + TD_ALIGN;

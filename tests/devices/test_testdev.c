@@ -15,6 +15,7 @@ static void setup(void)
 {
     dg_testdev_configure(2);
     be = dg_dev_backend(DG_DEV_TEST);
+    cr_assert_eq(be->set_current(0), DAGGER_OK);
 }
 
 static void teardown(void)
@@ -120,6 +121,7 @@ Test(testdev, stream_wait_orders_two_streams)
 {
     dg_dev_stream_t *a, *b;
     dg_dev_event_t *ea, *eb;
+    cr_assert_eq(be->set_current(1), DAGGER_OK);
     cr_assert_eq(be->stream_create(1, &a), DAGGER_OK);
     cr_assert_eq(be->stream_create(1, &b), DAGGER_OK);
     cr_assert_eq(be->event_create(1, &ea), DAGGER_OK);
@@ -194,4 +196,20 @@ Test(testdev, calls_for_a_device_that_does_not_exist_fail)
     cr_assert_eq(be->set_current(2), DAGGER_ERR_INVALID_ARG);
     cr_assert_eq(be->set_current(1), DAGGER_OK);
     cr_assert_null(dg_dev_backend((dg_dev_kind_t)99));
+}
+
+/* As on a GPU runtime, work goes to the thread's current device only. */
+Test(testdev, work_for_a_device_that_is_not_current_is_refused)
+{
+    dg_dev_stream_t *s;
+    dg_dev_event_t *e;
+    stream_and_event(0, &s, &e);
+    void *p = NULL;
+    cr_assert_eq(be->set_current(1), DAGGER_OK);
+    cr_assert_eq(be->mem_alloc(0, 8, &p), DAGGER_ERR_INTERNAL);
+    cr_assert(strstr(dagger_error_detail(), "current device is 1"), "%s", dagger_error_detail());
+    char x = 0, y = 1;
+    cr_assert_eq(be->copy(s, &x, &y, 1, DG_DEV_D2D), DAGGER_ERR_INTERNAL);
+    cr_assert_eq(be->set_current(0), DAGGER_OK);
+    finish(s, e);
 }

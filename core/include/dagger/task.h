@@ -152,10 +152,11 @@ int dagger_task_fail(dagger_task_t *t, const char *fmt, ...) __attribute__((form
  * and its rank (-1 for a NULL t). */
 uint64_t dagger_task_seq(dagger_task_t *t);
 int dagger_task_rank(dagger_task_t *t);
-/* The global id (as dagger_procs() lists it) of the CPU thread running the
- * task: the exact processor its scope named, or the worker that took it. -1
- * when the thread that submitted work runs it while waiting (it helps with
- * tasks that any CPU thread of the rank may run, never with exact ones). */
+/* The global id (as dagger_procs() lists it) of the processor running the
+ * task: its device for a device task; for a CPU task the exact processor its
+ * scope named, or the worker that took it. -1 when the thread that submitted
+ * work runs it while waiting (it helps with tasks that any CPU thread of the
+ * rank may run, never with exact ones). */
 int dagger_task_proc(dagger_task_t *t);
 
 /* For device implementations: the device stream (cudaStream_t / hipStream_t,
