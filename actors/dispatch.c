@@ -182,6 +182,22 @@ static int release_direct(dg_act_system_t *sys, dg_actor_t *a)
     return 0;
 }
 
+/* Every message in the mailbox of ctx's actor, which this thread holds. */
+static void drain(dg_act_system_t *sys, dagger_ctx_t *ctx)
+{
+    for (;;) {
+        dg_mpsc_node_t *n;
+        dg_mpsc_pop_t r = dg_mpsc_pop(&ctx->actor->mbox, &n);
+        if (r == DG_MPSC_BUSY) { /* a producer is mid-push: its message is next */
+            dg_cpu_relax();
+            continue;
+        }
+        if (r != DG_MPSC_ITEM)
+            return;
+        handle_or_drop(sys, ctx, DG_CONTAINER_OF(n, dg_msg_t, link));
+    }
+}
+
 /* The direct turn's loop; first (may be NULL) is handled first, and not
  * freed when kept_fn is its handler (a borrowed message). */
 static void run_direct(dg_act_system_t *sys, dg_actor_t *a, dg_msg_t *first,
@@ -196,17 +212,7 @@ static void run_direct(dg_act_system_t *sys, dg_actor_t *a, dg_msg_t *first,
     else if (first)
         handle_or_drop(sys, &ctx, first);
     do {
-        for (;;) {
-            dg_mpsc_node_t *n;
-            dg_mpsc_pop_t r = dg_mpsc_pop(&a->mbox, &n);
-            if (r == DG_MPSC_BUSY) { /* a producer is mid-push: its message is next */
-                dg_cpu_relax();
-                continue;
-            }
-            if (r != DG_MPSC_ITEM)
-                break;
-            handle_or_drop(sys, &ctx, DG_CONTAINER_OF(n, dg_msg_t, link));
-        }
+        drain(sys, &ctx);
         stop_if_asked(sys, &ctx);
     } while (release_direct(sys, a));
     dg_act_tls.ctx = outer;
@@ -279,4 +285,38 @@ dagger_status_t dg_act_prepare(dg_act_system_t *sys, dagger_actor_addr_t to, uin
 int dg_act_run_prepared(dg_act_system_t *sys, const dg_act_prepared_t *p, dg_msg_t *m)
 {
     return run_kept(sys, p->actor, m, p->fn);
+}
+
+/* ------------------------------------------------------------ bound turns */
+
+int dg_act_bind(dg_act_system_t *sys, dg_actor_t *a)
+{
+    if (a->pinned || atomic_load_explicit(&a->state, memory_order_acquire) != DG_ACTOR_RUNNING)
+        return 0;
+    return dg_act_claim(sys, a);
+}
+
+void dg_act_unbind(dg_act_system_t *sys, dg_actor_t *a)
+{
+    run_direct(sys, a, NULL, NULL); /* mail that waited, a stop, then the hand-back */
+}
+
+int dg_act_run_bound(dg_act_system_t *sys, const dg_act_prepared_t *p, dg_msg_t *m)
+{
+    dg_actor_t *a = p->actor;
+    dg_act_tls_t *tls = &dg_act_tls;
+    dagger_ctx_t *outer = tls->ctx;
+    if (DG_UNLIKELY(atomic_load_explicit(&a->state, memory_order_relaxed) != DG_ACTOR_RUNNING ||
+                    (outer && outer->actor == a)))
+        return 0;
+    dagger_ctx_t ctx = {.sys = sys, .actor = a, .msg = NULL, .worker = tls->sys == sys
+                                                                          ? tls->worker : -1,
+                        .replied = 0};
+    tls->ctx = &ctx;
+    /* Another thread's mail went first: it waited for this thread. */
+    if (DG_UNLIKELY(!dg_mpsc_is_empty(&a->mbox)))
+        drain(sys, &ctx);
+    handle_with(sys, &ctx, m, p->fn);
+    tls->ctx = outer;
+    return 1;
 }

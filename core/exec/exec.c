@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "actors/ctx.h"
 #include "actors/msg.h"
 #include "actors/system.h"
 #include "core/alloc.h"
@@ -556,6 +557,9 @@ static void register_deps(dg_exec_t *ex, dg_xop_t *op, const dg_plan_op_t *p)
 void dg_exec_emit(void *ctx, const dg_plan_op_t *p)
 {
     dg_exec_t *ex = ctx;
+    const dagger_ctx_t *turn = dg_act_tls.ctx; /* ops leave the planner actor's turns only */
+    if (DG_UNLIKELY(!turn || turn->actor != ex->planner))
+        atomic_fetch_add_explicit(&ex->emits_outside, 1, memory_order_relaxed);
     dg_xop_t *op = acquire_slot(ex, p->seq);
     op->kind = p->kind;
     atomic_store_explicit(&ex->emitted, atomic_load_explicit(&ex->emitted, memory_order_relaxed) + 1,

@@ -94,6 +94,8 @@ struct dg_exec {
     struct dg_act_prepared *proc;     /* CPU processor actors' launch handlers: per
                                          worker, then the submitting thread's (nworkers) */
     _Atomic uint64_t tasks_outside;   /* tasks run outside a processor actor's turn (tests) */
+    struct dg_actor *planner;         /* the planner actor, whose turns emit the ops */
+    _Atomic uint64_t emits_outside;   /* ops emitted outside its turn (tests) */
     dg_watchdog_t watchdog;           /* the hang detector */
 
     /* codelet implementations by id */
