@@ -3,6 +3,7 @@
 
 #include <sched.h>
 
+#include "actors/bound.h"
 #include "actors/clock.h"
 #include "actors/ctx.h"
 #include "actors/send.h"
@@ -289,34 +290,44 @@ int dg_act_run_prepared(dg_act_system_t *sys, const dg_act_prepared_t *p, dg_msg
 
 /* ------------------------------------------------------------ bound turns */
 
-int dg_act_bind(dg_act_system_t *sys, dg_actor_t *a)
+int dg_act_bind(dg_act_system_t *sys, dg_actor_t *a, dg_act_bound_t *b)
 {
-    if (a->pinned || atomic_load_explicit(&a->state, memory_order_acquire) != DG_ACTOR_RUNNING)
+    if (a->pinned || atomic_load_explicit(&a->state, memory_order_acquire) != DG_ACTOR_RUNNING ||
+        !dg_act_claim(sys, a))
         return 0;
-    return dg_act_claim(sys, a);
-}
-
-void dg_act_unbind(dg_act_system_t *sys, dg_actor_t *a)
-{
-    run_direct(sys, a, NULL, NULL); /* mail that waited, a stop, then the hand-back */
-}
-
-int dg_act_run_bound(dg_act_system_t *sys, const dg_act_prepared_t *p, dg_msg_t *m)
-{
-    dg_actor_t *a = p->actor;
-    dg_act_tls_t *tls = &dg_act_tls;
-    dagger_ctx_t *outer = tls->ctx;
-    if (DG_UNLIKELY(atomic_load_explicit(&a->state, memory_order_relaxed) != DG_ACTOR_RUNNING ||
-                    (outer && outer->actor == a)))
-        return 0;
-    dagger_ctx_t ctx = {.sys = sys, .actor = a, .msg = NULL, .worker = tls->sys == sys
-                                                                          ? tls->worker : -1,
-                        .replied = 0};
-    tls->ctx = &ctx;
-    /* Another thread's mail went first: it waited for this thread. */
-    if (DG_UNLIKELY(!dg_mpsc_is_empty(&a->mbox)))
-        drain(sys, &ctx);
-    handle_with(sys, &ctx, m, p->fn);
-    tls->ctx = outer;
+    b->ctx = (dagger_ctx_t){.sys = sys, .actor = a, .msg = NULL, .worker = -1, .replied = 0};
     return 1;
+}
+
+void dg_act_bound_pinned(dg_act_system_t *sys, dg_actor_t *a, dg_act_bound_t *b)
+{
+    b->ctx = (dagger_ctx_t){.sys = sys, .actor = a, .msg = NULL, .worker = a->worker,
+                            .replied = 0};
+}
+
+void dg_act_unbind(dg_act_bound_t *b)
+{
+    run_direct(b->ctx.sys, b->ctx.actor, NULL, NULL); /* mail that waited, a stop, the hand-back */
+}
+
+int dg_act_run_bound_slow(dg_act_bound_t *b, dg_msg_t *m, dagger_handler_fn fn)
+{
+    dagger_ctx_t *ctx = &b->ctx;
+    dagger_ctx_t *outer = dg_act_tls.ctx;
+    if (atomic_load_explicit(&ctx->actor->state, memory_order_acquire) != DG_ACTOR_RUNNING ||
+        (outer && outer->actor == ctx->actor))
+        return 0;
+    dg_msg_t *nested = ctx->msg;
+    dg_act_tls.ctx = ctx;
+    drain(ctx->sys, ctx); /* another thread's mail goes first: it waited for this one */
+    handle_with(ctx->sys, ctx, m, fn);
+    ctx->msg = nested;
+    dg_act_tls.ctx = outer;
+    return 1;
+}
+
+void dg_act_bound_failed(dg_act_bound_t *b, dagger_status_t st)
+{
+    dg_count(&b->ctx.actor->failed);
+    report_failure(b->ctx.sys, &b->ctx, st);
 }

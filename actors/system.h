@@ -199,23 +199,8 @@ dagger_status_t dg_act_prepare(dg_act_system_t *sys, dagger_actor_addr_t to, uin
                                dg_act_prepared_t *out);
 int dg_act_run_prepared(dg_act_system_t *sys, const dg_act_prepared_t *p, dg_msg_t *m);
 
-/* Bound actors: a thread that is no worker (the submitting thread) holds
- * an unpinned local actor across many turns, so that each turn costs no
- * claim and no hand-back. dg_act_bind claims a (its `scheduled` flag and a
- * `refs`, as a direct turn does) and returns 1, or 0 when a is pinned, not
- * running or busy on another thread. While bound, dg_act_run_bound runs a
- * turn for the caller's message m (kept by the caller, as in
- * dg_act_run_borrowed, with p's handler) on the holding thread only: first
- * any mail other threads posted meanwhile (dg_act_post queues it behind
- * the holder, who is the only one that handles it), then m. It returns 0
- * when a is not running (stopped) or this thread is inside a's turn
- * already: the caller then unbinds and posts. dg_act_unbind handles the
- * mail left and a requested stop, then hands a back; mail posted during
- * the hand-back is handled by the caller too (like a direct turn). A bound
- * actor must be unbound before it is joined. */
-int dg_act_bind(dg_act_system_t *sys, struct dg_actor *a);
-int dg_act_run_bound(dg_act_system_t *sys, const dg_act_prepared_t *p, dg_msg_t *m);
-void dg_act_unbind(dg_act_system_t *sys, struct dg_actor *a);
+/* Bound actors (a thread that holds an actor across many turns):
+ * actors/bound.h. */
 
 /* dg_act_post for the runtime's own actors, whose object a the caller
  * keeps (dg_act_local): the message is built on this thread's stack and,

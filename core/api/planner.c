@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "actors/actor.h"
+#include "actors/bound.h"
 #include "actors/msg.h"
 #include "actors/msgtype.h"
 #include "actors/system.h"
@@ -15,6 +15,10 @@
 #include "core/asym_fence.h"
 #include "core/runtime.h"
 #include "core/status_internal.h"
+
+/* The fast path's pieces, inlined into each public call so that a bound
+ * turn is a handful of plain loads and stores around the planner's call. */
+#define DG_HOT static inline __attribute__((always_inline))
 
 enum {
     K_CHUNK_CREATE, K_CHUNK_FREE, K_CODELET, K_REGION_BEGIN, K_SUBMIT, K_REGION_END,
@@ -25,7 +29,6 @@ enum {
  * carries only a pointer to it (it never leaves the rank). The detail and
  * `done` are written only for a posted call, whose caller waits for them. */
 typedef struct dg_plan_req {
-    dg_plan_t *plan;
     const void *in;   /* the description (or scope) planned */
     void *out;        /* where the id or placement goes */
     uint64_t id;      /* chunk_free, sync_home: the chunk; taint: the first task */
@@ -36,17 +39,25 @@ typedef struct dg_plan_req {
     char detail[512];
 } dg_plan_req_t;
 
+/* A bound turn's message, one per type with its header written once: only
+ * the holder uses them, one turn at a time; a call writes the pointer. */
+typedef union dg_plan_msg {
+    dg_msg_t m;
+    unsigned char bytes[sizeof(dg_msg_t) + sizeof(dg_plan_req_t *)];
+} dg_plan_msg_t;
+
 /* The binding. The holder sets in_call around each of its calls with
  * plain stores and a light fence; a thread whose posted call waits for a
  * holder that is not in a call (it may never call again: it waits for that
  * very thread, or exited) sets revoke, fences heavily and, when in_call is
- * still 0, takes the actor over and unbinds it (the asymmetric Dekker
- * protocol of core/asym_fence.h). A holder that sees revoke waits until it
- * clears, then finds itself unbound or still bound. */
+ * still 0, takes the binding over and unbinds the actor (the asymmetric
+ * Dekker protocol of core/asym_fence.h). A holder that sees revoke waits
+ * until it clears, then finds itself unbound or still bound. */
 typedef struct dg_planner {
     dg_act_system_t *sys;
     dg_act_prepared_t prep[K_N];   /* the actor and each type's handler */
-    dagger_actor_addr_t from;      /* "no actor" of this rank: the sender of bound turns */
+    dg_act_bound_t bound;          /* the bound turns' context */
+    dg_plan_msg_t msg[K_N];
     int asym;                      /* dg_fence_asym_ok() */
     _Atomic(const void *) holder;  /* the bound thread's token, or NULL */
     _Atomic int in_call;           /* written by the holder only */
@@ -55,20 +66,13 @@ typedef struct dg_planner {
 } dg_planner_t;
 
 /* A thread's identity for the binding: the address of its own copy. */
-static _Thread_local char holder_token;
+static _Thread_local char holder_token DG_TLS_IE;
 
 static const char *const type_names[K_N] = {
     "dagger.plan.chunk_create", "dagger.plan.chunk_free", "dagger.plan.codelet",
     "dagger.plan.region_begin", "dagger.plan.submit",     "dagger.plan.region_end",
     "dagger.plan.sync_home",    "dagger.plan.taint",
 };
-
-static dg_plan_req_t *req_of(dagger_ctx_t *ctx)
-{
-    dg_plan_req_t *r;
-    memcpy(&r, dagger_ctx_payload(ctx), sizeof(r));
-    return r;
-}
 
 /* The reply: the status, and for a posted call its detail and `done` (the
  * last touch: the caller's stack frame may be gone right after). */
@@ -84,25 +88,27 @@ static dagger_status_t reply(dg_plan_req_t *r, dagger_status_t st)
 }
 
 /* The pure planner's call for a message kind. */
-static dagger_status_t plan(int k, dg_plan_req_t *r)
+static dagger_status_t plan(dg_plan_t *p, int k, dg_plan_req_t *r)
 {
     switch (k) {
-    case K_CHUNK_CREATE: return dg_plan_chunk_create(r->plan, r->in, r->out);
-    case K_CHUNK_FREE: return dg_plan_chunk_free(r->plan, r->id);
-    case K_CODELET: return dg_plan_codelet_register(r->plan, r->in, r->out);
-    case K_REGION_BEGIN: return dg_plan_region_begin(r->plan, r->in);
-    case K_SUBMIT: return dg_plan_submit(r->plan, r->in, r->out);
-    case K_REGION_END: return dg_plan_region_end(r->plan);
-    case K_SYNC_HOME: return dg_plan_chunk_sync_home(r->plan, r->id);
-    default: dg_plan_taint(r->plan, r->id, r->tag); return DAGGER_OK;
+    case K_CHUNK_CREATE: return dg_plan_chunk_create(p, r->in, r->out);
+    case K_CHUNK_FREE: return dg_plan_chunk_free(p, r->id);
+    case K_CODELET: return dg_plan_codelet_register(p, r->in, r->out);
+    case K_REGION_BEGIN: return dg_plan_region_begin(p, r->in);
+    case K_SUBMIT: return dg_plan_submit(p, r->in, r->out);
+    case K_REGION_END: return dg_plan_region_end(p);
+    case K_SYNC_HOME: return dg_plan_chunk_sync_home(p, r->id);
+    default: dg_plan_taint(p, r->id, r->tag); return DAGGER_OK;
     }
 }
 
-/* dagger.plan.*: each calls the pure planner and replies. */
-static dagger_status_t handle(dagger_ctx_t *ctx, int k)
+/* dagger.plan.*: each calls the pure planner (the actor's state is the
+ * rank's task runtime) and replies. */
+DG_HOT dagger_status_t handle(dagger_ctx_t *ctx, int k)
 {
-    dg_plan_req_t *r = req_of(ctx);
-    return reply(r, plan(k, r));
+    dg_plan_req_t *r;
+    memcpy(&r, ctx->msg->payload, sizeof(r));
+    return reply(r, plan(((dg_tasks_t *)ctx->actor->user_state)->plan, k, r));
 }
 
 static dagger_status_t on_chunk_create(dagger_ctx_t *ctx) { return handle(ctx, K_CHUNK_CREATE); }
@@ -138,14 +144,16 @@ dagger_status_t dg_planner_start(dg_tasks_t *t)
     dagger_actor_desc_t d = {.name = "planner", .state = t, .handlers = h, .nhandlers = K_N};
     dagger_actor_addr_t addr;
     dagger_status_t st = dg_act_spawn(sys, &d, &addr);
-    for (int k = 0; k < K_N && st == DAGGER_OK; k++)
+    for (int k = 0; k < K_N && st == DAGGER_OK; k++) {
         st = dg_act_prepare(sys, addr, h[k].type, &pl->prep[k]);
+        dg_msg_hdr_set(&pl->msg[k].m.hdr, (dagger_actor_addr_t){t->rank, 0}, addr, h[k].type,
+                       sizeof(dg_plan_req_t *));
+    }
     if (st != DAGGER_OK)
         return st;
     pl->sys = sys;
     pl->asym = dg_fence_asym_ok();
     pthread_mutex_init(&pl->revoke_lock, NULL);
-    pl->from = (dagger_actor_addr_t){t->rank, 0};
     t->exec->planner = pl->prep[0].actor;
     return DAGGER_OK;
 }
@@ -177,12 +185,12 @@ static void leave(dg_planner_t *pl)
     atomic_store_explicit(&pl->in_call, 0, memory_order_release);
 }
 
-/* Hands the actor back (mail left is handled first). The caller holds it
- * and cannot lose it meanwhile (it is in a call, or it revoked it). */
-static void hand_back(dg_planner_t *pl)
+/* Hands the actor back (mail left is handled first). The caller holds the
+ * binding and cannot lose it meanwhile (it is in a call, or revoked it). */
+static __attribute__((noinline)) void hand_back(dg_planner_t *pl)
 {
     atomic_store_explicit(&pl->holder, NULL, memory_order_relaxed);
-    dg_act_unbind(pl->sys, pl->prep[0].actor);
+    dg_act_unbind(&pl->bound);
 }
 
 static void unbind(dg_tasks_t *t)
@@ -192,6 +200,11 @@ static void unbind(dg_tasks_t *t)
         return;
     hand_back(pl);
     leave(pl);
+}
+
+void dg_planner_unbind(dg_tasks_t *t)
+{
+    unbind(t);
 }
 
 /* The waiting side: a holder that is not in a call loses the actor, and
@@ -206,11 +219,6 @@ static void revoke_idle_holder(dg_planner_t *pl)
         hand_back(pl);
     atomic_store_explicit(&pl->revoke, 0, memory_order_release);
     pthread_mutex_unlock(&pl->revoke_lock);
-}
-
-void dg_planner_unbind(dg_tasks_t *t)
-{
-    unbind(t);
 }
 
 /* Waits for a posted call's reply; a stopped planner never replies. A
@@ -233,9 +241,10 @@ static dagger_status_t wait_reply(dg_planner_t *pl, dg_plan_req_t *r, int k)
     return DAGGER_OK;
 }
 
-/* The slow path: an ordinary message (a direct turn when the actor is idle,
- * else it waits in the mailbox for the holder). */
-static dagger_status_t post(dg_planner_t *pl, int k, dg_plan_req_t *r)
+/* An ordinary message: a direct turn when the actor is idle, else it waits
+ * in the mailbox for the thread that runs or holds it. */
+static __attribute__((noinline)) dagger_status_t post(dg_planner_t *pl, int k,
+                                                      dg_plan_req_t *r)
 {
     r->posted = 1;
     atomic_init(&r->done, 0);
@@ -248,37 +257,61 @@ static dagger_status_t post(dg_planner_t *pl, int k, dg_plan_req_t *r)
     return wait_reply(pl, r, k);
 }
 
-/* A call to the planner actor: a bound turn on the holding thread (the
- * message on this stack: its header and a pointer to r), else a post. */
-static dagger_status_t call(dg_tasks_t *t, int k, dg_plan_req_t *r)
+/* A bound turn for r on the holding thread, which is in a call: 1 when it
+ * ran (the reply is in r); 0 when the actor stopped (now unbound). */
+DG_HOT int run_bound(dg_planner_t *pl, int k, dg_plan_req_t *r)
 {
-    dg_planner_t *pl = t->planner;
-    r->plan = t->plan;
-    if (DG_LIKELY(bound_here(pl))) {
-        if (DG_UNLIKELY(atomic_load_explicit(&pl->in_call, memory_order_relaxed)))
+    r->posted = 0;
+    memcpy(pl->msg[k].m.payload, &r, sizeof(r));
+    if (DG_LIKELY(dg_act_run_bound(&pl->bound, &pl->msg[k].m, handler_fns[k])))
+        return 1;
+    hand_back(pl);
+    return 0;
+}
+
+/* Everything off the holder's fast path: a nested call, a revocation under
+ * way, no binding, a stopped actor. */
+static __attribute__((noinline)) dagger_status_t call_slow(dg_planner_t *pl, int k,
+                                                           dg_plan_req_t *r)
+{
+    if (bound_here(pl)) {
+        if (atomic_load_explicit(&pl->in_call, memory_order_relaxed))
             return dg_error(DAGGER_ERR_STATE, "%s: called from a task that the submitting "
                             "thread runs while it plans (tasks may not submit)", type_names[k]);
-        if (DG_UNLIKELY(!enter(pl)))
-            return post(pl, k, r);
-        union {
-            dg_msg_t m;
-            unsigned char bytes[sizeof(dg_msg_t) + sizeof(dg_plan_req_t *)];
-        } buf;
-        const dg_act_prepared_t *pp = &pl->prep[k];
-        dg_msg_hdr_set(&buf.m.hdr, pl->from, pp->to, pp->type, sizeof(r));
-        memcpy(buf.m.payload, &r, sizeof(r));
-        r->posted = 0;
-        int ran = dg_act_run_bound(pl->sys, pp, &buf.m);
-        if (DG_UNLIKELY(!ran))
-            hand_back(pl); /* stopped: the post reports it */
-        leave(pl);
-        if (DG_LIKELY(ran))
-            return r->status; /* the detail of an error is this thread's already */
+        if (enter(pl)) {
+            int ran = run_bound(pl, k, r);
+            leave(pl);
+            if (ran)
+                return r->status;
+        }
     }
     return post(pl, k, r);
 }
 
-static dagger_status_t ask(dg_tasks_t *t, int k, const void *in, void *out, uint64_t id)
+/* A call to the planner actor: on the holding thread, outside any other
+ * call and with no revocation under way, a bound turn (a few plain loads
+ * and stores around the handler); everything else in call_slow. The detail
+ * of a bound turn's error is this thread's already. */
+DG_HOT dagger_status_t call(dg_tasks_t *t, int k, dg_plan_req_t *r)
+{
+    dg_planner_t *pl = t->planner;
+    if (DG_LIKELY(bound_here(pl) && !atomic_load_explicit(&pl->in_call, memory_order_relaxed))) {
+        atomic_store_explicit(&pl->in_call, 1, memory_order_relaxed);
+        dg_fence_light(pl->asym);
+        if (DG_LIKELY(!atomic_load_explicit(&pl->revoke, memory_order_acquire) &&
+                      bound_here(pl))) {
+            int ran = run_bound(pl, k, r);
+            leave(pl);
+            if (DG_LIKELY(ran))
+                return r->status;
+            return post(pl, k, r);
+        }
+        leave(pl);
+    }
+    return call_slow(pl, k, r);
+}
+
+DG_HOT dagger_status_t ask(dg_tasks_t *t, int k, const void *in, void *out, uint64_t id)
 {
     dg_plan_req_t r;
     r.in = in;
@@ -310,7 +343,7 @@ dagger_status_t dg_planner_region_begin(dg_tasks_t *t, const dg_plan_scope_t *sc
     /* The region's submissions come from this thread: bind the actor to it
      * (when another thread holds or runs it, calls stay posts). */
     if (st == DAGGER_OK && !atomic_load_explicit(&pl->holder, memory_order_relaxed) &&
-        dg_act_bind(pl->sys, pl->prep[0].actor))
+        dg_act_bind(pl->sys, pl->prep[0].actor, &pl->bound))
         atomic_store_explicit(&pl->holder, &holder_token, memory_order_relaxed);
     return st;
 }

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "actors/bound.h"
 #include "actors/ctx.h"
 #include "actors/msg.h"
 #include "actors/system.h"
@@ -54,7 +55,8 @@ dagger_status_t dg_exec_create(const dg_exec_params_t *p, dg_exec_t **out)
     ex->ring = dg_calloc(n, sizeof(*ex->ring));
     ex->own = dg_calloc((size_t)ex->nworkers, sizeof(*ex->own));
     ex->proc = dg_calloc((size_t)ex->nworkers + 1, sizeof(*ex->proc));
-    if (dg_exec_codelets_init(ex) || !ex->ring || !ex->own || !ex->proc ||
+    ex->proc_turn = dg_calloc((size_t)ex->nworkers + 1, sizeof(*ex->proc_turn));
+    if (dg_exec_codelets_init(ex) || !ex->ring || !ex->own || !ex->proc || !ex->proc_turn ||
         dg_readyq_init(&ex->shared, n)) {
         dg_exec_destroy(ex);
         return dg_error(DAGGER_ERR_NO_MEMORY, "executor: out of memory");
@@ -111,6 +113,7 @@ void dg_exec_destroy(dg_exec_t *ex)
         dg_readyq_cleanup(&ex->shared);
     free(ex->own);
     free(ex->proc);
+    free(ex->proc_turn);
     free(ex->ring);
     dg_exec_codelets_cleanup(ex);
     free(ex);
@@ -168,7 +171,11 @@ static void launch(dg_exec_t *ex, dg_xop_t *op, int w)
     dg_proc_launch_msg_t *pl = (dg_proc_launch_msg_t *)buf.m.payload;
     *pl = (dg_proc_launch_msg_t){ex, op, w, 0};
     atomic_fetch_add_explicit(&ex->running, 1, memory_order_seq_cst);
-    if (DG_UNLIKELY(!dg_act_run_prepared(ex->actors, pp, &buf.m))) {
+    /* The calling worker's own processor actor is bound to it for good:
+     * its turn needs no claim and no context set-up (actors/bound.h). */
+    int ran = w < ex->nworkers ? dg_act_run_bound(&ex->proc_turn[w], &buf.m, pp->fn)
+                               : dg_act_run_prepared(ex->actors, pp, &buf.m);
+    if (DG_UNLIKELY(!ran)) {
         /* Its turn cannot run here now: a copy, run when the actor can. */
         dg_act_post_t p = {.to = pp->to, .type = pp->type, .payload = pl, .size = sizeof(*pl),
                            .what = "launch"};

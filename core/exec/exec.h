@@ -93,6 +93,7 @@ struct dg_exec {
     struct dg_actor *space[DG_MAX_SPACES]; /* ...their objects (dg_act_post_local) */
     struct dg_act_prepared *proc;     /* CPU processor actors' launch handlers: per
                                          worker, then the submitting thread's (nworkers) */
+    struct dg_act_bound *proc_turn;   /* per worker: its processor actor's bound turn context */
     _Atomic uint64_t tasks_outside;   /* tasks run outside a processor actor's turn (tests) */
     struct dg_actor *planner;         /* the planner actor, whose turns emit the ops */
     _Atomic uint64_t emits_outside;   /* ops emitted outside its turn (tests) */
