@@ -481,7 +481,7 @@ dagger_status_t dg_exec_alloc(dg_exec_t *ex, uint64_t chunk, uint32_t space, siz
     dg_act_post_t p = {.to = ex->space_actor[space], .type = ex->msg.alloc, .payload = &m,
                        .size = sizeof(m), .what = "allocation"};
     int direct;
-    dagger_status_t st = dg_act_post_local(ex->actors, ex->space[space], &p, &direct);
+    dagger_status_t st = dg_exec_post_space(ex, space, &p, &direct);
     if (st != DAGGER_OK)
         return st;
     while (!atomic_load_explicit(&r.done, memory_order_acquire))
