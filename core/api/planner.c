@@ -344,7 +344,7 @@ dagger_status_t dg_planner_region_begin(dg_tasks_t *t, const dg_plan_scope_t *sc
      * (when another thread holds or runs it, calls stay posts). */
     if (st == DAGGER_OK && !atomic_load_explicit(&pl->holder, memory_order_relaxed) &&
         dg_act_bind(pl->sys, pl->prep[0].actor, &pl->bound))
-        atomic_store_explicit(&pl->holder, &holder_token, memory_order_relaxed);
+        atomic_store_explicit(&pl->holder, &holder_token, memory_order_release); /* b's context */
     return st;
 }
 
