@@ -21,7 +21,11 @@
     X(check_uniformity, "DAGGER_CHECK_UNIFORMITY", BOOL, "0",                                 \
       "compare planning inputs across ranks at every region and collective call")             \
     X(gpu_direct, "DAGGER_GPU_DIRECT", INT, "-1",                                             \
-      "send GPU buffers directly over UCX: 1 force on, 0 force off (host staging), -1 auto")  \
+      "send device buffers directly over UCX: 1 force on (an error at init where UCX cannot), " \
+      "0 force off (host staging), -1 auto (on when UCX reports the memory type)")           \
+    X(test_devices, "DAGGER_TEST_DEVICES", INT, "0",                                          \
+      "test devices per rank (0-15): a device kind for machines without a GPU (memory of "    \
+      "its own, asynchronous streams); tasks opt in with DAGGER_PROC_TESTDEV; 0 = none")      \
     X(log_level, "DAGGER_LOG_LEVEL", INT, "1",                                                \
       "0 errors only, 1 warnings, 2 info, 3 debug")                                           \
     X(eager_limit, "DAGGER_EAGER_LIMIT", SIZE, "8192",                                        \
@@ -30,6 +34,9 @@
       "bound on sends in flight to one peer rank (flow control)")                             \
     X(peer_errors, "DAGGER_PEER_ERRORS", BOOL, "0",                                           \
       "UCX peer error handling (detects dead peers at once; disables shared memory in UCX)")   \
+    X(start_timeout, "DAGGER_START_TIMEOUT", DOUBLE, "120",                                   \
+      "seconds one start-up step (PMIx_Init, the start-up exchange, the UCX wire-up) may take; "\
+      "past it the rank exits (status 124) naming the step; 0 = wait for ever")               \
     X(boot_tag, "DAGGER_BOOT_TAG", STRING, "",                                                \
       "start-up record tag: set one per test where a runner forks a process per test and rank")\
     X(launcher, "DAGGER_LAUNCHER", STRING, "",                                                \

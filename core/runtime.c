@@ -97,7 +97,7 @@ static dagger_status_t start_identity(dagger_runtime_t *rt)
     rt->boot = dg_calloc(1, sizeof(*rt->boot));
     if (!rt->boot)
         return dg_error(DAGGER_ERR_NO_MEMORY, "dagger_init: out of memory");
-    st = dg_boot_init(rt->boot);
+    st = dg_boot_init_within(rt->boot, rt->cfg.start_timeout);
     if (st != DAGGER_OK) {
         free(rt->boot);
         rt->boot = NULL;

@@ -99,6 +99,14 @@ typedef struct dg_dev_backend {
     dagger_status_t (*pack)(dg_dev_stream_t *s, void *dst, const void *src,
                             const dg_dev_span_t *spans, uint32_t nspans, int unpack);
 
+    /* ---- optional (NULL when the kind has none) ---- */
+    /* Queues fn(arg) on s: it runs on a thread of the backend (not a
+     * worker) once the work queued on s before it is done, and must not
+     * call the backend (cudaLaunchHostFunc). The actors use it to wake a
+     * sleeping worker to poll their events; without it, a worker keeps
+     * polling (with yields) while device work is pending. */
+    dagger_status_t (*launch_host_fn)(dg_dev_stream_t *s, void (*fn)(void *), void *arg);
+
     /* ---- between processes of one node (NULL when the kind has none) ---- */
     size_t ipc_handle_bytes; /* at most 128 */
     dagger_status_t (*ipc_export)(int dev, void *ptr, void *handle);

@@ -3,6 +3,7 @@
 #include <stdio.h>
 
 #include "core/config.h"
+#include "devices/discover.h"
 
 int main(void)
 {
@@ -10,6 +11,16 @@ int main(void)
     dg_config_t cfg;
     dagger_status_t st = dg_config_load(&cfg, &unknown);
     dg_config_print(stdout);
+    dg_dev_table_t devs;
+    if (st == DAGGER_OK && dg_dev_discover(cfg.test_devices, &devs) == DAGGER_OK) {
+        printf("\ndevices of this process: %s\n", devs.summary);
+        for (int i = 0; i < devs.n; i++) {
+            const dg_dev_info_t *d = &devs.dev[i].info;
+            printf("  space %d: %s, %llu MiB%s%s, NUMA node %d, cores %s\n", i + 1, d->name,
+                   (unsigned long long)(d->mem_bytes >> 20), d->pci_bus_id[0] ? ", PCI " : "",
+                   d->pci_bus_id, (int)d->numa_node, d->cpus[0] ? d->cpus : "unknown");
+        }
+    }
     if (unknown)
         printf("\nunknown settings in this environment (ignored): %s\n", unknown);
     if (st != DAGGER_OK) {

@@ -11,6 +11,7 @@
 #include "core/alloc.h"
 #include "core/common.h"
 #include "core/status_internal.h"
+#include "transport/bootstrap_guard.h"
 #include "transport/bootstrap_pmix.h"
 
 static int launched_by_pmix(void)
@@ -109,6 +110,17 @@ dagger_status_t dg_boot_pmix_failure(const char *what, pmix_status_t rc)
                     rk ? rk : "(unset)");
 }
 
+/* The start-up guard names local ranks that never showed up. */
+static void tell_guard(dg_boot_t *boot, const pmix_proc_t *job)
+{
+    pmix_value_t *val = NULL;
+    if (PMIx_Get(job, PMIX_LOCAL_PEERS, NULL, 0, &val) == PMIX_SUCCESS && val &&
+        val->type == PMIX_STRING)
+        dg_boot_guard_job(boot, boot->size, val->data.string);
+    if (val)
+        PMIX_VALUE_RELEASE(val);
+}
+
 static dagger_status_t read_identity(dg_boot_t *boot)
 {
     struct dg_boot_pmix *px = boot->pmix;
@@ -130,10 +142,16 @@ static dagger_status_t read_identity(dg_boot_t *boot)
     boot->local_rank = lrank >= 0 ? (int)lrank : 0;
     boot->local_size = lsize >= 1 ? (int)lsize : 1;
     get_hostname(&px->me, boot->hostname, sizeof(boot->hostname));
+    tell_guard(boot, &job);
     return DAGGER_OK;
 }
 
 dagger_status_t dg_boot_init(dg_boot_t *boot)
+{
+    return dg_boot_init_within(boot, DG_BOOT_TIMEOUT_S);
+}
+
+dagger_status_t dg_boot_init_within(dg_boot_t *boot, double limit_s)
 {
     DG_CHECK_ARG(boot, "dg_boot_init: boot is NULL");
     memset(boot, 0, sizeof(*boot));
@@ -144,23 +162,34 @@ dagger_status_t dg_boot_init(dg_boot_t *boot)
     boot->pmix = dg_calloc(1, sizeof(*boot->pmix));
     if (!boot->pmix)
         return dg_error(DAGGER_ERR_NO_MEMORY, "dg_boot_init: out of memory");
+    dg_boot_guard_start(boot, limit_s);
+    dg_boot_guard_step(boot, DG_BOOT_STEP_PMIX_INIT);
     pmix_status_t rc = PMIx_Init(&boot->pmix->me, NULL, 0);
     if (rc != PMIX_SUCCESS) {
         dagger_status_t st = dg_boot_pmix_failure("PMIx_Init", rc);
+        dg_boot_guard_stop(boot);
         free(boot->pmix);
         boot->pmix = NULL;
         return st;
     }
+    dg_boot_guard_step(boot, DG_BOOT_STEP_IDENTITY);
     dagger_status_t st = read_identity(boot);
+    dg_boot_guard_step(boot, DG_BOOT_STEP_IDLE);
     if (st != DAGGER_OK)
         dg_boot_finalize(boot);
     return st;
+}
+
+void dg_boot_end_start_up(dg_boot_t *boot)
+{
+    dg_boot_guard_stop(boot);
 }
 
 void dg_boot_finalize(dg_boot_t *boot)
 {
     if (!boot)
         return;
+    dg_boot_guard_stop(boot);
     if (boot->pmix) {
         dg_boot_unwatch(boot, NULL);
         dg_boot_retract(boot);

@@ -44,6 +44,14 @@ typedef void (*dg_boot_lost_fn)(void *ctx, int rank, const char *why);
 /* Finds out the identity as described above. Errors: DAGGER_ERR_BOOTSTRAP
  * with the PMIx error string and the PMIx version in the detail. */
 dagger_status_t dg_boot_init(dg_boot_t *boot);
+/* The same with limit_s (> 0) as the longest each start-up step may take
+ * before the process exits naming it (bootstrap_guard.h; dg_boot_init uses
+ * DG_BOOT_TIMEOUT_S). The guard runs until dg_boot_end_start_up. */
+dagger_status_t dg_boot_init_within(dg_boot_t *boot, double limit_s);
+
+/* Start-up is over: the start-up guard stops (the transport's lost-peer
+ * detection takes over). Also done by dg_boot_finalize. */
+void dg_boot_end_start_up(dg_boot_t *boot);
 
 /* Optional check of a rank's exchanged bytes: 0 when they are stale (left
  * by an earlier process of that rank), and dg_boot_allgather reads them

@@ -17,6 +17,7 @@
 
 #include "core/alloc.h"
 #include "core/status_internal.h"
+#include "transport/bootstrap_guard.h"
 #include "transport/bootstrap_pmix.h"
 #include "transport/bootstrap_value.h"
 
@@ -172,6 +173,7 @@ static dagger_status_t exchange_pmix(dg_boot_t *boot, const void *mine, size_t l
 {
     char key[PMIX_MAX_KEYLEN + 1];
     exchange_key(boot, boot->exchanges++, key, sizeof(key));
+    dg_boot_guard_step(boot, DG_BOOT_STEP_EXCHANGE);
     dagger_status_t st = publish(key, mine, len, 1);
     pmix_value_t **vals = dg_calloc((size_t)boot->size, sizeof(*vals));
     if (st == DAGGER_OK && !vals)
@@ -185,6 +187,7 @@ static dagger_status_t exchange_pmix(dg_boot_t *boot, const void *mine, size_t l
         if (vals[r])
             PMIX_VALUE_RELEASE(vals[r]);
     free(vals);
+    dg_boot_guard_step(boot, DG_BOOT_STEP_IDLE);
     return st;
 }
 

@@ -13,9 +13,11 @@
  * DG_BOOT_GONE_S, a grace for a launcher that has not started every local
  * rank yet. */
 #include <dirent.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "core/common.h"
 #include "transport/bootstrap_pmix.h"
@@ -46,38 +48,54 @@ static int is_local(const struct dg_boot_pmix *px, int rank)
     return found;
 }
 
-/* Whether process pid's environment holds both strings. */
-static int environ_has(const char *pid, const char *a, const char *b)
+/* One NUL-terminated entry of an environment: notes our namespace and the
+ * rank. Entries longer than the buffer are not ours (cut, they never match). */
+static void environ_entry(const char *e, const char *ns_entry, int *in_ns, long *rank)
 {
-    char path[64], buf[32768];
+    *in_ns |= !strcmp(e, ns_entry);
+    if (!strncmp(e, "PMIX_RANK=", 10))
+        *rank = strtol(e + 10, NULL, 10);
+}
+
+int dg_boot_environ_rank(const char *pid, const char *ns_entry)
+{
+    char path[64], buf[4096], entry[512];
     snprintf(path, sizeof(path), "/proc/%s/environ", pid);
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return 0;
-    size_t n = fread(buf, 1, sizeof(buf) - 1, f);
-    fclose(f);
-    buf[n] = '\0';
-    int has_a = 0, has_b = 0;
-    for (size_t i = 0; i < n; i += strlen(buf + i) + 1) {
-        has_a |= !strcmp(buf + i, a);
-        has_b |= !strcmp(buf + i, b);
-    }
-    return has_a && has_b;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    int in_ns = 0;
+    long rank = -1;
+    size_t used = 0; /* bytes of the current entry in entry[] */
+    /* Read in pieces: an environment can be far larger than any buffer here. */
+    for (ssize_t n; (n = read(fd, buf, sizeof(buf))) > 0;)
+        for (ssize_t i = 0; i < n; i++) {
+            if (buf[i] == '\0') {
+                entry[used < sizeof(entry) ? used : sizeof(entry) - 1] = '\0';
+                if (used < sizeof(entry))
+                    environ_entry(entry, ns_entry, &in_ns, &rank);
+                used = 0;
+            } else if (used < sizeof(entry)) {
+                entry[used++] = buf[i];
+            }
+        }
+    close(fd);
+    return in_ns && rank >= 0 && rank <= 0x7fffffff ? (int)rank : -1;
 }
 
 /* Whether a process of rank runs on this host (a zombie's environment
  * reads empty: it does not count). */
 static int rank_runs_here(const struct dg_boot_pmix *px, int rank)
 {
-    char ns[PMIX_MAX_NSLEN + 32], rk[32];
+    char ns[PMIX_MAX_NSLEN + 32];
     snprintf(ns, sizeof(ns), "PMIX_NAMESPACE=%s", px->me.nspace);
-    snprintf(rk, sizeof(rk), "PMIX_RANK=%d", rank);
     DIR *d = opendir("/proc");
     if (!d)
         return 1; /* cannot tell: assume it runs */
     int found = 0;
     for (struct dirent *e; !found && (e = readdir(d));)
-        found = e->d_name[0] >= '1' && e->d_name[0] <= '9' && environ_has(e->d_name, ns, rk);
+        found = e->d_name[0] >= '1' && e->d_name[0] <= '9' &&
+                dg_boot_environ_rank(e->d_name, ns) == rank;
     closedir(d);
     return found;
 }

@@ -31,6 +31,10 @@ typedef struct dg_boot_gone {
  * CLOCK_MONOTONIC seconds. */
 int dg_boot_gone_check(dg_boot_t *boot, int rank, dg_boot_gone_t *g, double now);
 
+/* The PMIX_RANK of process pid (a /proc name) when its environment also
+ * holds ns_entry ("PMIX_NAMESPACE=..."); -1 otherwise or unreadable. */
+int dg_boot_environ_rank(const char *pid, const char *ns_entry);
+
 /* DAGGER_ERR_BOOTSTRAP naming the failed call, the PMIx error and version,
  * and what the user can do. */
 dagger_status_t dg_boot_pmix_failure(const char *what, pmix_status_t rc);

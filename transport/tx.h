@@ -178,6 +178,12 @@ typedef struct dg_tx_stats {
 } dg_tx_stats_t;
 void dg_tx_get_stats(const dg_tx_t *tx, dg_tx_stats_t *out);
 
+/* Whether UCX can send from and receive into device memory of this kind
+ * (ucp_context_query's memory_types): DG_TX_MEM_CUDA or DG_TX_MEM_ROCM.
+ * why (may be NULL) says what UCX reported. */
+enum { DG_TX_MEM_CUDA = 1, DG_TX_MEM_ROCM = 2 };
+int dg_tx_device_memory(dg_tx_t *tx, int kind, char *why, size_t cap);
+
 /* RMA (owner only for set-up). Registers [addr, addr+len) for remote access. */
 dagger_status_t dg_tx_mem_map(dg_tx_t *tx, void *addr, size_t len, dg_tx_mem_t **out);
 void dg_tx_mem_unmap(dg_tx_t *tx, dg_tx_mem_t *mem);

@@ -175,6 +175,8 @@ dagger_status_t dg_tx_handshake(dg_tx_t *tx);
 /* tx_liveness.c: local peers' processes, the launcher's events, SIGTERM. */
 dagger_status_t dg_tx_liveness_start(dg_tx_t *tx);
 void dg_tx_liveness_stop(dg_tx_t *tx);
+/* Installs the SIGTERM handler (once the start-up guard has let go of it). */
+void dg_tx_liveness_arm_sigterm(dg_tx_t *tx);
 
 /* coll.c */
 dagger_status_t dg_coll_create(dg_tx_t *tx);

@@ -10,6 +10,7 @@
 #include "core/hash.h"
 #include "core/log.h"
 #include "core/status_internal.h"
+#include "transport/bootstrap_guard.h"
 #include "transport/coll.h"
 #include "transport/tx_internal.h"
 #include "transport/tx_startup.h"
@@ -261,6 +262,7 @@ dagger_status_t dg_tx_create(const dg_tx_params_t *prm, dg_tx_t **out)
      * fail together instead of waiting for it. */
     dagger_status_t st = recs ? dg_tx_exchange(tx, prm, opened, recs) : opened;
     int exchanged = tx->exchange != NULL;
+    dg_boot_guard_step(prm->boot, DG_BOOT_STEP_WIREUP);
     if (st == DAGGER_OK)
         st = connect_all(tx, recs);
     free(recs);
@@ -278,6 +280,11 @@ dagger_status_t dg_tx_create(const dg_tx_params_t *prm, dg_tx_t **out)
         st = dg_tx_handshake(tx);
     if (st == DAGGER_OK)
         dg_boot_retract(prm->boot); /* everyone has read our record */
+    /* The start-up guard hands over to the liveness thread (whose records
+     * are now checked by the handshake), SIGTERM included. */
+    dg_boot_end_start_up(prm->boot);
+    if (st == DAGGER_OK)
+        dg_tx_liveness_arm_sigterm(tx);
     if (st != DAGGER_OK) {
         char why[1024];
         snprintf(why, sizeof(why), "%s", dagger_error_detail());

@@ -251,7 +251,6 @@ dagger_status_t dg_tx_liveness_start(dg_tx_t *tx)
      * launcher's events to the first. */
     if (dg_boot_watch(tx->boot, on_launcher_report, tx) != DAGGER_OK)
         dg_log(DG_LOG_DEBUG, "launcher events not watched: %s", dagger_error_detail());
-    install_sigterm(tx, lv);
     lv->have_launcher = dg_proc_launcher(&lv->launcher, lv->launcher_name,
                                          sizeof(lv->launcher_name)) == 0;
     int locals = 0;
@@ -263,6 +262,12 @@ dagger_status_t dg_tx_liveness_start(dg_tx_t *tx)
         lv->running = 1;
     }
     return DAGGER_OK;
+}
+
+void dg_tx_liveness_arm_sigterm(dg_tx_t *tx)
+{
+    if (tx->liveness)
+        install_sigterm(tx, tx->liveness);
 }
 
 void dg_tx_liveness_stop(dg_tx_t *tx)

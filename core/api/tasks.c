@@ -7,7 +7,9 @@
 
 #include "actors/system.h"
 #include "core/alloc.h"
+#include "core/api/planner.h"
 #include "core/common.h"
+#include "core/log.h"
 #include "core/runtime.h"
 #include "core/status_internal.h"
 #include "core/trace/trace.h"
@@ -22,35 +24,54 @@ typedef struct dg_future_rec {
 
 /* ------------------------------------------------------------ start-up */
 
-/* This rank's inventory: u32 CPU workers, u32 devices, u32 kind per device. */
+/* Fills rank r's description from its inventory record: u32 CPU workers,
+ * u32 devices, u32 kind per device (dg_dev_kind_t values, which equal the
+ * planner's kinds). */
+static dagger_status_t read_inventory(dg_tasks_t *t, int r, const void *rec, size_t len)
+{
+    dg_wire_cursor_t rc = dg_wire_cursor(rec, len);
+    dg_plan_rank_desc_t *d = &t->rank_descs[r];
+    dg_plan_kind_t *kinds = t->dev_kinds + (size_t)r * DG_DEV_MAX;
+    d->ncpus = dg_wire_get_u32(&rc);
+    d->ndevs = dg_wire_get_u32(&rc);
+    d->devs = kinds;
+    for (uint32_t i = 0; !rc.bad && i < d->ndevs && i < DG_DEV_MAX; i++) {
+        uint32_t k = dg_wire_get_u32(&rc);
+        kinds[i] = (dg_plan_kind_t)k;
+        if (k != DG_DEV_CUDA && k != DG_DEV_HIP && k != DG_DEV_TEST)
+            rc.bad = 1;
+    }
+    if (rc.bad || !d->ncpus || d->ndevs > DG_DEV_MAX)
+        return dg_error(DAGGER_ERR_PROTOCOL, "dagger_init: rank %d sent a malformed processor "
+                        "inventory", r);
+    return DAGGER_OK;
+}
+
+/* Every rank's inventory, in the processor table (planner input). */
 static dagger_status_t exchange_inventories(dg_tasks_t *t, uint32_t ncpus)
 {
     t->rank_descs = dg_calloc((size_t)t->nranks, sizeof(*t->rank_descs));
-    if (!t->rank_descs)
+    t->dev_kinds = dg_calloc((size_t)t->nranks * DG_DEV_MAX, sizeof(*t->dev_kinds));
+    if (!t->rank_descs || !t->dev_kinds)
         return dg_error(DAGGER_ERR_NO_MEMORY, "dagger_init: out of memory");
-    if (!t->tx) {
-        t->rank_descs[0].ncpus = ncpus;
-        return DAGGER_OK;
-    }
-    unsigned char mine[8];
+    unsigned char mine[8 + 4 * DG_DEV_MAX];
     dg_wire_cursor_t c = dg_wire_cursor(mine, sizeof(mine));
     dg_wire_put_u32(&c, ncpus);
-    dg_wire_put_u32(&c, 0);
+    dg_wire_put_u32(&c, (uint32_t)t->devs.n);
+    for (int i = 0; i < t->devs.n; i++)
+        dg_wire_put_u32(&c, (uint32_t)t->devs.dev[i].be->kind);
+    size_t mylen = 8 + 4 * (size_t)t->devs.n;
+    if (!t->tx)
+        return read_inventory(t, 0, mine, mylen);
     void *all = NULL;
     size_t *lens = dg_calloc((size_t)t->nranks, sizeof(size_t));
     if (!lens)
         return dg_error(DAGGER_ERR_NO_MEMORY, "dagger_init: out of memory");
-    dagger_status_t st = dg_coll_allgather(t->tx, mine, sizeof(mine), &all, lens);
+    dagger_status_t st = dg_coll_allgather(t->tx, mine, mylen, &all, lens);
     if (st == DAGGER_OK) {
         const unsigned char *p = all;
-        for (int r = 0; r < t->nranks; r++) {
-            dg_wire_cursor_t rc = dg_wire_cursor(p, lens[r]);
-            t->rank_descs[r].ncpus = dg_wire_get_u32(&rc);
-            t->rank_descs[r].ndevs = 0;
-            dg_wire_get_u32(&rc);
-            if (rc.bad || !t->rank_descs[r].ncpus)
-                st = dg_error(DAGGER_ERR_PROTOCOL, "dagger_init: rank %d sent a malformed "
-                              "processor inventory", r);
+        for (int r = 0; r < t->nranks && st == DAGGER_OK; r++) {
+            st = read_inventory(t, r, p, lens[r]);
             p += lens[r];
         }
     }
@@ -75,6 +96,10 @@ dagger_status_t dg_tasks_create(dagger_runtime_t *rt, struct dg_act_system *acto
     dagger_status_t st = t->futures ? DAGGER_OK
                                     : dg_error(DAGGER_ERR_NO_MEMORY, "dagger_init: out of memory");
     if (st == DAGGER_OK)
+        st = dg_dev_discover(rt->cfg.test_devices, &t->devs);
+    if (st == DAGGER_OK)
+        dg_log(DG_LOG_INFO, "devices: %s", t->devs.summary);
+    if (st == DAGGER_OK)
         st = exchange_inventories(t, (uint32_t)dg_act_system_num_workers(actors));
     if (st == DAGGER_OK)
         st = dg_trace_start(t);
@@ -83,6 +108,7 @@ dagger_status_t dg_tasks_create(dagger_runtime_t *rt, struct dg_act_system *acto
             .rank = t->rank, .nranks = t->nranks, .actors = actors, .tx = t->tx,
             .window = (uint32_t)rt->cfg.task_window, .pool_limit = rt->cfg.slot_cache,
             .hang_timeout = rt->cfg.hang_timeout, .hang_exit = rt->cfg.hang_exit,
+            .devs = &t->devs, .gpu_direct = (int)rt->cfg.gpu_direct,
         };
         st = dg_exec_create(&ep, &t->exec);
     }
@@ -97,6 +123,8 @@ dagger_status_t dg_tasks_create(dagger_runtime_t *rt, struct dg_act_system *acto
         if (st == DAGGER_OK)
             t->exec->plan = t->plan;
     }
+    if (st == DAGGER_OK)
+        st = dg_planner_start(t);
     if (st != DAGGER_OK) {
         dg_tasks_destroy(t);
         return st;
@@ -115,6 +143,7 @@ void dg_tasks_drain(dg_tasks_t *t)
         dagger_region_end(t->region);
     if (t->exec)
         dg_exec_wait_all(t->exec);
+    dg_planner_unbind(t); /* before the actors stop: a bound actor cannot be joined */
 }
 
 void dg_tasks_destroy(dg_tasks_t *t)
@@ -124,7 +153,9 @@ void dg_tasks_destroy(dg_tasks_t *t)
     dg_trace_stop(t);
     dg_exec_destroy(t->exec);
     dg_plan_destroy(t->plan);
+    free(t->planner);
     free(t->rank_descs);
+    free(t->dev_kinds);
     free(t->futures);
     dg_tasks_fail_log_free(t);
     free(t);

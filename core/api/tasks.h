@@ -8,6 +8,7 @@
 
 #include "core/exec/exec.h"
 #include "core/plan/plan.h"
+#include "devices/discover.h"
 
 struct dg_act_system;
 struct dg_tx;
@@ -18,8 +19,11 @@ typedef struct dg_tasks {
     int rank, nranks;
     struct dg_tx *tx;                 /* NULL when alone */
     dg_plan_t *plan;
+    struct dg_planner *planner;       /* the planner actor (planner.h) */
     dg_exec_t *exec;
     dg_plan_rank_desc_t *rank_descs;  /* processor table input */
+    dg_plan_kind_t *dev_kinds;        /* their devices' kinds, DG_DEV_MAX per rank */
+    dg_dev_table_t devs;              /* this rank's devices (discovery) */
     dagger_region_t *region;          /* the open region, or NULL */
     uint64_t regions;                 /* regions begun */
     uint64_t default_owner;           /* next owner of a chunk created with owner -1 */

@@ -8,6 +8,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "actors/bound.h"
+#include "actors/ctx.h"
 #include "actors/msg.h"
 #include "actors/system.h"
 #include "core/alloc.h"
@@ -16,6 +18,8 @@
 #include "core/log.h"
 #include "core/status_internal.h"
 #include "core/trace/trace.h"
+#include "devices/dev.h"
+#include "devices/discover.h"
 #include "devices/space_actor.h"
 
 /* Trivial ops (ALLOC, FREE, REGION_END) finish on the thread that readies
@@ -47,13 +51,15 @@ dagger_status_t dg_exec_create(const dg_exec_params_t *p, dg_exec_t **out)
     ex->plan = p->plan;
     ex->hang_timeout = p->hang_timeout;
     ex->hang_exit = p->hang_exit;
+    ex->gpu_direct = p->gpu_direct;
     ex->nworkers = dg_act_system_num_workers(p->actors);
     uint64_t n = pow2_at_least(p->window ? p->window : 16384);
     ex->mask = n - 1;
     ex->ring = dg_calloc(n, sizeof(*ex->ring));
     ex->own = dg_calloc((size_t)ex->nworkers, sizeof(*ex->own));
     ex->proc = dg_calloc((size_t)ex->nworkers + 1, sizeof(*ex->proc));
-    if (dg_exec_codelets_init(ex) || !ex->ring || !ex->own || !ex->proc ||
+    ex->proc_turn = dg_calloc((size_t)ex->nworkers + 1, sizeof(*ex->proc_turn));
+    if (dg_exec_codelets_init(ex) || !ex->ring || !ex->own || !ex->proc || !ex->proc_turn ||
         dg_readyq_init(&ex->shared, n)) {
         dg_exec_destroy(ex);
         return dg_error(DAGGER_ERR_NO_MEMORY, "executor: out of memory");
@@ -75,6 +81,8 @@ dagger_status_t dg_exec_create(const dg_exec_params_t *p, dg_exec_t **out)
         st = dg_host_space_start(ex); /* first: the same actor id on every rank */
     if (st == DAGGER_OK)
         st = dg_host_procs_start(ex);
+    if (st == DAGGER_OK && p->devs && p->devs->n)
+        st = dg_devs_start(ex, p->devs);
     if (st != DAGGER_OK) {
         dg_exec_destroy(ex);
         return st;
@@ -103,6 +111,7 @@ void dg_exec_destroy(dg_exec_t *ex)
         for (uint64_t i = 0; i <= ex->mask; i++)
             free(ex->ring[i].blob);
     dg_bufs_cleanup(&ex->bufs);
+    dg_devs_destroy(ex); /* after the buffer table: it gives device blocks back */
     if (ex->own)
         for (int w = 0; w < ex->nworkers; w++)
             dg_readyq_cleanup(&ex->own[w]);
@@ -110,6 +119,7 @@ void dg_exec_destroy(dg_exec_t *ex)
         dg_readyq_cleanup(&ex->shared);
     free(ex->own);
     free(ex->proc);
+    free(ex->proc_turn);
     free(ex->ring);
     dg_exec_codelets_cleanup(ex);
     free(ex);
@@ -167,7 +177,11 @@ static void launch(dg_exec_t *ex, dg_xop_t *op, int w)
     dg_proc_launch_msg_t *pl = (dg_proc_launch_msg_t *)buf.m.payload;
     *pl = (dg_proc_launch_msg_t){ex, op, w, 0};
     atomic_fetch_add_explicit(&ex->running, 1, memory_order_seq_cst);
-    if (DG_UNLIKELY(!dg_act_run_prepared(ex->actors, pp, &buf.m))) {
+    /* The calling worker's own processor actor is bound to it for good:
+     * its turn needs no claim and no context set-up (actors/bound.h). */
+    int ran = w < ex->nworkers ? dg_act_run_bound(&ex->proc_turn[w], &buf.m, pp->fn)
+                               : dg_act_run_prepared(ex->actors, pp, &buf.m);
+    if (DG_UNLIKELY(!ran)) {
         /* Its turn cannot run here now: a copy, run when the actor can. */
         dg_act_post_t p = {.to = pp->to, .type = pp->type, .payload = pl, .size = sizeof(*pl),
                            .what = "launch"};
@@ -256,6 +270,10 @@ static void ready(dg_exec_t *ex, dg_xop_t *op)
 {
     switch (op->kind) {
     case DG_PLAN_OP_LAUNCH: {
+        if (op->u.launch.device >= 0) {
+            dg_devs_launch(ex, op->u.launch.device, op);
+            return;
+        }
         int w = op->u.launch.worker;
         if (w >= 0 || op->u.launch.priority)
             op->ready_order = atomic_fetch_add_explicit(&ex->ready_counter, 1, memory_order_relaxed);
@@ -273,10 +291,10 @@ static void ready(dg_exec_t *ex, dg_xop_t *op)
                                                                : op->u.copy.src_space, op);
         return;
     case DG_PLAN_OP_SEND:
-        dg_exec_post_op(ex, ex->msg.send, 0, op);
+        dg_exec_post_op(ex, ex->msg.send, op->u.xfer.space, op);
         return;
     case DG_PLAN_OP_RECV:
-        dg_exec_post_op(ex, ex->msg.recv, 0, op);
+        dg_exec_post_op(ex, ex->msg.recv, op->u.xfer.space, op);
         return;
     case DG_PLAN_OP_FREE:
         if (op->u.free_ptr) {
@@ -389,6 +407,7 @@ static int resolve_arg(dg_exec_t *ex, const dg_plan_op_arg_t *a, dg_xarg_t *x, u
 static int emit_launch(dg_exec_t *ex, dg_xop_t *op, const dg_plan_op_t *p)
 {
     dg_xlaunch_t *l = &op->u.launch;
+    l->device = -1; /* first: a launch that fails to emit still runs (as nothing) on a CPU */
     size_t vbytes = 0;
     for (uint32_t i = 0; i < p->u.launch.nargs; i++)
         if (p->u.launch.args[i].kind == DG_PLAN_ARG_VALUE)
@@ -403,6 +422,7 @@ static int emit_launch(dg_exec_t *ex, dg_xop_t *op, const dg_plan_op_t *p)
     l->nargs = p->u.launch.nargs;
     l->args = (dg_xarg_t *)mem;
     l->worker = -1;
+    l->proc = p->u.launch.proc;
     if (p->u.launch.proc != DG_PLAN_ANY_CPU) {
         int32_t rank;
         dg_plan_kind_t kind;
@@ -410,6 +430,8 @@ static int emit_launch(dg_exec_t *ex, dg_xop_t *op, const dg_plan_op_t *p)
         if (dg_plan_proc_info(ex->plan, p->u.launch.proc, &rank, &kind, &index) == DAGGER_OK &&
             kind == DG_PLAN_CPU)
             l->worker = (int32_t)(index % (uint32_t)ex->nworkers);
+        else if (p->u.launch.space > 0 && (int)p->u.launch.space <= ex->ndevs)
+            l->device = (int32_t)p->u.launch.space - 1; /* the space's device runs it */
     }
     unsigned char *values = mem + argbytes;
     for (uint32_t i = 0; i < l->nargs; i++)
@@ -434,6 +456,8 @@ static int emit_xfer(dg_exec_t *ex, dg_xop_t *op, const dg_plan_op_t *p)
     x->nspans = p->u.xfer.nspans;
     x->bytes = p->u.xfer.bytes;
     x->base = x->chunk ? buffer_base(ex, p->u.xfer.buf) : NULL;
+    x->space = p->u.xfer.buf.space;
+    x->staged = NULL;
     x->spans = op_alloc(op, x->nspans * sizeof(dg_plan_span_t) + 1);
     if (!x->spans)
         return -1;
@@ -453,6 +477,7 @@ static int emit_copy(dg_exec_t *ex, dg_xop_t *op, const dg_plan_op_t *p)
     c->dst = buffer_base(ex, p->u.copy.dst);
     c->src_space = p->u.copy.src.space;
     c->dst_space = p->u.copy.dst.space;
+    c->staged = NULL;
     c->elsize = p->u.copy.elsize;
     c->nspans = p->u.copy.nspans;
     c->spans = op_alloc(op, c->nspans * sizeof(dg_plan_span_t) + 1);
@@ -473,7 +498,7 @@ dagger_status_t dg_exec_alloc(dg_exec_t *ex, uint64_t chunk, uint32_t space, siz
     dg_act_post_t p = {.to = ex->space_actor[space], .type = ex->msg.alloc, .payload = &m,
                        .size = sizeof(m), .what = "allocation"};
     int direct;
-    dagger_status_t st = dg_act_post_local(ex->actors, ex->space[space], &p, &direct);
+    dagger_status_t st = dg_exec_post_space(ex, space, &p, &direct);
     if (st != DAGGER_OK)
         return st;
     while (!atomic_load_explicit(&r.done, memory_order_acquire))
@@ -556,6 +581,9 @@ static void register_deps(dg_exec_t *ex, dg_xop_t *op, const dg_plan_op_t *p)
 void dg_exec_emit(void *ctx, const dg_plan_op_t *p)
 {
     dg_exec_t *ex = ctx;
+    const dagger_ctx_t *turn = dg_act_tls.ctx; /* ops leave the planner actor's turns only */
+    if (DG_UNLIKELY(!turn || turn->actor != ex->planner))
+        atomic_fetch_add_explicit(&ex->emits_outside, 1, memory_order_relaxed);
     dg_xop_t *op = acquire_slot(ex, p->seq);
     op->kind = p->kind;
     atomic_store_explicit(&ex->emitted, atomic_load_explicit(&ex->emitted, memory_order_relaxed) + 1,
@@ -591,6 +619,8 @@ static int source(void *ctx, int worker)
     int did = 0;
     if (worker == 0 && ex->xfer)
         did += dg_xfer_poll(ex->xfer);
+    if (ex->ndevs)
+        did += dg_devs_poll(ex);
     dg_xop_t *op = NULL;
     if (worker >= 0 && worker < ex->nworkers)
         op = dg_readyq_pop(&ex->own[worker]);

@@ -28,6 +28,8 @@
 struct dg_act_system;
 struct dg_tx;
 struct dg_xfer;
+struct dg_dev;
+struct dg_dev_table;
 
 typedef struct dg_exec_codelet {
     _Atomic uint32_t id;              /* 0: empty; set last, once (codelets.c) */
@@ -52,6 +54,8 @@ typedef struct dg_exec_params {
     size_t pool_limit;                /* bytes of released buffers kept for reuse */
     double hang_timeout;              /* seconds; 0 = off */
     double hang_exit;                 /* seconds more, then the rank exits; 0 = never */
+    const struct dg_dev_table *devs;  /* this rank's devices (NULL: none) */
+    int gpu_direct;                   /* DAGGER_GPU_DIRECT: 1 on, 0 off, -1 auto */
 } dg_exec_params_t;
 
 typedef struct dg_exec dg_exec_t;
@@ -59,6 +63,7 @@ typedef struct dg_exec dg_exec_t;
 /* The ids of the runtime's message types (msgs.c registers them by name). */
 typedef struct dg_exec_msgs {
     uint32_t alloc, free, copy, send, recv, rewrap, launch;
+    uint32_t dev_launch, dev_poll, dev_staged;
 } dg_exec_msgs_t;
 
 struct dg_exec {
@@ -91,9 +96,20 @@ struct dg_exec {
     dg_exec_msgs_t msg;               /* message type ids */
     dagger_actor_addr_t space_actor[DG_MAX_SPACES]; /* memory-space actors (0: host) */
     struct dg_actor *space[DG_MAX_SPACES]; /* ...their objects (dg_act_post_local) */
+    struct dg_dev *devs;              /* the rank's devices (devices/dev.h); space 1 + d */
+    int ndevs;
+    int gpu_direct;                   /* DAGGER_GPU_DIRECT as given */
+    /* Every lane of each space (lane 0 is space_actor/space): interchangeable
+     * memory-space actors of one space (devices/host/host_space.c). */
+    dagger_actor_addr_t lane_addr[DG_MAX_SPACES][DG_MEM_LANES];
+    struct dg_actor *lane[DG_MAX_SPACES][DG_MEM_LANES];
+    int nlanes[DG_MAX_SPACES];
     struct dg_act_prepared *proc;     /* CPU processor actors' launch handlers: per
                                          worker, then the submitting thread's (nworkers) */
+    struct dg_act_bound *proc_turn;   /* per worker: its processor actor's bound turn context */
     _Atomic uint64_t tasks_outside;   /* tasks run outside a processor actor's turn (tests) */
+    struct dg_actor *planner;         /* the planner actor, whose turns emit the ops */
+    _Atomic uint64_t emits_outside;   /* ops emitted outside its turn (tests) */
     dg_watchdog_t watchdog;           /* the hang detector */
 
     /* codelet implementations by id */
@@ -151,6 +167,11 @@ void dg_exec_describe_op(const dg_exec_t *ex, const dg_xop_t *op, char *buf, siz
 
 /* Runs a ready LAUNCH op on the calling worker (run.c). */
 void dg_exec_run(dg_exec_t *ex, dg_xop_t *op, int worker);
+/* Runs a LAUNCH op's implementation for a device of this kind, with its
+ * stream (what dagger_task_stream returns) in a turn of the device's
+ * processor actor; the caller finishes the op once the device is done. */
+void dg_exec_run_device(dg_exec_t *ex, dg_xop_t *op, dg_plan_kind_t kind, void *stream,
+                        uint32_t proc, int worker);
 
 /* Allocates the buffer of (chunk, space): a dagger.mem.alloc request to the
  * space's memory-space actor, whose turn usually runs on this thread (it
@@ -166,5 +187,10 @@ dagger_status_t dg_exec_msgs_register(dg_exec_t *ex);
  * actor is idle. When the actor does not take it, the op fails and is
  * finished here (the region reports why). */
 dagger_status_t dg_exec_post_op(dg_exec_t *ex, uint32_t type, uint32_t space, dg_xop_t *op);
+struct dg_act_post;
+/* A message to the memory-space actors of a space (p->to: lane 0): the
+ * first idle lane handles it on this thread; all busy, it waits for lane 0. */
+dagger_status_t dg_exec_post_space(dg_exec_t *ex, uint32_t space, const struct dg_act_post *p,
+                                   int *direct);
 
 #endif

@@ -10,6 +10,7 @@
 #include "core/exec/rewrap.h"
 #include "core/exec/xfer.h"
 #include "core/status_internal.h"
+#include "devices/dev.h"
 #include "devices/space_actor.h"
 
 typedef struct dg_msg_decl {
@@ -28,6 +29,12 @@ static const dg_msg_decl_t decls[] = {
     {"dagger.mem.recv", DAGGER_MSG_FIXED, sizeof(dg_mem_op_msg_t), offsetof(dg_exec_msgs_t, recv)},
     {"dagger.proc.launch", DAGGER_MSG_FIXED, sizeof(dg_proc_launch_msg_t),
      offsetof(dg_exec_msgs_t, launch)},
+    {"dagger.dev.launch", DAGGER_MSG_FIXED, sizeof(dg_dev_launch_msg_t),
+     offsetof(dg_exec_msgs_t, dev_launch)},
+    {"dagger.dev.poll", DAGGER_MSG_FIXED, sizeof(dg_dev_poll_msg_t),
+     offsetof(dg_exec_msgs_t, dev_poll)},
+    {"dagger.dev.staged", DAGGER_MSG_FIXED, sizeof(dg_dev_staged_msg_t),
+     offsetof(dg_exec_msgs_t, dev_staged)},
     /* On the wire: the 64-byte move_rewrap header; as delivered: where the
      * children are (dg_xfer_arrival_t), so the type allows the larger. */
     {"dagger.mem.rewrap", DAGGER_MSG_BYTES,
@@ -48,13 +55,22 @@ dagger_status_t dg_exec_msgs_register(dg_exec_t *ex)
     return DAGGER_OK;
 }
 
+dagger_status_t dg_exec_post_space(dg_exec_t *ex, uint32_t space, const dg_act_post_t *p,
+                                   int *direct)
+{
+    if (ex->nlanes[space] > 1)
+        return dg_act_post_any(ex->actors, ex->lane[space], ex->lane_addr[space],
+                               ex->nlanes[space], p, direct);
+    return dg_act_post_local(ex->actors, ex->space[space], p, direct);
+}
+
 dagger_status_t dg_exec_post_op(dg_exec_t *ex, uint32_t type, uint32_t space, dg_xop_t *op)
 {
     dg_mem_op_msg_t m = {op};
     dg_act_post_t p = {.to = ex->space_actor[space], .type = type, .payload = &m,
                        .size = sizeof(m), .what = "executor"};
     int direct;
-    dagger_status_t st = dg_act_post_local(ex->actors, ex->space[space], &p, &direct);
+    dagger_status_t st = dg_exec_post_space(ex, space, &p, &direct);
     if (DG_UNLIKELY(st != DAGGER_OK)) {
         char why[400];
         snprintf(why, sizeof(why), "the memory-space actor of space %u did not take an op: %s",

@@ -16,6 +16,8 @@ struct dagger_task {
     dg_xop_t *op;
     int worker;
     int failed;
+    void *stream;                     /* a device task's stream (stream_native) */
+    int32_t proc;                     /* a device task's processor id; -1: a CPU task */
 };
 
 static int after_failure(dg_exec_t *ex, uint64_t task)
@@ -26,9 +28,26 @@ static int after_failure(dg_exec_t *ex, uint64_t task)
     return later;
 }
 
-static void run_launch(dg_exec_t *ex, dg_xop_t *op, int worker)
+/* The implementation for a processor kind: test devices run the CPU one on
+ * their (host-addressable) memory. */
+static dagger_impl_fn impl_for(const dg_exec_codelet_t *cl, dg_plan_kind_t kind)
 {
-    dg_xlaunch_t *l = &op->u.launch;
+    switch (kind) {
+    case DG_PLAN_CUDA: return cl->cuda;
+    case DG_PLAN_HIP: return cl->hip;
+    default: return cl->cpu;
+    }
+}
+
+static const char *kind_name(dg_plan_kind_t kind)
+{
+    static const char *names[DG_PLAN_NKINDS] = {"CPU", "CUDA", "HIP", "CPU (for test devices)"};
+    return (int)kind >= 0 && kind < DG_PLAN_NKINDS ? names[kind] : "?";
+}
+
+static void run_launch(dg_exec_t *ex, struct dagger_task *t, dg_plan_kind_t kind)
+{
+    dg_xlaunch_t *l = &t->op->u.launch;
     /* After a failure on this rank, later tasks of the region (by task id,
      * not by when they start) are skipped: their inputs may be garbage.
      * Earlier ones still run, so their results stay valid (fetch relies on
@@ -37,23 +56,23 @@ static void run_launch(dg_exec_t *ex, dg_xop_t *op, int worker)
     if (atomic_load_explicit(&ex->failed, memory_order_relaxed) && after_failure(ex, l->task))
         return;
     const dg_exec_codelet_t *cl = dg_exec_codelet(ex, l->codelet);
-    if (!cl || !cl->cpu) {
-        char msg[160];
-        snprintf(msg, sizeof(msg), "codelet %s has no CPU implementation on rank %d",
-                 cl ? cl->name : "?", ex->rank);
+    dagger_impl_fn fn = cl ? impl_for(cl, kind) : NULL;
+    if (!fn) {
+        char msg[200];
+        snprintf(msg, sizeof(msg), "codelet %s has no %s implementation on rank %d",
+                 cl ? cl->name : "?", kind_name(kind), ex->rank);
         dg_exec_fail(ex, l->task, DAGGER_ERR_UNSUPPORTED, msg);
         return;
     }
     if (l->ret)
         memset(l->ret, 0, l->ret_size);
-    struct dagger_task t = {ex, op, worker, 0};
     /* User code runs as on a plain thread (no handler context), still
      * inside the processor actor's turn, which holds the actor. */
     dagger_ctx_t *turn = dg_act_tls.ctx;
     dg_act_tls.ctx = NULL;
-    int rc = cl->cpu(&t);
+    int rc = fn(t);
     dg_act_tls.ctx = turn;
-    if (rc != DAGGER_OK && !t.failed) {
+    if (rc != DAGGER_OK && !t->failed) {
         char msg[200];
         snprintf(msg, sizeof(msg), "task %llu (%s) on rank %d returned %d",
                  (unsigned long long)l->task, cl->name, ex->rank, rc);
@@ -67,7 +86,8 @@ static void run_launch(dg_exec_t *ex, dg_xop_t *op, int worker)
 static void count_turn(dg_exec_t *ex)
 {
     const dagger_ctx_t *ctx = dg_act_tls.ctx;
-    if (DG_UNLIKELY(!ctx || !ctx->msg || ctx->msg->hdr.type != ex->msg.launch))
+    if (DG_UNLIKELY(!ctx || !ctx->msg || (ctx->msg->hdr.type != ex->msg.launch &&
+                                           ctx->msg->hdr.type != ex->msg.dev_launch)))
         atomic_fetch_add_explicit(&ex->tasks_outside, 1, memory_order_relaxed);
 }
 
@@ -75,10 +95,22 @@ void dg_exec_run(dg_exec_t *ex, dg_xop_t *op, int worker)
 {
     count_turn(ex);
     uint64_t tr0 = DG_TRACE_ON() ? dg_trace_run_begin(op, worker) : 0;
-    run_launch(ex, op, worker);
+    struct dagger_task t = {ex, op, worker, 0, NULL, -1};
+    run_launch(ex, &t, DG_PLAN_CPU);
     if (DG_TRACE_ON())
         dg_trace_run_end(ex, op, worker, tr0);
     dg_exec_finish(ex, op);
+}
+
+void dg_exec_run_device(dg_exec_t *ex, dg_xop_t *op, dg_plan_kind_t kind, void *stream,
+                        uint32_t proc, int worker)
+{
+    count_turn(ex);
+    uint64_t tr0 = DG_TRACE_ON() ? dg_trace_run_begin(op, worker) : 0;
+    struct dagger_task t = {ex, op, worker, 0, stream, (int32_t)proc};
+    run_launch(ex, &t, kind);
+    if (DG_TRACE_ON())
+        dg_trace_run_end(ex, op, worker, tr0);
 }
 
 /* ------------------------------------------------------------ task API */
@@ -171,6 +203,8 @@ int dagger_task_rank(dagger_task_t *t)
 int dagger_task_proc(dagger_task_t *t)
 {
     uint32_t id;
+    if (t && t->proc >= 0)
+        return t->proc; /* a device's processor */
     if (!t || t->worker < 0 || t->worker >= t->ex->nworkers ||
         dg_plan_proc_id(t->ex->plan, t->ex->rank, DG_PLAN_CPU, (uint32_t)t->worker, &id) != DAGGER_OK)
         return -1; /* the submitting thread, helping while it waits */
@@ -179,6 +213,5 @@ int dagger_task_proc(dagger_task_t *t)
 
 void *dagger_task_stream(dagger_task_t *t)
 {
-    (void)t;
-    return NULL;
+    return t ? t->stream : NULL;
 }

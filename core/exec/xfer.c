@@ -13,6 +13,7 @@
 #include "core/log.h"
 #include "core/status_internal.h"
 #include "core/trace/trace.h"
+#include "devices/dev.h"
 #include "transport/tx.h"
 
 /* A tag's meeting point: whichever of the RECV op and the data comes first
@@ -44,6 +45,7 @@ struct dg_xfer {
     pthread_mutex_t lock;      /* guards buckets and pulls */
     dg_rv_t *buckets[DG_RV_BUCKETS];
     dg_pull_t *pulls;
+    int lost_seen;             /* the receives waiting when a peer was lost have failed */
 };
 
 /* A packed receive: the staging buffer and where its bytes go. */
@@ -85,6 +87,17 @@ static void fail_xfer(dg_xfer_t *xf, dg_xop_t *op, dagger_status_t st, const cha
     (void)op;
 }
 
+/* An op's end with the wire: a host-staged device transfer goes back to
+ * its device's memory-space actor (which unpacks a receive and releases
+ * the staging buffer), any other op is finished. */
+static void xfer_done(dg_xfer_t *xf, dg_xop_t *op)
+{
+    if (op->u.xfer.staged)
+        dg_devs_staged(xf->ex, op);
+    else
+        dg_exec_finish(xf->ex, op);
+}
+
 /* ------------------------------------------------------------ scatter/gather */
 
 static void scatter(const dg_xxfer_t *x, const unsigned char *src)
@@ -123,7 +136,7 @@ static void send_done(void *arg, dagger_status_t st)
         fail_xfer(s->xf, s->op, st, msg);
     }
     free(s->packed);
-    dg_exec_finish(s->xf->ex, s->op);
+    xfer_done(s->xf, s->op);
     free(s);
 }
 
@@ -134,7 +147,9 @@ void dg_xfer_send(dg_xfer_t *xf, dg_xop_t *op)
     const dg_xxfer_t *x = &op->u.xfer;
     dg_send_ctx_t *s = dg_calloc(1, sizeof(*s));
     const void *payload = NULL;
-    if (s && x->bytes && x->base) {
+    if (s && x->bytes && x->staged) {
+        payload = x->staged; /* packed by the device's memory-space actor */
+    } else if (s && x->bytes && x->base) {
         if (x->nspans == 1) {
             payload = x->base + (size_t)x->spans[0].begin * x->elsize;
         } else {
@@ -148,7 +163,7 @@ void dg_xfer_send(dg_xfer_t *xf, dg_xop_t *op)
         free(s ? s->packed : NULL);
         free(s);
         fail_xfer(xf, op, DAGGER_ERR_NO_MEMORY, "out of memory packing a transfer");
-        dg_exec_finish(xf->ex, op);
+        xfer_done(xf, op);
         return;
     }
     s->xf = xf;
@@ -205,7 +220,7 @@ static void unpack_done(void *arg, dagger_status_t st)
     else if (u->staging)
         scatter(&u->op->u.xfer, u->staging);
     free(u->staging);
-    dg_exec_finish(u->xf->ex, u->op);
+    xfer_done(u->xf, u->op);
     free(u);
 }
 
@@ -219,7 +234,9 @@ static void pull(dg_xfer_t *xf, dg_xop_t *op, void *rndv, size_t len)
     if (u) {
         u->xf = xf;
         u->op = op;
-        if (x->nspans == 1 && x->base)
+        if (x->staged)
+            dst = x->staged; /* the device's memory-space actor unpacks it */
+        else if (x->nspans == 1 && x->base)
             dst = x->base + (size_t)x->spans[0].begin * x->elsize;
         else
             dst = u->staging = dg_malloc(len);
@@ -229,7 +246,7 @@ static void pull(dg_xfer_t *xf, dg_xop_t *op, void *rndv, size_t len)
         if (u)
             free(u);
         fail_xfer(xf, op, DAGGER_ERR_NO_MEMORY, "out of memory receiving a transfer");
-        dg_exec_finish(xf->ex, op);
+        xfer_done(xf, op);
         return;
     }
     if (dg_tx_recv_into(xf->tx, rndv, dst, len, unpack_done, u) != DAGGER_OK)
@@ -244,7 +261,7 @@ static void queue_pull(dg_xfer_t *xf, dg_xop_t *op, void *rndv, size_t len)
     if (!p) {
         fail_xfer(xf, op, DAGGER_ERR_NO_MEMORY, "out of memory receiving a transfer");
         if (op)
-            dg_exec_finish(xf->ex, op);
+            xfer_done(xf, op);
         return; /* the descriptor stays with the transport until it closes */
     }
     *p = (dg_pull_t){NULL, op, rndv, len};
@@ -281,13 +298,15 @@ static void complete_recv(dg_xfer_t *xf, dg_xop_t *op, const dg_rewrap_hdr_t *h,
         } else if (rndv) {
             queue_pull(xf, NULL, rndv, len); /* the owner drops it */
         }
-        dg_exec_finish(xf->ex, op);
+        xfer_done(xf, op);
         return;
     }
     if (!rndv) {
-        if (len && op->u.xfer.base)
+        if (len && op->u.xfer.staged)
+            memcpy(op->u.xfer.staged, eager, len);
+        else if (len && op->u.xfer.base)
             scatter(&op->u.xfer, eager);
-        dg_exec_finish(xf->ex, op);
+        xfer_done(xf, op);
         return;
     }
     if (dg_tx_is_owner(xf->tx)) {
@@ -344,7 +363,7 @@ static int on_data(void *ctx, const dg_tx_msg_t *msg)
     dg_act_post_t p = {.from = mh.from, .from_set = 1, .to = mine, .type = mh.type,
                        .payload = &a, .size = sizeof(a), .keep = keep_eager,
                        .what = "move_rewrap arrival"};
-    if (dg_act_post_local(xf->ex->actors, xf->ex->space[0], &p, &direct) != DAGGER_OK) {
+    if (dg_exec_post_space(xf->ex, 0, &p, &direct) != DAGGER_OK) {
         char why[400];
         snprintf(why, sizeof(why), "rank %d: transfer tag %llx from rank %d was not delivered to "
                  "the memory-space actor: %s", xf->ex->rank, (unsigned long long)a.hdr.tag,
@@ -390,18 +409,67 @@ void dg_xfer_arrived(dg_xfer_t *xf, const dg_xfer_arrival_t *a)
     pthread_mutex_unlock(&xf->lock);
 }
 
+/* A receive that can no longer complete: a rank was lost (the sender, or
+ * another rank whose loss ends the job and may hold back the sender). */
+static void fail_unreachable(dg_xfer_t *xf, dg_xop_t *op)
+{
+    dg_tx_health(xf->tx);
+    char msg[700];
+    snprintf(msg, sizeof(msg), "rank %d: transfer tag %llx from rank %d cannot arrive: %s",
+             xf->ex->rank, (unsigned long long)op->u.xfer.tag, op->u.xfer.peer,
+             dagger_error_detail());
+    fail_xfer(xf, op, DAGGER_ERR_PEER_LOST, msg);
+    xfer_done(xf, op); /* a staged device receive gives its staging buffer back */
+}
+
+/* Once a rank is lost the job cannot go on: every posted receive still
+ * waiting for its data fails now, naming its tag and sender, instead of
+ * waiting until the transport's lost_grace_s ends the process. Owner
+ * thread; a relaxed load while nobody is lost. */
+static void fail_waiting_recvs(dg_xfer_t *xf)
+{
+    if (DG_LIKELY(xf->lost_seen || dg_tx_lost_rank(xf->tx) < 0))
+        return;
+    xf->lost_seen = 1;
+    dg_rv_t *waiting = NULL;
+    pthread_mutex_lock(&xf->lock);
+    for (int b = 0; b < DG_RV_BUCKETS; b++)
+        for (dg_rv_t **pp = &xf->buckets[b]; *pp;) {
+            dg_rv_t *rv = *pp;
+            if (!rv->op) {
+                pp = &rv->next;
+                continue;
+            }
+            *pp = rv->next;
+            rv->next = waiting;
+            waiting = rv;
+        }
+    pthread_mutex_unlock(&xf->lock);
+    while (waiting) {
+        dg_rv_t *next = waiting->next;
+        fail_unreachable(xf, waiting->op);
+        free(waiting);
+        waiting = next;
+    }
+}
+
 void dg_xfer_recv(dg_xfer_t *xf, dg_xop_t *op)
 {
     if (DG_TRACE_ON())
         dg_trace_xfer_start(op);
     pthread_mutex_lock(&xf->lock);
     dg_rv_t *rv = rv_take(xf, op->u.xfer.tag);
+    if (!rv && dg_tx_lost_rank(xf->tx) >= 0) {
+        pthread_mutex_unlock(&xf->lock);
+        fail_unreachable(xf, op);
+        return;
+    }
     if (!rv) {
         rv = dg_calloc(1, sizeof(*rv));
         if (!rv) {
             pthread_mutex_unlock(&xf->lock);
             fail_xfer(xf, op, DAGGER_ERR_NO_MEMORY, "out of memory posting a receive");
-            dg_exec_finish(xf->ex, op);
+            xfer_done(xf, op);
             return;
         }
         rv->tag = op->u.xfer.tag;
@@ -418,6 +486,7 @@ void dg_xfer_recv(dg_xfer_t *xf, dg_xop_t *op)
 
 int dg_xfer_poll(dg_xfer_t *xf)
 {
+    fail_waiting_recvs(xf);
     if (!__atomic_load_n(&xf->pulls, __ATOMIC_RELAXED) || !dg_tx_is_owner(xf->tx))
         return 0;
     pthread_mutex_lock(&xf->lock);

@@ -43,6 +43,8 @@ typedef struct dg_xlaunch {
     uint64_t task;
     uint32_t codelet;
     int32_t worker;                   /* exact worker, or -1 for any CPU worker */
+    int32_t device;                   /* device index (space - 1), or -1: a CPU task */
+    uint32_t proc;                    /* the planned processor (global id or DG_PLAN_ANY_CPU) */
     int32_t priority;
     uint32_t nargs;
     dg_xarg_t *args;
@@ -58,6 +60,9 @@ typedef struct dg_xxfer {
     dg_plan_span_t *spans;            /* element offsets into base */
     unsigned char *base;
     uint64_t bytes;
+    uint32_t space;                   /* the buffer's memory space */
+    unsigned char *staged;            /* host-staged device transfer: the packed bytes in
+                                         pinned memory (xfer.c sends/receives these) */
 } dg_xxfer_t;
 
 typedef struct dg_xcopy {
@@ -65,6 +70,7 @@ typedef struct dg_xcopy {
     uint32_t src_space, dst_space;
     uint32_t elsize, nspans;
     dg_plan_span_t *spans;
+    unsigned char *staged;            /* between two devices: the packed bytes in pinned memory */
 } dg_xcopy_t;
 
 struct dg_xop {

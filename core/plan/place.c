@@ -7,18 +7,34 @@
 
 #include "core/plan/planner_internal.h"
 
-#define GPU_KINDS (DG_PLAN_KIND_BIT(DG_PLAN_CUDA) | DG_PLAN_KIND_BIT(DG_PLAN_HIP))
-
-/* "CPU|CUDA" for a kind mask (buf holds 24 bytes). */
+/* "CPU|CUDA" for a kind mask (buf holds 40 bytes). */
 static const char *kinds_str(uint32_t kinds, char *buf)
 {
-    static const char *names[] = {"CPU", "CUDA", "HIP"};
+    static const char *names[DG_PLAN_NKINDS] = {"CPU", "CUDA", "HIP", "test device"};
     size_t n = 0;
     buf[0] = '\0';
-    for (int k = 0; k < 3; k++)
+    for (int k = 0; k < DG_PLAN_NKINDS; k++)
         if (kinds & DG_PLAN_KIND_BIT(k))
-            n += (size_t)snprintf(buf + n, 24 - n, "%s%s", n ? "|" : "", names[k]);
+            n += (size_t)snprintf(buf + n, 40 - n, "%s%s", n ? "|" : "", names[k]);
     return n ? buf : "none";
+}
+
+/* "; no rank has a test device" when the allowed device kinds exist on no
+ * rank, else "" (buf holds 160 bytes). */
+static const char *missing_kinds(const dg_plan_t *p, uint32_t want, char *buf)
+{
+    char names[40];
+    uint32_t have = 0;
+    for (int32_t r = 0; r < p->prm.nranks; r++)
+        for (int k = 0; k < DG_PLAN_NKINDS; k++)
+            have |= p->ranks[r].n[k] ? DG_PLAN_KIND_BIT(k) : 0;
+    uint32_t none = want & DG_PLAN_DEVICE_KINDS & ~have;
+    if (!none)
+        return "";
+    snprintf(buf, 160, "; no rank has a device of kind %s%s", kinds_str(none, names),
+             none & DG_PLAN_KIND_BIT(DG_PLAN_TESTDEV) ? " (DAGGER_TEST_DEVICES=N gives each "
+             "rank N test devices)" : "");
+    return buf;
 }
 
 /* Owner computes: among allowed owner ranks of the arguments, the one with
@@ -80,7 +96,7 @@ static uint32_t pick_device(dg_plan_t *p, int32_t r, uint64_t task, uint32_t *ca
     uint64_t best = 0;
     uint32_t ntied = 0;
     for (uint32_t i = 0; i < n; i++) {
-        uint64_t b = bytes_current(p, r, 1 + cand[i] - pr->ncpus);
+        uint64_t b = bytes_current(p, r, 1 + cand[i] - pr->n[DG_PLAN_CPU]);
         if (i == 0 || b > best) {
             best = b;
             ntied = 0;
@@ -100,11 +116,11 @@ dagger_status_t dg_plan_place(dg_plan_t *p, uint64_t task, const dg_plan_codelet
     dg_plan_scopes_init(&sc, scope, p->in_region ? &p->rscope.s : NULL, cl->kinds, &want);
     int32_t r = sc.kinds ? owner_rank(p, &sc) : -1;
     if (r < 0) {
-        char k1[24], k2[24];
+        char k1[40], k2[40], k3[160];
         snprintf(why, len,
                  "no processor satisfies the scope (kinds allowed: %s; the codelet implements: "
-                 "%s%s%s); widen the task or region scope, or register the implementation",
-                 kinds_str(want, k1), kinds_str(cl->kinds, k2),
+                 "%s%s%s%s); widen the task or region scope, or register the implementation",
+                 kinds_str(want, k1), kinds_str(cl->kinds, k2), missing_kinds(p, want, k3),
                  scope && (scope->nranks || scope->nprocs || scope->nparts) ? "; the task scope "
                  "lists ranks/processors or is a union" : "", p->rscope.s.nranks ||
                  p->rscope.s.nprocs || p->rscope.s.nparts ? "; the region scope lists "
@@ -112,15 +128,15 @@ dagger_status_t dg_plan_place(dg_plan_t *p, uint64_t task, const dg_plan_codelet
         return DAGGER_ERR_SCOPE;
     }
     const dg_plan_prank_t *pr = &p->ranks[r];
-    uint32_t nloc = pr->ncpus + pr->ncuda + pr->nhip;
+    uint32_t nloc = dg_plan_rank_nprocs(pr);
     uint32_t stack[256], n = 0; /* a rank has at most 256 devices (procs.c) */
-    if (sc.kinds & GPU_KINDS)
-        for (uint32_t l = pr->ncpus; l < nloc && n < 256; l++)
+    if (sc.kinds & DG_PLAN_DEVICE_KINDS)
+        for (uint32_t l = pr->n[DG_PLAN_CPU]; l < nloc && n < 256; l++)
             if (dg_plan_scopes_proc_ok(p, &sc, r, l))
                 stack[n++] = l;
     if (n) {
         uint32_t l = pick_device(p, r, task, stack, n);
-        *loc = (dg_plan_loc_t){r, 1 + l - pr->ncpus};
+        *loc = (dg_plan_loc_t){r, 1 + l - pr->n[DG_PLAN_CPU]};
         *proc = pr->first_proc + l;
         return DAGGER_OK;
     }
@@ -144,7 +160,7 @@ dagger_status_t dg_plan_scope_region(const dg_plan_t *p, const dg_plan_scope_t *
     dg_plan_scopes_t sc = {{scope, NULL}, k ? k : DG_PLAN_KINDS_ALL};
     if (dg_plan_scopes_lowest_rank(p, &sc) >= 0)
         return DAGGER_OK;
-    char k1[24];
+    char k1[40];
     snprintf(why, len, "no processor satisfies it (kinds allowed: %s%s%s%s); widen it",
              kinds_str(sc.kinds, k1), scope->nranks ? ", on the ranks it lists" : "",
              scope->nprocs ? ", among the processors it lists" : "",

@@ -18,9 +18,15 @@ typedef struct dg_plan dg_plan_t;
 
 /* ---- processors ---- */
 
-typedef enum dg_plan_kind { DG_PLAN_CPU = 0, DG_PLAN_CUDA = 1, DG_PLAN_HIP = 2 } dg_plan_kind_t;
+/* DG_PLAN_TESTDEV: the test device kind (DAGGER_TEST_DEVICES), a device like
+ * a GPU whose tasks run the codelet's CPU implementation on its memory. */
+typedef enum dg_plan_kind {
+    DG_PLAN_CPU = 0, DG_PLAN_CUDA = 1, DG_PLAN_HIP = 2, DG_PLAN_TESTDEV = 3
+} dg_plan_kind_t;
+#define DG_PLAN_NKINDS 4
 #define DG_PLAN_KIND_BIT(k) (1u << (k))
-#define DG_PLAN_KINDS_ALL 7u
+#define DG_PLAN_KINDS_ALL 15u
+#define DG_PLAN_DEVICE_KINDS (DG_PLAN_KINDS_ALL & ~DG_PLAN_KIND_BIT(DG_PLAN_CPU))
 
 /* "Any CPU thread of this rank": the executor picks the thread at run time. */
 #define DG_PLAN_ANY_CPU UINT32_MAX
@@ -28,7 +34,7 @@ typedef enum dg_plan_kind { DG_PLAN_CPU = 0, DG_PLAN_CUDA = 1, DG_PLAN_HIP = 2 }
 typedef struct dg_plan_rank_desc {
     uint32_t ncpus;                /* CPU threads, at least 1 */
     uint32_t ndevs;
-    const dg_plan_kind_t *devs;    /* device kinds (DG_PLAN_CUDA / DG_PLAN_HIP), in device order */
+    const dg_plan_kind_t *devs;    /* device kinds (CUDA, HIP, TESTDEV), in device order */
 } dg_plan_rank_desc_t;
 
 /* ---- scopes ---- */

@@ -46,7 +46,7 @@ dagger_status_t dg_plan_create(const dg_plan_params_t *params, dg_plan_t **out)
         while (p->ring_cap < w)
             p->ring_cap *= 2;
         const dg_plan_prank_t *me = &p->ranks[params->my_rank];
-        p->nspaces = 1 + me->ncuda + me->nhip;
+        p->nspaces = 1 + dg_plan_rank_nprocs(me) - me->n[DG_PLAN_CPU];
         p->ring = dg_plan_mem_alloc(&p->mem, p->ring_cap * sizeof(*p->ring));
         p->cache = dg_plan_mem_alloc(&p->mem, p->nspaces * sizeof(*p->cache));
         if (!p->ring || !p->cache)
@@ -65,8 +65,11 @@ dagger_status_t dg_plan_create(const dg_plan_params_t *params, dg_plan_t **out)
     p->hash = dg_plan_hmix(p->hash, (uint64_t)params->nranks);
     for (int32_t r = 0; r < params->nranks; r++) {
         const dg_plan_prank_t *pr = &p->ranks[r];
-        p->hash = dg_plan_hmix(p->hash, ((uint64_t)pr->ncpus << 40) ^
-                                           ((uint64_t)pr->ncuda << 20) ^ pr->nhip);
+        p->hash = dg_plan_hmix(p->hash, ((uint64_t)pr->n[DG_PLAN_CPU] << 40) ^
+                                           ((uint64_t)pr->n[DG_PLAN_CUDA] << 20) ^
+                                           pr->n[DG_PLAN_HIP]);
+        if (pr->n[DG_PLAN_TESTDEV]) /* so a table without test devices hashes as before */
+            p->hash = dg_plan_hmix(p->hash, 0x7e57de7000000000ull ^ pr->n[DG_PLAN_TESTDEV]);
     }
     *out = p;
     return DAGGER_OK;
@@ -114,9 +117,10 @@ dagger_status_t dg_plan_chunk_create(dg_plan_t *p, const dg_plan_chunk_desc_t *d
     DG_CHECK_ARG(d->owner >= 0 && d->owner < p->prm.nranks,
                  "dg_plan_chunk_create: owner rank %d of %d ranks", d->owner, p->prm.nranks);
     const dg_plan_prank_t *pr = &p->ranks[d->owner];
-    DG_CHECK_ARG(d->home_space <= pr->ncuda + pr->nhip,
+    uint32_t ndev = dg_plan_rank_nprocs(pr) - pr->n[DG_PLAN_CPU];
+    DG_CHECK_ARG(d->home_space <= ndev,
                  "dg_plan_chunk_create: home space %u, but rank %d has spaces 0 (host) to %u",
-                 d->home_space, d->owner, pr->ncuda + pr->nhip);
+                 d->home_space, d->owner, ndev);
     dg_plan_geom_t g = d->geom;
     char why[256];
     st = dg_plan_geom_check(&g, why, sizeof(why));

@@ -66,9 +66,35 @@ typedef struct dg_plan_acc {
 } dg_plan_acc_t;
 
 typedef struct dg_plan_prank {
-    uint32_t ncpus, ncuda, nhip;
+    uint32_t n[DG_PLAN_NKINDS];    /* processors per kind (n[DG_PLAN_CPU]: threads) */
     uint32_t first_proc;
 } dg_plan_prank_t;
+
+/* A rank's processors are numbered by kind (CPU threads, then each device
+ * kind in dg_plan_kind_t order); its devices are memory spaces 1.. in the
+ * same order. */
+static inline uint32_t dg_plan_kind_first(const dg_plan_prank_t *r, dg_plan_kind_t k)
+{
+    uint32_t f = 0;
+    for (int j = 0; j < (int)k; j++)
+        f += r->n[j];
+    return f;
+}
+
+static inline uint32_t dg_plan_rank_nprocs(const dg_plan_prank_t *r)
+{
+    return dg_plan_kind_first(r, (dg_plan_kind_t)DG_PLAN_NKINDS);
+}
+
+static inline dg_plan_kind_t dg_plan_kind_of(const dg_plan_prank_t *r, uint32_t local)
+{
+    int k = 0;
+    while (k < DG_PLAN_NKINDS - 1 && local >= r->n[k]) {
+        local -= r->n[k];
+        k++;
+    }
+    return (dg_plan_kind_t)k;
+}
 
 /* Explicit dependencies reach back through this ring of recent tasks. */
 typedef struct dg_plan_taskrec {

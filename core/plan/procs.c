@@ -24,19 +24,17 @@ dagger_status_t dg_plan_procs_init(dg_plan_t *p)
                             r, d->ncpus, d->ndevs);
         dg_plan_prank_t *pr = &p->ranks[r];
         memset(pr, 0, sizeof(*pr));
-        pr->ncpus = d->ncpus;
+        pr->n[DG_PLAN_CPU] = d->ncpus;
         for (uint32_t i = 0; i < d->ndevs; i++) {
-            if (d->devs[i] == DG_PLAN_CUDA)
-                pr->ncuda++;
-            else if (d->devs[i] == DG_PLAN_HIP)
-                pr->nhip++;
-            else
+            if (d->devs[i] <= DG_PLAN_CPU || d->devs[i] >= DG_PLAN_NKINDS)
                 return dg_error(DAGGER_ERR_INVALID_ARG,
                                 "dg_plan_create: device %u of rank %d has kind %d; use "
-                                "DG_PLAN_CUDA or DG_PLAN_HIP", i, r, (int)d->devs[i]);
+                                "DG_PLAN_CUDA, DG_PLAN_HIP or DG_PLAN_TESTDEV", i, r,
+                                (int)d->devs[i]);
+            pr->n[d->devs[i]]++;
         }
         pr->first_proc = next;
-        next += pr->ncpus + pr->ncuda + pr->nhip;
+        next += dg_plan_rank_nprocs(pr);
     }
     p->nprocs = next;
     return DAGGER_OK;
@@ -54,13 +52,9 @@ dagger_status_t dg_plan_proc_id(const dg_plan_t *p, int32_t rank, dg_plan_kind_t
     DG_CHECK_ARG(rank >= 0 && rank < p->prm.nranks, "dg_plan_proc_id: rank %d of %d", rank,
                  p->prm.nranks);
     const dg_plan_prank_t *r = &p->ranks[rank];
-    uint32_t base = r->first_proc, n;
-    switch (kind) {
-    case DG_PLAN_CPU: n = r->ncpus; break;
-    case DG_PLAN_CUDA: base += r->ncpus; n = r->ncuda; break;
-    case DG_PLAN_HIP: base += r->ncpus + r->ncuda; n = r->nhip; break;
-    default: return dg_error(DAGGER_ERR_INVALID_ARG, "dg_plan_proc_id: unknown kind %d", kind);
-    }
+    if ((int)kind < 0 || kind >= DG_PLAN_NKINDS)
+        return dg_error(DAGGER_ERR_INVALID_ARG, "dg_plan_proc_id: unknown kind %d", kind);
+    uint32_t base = r->first_proc + dg_plan_kind_first(r, kind), n = r->n[kind];
     if (index >= n)
         return dg_error(DAGGER_ERR_NOT_FOUND,
                         "dg_plan_proc_id: rank %d has %u processors of kind %d, not index %u",
@@ -86,14 +80,8 @@ dagger_status_t dg_plan_proc_info(const dg_plan_t *p, uint32_t id, int32_t *rank
     }
     const dg_plan_prank_t *r = &p->ranks[lo];
     uint32_t k = id - r->first_proc;
-    dg_plan_kind_t kd = DG_PLAN_CPU;
-    if (k >= r->ncpus + r->ncuda) {
-        kd = DG_PLAN_HIP;
-        k -= r->ncpus + r->ncuda;
-    } else if (k >= r->ncpus) {
-        kd = DG_PLAN_CUDA;
-        k -= r->ncpus;
-    }
+    dg_plan_kind_t kd = dg_plan_kind_of(r, k);
+    k -= dg_plan_kind_first(r, kd);
     if (rank)
         *rank = lo;
     if (kind)

@@ -61,25 +61,13 @@ static int in_scope(const dg_plan_scope_t *s, int32_t r, uint32_t q, dg_plan_kin
     return !s->nparts;
 }
 
-static dg_plan_kind_t kind_of(const dg_plan_prank_t *r, uint32_t local)
-{
-    if (local < r->ncpus)
-        return DG_PLAN_CPU;
-    return local < r->ncpus + r->ncuda ? DG_PLAN_CUDA : DG_PLAN_HIP;
-}
-
-static uint32_t kind_count(const dg_plan_prank_t *r, dg_plan_kind_t k)
-{
-    return k == DG_PLAN_CPU ? r->ncpus : (k == DG_PLAN_CUDA ? r->ncuda : r->nhip);
-}
-
 /* Processor q (local index of rank r) is allowed by every filter. */
 int dg_plan_scopes_proc_ok(const dg_plan_t *p, const dg_plan_scopes_t *sc, int32_t r,
                            uint32_t local)
 {
     const dg_plan_prank_t *pr = &p->ranks[r];
     uint32_t q = pr->first_proc + local;
-    dg_plan_kind_t k = kind_of(pr, local);
+    dg_plan_kind_t k = dg_plan_kind_of(pr, local);
     return (sc->kinds & DG_PLAN_KIND_BIT(k)) && in_scope(sc->s[0], r, q, k) &&
            in_scope(sc->s[1], r, q, k);
 }
@@ -112,7 +100,7 @@ static int scope_class(const dg_plan_scope_t *s, int32_t r, dg_plan_kind_t k)
 
 static int both_class(const dg_plan_t *p, const dg_plan_scopes_t *sc, int32_t r, dg_plan_kind_t k)
 {
-    if (!(sc->kinds & DG_PLAN_KIND_BIT(k)) || !kind_count(&p->ranks[r], k))
+    if (!(sc->kinds & DG_PLAN_KIND_BIT(k)) || !p->ranks[r].n[k])
         return NONE;
     int a = scope_class(sc->s[0], r, k), b = scope_class(sc->s[1], r, k);
     return a < b ? a : b;
@@ -124,8 +112,8 @@ static void push_listed(const dg_plan_t *p, const dg_plan_scopes_t *sc, int32_t 
     const dg_plan_prank_t *pr = &p->ranks[r];
     for (uint32_t i = 0; i < s->nprocs && *n < cap; i++) {
         uint32_t q = s->procs[i];
-        if (q >= pr->first_proc && q < pr->first_proc + pr->ncpus + pr->ncuda + pr->nhip &&
-            kind_of(pr, q - pr->first_proc) == k &&
+        if (q >= pr->first_proc && q < pr->first_proc + dg_plan_rank_nprocs(pr) &&
+            dg_plan_kind_of(pr, q - pr->first_proc) == k &&
             dg_plan_scopes_proc_ok(p, sc, r, q - pr->first_proc))
             out[(*n)++] = q;
     }
@@ -163,11 +151,12 @@ int dg_plan_scopes_rank_ok(const dg_plan_t *p, const dg_plan_scopes_t *sc, int32
 {
     if (!sc->s[0] && !sc->s[1]) { /* no scope (the common case): only the kinds count */
         const dg_plan_prank_t *pr = &p->ranks[r];
-        return ((sc->kinds & DG_PLAN_KIND_BIT(DG_PLAN_CPU)) && pr->ncpus) ||
-               ((sc->kinds & DG_PLAN_KIND_BIT(DG_PLAN_CUDA)) && pr->ncuda) ||
-               ((sc->kinds & DG_PLAN_KIND_BIT(DG_PLAN_HIP)) && pr->nhip);
+        for (int k = 0; k < DG_PLAN_NKINDS; k++)
+            if ((sc->kinds & DG_PLAN_KIND_BIT(k)) && pr->n[k])
+                return 1;
+        return 0;
     }
-    for (int k = DG_PLAN_CPU; k <= DG_PLAN_HIP; k++) {
+    for (int k = DG_PLAN_CPU; k < DG_PLAN_NKINDS; k++) {
         int c = both_class(p, sc, r, (dg_plan_kind_t)k);
         uint32_t one;
         if (c == ALL || (c == SOME && listed(p, sc, r, (dg_plan_kind_t)k, &one, 1)))
@@ -238,6 +227,9 @@ void dg_plan_scopes_init(dg_plan_scopes_t *sc, const dg_plan_scope_t *task,
     *want = a && b ? a & b : (a ? a : (b ? b : DG_PLAN_KIND_BIT(DG_PLAN_CPU)));
     sc->s[0] = with_lists(task);
     sc->s[1] = with_lists(region);
+    /* Test devices run the codelet's CPU implementation on their memory. */
+    if (impl & DG_PLAN_KIND_BIT(DG_PLAN_CPU))
+        impl |= DG_PLAN_KIND_BIT(DG_PLAN_TESTDEV);
     sc->kinds = *want & impl;
 }
 

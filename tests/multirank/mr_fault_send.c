@@ -73,3 +73,56 @@ Test(fault_send, failed_send_in_a_collective_is_an_error)
     }
     expect_error_everywhere(rt, with_failed_send(rt, allreduce_one));
 }
+
+static int read_it(dagger_task_t *t)
+{
+    (void)t;
+    return DAGGER_OK;
+}
+
+/* A region whose one transfer goes from rank 0 to the last rank. */
+static dagger_status_t transfer_to_last(dagger_runtime_t *rt)
+{
+    int n = dagger_nranks(rt);
+    dagger_codelet_t cl;
+    dagger_codelet_desc_t d = {.name = "fault_read", .cpu = read_it};
+    dagger_status_t st = dagger_codelet_register(rt, &d, &cl);
+    dagger_chunk_desc_t cd = {.dtype = DAGGER_F64, .ndims = 1, .dims = {64}, .owner = 0};
+    dagger_chunk_t c;
+    if (st == DAGGER_OK)
+        st = dagger_chunk_create(rt, &cd, &c);
+    dagger_region_t *r;
+    if (st != DAGGER_OK || (st = dagger_region_begin(rt, NULL, &r)) != DAGGER_OK)
+        return st;
+    dagger_arg_t a = DAGGER_IN(dagger_view(rt, c));
+    dagger_task_opts_t o = {.scope = &DAGGER_SCOPE_RANK(n - 1)};
+    st = dagger_submit(r, cl, 1, &a, &o, NULL, NULL);
+    dagger_status_t end = dagger_region_end(r);
+    return st != DAGGER_OK ? st : end;
+}
+
+/* Rank 0's send of a region's data transfer fails. The receiver used to
+ * stay in dagger_region_end (the executor's wait did not look at lost
+ * peers) until the transport's lost_grace_s ended its process (exit 1,
+ * 5 s later). Now the receive fails as soon as rank 0 is lost, and
+ * dagger_region_end returns DAGGER_ERR_PEER_LOST naming the transfer's tag
+ * and sender. */
+Test(fault_send, failed_send_of_a_transfer_ends_the_receiver)
+{
+    dagger_runtime_t *rt = mr_init();
+    int n = dagger_nranks(rt), rank = dagger_rank(rt);
+    if (n < 2) {
+        MR_OK(dagger_finalize(rt));
+        cr_skip_test("one rank sends nothing");
+    }
+    dagger_status_t st = with_failed_send(rt, transfer_to_last);
+    if (rank == n - 1) {
+        cr_expect_eq(st, DAGGER_ERR_PEER_LOST, "the receiver got %s (%s)", dagger_strerror(st),
+                     dagger_error_detail());
+        cr_expect(strstr(dagger_error_detail(), "transfer tag") &&
+                  strstr(dagger_error_detail(), "from rank 0 cannot arrive"),
+                  "the receiver's detail names the transfer and its sender: %s",
+                  dagger_error_detail());
+    }
+    expect_error_everywhere(rt, st);
+}

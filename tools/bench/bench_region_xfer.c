@@ -5,11 +5,20 @@
  * The figure is K*S / (round time), the median of the timed rounds (the
  * region's fixed cost is in it: K is chosen so it stays small).
  *
- *   dagger-run -n 2 bench_region_xfer [results-file]
+ *   dagger-run -n 2 bench_region_xfer [results-file] [testdev|cuda|hip]
+ *
+ * With a device kind, the tasks of every other round run on the ranks'
+ * devices of that kind instead of their CPUs (rounds alternate), so the
+ * data goes device -> rank 0's host memory -> wire -> rank 1's device (host
+ * staged, or direct with DAGGER_GPU_DIRECT=1) plus the copies to and from
+ * the devices, beside the host-to-host path in the same run; the ratio is
+ * device / host of the medians. For the test device kind run with
+ * DAGGER_TEST_DEVICES=1.
  *
  * Sizes: 1 MiB (K = 16) and 64 MiB (K = 2). Results go to results-file
  * (default /tmp/bench_region_xfer.txt) and stdout. Not a test. */
 #include <dagger.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,15 +65,18 @@ static int cmp(const void *a, const void *b)
 /* One round: rank 0 writes, rank 1 reads every chunk. Returns seconds
  * (the slower rank's). */
 static double round_time(dagger_runtime_t *rt, dagger_codelet_t w, dagger_codelet_t r,
-                         dagger_chunk_t *c, int k)
+                         dagger_chunk_t *c, int k, uint32_t kinds)
 {
     dagger_barrier(rt);
     double t0 = mono();
     dagger_region_t *reg;
     check(dagger_region_begin(rt, NULL, &reg), "region_begin");
     for (int i = 0; i < k; i++) {
-        dagger_task_opts_t o0 = {.scope = &DAGGER_SCOPE_RANK(0)};
-        dagger_task_opts_t o1 = {.scope = &DAGGER_SCOPE_RANK(1)};
+        /* kinds 0: the ranks' CPUs; otherwise their devices of that kind */
+        dagger_scope_t s0 = {.ranks = (const int[]){0}, .nranks = 1, .kinds = kinds};
+        dagger_scope_t s1 = {.ranks = (const int[]){1}, .nranks = 1, .kinds = kinds};
+        dagger_task_opts_t o0 = {.scope = &s0};
+        dagger_task_opts_t o1 = {.scope = &s1};
         check(dagger_submit(reg, w, 1, &DAGGER_INOUT(dagger_view(rt, c[i])), &o0, NULL, NULL),
               "submit");
         check(dagger_submit(reg, r, 1, &DAGGER_IN(dagger_view(rt, c[i])), &o1, NULL, NULL),
@@ -79,6 +91,10 @@ static double round_time(dagger_runtime_t *rt, dagger_codelet_t w, dagger_codele
 int main(int argc, char **argv)
 {
     const char *out = argc > 1 ? argv[1] : "/tmp/bench_region_xfer.txt";
+    const char *kind = argc > 2 ? argv[2] : NULL;
+    uint32_t dev = !kind ? 0 : !strcmp(kind, "cuda") ? DAGGER_PROC_CUDA
+                             : !strcmp(kind, "hip")  ? DAGGER_PROC_HIP
+                                                     : DAGGER_PROC_TESTDEV;
     dagger_runtime_t *rt;
     check(dagger_init(NULL, NULL, NULL, &rt), "dagger_init");
     if (dagger_nranks(rt) != 2) {
@@ -99,18 +115,33 @@ int main(int argc, char **argv)
             dagger_chunk_desc_t d = {.dtype = DAGGER_U8, .ndims = 1, .dims = {sizes[s]}, .owner = 0};
             check(dagger_chunk_create(rt, &d, &c[i]), "chunk_create");
         }
-        double t[ROUNDS];
+        double t[2][ROUNDS];
         for (int i = 0; i < ROUNDS_WARM; i++)
-            round_time(rt, w, r, c, ks[s]);
-        for (int i = 0; i < ROUNDS; i++)
-            t[i] = round_time(rt, w, r, c, ks[s]);
-        qsort(t, ROUNDS, sizeof(double), cmp);
-        double bytes = (double)sizes[s] * ks[s];
-        if (dagger_rank(rt) == 0) {
+            for (int v = 0; v < (dev ? 2 : 1); v++)
+                round_time(rt, w, r, c, ks[s], v ? dev : 0);
+        for (int i = 0; i < ROUNDS; i++) /* variants alternate, the order flips each round */
+            for (int j = 0; j < (dev ? 2 : 1); j++) {
+                int v = dev ? (j + i) % 2 : 0;
+                t[v][i] = round_time(rt, w, r, c, ks[s], v ? dev : 0);
+            }
+        double bytes = (double)sizes[s] * ks[s], med[2] = {0, 0};
+        for (int v = 0; v < (dev ? 2 : 1); v++) {
+            qsort(t[v], ROUNDS, sizeof(double), cmp);
+            med[v] = bytes / t[v][ROUNDS / 2] * 1e-9;
+            if (dagger_rank(rt) != 0)
+                continue;
             char line[200];
-            snprintf(line, sizeof(line), "xfer %3zu MiB x %2d: median %.3f GB/s (min %.3f, max %.3f)\n",
-                     sizes[s] >> 20, ks[s], bytes / t[ROUNDS / 2] * 1e-9, bytes / t[ROUNDS - 1] * 1e-9,
-                     bytes / t[0] * 1e-9);
+            snprintf(line, sizeof(line), "xfer %3zu MiB x %2d %-7s: median %.3f GB/s (min %.3f, "
+                     "max %.3f)\n", sizes[s] >> 20, ks[s], v ? kind : "host", med[v],
+                     bytes / t[v][ROUNDS - 1] * 1e-9, bytes / t[v][0] * 1e-9);
+            fputs(line, stdout);
+            if (f)
+                fputs(line, f);
+        }
+        if (dev && dagger_rank(rt) == 0) {
+            char line[120];
+            snprintf(line, sizeof(line), "xfer %3zu MiB x %2d %s/host: %.2fx\n", sizes[s] >> 20,
+                     ks[s], kind, med[1] / med[0]);
             fputs(line, stdout);
             if (f)
                 fputs(line, f);

@@ -24,11 +24,16 @@ typedef struct dagger_task dagger_task_t; /* the running task, inside an impleme
 /* An implementation returns DAGGER_OK, or fails with dagger_task_fail(). */
 typedef int (*dagger_impl_fn)(dagger_task_t *t);
 
-/* Processor kinds, usable as a mask in scopes. */
+/* Processor kinds, usable as a mask in scopes. DAGGER_PROC_TESTDEV is the
+ * test device kind (DAGGER_TEST_DEVICES=N gives each rank N of them, for
+ * machines without a GPU): a device with memory of its own and
+ * asynchronous streams, whose tasks run the codelet's cpu implementation on
+ * that memory (it is host-addressable) with the device's stream current. */
 typedef enum dagger_proc_kind {
     DAGGER_PROC_CPU = 1,
     DAGGER_PROC_CUDA = 2,
-    DAGGER_PROC_HIP = 4
+    DAGGER_PROC_HIP = 4,
+    DAGGER_PROC_TESTDEV = 8
 } dagger_proc_kind_t;
 
 #define DAGGER_MAX_ARGS 16
@@ -147,14 +152,15 @@ int dagger_task_fail(dagger_task_t *t, const char *fmt, ...) __attribute__((form
  * and its rank (-1 for a NULL t). */
 uint64_t dagger_task_seq(dagger_task_t *t);
 int dagger_task_rank(dagger_task_t *t);
-/* The global id (as dagger_procs() lists it) of the CPU thread running the
- * task: the exact processor its scope named, or the worker that took it. -1
- * when the thread that submitted work runs it while waiting (it helps with
- * tasks that any CPU thread of the rank may run, never with exact ones). */
+/* The global id (as dagger_procs() lists it) of the processor running the
+ * task: its device for a device task; for a CPU task the exact processor its
+ * scope named, or the worker that took it. -1 when the thread that submitted
+ * work runs it while waiting (it helps with tasks that any CPU thread of the
+ * rank may run, never with exact ones). */
 int dagger_task_proc(dagger_task_t *t);
 
-/* For GPU implementations: the device stream (cudaStream_t / hipStream_t);
- * NULL for a CPU task or a NULL t. */
+/* For device implementations: the device stream (cudaStream_t / hipStream_t,
+ * or the test device kind's stream object); NULL for a CPU task or a NULL t. */
 void *dagger_task_stream(dagger_task_t *t);
 
 #ifdef __cplusplus

@@ -1,0 +1,153 @@
+/* The actors of a device (any kind: CUDA, HIP, the test device kind), built
+ * on the backend calls of devices/device.h only:
+ *   - a processor actor ("<label> <i>", devices/dev_proc.c) with a small
+ *     pool of streams: a dagger.dev.launch message runs a task's
+ *     implementation for the device's kind with a stream current;
+ *   - a memory-space actor ("mem:<label> <i>", devices/dev_space.c): a
+ *     caching allocator of device memory, pinned host staging buffers,
+ *     copies between host and device memory (strided, sub-view and
+ *     triangular data packed by the backend's pack kernel), and the
+ *     host-staged transfers to and from other ranks.
+ * Neither waits for the device: each records an event after the work it
+ * queued and keeps the op pending; dagger.dev.poll messages (sent by idle
+ * workers while work is pending, woken by the backend's launch_host_fn)
+ * query the events in the actor's turn and finish the ops that are done. */
+#ifndef DG_DEV_DEV_H
+#define DG_DEV_DEV_H
+
+#include <dagger/actor.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "devices/device.h"
+
+struct dg_exec;
+struct dg_xop;
+struct dg_actor;
+
+#define DG_DEV_STREAMS 2          /* the processor actor's pool */
+
+typedef struct dg_dev dg_dev_t;
+typedef struct dg_dev_pending dg_dev_pending_t;
+
+/* What to do once a pending piece of device work has passed its event (in
+ * the owning actor's turn). */
+typedef void (*dg_dev_done_fn)(dg_dev_t *d, dg_dev_pending_t *p, int ok);
+
+struct dg_dev_pending {
+    dg_dev_pending_t *next;
+    dg_dev_event_t *ev;
+    struct dg_xop *op;
+    dg_dev_done_fn done;
+    void *staging;                /* pinned host buffer (released after done) */
+    size_t staging_bytes;
+    void *scratch;                /* device buffer (released after done) */
+    size_t scratch_bytes;
+};
+
+/* One actor's share: its pending work and its spare events. */
+typedef struct dg_dev_side {
+    dagger_actor_addr_t addr;
+    struct dg_actor *obj;
+    dg_dev_pending_t *pending;    /* the actor's own (touched in its turns) */
+    dg_dev_pending_t *spare;      /* finished entries with their events, for reuse */
+    _Atomic int npending;
+    _Atomic int poll_posted;      /* a dagger.dev.poll is on its way */
+    _Atomic int signalled;        /* the backend's host function ran: some event passed */
+    struct dg_dev *dev;
+} dg_dev_side_t;
+
+/* A kept block of one memory kind (device memory or pinned staging). */
+typedef struct dg_dev_block {
+    struct dg_dev_block *next;
+    void *ptr;
+    size_t bytes;
+} dg_dev_block_t;
+
+typedef struct dg_dev_cache {
+    pthread_mutex_t lock;         /* FREE ops and cleanup may come from outside the turn */
+    dg_dev_block_t *blocks;
+    size_t bytes, limit;
+} dg_dev_cache_t;
+
+struct dg_dev {
+    struct dg_exec *ex;
+    const dg_dev_backend_t *be;
+    int index;                    /* the backend's device index */
+    uint32_t space;               /* 1 + position in the rank's device list */
+    uint32_t proc;                /* global processor id */
+    char label[64];               /* "test device 0" */
+    int direct;                   /* transfers to other ranks read/write device memory */
+    dg_dev_side_t side[2];        /* 0: processor actor, 1: memory-space actor */
+    dg_dev_stream_t *streams[DG_DEV_STREAMS];
+    uint32_t next_stream;
+    dg_dev_stream_t *copy_stream; /* the memory-space actor's */
+    dg_dev_cache_t mem, pinned;   /* device memory, staging */
+    _Atomic uint64_t completed;   /* pending entries finished (idle source) */
+    _Atomic uint64_t staged;      /* transfers to/from other ranks that went host-staged */
+};
+
+enum { DG_DEV_SIDE_PROC = 0, DG_DEV_SIDE_SPACE = 1 };
+
+/* dagger.dev.launch */
+typedef struct dg_dev_launch_msg {
+    struct dg_xop *op;
+} dg_dev_launch_msg_t;
+
+/* dagger.dev.poll: side says whose pending work to look at. */
+typedef struct dg_dev_poll_msg {
+    int32_t side;
+    int32_t pad;
+} dg_dev_poll_msg_t;
+
+/* dagger.dev.staged: a host-staged SEND left, or a RECV's bytes arrived in
+ * its staging buffer (core/exec/xfer.c). */
+typedef struct dg_dev_staged_msg {
+    struct dg_xop *op;
+} dg_dev_staged_msg_t;
+
+/* ---- the executor's side (devices/dev_setup.c) ---- */
+
+/* Spawns the two actors of every device of the rank (ex->devs) and fills
+ * ex->space_actor / ex->bufs.spaces for their memory spaces. */
+struct dg_dev_table;
+dagger_status_t dg_devs_start(struct dg_exec *ex, const struct dg_dev_table *t);
+/* After every op finished and the buffer table is gone: streams, events,
+ * cached blocks. */
+void dg_devs_destroy(struct dg_exec *ex);
+/* The idle workers' share: polls the devices with pending work (an idle
+ * source of the executor). >0 when something finished, or when pending
+ * work has no other way to wake a worker. */
+int dg_devs_poll(struct dg_exec *ex);
+/* A ready LAUNCH of device d: its dagger.dev.launch message. */
+void dg_devs_launch(struct dg_exec *ex, int d, struct dg_xop *op);
+/* xfer.c: a staged transfer of a device buffer is done with the wire. */
+void dg_devs_staged(struct dg_exec *ex, struct dg_xop *op);
+
+/* ---- shared by the two actors (devices/dev_pending.c) ---- */
+
+/* Records an event after the work queued on s and keeps `what` (op, done,
+ * staging and scratch buffers) pending on side until the event passes; the
+ * backend's host function wakes a worker to poll it. When that fails, the
+ * op is failed and done runs at once (ok = 0). Either way the buffers go
+ * back to their caches after done. */
+void dg_dev_pend(dg_dev_t *d, int side, dg_dev_stream_t *s, const dg_dev_pending_t *what);
+/* The dagger.dev.poll handler (both actors). */
+dagger_status_t dg_dev_on_poll(dagger_ctx_t *ctx);
+/* Frees the side's spare entries and their events. */
+void dg_dev_side_cleanup(dg_dev_t *d, dg_dev_side_t *s);
+
+/* Cached device memory and staging (devices/dev_space.c). */
+dagger_status_t dg_dev_cache_get(dg_dev_t *d, dg_dev_cache_t *c, size_t bytes, void **ptr);
+void dg_dev_cache_put(dg_dev_t *d, dg_dev_cache_t *c, void *ptr, size_t bytes);
+void dg_dev_cache_cleanup(dg_dev_t *d, dg_dev_cache_t *c);
+
+/* The buffer table's ops for device memory spaces (ms->impl: the dg_dev_t). */
+extern const dg_memspace_ops_t dg_dev_memspace_ops;
+
+/* The device's memory-space actor and processor actor (spawn). */
+dagger_status_t dg_dev_space_spawn(dg_dev_t *d);
+dagger_status_t dg_dev_proc_spawn(dg_dev_t *d);
+
+#endif

@@ -1,0 +1,84 @@
+/* Helpers of the device tests (tests/gpu): they run on the test device
+ * kind (DAGGER_TEST_DEVICES, set by ctest) where a machine has no GPU. */
+#ifndef DG_TEST_MR_GPU_UTIL_H
+#define DG_TEST_MR_GPU_UTIL_H
+
+#include "multirank/mr_codelets.h"
+#include "multirank/mr_util.h"
+
+/* The global id of device `index` of rank r (-1: none). */
+static inline int gpu_proc(dagger_runtime_t *rt, int r, int index)
+{
+    dagger_proc_info_t p[256];
+    int n = dagger_procs(rt, p, 256);
+    for (int i = 0; i < n && i < 256; i++)
+        if (p[i].rank == r && p[i].kind == DAGGER_PROC_TESTDEV && p[i].index == index)
+            return p[i].id;
+    return -1;
+}
+
+/* Device tasks see their stream; CPU tasks do not. The codelet records
+ * where it ran into an i32 chunk of 3: rank, processor, stream seen. */
+static inline int gpu_where(dagger_task_t *t)
+{
+    int32_t *p = dagger_task_arg(t, 0).data;
+    p[0] = dagger_task_rank(t);
+    p[1] = dagger_task_proc(t);
+    p[2] = dagger_task_stream(t) != NULL;
+    return DAGGER_OK;
+}
+
+/* add1 and scale2 that also check where they run: arg 1 is the i32 the
+ * task expects for "on a device" (1) or "on a CPU" (0). */
+static inline int gpu_check_kind(dagger_task_t *t)
+{
+    int want = *(const int32_t *)dagger_task_arg(t, 1).data;
+    if ((dagger_task_stream(t) != NULL) != want)
+        return dagger_task_fail(t, "ran on a %s, expected a %s",
+                                dagger_task_stream(t) ? "test device" : "CPU",
+                                want ? "test device" : "CPU");
+    return DAGGER_OK;
+}
+
+static inline int gpu_add1(dagger_task_t *t)
+{
+    int rc = gpu_check_kind(t);
+    if (rc == DAGGER_OK)
+        mr_affine(dagger_task_arg(t, 0), 1.0, 1.0);
+    return rc;
+}
+
+static inline int gpu_scale2(dagger_task_t *t)
+{
+    int rc = gpu_check_kind(t);
+    if (rc == DAGGER_OK)
+        mr_affine(dagger_task_arg(t, 0), 2.0, 0.0);
+    return rc;
+}
+
+/* Submits fn on view v (InOut) in scope s, telling it whether it should
+ * land on a device. */
+static inline void gpu_on(dagger_region_t *r, dagger_codelet_t cl, dagger_view_t v,
+                          const dagger_scope_t *s, int32_t on_device)
+{
+    dagger_arg_t a[2] = {DAGGER_INOUT(v), DAGGER_VALUE(&on_device, sizeof(on_device))};
+    dagger_task_opts_t o = {.scope = s};
+    MR_OK(dagger_submit(r, cl, 2, a, &o, NULL, NULL));
+}
+
+static inline dagger_scope_t gpu_scope(int *id)
+{
+    return (dagger_scope_t){.procs = id, .nprocs = 1, .kinds = DAGGER_PROC_TESTDEV};
+}
+
+/* The chunk's n doubles equal want[] on every rank. */
+static inline void gpu_expect(dagger_runtime_t *rt, dagger_chunk_t c, const double *want, size_t n)
+{
+    double got[256];
+    cr_assert_leq(n, 256);
+    mr_gather(rt, c, got, n * sizeof(double));
+    for (size_t k = 0; k < n; k++)
+        cr_assert_eq(got[k], want[k], "element %zu: %g, want %g", k, got[k], want[k]);
+}
+
+#endif

@@ -1,0 +1,177 @@
+/* Device settings and test devices in one process: DAGGER_TEST_DEVICES
+ * gives the rank test devices (and only then), bad values of it and of
+ * DAGGER_GPU_DIRECT stop dagger_init with a message naming the setting, and
+ * a task failing on a test device fails the region like a CPU task. */
+#include <criterion/criterion.h>
+#include <dagger.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void init_with(const char *ndev, const char *direct, dagger_status_t want,
+                      dagger_runtime_t **rt)
+{
+    setenv("DAGGER_NUM_THREADS", "2", 1);
+    setenv("DAGGER_TEST_DEVICES", ndev, 1);
+    if (direct)
+        setenv("DAGGER_GPU_DIRECT", direct, 1);
+    cr_assert_eq(dagger_init(NULL, NULL, NULL, rt), want, "%s", dagger_error_detail());
+}
+
+static int count_kind(dagger_runtime_t *rt, dagger_proc_kind_t k)
+{
+    dagger_proc_info_t p[64];
+    int n = dagger_procs(rt, p, 64), c = 0;
+    for (int i = 0; i < n && i < 64; i++)
+        c += p[i].kind == k;
+    return c;
+}
+
+Test(devices, test_devices_only_when_asked)
+{
+    dagger_runtime_t *rt;
+    init_with("0", NULL, DAGGER_OK, &rt);
+    cr_assert_eq(count_kind(rt, DAGGER_PROC_TESTDEV), 0);
+    cr_assert_eq(dagger_finalize(rt), DAGGER_OK);
+    init_with("3", NULL, DAGGER_OK, &rt);
+    cr_assert_eq(count_kind(rt, DAGGER_PROC_TESTDEV), 3);
+    cr_assert_eq(count_kind(rt, DAGGER_PROC_CPU), 2);
+    cr_assert_eq(dagger_finalize(rt), DAGGER_OK);
+}
+
+Test(devices, bad_settings_stop_init_naming_them)
+{
+    dagger_runtime_t *rt = NULL;
+    init_with("16", NULL, DAGGER_ERR_CONFIG, &rt);
+    cr_assert(strstr(dagger_error_detail(), "DAGGER_TEST_DEVICES=16"), "%s", dagger_error_detail());
+    cr_assert_null(rt);
+    init_with("1", "5", DAGGER_ERR_CONFIG, &rt);
+    cr_assert(strstr(dagger_error_detail(), "DAGGER_GPU_DIRECT=5"), "%s", dagger_error_detail());
+}
+
+/* Registers fn, creates n chunks of len doubles on rank 0 and opens a
+ * region scoped to test devices. */
+static dagger_codelet_t dev_region(dagger_runtime_t *rt, const char *name, dagger_impl_fn fn,
+                                   int n, size_t len, dagger_chunk_t *c, dagger_region_t **r)
+{
+    dagger_codelet_desc_t d = {.name = name, .cpu = fn};
+    dagger_codelet_t cl;
+    cr_assert_eq(dagger_codelet_register(rt, &d, &cl), DAGGER_OK);
+    dagger_chunk_desc_t cd = {.dtype = DAGGER_F64, .ndims = 1, .dims = {len}, .owner = 0};
+    for (int i = 0; i < n; i++)
+        cr_assert_eq(dagger_chunk_create(rt, &cd, &c[i]), DAGGER_OK);
+    dagger_scope_t dev = {.kinds = DAGGER_PROC_TESTDEV};
+    cr_assert_eq(dagger_region_begin(rt, &dev, r), DAGGER_OK);
+    return cl;
+}
+
+static int fails_on_device(dagger_task_t *t)
+{
+    if (dagger_task_stream(t))
+        return dagger_task_fail(t, "no luck on this test device");
+    return DAGGER_OK;
+}
+
+Test(devices, a_task_failing_on_a_test_device_fails_the_region)
+{
+    dagger_runtime_t *rt;
+    init_with("1", NULL, DAGGER_OK, &rt);
+    dagger_chunk_t c;
+    dagger_region_t *r;
+    dagger_codelet_t cl = dev_region(rt, "fails_on_device", fails_on_device, 1, 4, &c, &r);
+    dagger_arg_t a = DAGGER_INOUT(dagger_view(rt, c));
+    cr_assert_eq(dagger_submit(r, cl, 1, &a, NULL, NULL, NULL), DAGGER_OK);
+    cr_assert_eq(dagger_region_end(r), DAGGER_ERR_TASK_FAILED);
+    cr_assert(strstr(dagger_error_detail(), "no luck on this test device"), "%s",
+              dagger_error_detail());
+    /* outside a device scope the same codelet runs on a CPU and succeeds */
+    cr_assert_eq(dagger_region_begin(rt, NULL, &r), DAGGER_OK);
+    cr_assert_eq(dagger_submit(r, cl, 1, &a, NULL, NULL, NULL), DAGGER_OK);
+    cr_assert_eq(dagger_region_end(r), DAGGER_OK, "%s", dagger_error_detail());
+    cr_assert_eq(dagger_finalize(rt), DAGGER_OK);
+}
+
+/* 200 small dependent tasks over two test devices: every completion is
+ * seen (polled in the actors' turns, woken by the stream threads). */
+static int bump(dagger_task_t *t)
+{
+    double *x = dagger_task_arg(t, 0).data;
+    x[0] += 1;
+    return DAGGER_OK;
+}
+
+Test(devices, every_device_completion_is_seen)
+{
+    dagger_runtime_t *rt;
+    init_with("2", NULL, DAGGER_OK, &rt);
+    dagger_chunk_t c[4];
+    dagger_region_t *r;
+    dagger_codelet_t cl = dev_region(rt, "bump", bump, 4, 1, c, &r);
+    for (int k = 0; k < 200; k++) {
+        dagger_arg_t a = DAGGER_INOUT(dagger_view(rt, c[k % 4]));
+        cr_assert_eq(dagger_submit(r, cl, 1, &a, NULL, NULL, NULL), DAGGER_OK);
+    }
+    cr_assert_eq(dagger_region_end(r), DAGGER_OK, "%s", dagger_error_detail());
+    for (int i = 0; i < 4; i++) {
+        double *x;
+        cr_assert_eq(dagger_chunk_data(rt, c[i], (void **)&x, NULL), DAGGER_OK);
+        cr_assert_eq(x[0], 50.0);
+    }
+    cr_assert_eq(dagger_finalize(rt), DAGGER_OK);
+}
+
+/* A device task's return value and a later device task reading it as a
+ * future: results live in host memory, wherever the task ran. */
+static int sum_on_device(dagger_task_t *t)
+{
+    dagger_slot_t x = dagger_task_arg(t, 0);
+    double s = 0;
+    for (size_t i = 0; i < x.dims[0]; i++)
+        s += ((double *)x.data)[i];
+    if (!dagger_task_stream(t))
+        return dagger_task_fail(t, "expected to run on a test device");
+    return dagger_task_return(t, &s, sizeof(s));
+}
+
+static int scale_by_future(dagger_task_t *t)
+{
+    double *x = dagger_task_arg(t, 0).data, f = *(const double *)dagger_task_arg(t, 1).data;
+    for (size_t i = 0; i < dagger_task_arg(t, 0).dims[0]; i++)
+        x[i] *= f;
+    return DAGGER_OK;
+}
+
+Test(devices, results_of_device_tasks_are_futures_like_any)
+{
+    dagger_runtime_t *rt;
+    init_with("1", NULL, DAGGER_OK, &rt);
+    dagger_codelet_desc_t ds = {.name = "sum_on_device", .cpu = sum_on_device,
+                                .return_size = sizeof(double)};
+    dagger_codelet_desc_t dm = {.name = "scale_by_future", .cpu = scale_by_future};
+    dagger_codelet_t sum, scale;
+    cr_assert_eq(dagger_codelet_register(rt, &ds, &sum), DAGGER_OK);
+    cr_assert_eq(dagger_codelet_register(rt, &dm, &scale), DAGGER_OK);
+    dagger_chunk_desc_t cd = {.dtype = DAGGER_F64, .ndims = 1, .dims = {4}, .owner = 0};
+    dagger_chunk_t c;
+    cr_assert_eq(dagger_chunk_create(rt, &cd, &c), DAGGER_OK);
+    double *x;
+    cr_assert_eq(dagger_chunk_data(rt, c, (void **)&x, NULL), DAGGER_OK);
+    for (int i = 0; i < 4; i++)
+        x[i] = i + 1; /* sum 10 */
+    dagger_region_t *r;
+    dagger_scope_t dev = {.kinds = DAGGER_PROC_TESTDEV};
+    cr_assert_eq(dagger_region_begin(rt, &dev, &r), DAGGER_OK);
+    dagger_future_t f;
+    dagger_arg_t a = DAGGER_IN(dagger_view(rt, c));
+    cr_assert_eq(dagger_submit(r, sum, 1, &a, NULL, NULL, &f), DAGGER_OK);
+    dagger_arg_t b[2] = {DAGGER_INOUT(dagger_view(rt, c)), DAGGER_FUTURE(f)};
+    cr_assert_eq(dagger_submit(r, scale, 2, b, NULL, NULL, NULL), DAGGER_OK);
+    cr_assert_eq(dagger_region_end(r), DAGGER_OK, "%s", dagger_error_detail());
+    double got = 0;
+    cr_assert_eq(dagger_fetch(rt, f, &got, sizeof(got), NULL), DAGGER_OK, "%s",
+                 dagger_error_detail());
+    cr_assert_eq(got, 10.0);
+    cr_assert_eq(dagger_chunk_data(rt, c, (void **)&x, NULL), DAGGER_OK);
+    for (int i = 0; i < 4; i++)
+        cr_assert_eq(x[i], (i + 1) * 10.0);
+    cr_assert_eq(dagger_finalize(rt), DAGGER_OK);
+}
