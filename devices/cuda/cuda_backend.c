@@ -13,6 +13,7 @@
 #define GPU_ERR_NO_MEMORY cudaErrorMemoryAllocation
 #define GPU_ERR_NO_DEVICE cudaErrorNoDevice
 #define GPU_ERR_NO_DRIVER cudaErrorInsufficientDriver
+#define GPU_LAUNCH_HOST_FN(s, fn, arg) cudaLaunchHostFunc((s), (fn), (arg))
 #define GPU_PACK_LAUNCH dg_cuda_pack_launch
 #define GPU_BACKEND dg_cuda_backend
 #define GPU_NAME "cuda"

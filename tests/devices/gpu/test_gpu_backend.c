@@ -264,6 +264,28 @@ Test(gpu_backend, stream_wait_orders_two_streams)
     fixture_close(&f);
 }
 
+static void count_call(void *arg)
+{
+    __atomic_add_fetch((int *)arg, 1, __ATOMIC_SEQ_CST);
+}
+
+Test(gpu_backend, host_functions_run_after_the_work_before_them)
+{
+    skip_without_device();
+    gpu_fixture_t f;
+    int calls = 0;
+    const size_t n = 64u << 20;
+    fixture_open(&f, n);
+    cr_assert_not_null(B.launch_host_fn);
+    cr_assert_eq(B.memset0(f.s, f.a, n), DAGGER_OK);
+    cr_assert_eq(B.launch_host_fn(f.s, count_call, &calls), DAGGER_OK, "%s", dagger_error_detail());
+    cr_assert_eq(B.event_record(f.e, f.s), DAGGER_OK);
+    /* the event after the host function passes only once it has run */
+    wait_event(f.e);
+    cr_assert_eq(__atomic_load_n(&calls, __ATOMIC_SEQ_CST), 1);
+    fixture_close(&f);
+}
+
 Test(gpu_backend, ipc_export_of_device_memory)
 {
     skip_without_device();
