@@ -26,11 +26,11 @@ Test(gpu_direct, device_data_moves_between_ranks_by_the_chosen_path)
     cr_assert_eq(ex->ndevs, 1);
     cr_assert_eq(ex->devs[0].direct, want_direct, "DAGGER_GPU_DIRECT=%s", env ? env : "unset");
     dagger_chunk_t c = mr_chunk2(rt, 16, 16, 0, ramp);
-    dagger_codelet_t add1 = mr_reg(rt, "gpu_add1", gpu_add1, 0);
-    dagger_codelet_t scale2 = mr_reg(rt, "gpu_scale2", gpu_scale2, 0);
+    dagger_codelet_t add1 = GPU_REG(rt, gpu_add1);
+    dagger_codelet_t scale2 = GPU_REG(rt, gpu_scale2);
     dagger_view_t v = dagger_view(rt, c);
     dagger_view_t sub = dagger_view_sub(v, (const size_t[]){3, 2}, (const size_t[]){9, 11});
-    dagger_scope_t all = {.kinds = DAGGER_PROC_TESTDEV};
+    dagger_scope_t all = {.kinds = gpu_kind()};
     dagger_region_t *r;
     MR_OK(dagger_region_begin(rt, &all, &r));
     for (int k = 0; k < n; k++) {

@@ -2,6 +2,7 @@
  * test devices runs its pack and sweep tasks on the devices (the halo
  * strips are sub-views that move packed between devices and ranks) and
  * gives what the CPU run gives. */
+#include "gpu/gpu_kind.h"
 #include "multirank/array_util.h"
 
 static void sweep(dagger_runtime_t *rt, dagger_stencil_t *s, const dagger_scope_t *scope,
@@ -38,7 +39,7 @@ Test(gpu_stencil, a_wrapped_window_sum_on_test_devices_equals_the_cpu_one)
     AR_OK(dagger_stencil_create(rt, 1, &e, &sd));
     dagger_region_stats_t cpu_st, dev_st;
     sweep(rt, sc, NULL, &cpu_st);
-    dagger_scope_t devs = {.kinds = DAGGER_PROC_TESTDEV};
+    dagger_scope_t devs = {.kinds = gpu_kind()};
     sweep(rt, sd, &devs, &dev_st);
     cr_assert_eq(cpu_st.copies, 0, "the CPU sweep stays in host memory");
     cr_assert_gt(dev_st.copies, 0, "the device sweep copies to and from device memory");

@@ -19,10 +19,10 @@ Test(gpu, devices_visible_per_rank_and_uniform)
     int np = dagger_procs(rt, p, 256);
     int per_rank[64] = {0};
     for (int i = 0; i < np; i++)
-        if (p[i].kind == DAGGER_PROC_TESTDEV)
+        if (p[i].kind == gpu_kind())
             per_rank[p[i].rank]++;
     for (int r = 0; r < n; r++)
-        cr_assert_eq(per_rank[r], 1, "rank %d has %d test devices", r, per_rank[r]);
+        cr_assert_eq(per_rank[r], 1, "rank %d has %d %ss", r, per_rank[r], gpu_kind_name());
     /* every rank sees the same table */
     int mine[256 * 3], root[256 * 3];
     for (int i = 0; i < np; i++) {
@@ -43,7 +43,7 @@ static void where(dagger_runtime_t *rt, const dagger_scope_t *s, int32_t out[3])
     dagger_chunk_desc_t d = {.dtype = DAGGER_I32, .ndims = 1, .dims = {3}, .owner = 0};
     dagger_chunk_t c;
     MR_OK(dagger_chunk_create(rt, &d, &c));
-    dagger_codelet_t cl = mr_reg(rt, "gpu_where", gpu_where, 0);
+    dagger_codelet_t cl = GPU_REG(rt, gpu_where);
     dagger_region_t *r;
     MR_OK(dagger_region_begin(rt, NULL, &r));
     dagger_arg_t a = DAGGER_OUT(dagger_view(rt, c));
@@ -66,11 +66,11 @@ Test(gpu, scope_dispatch)
     cr_assert(w[0] == last && w[1] == dev_last && w[2] == 1, "ran on rank %d proc %d stream %d",
               w[0], w[1], w[2]);
     /* a rank list with devices */
-    s = (dagger_scope_t){.ranks = (const int[]){last}, .nranks = 1, .kinds = DAGGER_PROC_TESTDEV};
+    s = (dagger_scope_t){.ranks = (const int[]){last}, .nranks = 1, .kinds = gpu_kind()};
     where(rt, &s, w);
     cr_assert(w[0] == last && w[1] == dev_last && w[2] == 1);
     /* all devices: owner computes (the chunk is rank 0's) on its device */
-    s = (dagger_scope_t){.kinds = DAGGER_PROC_TESTDEV};
+    s = (dagger_scope_t){.kinds = gpu_kind()};
     where(rt, &s, w);
     cr_assert(w[0] == 0 && w[1] == gpu_proc(rt, 0, 0) && w[2] == 1);
     /* a union of the CPUs of rank 0 and the device of the last rank */
@@ -95,10 +95,10 @@ Test(gpu, cross_rank_device_dataflow)
     dagger_runtime_t *rt = mr_init();
     int n = dagger_nranks(rt), r1 = n > 1 ? 1 : 0;
     dagger_chunk_t c = mr_chunk2(rt, 8, 8, 0, fill_ij);
-    dagger_codelet_t add1 = mr_reg(rt, "gpu_add1", gpu_add1, 0);
-    dagger_codelet_t scale2 = mr_reg(rt, "gpu_scale2", gpu_scale2, 0);
+    dagger_codelet_t add1 = GPU_REG(rt, gpu_add1);
+    dagger_codelet_t scale2 = GPU_REG(rt, gpu_scale2);
     int d1 = gpu_proc(rt, r1, 0), d0 = gpu_proc(rt, 0, 0);
-    dagger_scope_t all = {.kinds = DAGGER_PROC_TESTDEV};
+    dagger_scope_t all = {.kinds = gpu_kind()};
     dagger_region_t *r;
     MR_OK(dagger_region_begin(rt, &all, &r));
     dagger_scope_t s1 = gpu_scope(&d1), s0 = gpu_scope(&d0);
@@ -117,8 +117,8 @@ Test(gpu, mixed_cpu_device_dataflow_in_one_region)
     dagger_runtime_t *rt = mr_init();
     int last = dagger_nranks(rt) - 1;
     dagger_chunk_t c = mr_chunk2(rt, 8, 4, last, fill_ij);
-    dagger_codelet_t add1 = mr_reg(rt, "gpu_add1", gpu_add1, 0);
-    dagger_codelet_t scale2 = mr_reg(rt, "gpu_scale2", gpu_scale2, 0);
+    dagger_codelet_t add1 = GPU_REG(rt, gpu_add1);
+    dagger_codelet_t scale2 = GPU_REG(rt, gpu_scale2);
     int d0 = gpu_proc(rt, 0, 0);
     dagger_scope_t dev = gpu_scope(&d0);
     dagger_scope_t outer = DAGGER_SCOPE_UNION(DAGGER_SCOPE_RANK(last), gpu_scope(&d0));
@@ -145,11 +145,11 @@ Test(gpu, subview_and_triangular_chains_on_device_data)
     dagger_runtime_t *rt = mr_init();
     int last = dagger_nranks(rt) - 1;
     dagger_chunk_t c = mr_chunk2(rt, 8, 8, 0, fill_ij);
-    dagger_codelet_t add1 = mr_reg(rt, "gpu_add1", gpu_add1, 0);
-    dagger_codelet_t scale2 = mr_reg(rt, "gpu_scale2", gpu_scale2, 0);
+    dagger_codelet_t add1 = GPU_REG(rt, gpu_add1);
+    dagger_codelet_t scale2 = GPU_REG(rt, gpu_scale2);
     int dl = gpu_proc(rt, last, 0), d0 = gpu_proc(rt, 0, 0);
     dagger_scope_t sl = gpu_scope(&dl), s0 = gpu_scope(&d0);
-    dagger_scope_t all = {.kinds = DAGGER_PROC_TESTDEV};
+    dagger_scope_t all = {.kinds = gpu_kind()};
     dagger_view_t v = dagger_view(rt, c);
     dagger_view_t sub = dagger_view_sub(v, (const size_t[]){2, 1}, (const size_t[]){4, 5});
     dagger_region_t *r;
@@ -172,9 +172,9 @@ Test(gpu, a_device_scope_where_none_exists_is_a_scope_error_everywhere)
 {
     dagger_runtime_t *rt = mr_init();
     dagger_region_t *r;
-    dagger_scope_t cuda = {.kinds = DAGGER_PROC_CUDA};
+    dagger_scope_t cuda = {.kinds = gpu_missing_kind()};
     cr_assert_eq(dagger_region_begin(rt, &cuda, &r), DAGGER_ERR_SCOPE);
-    dagger_codelet_t cl = mr_reg(rt, "gpu_where", gpu_where, 0);
+    dagger_codelet_t cl = GPU_REG(rt, gpu_where);
     dagger_chunk_desc_t d = {.dtype = DAGGER_I32, .ndims = 1, .dims = {3}, .owner = 0};
     dagger_chunk_t c;
     MR_OK(dagger_chunk_create(rt, &d, &c));
@@ -182,8 +182,10 @@ Test(gpu, a_device_scope_where_none_exists_is_a_scope_error_everywhere)
     dagger_arg_t a = DAGGER_OUT(dagger_view(rt, c));
     dagger_task_opts_t o = {.scope = &cuda};
     cr_assert_eq(dagger_submit(r, cl, 1, &a, &o, NULL, NULL), DAGGER_ERR_SCOPE);
-    cr_assert(strstr(dagger_error_detail(), "no rank has a device of kind CUDA"), "%s",
-              dagger_error_detail());
+    char want[64];
+    snprintf(want, sizeof(want), "no rank has a device of kind %s",
+             gpu_missing_kind() == DAGGER_PROC_HIP ? "HIP" : "CUDA");
+    cr_assert(strstr(dagger_error_detail(), want), "%s", dagger_error_detail());
     MR_OK(dagger_region_end(r));
     MR_OK(dagger_finalize(rt));
 }

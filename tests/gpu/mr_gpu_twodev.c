@@ -15,10 +15,10 @@ Test(gpu_twodev, data_moves_between_the_devices_of_a_rank)
     dagger_runtime_t *rt = mr_init();
     int last = dagger_nranks(rt) - 1;
     dagger_chunk_t c = mr_chunk2(rt, 8, 8, last, ramp);
-    dagger_codelet_t add1 = mr_reg(rt, "gpu_add1", gpu_add1, 0);
+    dagger_codelet_t add1 = GPU_REG(rt, gpu_add1);
     int a = gpu_proc(rt, last, 0), b = gpu_proc(rt, last, 1);
     cr_assert(a >= 0 && b >= 0, "two test devices on rank %d", last);
-    dagger_scope_t sa = gpu_scope(&a), sb = gpu_scope(&b), all = {.kinds = DAGGER_PROC_TESTDEV};
+    dagger_scope_t sa = gpu_scope(&a), sb = gpu_scope(&b), all = {.kinds = gpu_kind()};
     dagger_view_t v = dagger_view(rt, c);
     dagger_view_t lower = dagger_view_mod(v, DAGGER_LOWER);
     dagger_region_t *r;

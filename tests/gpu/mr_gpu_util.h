@@ -5,15 +5,21 @@
 
 #include "multirank/mr_codelets.h"
 #include "multirank/mr_util.h"
+#include "gpu/gpu_codelets.h"
+#include "gpu/gpu_kind.h"
 
-/* The global id of device `index` of rank r (-1: none). */
+/* The global id of device `index` of rank r; a test failure naming what is
+ * missing when there is none. */
 static inline int gpu_proc(dagger_runtime_t *rt, int r, int index)
 {
     dagger_proc_info_t p[256];
     int n = dagger_procs(rt, p, 256);
     for (int i = 0; i < n && i < 256; i++)
-        if (p[i].rank == r && p[i].kind == DAGGER_PROC_TESTDEV && p[i].index == index)
+        if (p[i].rank == r && p[i].kind == gpu_kind() && p[i].index == index)
             return p[i].id;
+    cr_assert_fail("rank %d has no %s %d (%s)", r, gpu_kind_name(), index,
+                   gpu_kind() == DAGGER_PROC_CUDA ? "DG_GPU_SUITE=cuda needs a GPU on every rank"
+                                                  : "DAGGER_TEST_DEVICES=N gives each rank N");
     return -1;
 }
 
@@ -35,8 +41,8 @@ static inline int gpu_check_kind(dagger_task_t *t)
     int want = *(const int32_t *)dagger_task_arg(t, 1).data;
     if ((dagger_task_stream(t) != NULL) != want)
         return dagger_task_fail(t, "ran on a %s, expected a %s",
-                                dagger_task_stream(t) ? "test device" : "CPU",
-                                want ? "test device" : "CPU");
+                                dagger_task_stream(t) ? gpu_kind_name() : "CPU",
+                                want ? gpu_kind_name() : "CPU");
     return DAGGER_OK;
 }
 
@@ -68,7 +74,7 @@ static inline void gpu_on(dagger_region_t *r, dagger_codelet_t cl, dagger_view_t
 
 static inline dagger_scope_t gpu_scope(int *id)
 {
-    return (dagger_scope_t){.procs = id, .nprocs = 1, .kinds = DAGGER_PROC_TESTDEV};
+    return (dagger_scope_t){.procs = id, .nprocs = 1, .kinds = gpu_kind()};
 }
 
 /* The chunk's n doubles equal want[] on every rank. */
