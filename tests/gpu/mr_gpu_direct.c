@@ -23,7 +23,8 @@ Test(gpu_direct, device_data_moves_between_ranks_by_the_chosen_path)
     const char *env = getenv("DAGGER_GPU_DIRECT");
     int want_direct = env && strcmp(env, "1") == 0;
     dg_exec_t *ex = rt->tasks->exec;
-    cr_assert_eq(ex->ndevs, 1);
+    cr_assert_eq(ex->ndevs, 1, "rank %d has %d devices, want one %s", dagger_rank(rt), ex->ndevs,
+                 gpu_kind_name());
     cr_assert_eq(ex->devs[0].direct, want_direct, "DAGGER_GPU_DIRECT=%s", env ? env : "unset");
     dagger_chunk_t c = mr_chunk2(rt, 16, 16, 0, ramp);
     dagger_codelet_t add1 = GPU_REG(rt, gpu_add1);
