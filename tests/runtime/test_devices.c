@@ -175,3 +175,21 @@ Test(devices, results_of_device_tasks_are_futures_like_any)
         cr_assert_eq(x[i], (i + 1) * 10.0);
     cr_assert_eq(dagger_finalize(rt), DAGGER_OK);
 }
+
+/* Finalize with device tasks still queued in an open region: it ends the
+ * region (its tasks run, the device work completes) and reports the open
+ * region; it never hangs. */
+Test(devices, finalize_with_device_work_in_flight_drains_it)
+{
+    dagger_runtime_t *rt;
+    init_with("2", NULL, DAGGER_OK, &rt);
+    dagger_chunk_t c[4];
+    dagger_region_t *r;
+    dagger_codelet_t cl = dev_region(rt, "bump", bump, 4, 1, c, &r);
+    for (int k = 0; k < 100; k++) {
+        dagger_arg_t a = DAGGER_INOUT(dagger_view(rt, c[k % 4]));
+        cr_assert_eq(dagger_submit(r, cl, 1, &a, NULL, NULL, NULL), DAGGER_OK);
+    }
+    cr_assert_eq(dagger_finalize(rt), DAGGER_ERR_STATE);
+    cr_assert(strstr(dagger_error_detail(), "was still open"), "%s", dagger_error_detail());
+}
