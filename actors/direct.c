@@ -75,8 +75,9 @@ dagger_status_t dg_act_post(dg_act_system_t *sys, const dg_act_post_t *p, int *d
 /* Largest payload dg_act_post_local builds on the stack. */
 #define DG_ACT_BORROW_MAX 128
 
-dagger_status_t dg_act_post_local(dg_act_system_t *sys, dg_actor_t *a, const dg_act_post_t *p,
-                                  int *direct)
+dagger_status_t dg_act_post_any(dg_act_system_t *sys, dg_actor_t *const *a,
+                                const dagger_actor_addr_t *to, int n, const dg_act_post_t *p,
+                                int *direct)
 {
     if (DG_LIKELY(p->size <= DG_ACT_BORROW_MAX && p->to.rank == sys->rank)) {
         union {
@@ -86,10 +87,19 @@ dagger_status_t dg_act_post_local(dg_act_system_t *sys, dg_actor_t *a, const dg_
         dg_msg_hdr_set(&buf.m.hdr, p->from_set ? p->from : dg_act_self_or_none(sys), p->to,
                        p->type, p->size);
         memcpy(buf.m.payload, p->payload, p->size);
-        if (dg_act_run_borrowed(sys, a, &buf.m)) {
-            *direct = 1;
-            return DAGGER_OK;
+        for (int i = 0; i < n; i++) {
+            buf.m.hdr.to = to[i];
+            if (dg_act_run_borrowed(sys, a[i], &buf.m)) {
+                *direct = 1;
+                return DAGGER_OK;
+            }
         }
     }
     return dg_act_post(sys, p, direct);
+}
+
+dagger_status_t dg_act_post_local(dg_act_system_t *sys, dg_actor_t *a, const dg_act_post_t *p,
+                                  int *direct)
+{
+    return dg_act_post_any(sys, &a, &p->to, 1, p, direct);
 }

@@ -3,6 +3,7 @@
 
 #include <sched.h>
 
+#include "actors/bound.h"
 #include "actors/clock.h"
 #include "actors/ctx.h"
 #include "actors/send.h"
@@ -182,6 +183,22 @@ static int release_direct(dg_act_system_t *sys, dg_actor_t *a)
     return 0;
 }
 
+/* Every message in the mailbox of ctx's actor, which this thread holds. */
+static void drain(dg_act_system_t *sys, dagger_ctx_t *ctx)
+{
+    for (;;) {
+        dg_mpsc_node_t *n;
+        dg_mpsc_pop_t r = dg_mpsc_pop(&ctx->actor->mbox, &n);
+        if (r == DG_MPSC_BUSY) { /* a producer is mid-push: its message is next */
+            dg_cpu_relax();
+            continue;
+        }
+        if (r != DG_MPSC_ITEM)
+            return;
+        handle_or_drop(sys, ctx, DG_CONTAINER_OF(n, dg_msg_t, link));
+    }
+}
+
 /* The direct turn's loop; first (may be NULL) is handled first, and not
  * freed when kept_fn is its handler (a borrowed message). */
 static void run_direct(dg_act_system_t *sys, dg_actor_t *a, dg_msg_t *first,
@@ -196,17 +213,7 @@ static void run_direct(dg_act_system_t *sys, dg_actor_t *a, dg_msg_t *first,
     else if (first)
         handle_or_drop(sys, &ctx, first);
     do {
-        for (;;) {
-            dg_mpsc_node_t *n;
-            dg_mpsc_pop_t r = dg_mpsc_pop(&a->mbox, &n);
-            if (r == DG_MPSC_BUSY) { /* a producer is mid-push: its message is next */
-                dg_cpu_relax();
-                continue;
-            }
-            if (r != DG_MPSC_ITEM)
-                break;
-            handle_or_drop(sys, &ctx, DG_CONTAINER_OF(n, dg_msg_t, link));
-        }
+        drain(sys, &ctx);
         stop_if_asked(sys, &ctx);
     } while (release_direct(sys, a));
     dg_act_tls.ctx = outer;
@@ -279,4 +286,48 @@ dagger_status_t dg_act_prepare(dg_act_system_t *sys, dagger_actor_addr_t to, uin
 int dg_act_run_prepared(dg_act_system_t *sys, const dg_act_prepared_t *p, dg_msg_t *m)
 {
     return run_kept(sys, p->actor, m, p->fn);
+}
+
+/* ------------------------------------------------------------ bound turns */
+
+int dg_act_bind(dg_act_system_t *sys, dg_actor_t *a, dg_act_bound_t *b)
+{
+    if (a->pinned || atomic_load_explicit(&a->state, memory_order_acquire) != DG_ACTOR_RUNNING ||
+        !dg_act_claim(sys, a))
+        return 0;
+    b->ctx = (dagger_ctx_t){.sys = sys, .actor = a, .msg = NULL, .worker = -1, .replied = 0};
+    return 1;
+}
+
+void dg_act_bound_pinned(dg_act_system_t *sys, dg_actor_t *a, dg_act_bound_t *b)
+{
+    b->ctx = (dagger_ctx_t){.sys = sys, .actor = a, .msg = NULL, .worker = a->worker,
+                            .replied = 0};
+}
+
+void dg_act_unbind(dg_act_bound_t *b)
+{
+    run_direct(b->ctx.sys, b->ctx.actor, NULL, NULL); /* mail that waited, a stop, the hand-back */
+}
+
+int dg_act_run_bound_slow(dg_act_bound_t *b, dg_msg_t *m, dagger_handler_fn fn)
+{
+    dagger_ctx_t *ctx = &b->ctx;
+    dagger_ctx_t *outer = dg_act_tls.ctx;
+    if (atomic_load_explicit(&ctx->actor->state, memory_order_acquire) != DG_ACTOR_RUNNING ||
+        (outer && outer->actor == ctx->actor))
+        return 0;
+    dg_msg_t *nested = ctx->msg;
+    dg_act_tls.ctx = ctx;
+    drain(ctx->sys, ctx); /* another thread's mail goes first: it waited for this one */
+    handle_with(ctx->sys, ctx, m, fn);
+    ctx->msg = nested;
+    dg_act_tls.ctx = outer;
+    return 1;
+}
+
+void dg_act_bound_failed(dg_act_bound_t *b, dagger_status_t st)
+{
+    dg_count(&b->ctx.actor->failed);
+    report_failure(b->ctx.sys, &b->ctx, st);
 }

@@ -199,6 +199,9 @@ dagger_status_t dg_act_prepare(dg_act_system_t *sys, dagger_actor_addr_t to, uin
                                dg_act_prepared_t *out);
 int dg_act_run_prepared(dg_act_system_t *sys, const dg_act_prepared_t *p, dg_msg_t *m);
 
+/* Bound actors (a thread that holds an actor across many turns):
+ * actors/bound.h. */
+
 /* dg_act_post for the runtime's own actors, whose object a the caller
  * keeps (dg_act_local): the message is built on this thread's stack and,
  * when a's turn can run here (dg_act_run_borrowed), handled at once with no
@@ -206,6 +209,13 @@ int dg_act_run_prepared(dg_act_system_t *sys, const dg_act_prepared_t *p, dg_msg
  * it is posted as a copy (dg_act_post, which checks and reports). */
 dagger_status_t dg_act_post_local(dg_act_system_t *sys, struct dg_actor *a, const dg_act_post_t *p,
                                   int *direct);
+/* dg_act_post_local for a message that any of n interchangeable actors
+ * (a[i] at address to[i]) may handle: the first whose turn can run here
+ * takes it; when none can, it waits in the mailbox of p->to (which is one
+ * of them). */
+dagger_status_t dg_act_post_any(dg_act_system_t *sys, struct dg_actor *const *a,
+                                const dagger_actor_addr_t *to, int n, const dg_act_post_t *p,
+                                int *direct);
 
 /* The checks of dg_act_send without sending: type and size, and whether the
  * destination would take it now (timers check this when they are set). */

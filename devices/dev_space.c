@@ -509,7 +509,7 @@ dagger_status_t dg_dev_space_spawn(dg_dev_t *d)
     sd->obj = dg_act_local(ex->actors, sd->addr);
     ex->space_actor[d->space] = sd->addr;
     ex->space[d->space] = sd->obj;
-    ex->bufs.owner[d->space] = sd->addr;
+    ex->bufs.owner[d->space][0] = sd->addr;
     ex->bufs.spaces[d->space] = (dg_memspace_t){&dg_dev_memspace_ops, d->index, d};
     return DAGGER_OK;
 }

@@ -13,9 +13,11 @@
  * DG_BOOT_GONE_S, a grace for a launcher that has not started every local
  * rank yet. */
 #include <dirent.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "core/common.h"
 #include "transport/bootstrap_pmix.h"
@@ -46,23 +48,38 @@ static int is_local(const struct dg_boot_pmix *px, int rank)
     return found;
 }
 
+/* One NUL-terminated entry of an environment: notes our namespace and the
+ * rank. Entries longer than the buffer are not ours (cut, they never match). */
+static void environ_entry(const char *e, const char *ns_entry, int *in_ns, long *rank)
+{
+    *in_ns |= !strcmp(e, ns_entry);
+    if (!strncmp(e, "PMIX_RANK=", 10))
+        *rank = strtol(e + 10, NULL, 10);
+}
+
 int dg_boot_environ_rank(const char *pid, const char *ns_entry)
 {
-    char path[64], buf[32768];
+    char path[64], buf[4096], entry[512];
     snprintf(path, sizeof(path), "/proc/%s/environ", pid);
-    FILE *f = fopen(path, "r");
-    if (!f)
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
         return -1;
-    size_t n = fread(buf, 1, sizeof(buf) - 1, f);
-    fclose(f);
-    buf[n] = '\0';
     int in_ns = 0;
     long rank = -1;
-    for (size_t i = 0; i < n; i += strlen(buf + i) + 1) {
-        in_ns |= !strcmp(buf + i, ns_entry);
-        if (!strncmp(buf + i, "PMIX_RANK=", 10))
-            rank = strtol(buf + i + 10, NULL, 10);
-    }
+    size_t used = 0; /* bytes of the current entry in entry[] */
+    /* Read in pieces: an environment can be far larger than any buffer here. */
+    for (ssize_t n; (n = read(fd, buf, sizeof(buf))) > 0;)
+        for (ssize_t i = 0; i < n; i++) {
+            if (buf[i] == '\0') {
+                entry[used < sizeof(entry) ? used : sizeof(entry) - 1] = '\0';
+                if (used < sizeof(entry))
+                    environ_entry(entry, ns_entry, &in_ns, &rank);
+                used = 0;
+            } else if (used < sizeof(entry)) {
+                entry[used++] = buf[i];
+            }
+        }
+    close(fd);
     return in_ns && rank >= 0 && rank <= 0x7fffffff ? (int)rank : -1;
 }
 

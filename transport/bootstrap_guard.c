@@ -18,7 +18,12 @@
 
 #define DG_GUARD_LOOK_MS 100     /* a look at the known processes */
 #define DG_GUARD_SCAN_LOOKS 3    /* every third look also searches /proc for new ones */
-#define DG_GUARD_LOSS_GRACE_S 2.0
+/* Longer than DG_GUARD_UNSEEN_S: a rank that ends itself after seeing a loss
+ * must not be the first loss the others see (they would name it instead). */
+#define DG_GUARD_LOSS_GRACE_S 3.0
+/* A rank placed on this host that never showed up is lost after this long
+ * (as in bootstrap_gone.c: a launcher may start its ranks a little apart). */
+#define DG_GUARD_UNSEEN_S 2.0
 /* Steps that end by themselves with an error after DG_BOOT_TIMEOUT_S get
  * this much more, so that their own, more precise error comes first. */
 #define DG_GUARD_SLACK_S 5.0
@@ -54,6 +59,7 @@ static struct dg_boot_guard {
     _Atomic int nprocs;                     /* entries below it are complete */
     int local[DG_GUARD_MAX_LOCAL];          /* ranks placed on this host (PMIX_LOCAL_PEERS) */
     _Atomic int nlocal;
+    double job_known_at;                    /* when local[] was filled */
     int reported;                           /* a loss was said; when: */
     double reported_at;
     pthread_t thread;
@@ -211,7 +217,9 @@ static void check_losses(double now)
     dg_str_append(line, sizeof(line), "a rank was lost during start-up (this rank was in ");
     dg_str_append(line, sizeof(line), dg_steps[atomic_load(&dg_guard.step)].name);
     dg_str_append(line, sizeof(line), "): ");
-    if (!describe_lost(line, sizeof(line), 0))
+    int unseen_too = atomic_load(&dg_guard.nlocal) > 0 &&
+                     now - dg_guard.job_known_at >= DG_GUARD_UNSEEN_S;
+    if (!describe_lost(line, sizeof(line), unseen_too))
         return;
     dg_str_append(line, sizeof(line), "; the job cannot continue");
     say(line, sizeof(line));
@@ -319,6 +327,7 @@ void dg_boot_guard_job(dg_boot_t *boot, int size, const char *local_peers)
             dg_guard.local[n++] = (int)r;
         p = *end == ',' ? end + 1 : end;
     }
+    dg_guard.job_known_at = now_s();
     atomic_store(&dg_guard.nlocal, n);
 }
 

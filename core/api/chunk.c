@@ -2,6 +2,7 @@
 #include <dagger/chunk.h>
 #include <string.h>
 
+#include "core/api/planner.h"
 #include "core/api/tasks.h"
 #include "core/hash.h"
 #include "core/status_internal.h"
@@ -65,7 +66,7 @@ dagger_status_t dagger_chunk_create(dagger_runtime_t *rt, const dagger_chunk_des
     if (st != DAGGER_OK)
         return st;
     uint64_t id;
-    st = dg_plan_chunk_create(t->plan, &d, &id);
+    st = dg_planner_chunk_create(t, &d, &id);
     if (st != DAGGER_OK)
         return st;
     if (desc->owner < 0)
@@ -74,7 +75,7 @@ dagger_status_t dagger_chunk_create(dagger_runtime_t *rt, const dagger_chunk_des
         const dg_plan_geom_t *g = dg_plan_chunk_geom(t->plan, id);
         st = dg_exec_alloc(t->exec, id, 0, (size_t)(g->extent * g->elsize), 1);
         if (st != DAGGER_OK) {
-            dg_plan_chunk_free(t->plan, id);
+            dg_planner_chunk_free(t, id);
             return st;
         }
     }
@@ -94,7 +95,7 @@ dagger_status_t dagger_chunk_free(dagger_runtime_t *rt, dagger_chunk_t c)
     dagger_status_t st = dg_tasks_check(t, &cp);
     if (st != DAGGER_OK)
         return st;
-    return dg_plan_chunk_free(t->plan, c.id);
+    return dg_planner_chunk_free(t, c.id);
 }
 
 int dagger_chunk_owner(dagger_runtime_t *rt, dagger_chunk_t c)

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/api/planner.h"
 #include "core/api/tasks.h"
 #include "core/status_internal.h"
 #include "core/trace/trace.h"
@@ -38,7 +39,7 @@ dagger_status_t dagger_codelet_register(dagger_runtime_t *rt, const dagger_codel
         .cost = desc->cost,
     };
     uint32_t id;
-    dagger_status_t st = dg_plan_codelet_register(t->plan, &d, &id);
+    dagger_status_t st = dg_planner_codelet(t, &d, &id);
     if (st != DAGGER_OK)
         return st;
     st = dg_exec_codelet_add(t->exec, id, desc->name, desc->cpu, desc->cuda, desc->hip);

@@ -4,6 +4,7 @@
 #include <dagger/region.h>
 #include <string.h>
 
+#include "core/api/planner.h"
 #include "core/api/tasks.h"
 #include "core/status_internal.h"
 
@@ -15,7 +16,7 @@
 static dagger_status_t bring_home(dg_tasks_t *t, uint64_t id, const char *fn, const char *what)
 {
     if (t->region) {
-        dagger_status_t st = dg_plan_chunk_sync_home(t->plan, id);
+        dagger_status_t st = dg_planner_sync_home(t, id);
         if (st != DAGGER_OK)
             return st;
         dg_exec_wait_all(t->exec);
@@ -149,7 +150,7 @@ dagger_status_t dagger_future_free(dagger_runtime_t *rt, dagger_future_t f)
     if (!dg_tasks_future_find(t, f.id, &owner, &size))
         return dg_error(DAGGER_ERR_BAD_HANDLE, "dagger_future_free: future %llu was returned by no "
                         "task, or was freed already", (unsigned long long)f.id);
-    dagger_status_t st = dg_plan_chunk_free(t->plan, f.id);
+    dagger_status_t st = dg_planner_chunk_free(t, f.id);
     if (st == DAGGER_OK)
         dg_tasks_future_remove(t, f.id);
     return st;

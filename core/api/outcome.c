@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "core/alloc.h"
+#include "core/api/planner.h"
 #include "core/api/tasks.h"
 #include "core/status_internal.h"
 
@@ -73,7 +74,7 @@ dagger_status_t dg_tasks_note_failure(dg_tasks_t *t, uint64_t first, dagger_stat
     r->first = first;
     r->status = status;
     snprintf(r->msg, sizeof(r->msg), "%s", msg);
-    dg_plan_taint(t->plan, first, (uint32_t)l->n); /* tag = record index + 1 */
+    dg_planner_taint(t, first, (uint32_t)l->n); /* tag = record index + 1 */
     return DAGGER_OK;
 }
 

@@ -7,6 +7,7 @@
 
 #include "core/alloc.h"
 #include "core/api/scope.h"
+#include "core/api/planner.h"
 #include "core/api/tasks.h"
 #include "core/common.h"
 #include "core/handles.h"
@@ -39,7 +40,7 @@ dagger_status_t dagger_region_begin(dagger_runtime_t *rt, const dagger_scope_t *
     dagger_region_t *r = dg_calloc(1, sizeof(*r));
     if (!r)
         return dg_error(DAGGER_ERR_NO_MEMORY, "dagger_region_begin: out of memory");
-    st = dg_plan_region_begin(t->plan, scope ? &sb.s : NULL);
+    st = dg_planner_region_begin(t, scope ? &sb.s : NULL);
     if (st != DAGGER_OK) {
         free(r);
         char why[512]; /* dg_error writes the detail buffer: copy it first */
@@ -199,7 +200,7 @@ dagger_status_t dagger_submit(dagger_region_t *r, dagger_codelet_t cl, int nargs
     dg_plan_submitted_t sub;
     if (DG_TRACE_ON())
         dg_trace_plan_begin();
-    st = dg_plan_submit(t->plan, &d, &sub);
+    st = dg_planner_submit(t, &d, &sub);
     if (st != DAGGER_OK)
         return st;
     if (sub.future) {
@@ -283,7 +284,7 @@ dagger_status_t dagger_region_end(dagger_region_t *r)
     /* Every rank planned the same tasks up to here, so the copy-back is the
      * same plan everywhere, even after a divergence was found. */
     uint64_t tr = DG_TRACE_T0();
-    dagger_status_t st = dg_plan_region_end(t->plan);
+    dagger_status_t st = dg_planner_region_end(t);
     tr = DG_TRACE_ON() ? dg_trace_phase(DG_TRP_REGION_PLAN_END, r->id, tr, st) : 0;
     dg_exec_wait_all(t->exec);
     tr = DG_TRACE_ON() ? dg_trace_phase(DG_TRP_REGION_WAIT, r->id, tr, DAGGER_OK) : 0;

@@ -7,6 +7,7 @@
 
 #include "actors/system.h"
 #include "core/alloc.h"
+#include "core/api/planner.h"
 #include "core/common.h"
 #include "core/log.h"
 #include "core/runtime.h"
@@ -122,6 +123,8 @@ dagger_status_t dg_tasks_create(dagger_runtime_t *rt, struct dg_act_system *acto
         if (st == DAGGER_OK)
             t->exec->plan = t->plan;
     }
+    if (st == DAGGER_OK)
+        st = dg_planner_start(t);
     if (st != DAGGER_OK) {
         dg_tasks_destroy(t);
         return st;
@@ -140,6 +143,7 @@ void dg_tasks_drain(dg_tasks_t *t)
         dagger_region_end(t->region);
     if (t->exec)
         dg_exec_wait_all(t->exec);
+    dg_planner_unbind(t); /* before the actors stop: a bound actor cannot be joined */
 }
 
 void dg_tasks_destroy(dg_tasks_t *t)
@@ -149,6 +153,7 @@ void dg_tasks_destroy(dg_tasks_t *t)
     dg_trace_stop(t);
     dg_exec_destroy(t->exec);
     dg_plan_destroy(t->plan);
+    free(t->planner);
     free(t->rank_descs);
     free(t->dev_kinds);
     free(t->futures);

@@ -19,6 +19,7 @@ typedef struct dg_tasks {
     int rank, nranks;
     struct dg_tx *tx;                 /* NULL when alone */
     dg_plan_t *plan;
+    struct dg_planner *planner;       /* the planner actor (planner.h) */
     dg_exec_t *exec;
     dg_plan_rank_desc_t *rank_descs;  /* processor table input */
     dg_plan_kind_t *dev_kinds;        /* their devices' kinds, DG_DEV_MAX per rank */

@@ -137,7 +137,9 @@ static void *pool_take(dg_bufs_t *b, size_t bytes)
 static void count_owner(dg_bufs_t *b, uint32_t space)
 {
     dagger_ctx_t *ctx = dg_act_current_ctx();
-    int mine = ctx && dagger_actor_addr_eq(dagger_ctx_self(ctx), b->owner[space]);
+    int mine = 0;
+    for (int l = 0; ctx && l < DG_MEM_LANES && !mine; l++)
+        mine = dagger_actor_addr_eq(dagger_ctx_self(ctx), b->owner[space][l]);
     atomic_fetch_add_explicit(mine ? &b->in_owner_turn : &b->outside_owner_turn, 1,
                               memory_order_relaxed);
 }

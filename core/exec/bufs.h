@@ -24,6 +24,9 @@ typedef struct dg_buf_entry {
 } dg_buf_entry_t;
 
 #define DG_MAX_SPACES 16
+/* At most this many memory-space actors serve one space (lanes, see
+ * devices/host/host_space.c). */
+#define DG_MEM_LANES 8
 #define DG_POOL_SIZES 64
 
 typedef struct dg_bufs {
@@ -39,10 +42,10 @@ typedef struct dg_bufs {
         struct dg_pool_block *head;
     } pool[DG_POOL_SIZES];
     size_t pool_bytes, pool_limit;
-    /* The memory-space actor that owns each space (docs/design.md section
-     * 6): allocations and releases are counted by whether they run inside
-     * its turn (tests check that all do). */
-    dagger_actor_addr_t owner[DG_MAX_SPACES];
+    /* The memory-space actors (lanes) that own each space (docs/design.md
+     * section 6): allocations and releases are counted by whether they run
+     * inside a turn of one of them (tests check that all do). */
+    dagger_actor_addr_t owner[DG_MAX_SPACES][DG_MEM_LANES];
     _Atomic uint64_t in_owner_turn, outside_owner_turn;
 } dg_bufs_t;
 

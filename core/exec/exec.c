@@ -8,6 +8,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "actors/bound.h"
+#include "actors/ctx.h"
 #include "actors/msg.h"
 #include "actors/system.h"
 #include "core/alloc.h"
@@ -56,7 +58,8 @@ dagger_status_t dg_exec_create(const dg_exec_params_t *p, dg_exec_t **out)
     ex->ring = dg_calloc(n, sizeof(*ex->ring));
     ex->own = dg_calloc((size_t)ex->nworkers, sizeof(*ex->own));
     ex->proc = dg_calloc((size_t)ex->nworkers + 1, sizeof(*ex->proc));
-    if (dg_exec_codelets_init(ex) || !ex->ring || !ex->own || !ex->proc ||
+    ex->proc_turn = dg_calloc((size_t)ex->nworkers + 1, sizeof(*ex->proc_turn));
+    if (dg_exec_codelets_init(ex) || !ex->ring || !ex->own || !ex->proc || !ex->proc_turn ||
         dg_readyq_init(&ex->shared, n)) {
         dg_exec_destroy(ex);
         return dg_error(DAGGER_ERR_NO_MEMORY, "executor: out of memory");
@@ -116,6 +119,7 @@ void dg_exec_destroy(dg_exec_t *ex)
         dg_readyq_cleanup(&ex->shared);
     free(ex->own);
     free(ex->proc);
+    free(ex->proc_turn);
     free(ex->ring);
     dg_exec_codelets_cleanup(ex);
     free(ex);
@@ -173,7 +177,11 @@ static void launch(dg_exec_t *ex, dg_xop_t *op, int w)
     dg_proc_launch_msg_t *pl = (dg_proc_launch_msg_t *)buf.m.payload;
     *pl = (dg_proc_launch_msg_t){ex, op, w, 0};
     atomic_fetch_add_explicit(&ex->running, 1, memory_order_seq_cst);
-    if (DG_UNLIKELY(!dg_act_run_prepared(ex->actors, pp, &buf.m))) {
+    /* The calling worker's own processor actor is bound to it for good:
+     * its turn needs no claim and no context set-up (actors/bound.h). */
+    int ran = w < ex->nworkers ? dg_act_run_bound(&ex->proc_turn[w], &buf.m, pp->fn)
+                               : dg_act_run_prepared(ex->actors, pp, &buf.m);
+    if (DG_UNLIKELY(!ran)) {
         /* Its turn cannot run here now: a copy, run when the actor can. */
         dg_act_post_t p = {.to = pp->to, .type = pp->type, .payload = pl, .size = sizeof(*pl),
                            .what = "launch"};
@@ -490,7 +498,7 @@ dagger_status_t dg_exec_alloc(dg_exec_t *ex, uint64_t chunk, uint32_t space, siz
     dg_act_post_t p = {.to = ex->space_actor[space], .type = ex->msg.alloc, .payload = &m,
                        .size = sizeof(m), .what = "allocation"};
     int direct;
-    dagger_status_t st = dg_act_post_local(ex->actors, ex->space[space], &p, &direct);
+    dagger_status_t st = dg_exec_post_space(ex, space, &p, &direct);
     if (st != DAGGER_OK)
         return st;
     while (!atomic_load_explicit(&r.done, memory_order_acquire))
@@ -573,6 +581,9 @@ static void register_deps(dg_exec_t *ex, dg_xop_t *op, const dg_plan_op_t *p)
 void dg_exec_emit(void *ctx, const dg_plan_op_t *p)
 {
     dg_exec_t *ex = ctx;
+    const dagger_ctx_t *turn = dg_act_tls.ctx; /* ops leave the planner actor's turns only */
+    if (DG_UNLIKELY(!turn || turn->actor != ex->planner))
+        atomic_fetch_add_explicit(&ex->emits_outside, 1, memory_order_relaxed);
     dg_xop_t *op = acquire_slot(ex, p->seq);
     op->kind = p->kind;
     atomic_store_explicit(&ex->emitted, atomic_load_explicit(&ex->emitted, memory_order_relaxed) + 1,

@@ -99,9 +99,17 @@ struct dg_exec {
     struct dg_dev *devs;              /* the rank's devices (devices/dev.h); space 1 + d */
     int ndevs;
     int gpu_direct;                   /* DAGGER_GPU_DIRECT as given */
+    /* Every lane of each space (lane 0 is space_actor/space): interchangeable
+     * memory-space actors of one space (devices/host/host_space.c). */
+    dagger_actor_addr_t lane_addr[DG_MAX_SPACES][DG_MEM_LANES];
+    struct dg_actor *lane[DG_MAX_SPACES][DG_MEM_LANES];
+    int nlanes[DG_MAX_SPACES];
     struct dg_act_prepared *proc;     /* CPU processor actors' launch handlers: per
                                          worker, then the submitting thread's (nworkers) */
+    struct dg_act_bound *proc_turn;   /* per worker: its processor actor's bound turn context */
     _Atomic uint64_t tasks_outside;   /* tasks run outside a processor actor's turn (tests) */
+    struct dg_actor *planner;         /* the planner actor, whose turns emit the ops */
+    _Atomic uint64_t emits_outside;   /* ops emitted outside its turn (tests) */
     dg_watchdog_t watchdog;           /* the hang detector */
 
     /* codelet implementations by id */
@@ -179,5 +187,10 @@ dagger_status_t dg_exec_msgs_register(dg_exec_t *ex);
  * actor is idle. When the actor does not take it, the op fails and is
  * finished here (the region reports why). */
 dagger_status_t dg_exec_post_op(dg_exec_t *ex, uint32_t type, uint32_t space, dg_xop_t *op);
+struct dg_act_post;
+/* A message to the memory-space actors of a space (p->to: lane 0): the
+ * first idle lane handles it on this thread; all busy, it waits for lane 0. */
+dagger_status_t dg_exec_post_space(dg_exec_t *ex, uint32_t space, const struct dg_act_post *p,
+                                   int *direct);
 
 #endif

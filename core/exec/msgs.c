@@ -55,13 +55,22 @@ dagger_status_t dg_exec_msgs_register(dg_exec_t *ex)
     return DAGGER_OK;
 }
 
+dagger_status_t dg_exec_post_space(dg_exec_t *ex, uint32_t space, const dg_act_post_t *p,
+                                   int *direct)
+{
+    if (ex->nlanes[space] > 1)
+        return dg_act_post_any(ex->actors, ex->lane[space], ex->lane_addr[space],
+                               ex->nlanes[space], p, direct);
+    return dg_act_post_local(ex->actors, ex->space[space], p, direct);
+}
+
 dagger_status_t dg_exec_post_op(dg_exec_t *ex, uint32_t type, uint32_t space, dg_xop_t *op)
 {
     dg_mem_op_msg_t m = {op};
     dg_act_post_t p = {.to = ex->space_actor[space], .type = type, .payload = &m,
                        .size = sizeof(m), .what = "executor"};
     int direct;
-    dagger_status_t st = dg_act_post_local(ex->actors, ex->space[space], &p, &direct);
+    dagger_status_t st = dg_exec_post_space(ex, space, &p, &direct);
     if (DG_UNLIKELY(st != DAGGER_OK)) {
         char why[400];
         snprintf(why, sizeof(why), "the memory-space actor of space %u did not take an op: %s",

@@ -363,7 +363,7 @@ static int on_data(void *ctx, const dg_tx_msg_t *msg)
     dg_act_post_t p = {.from = mh.from, .from_set = 1, .to = mine, .type = mh.type,
                        .payload = &a, .size = sizeof(a), .keep = keep_eager,
                        .what = "move_rewrap arrival"};
-    if (dg_act_post_local(xf->ex->actors, xf->ex->space[0], &p, &direct) != DAGGER_OK) {
+    if (dg_exec_post_space(xf->ex, 0, &p, &direct) != DAGGER_OK) {
         char why[400];
         snprintf(why, sizeof(why), "rank %d: transfer tag %llx from rank %d was not delivered to "
                  "the memory-space actor: %s", xf->ex->rank, (unsigned long long)a.hdr.tag,

@@ -10,6 +10,7 @@
  * did before: an idle processor takes the next task, whoever readied it. */
 #include <stdio.h>
 
+#include "actors/bound.h"
 #include "actors/system.h"
 #include "core/exec/exec.h"
 #include "core/status_internal.h"
@@ -34,6 +35,8 @@ static dagger_status_t spawn_proc(dg_exec_t *ex, int w, const char *name)
     dagger_status_t st = dg_act_spawn(ex->actors, &d, &addr);
     if (st == DAGGER_OK)
         st = dg_act_prepare(ex->actors, addr, ex->msg.launch, &ex->proc[w]);
+    if (st == DAGGER_OK && w < ex->nworkers)
+        dg_act_bound_pinned(ex->actors, ex->proc[w].actor, &ex->proc_turn[w]);
     return st;
 }
 

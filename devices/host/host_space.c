@@ -101,10 +101,27 @@ dagger_status_t dg_host_space_start(dg_exec_t *ex)
      * submitting thread for allocations, worker 0 for arrivals). */
     dagger_actor_desc_t d = {.name = "mem:host", .state = ex, .handlers = handlers,
                              .nhandlers = sizeof(handlers) / sizeof(handlers[0])};
-    dagger_status_t st = dg_act_spawn(ex->actors, &d, &ex->space_actor[0]);
+    /* Lanes: one memory-space actor per thread that posts to it (the
+     * workers and the submitting thread), interchangeable, sharing the
+     * space's bookkeeping (the pool and the transfer matching keep their
+     * own locks). A message goes to the first idle one, so a thread never
+     * waits behind a holder that the OS descheduled mid-turn (4 ranks on 2
+     * cores: a SEND queued behind a FREE turn waited for a time slice).
+     * Lane 0 is spawned first (the same id on every rank): peers address
+     * their move_rewrap messages to it. */
+    int n = ex->nworkers + 1 < DG_MEM_LANES ? ex->nworkers + 1 : DG_MEM_LANES;
+    dagger_status_t st = DAGGER_OK;
+    for (int l = 0; l < n && st == DAGGER_OK; l++) {
+        st = dg_act_spawn(ex->actors, &d, &ex->lane_addr[0][l]);
+        if (st != DAGGER_OK)
+            break;
+        ex->bufs.owner[0][l] = ex->lane_addr[0][l];
+        ex->lane[0][l] = dg_act_local(ex->actors, ex->lane_addr[0][l]);
+        ex->nlanes[0] = l + 1;
+    }
     if (st == DAGGER_OK) {
-        ex->bufs.owner[0] = ex->space_actor[0];
-        ex->space[0] = dg_act_local(ex->actors, ex->space_actor[0]);
+        ex->space_actor[0] = ex->lane_addr[0][0];
+        ex->space[0] = ex->lane[0][0];
     }
     return st;
 }

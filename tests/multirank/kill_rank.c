@@ -120,21 +120,59 @@ static void die_now(void)
     raise(SIGKILL);
 }
 
-static void die_at_step(dg_boot_step_t step)
+/* A process that has not entered dagger_init yet cannot say anything (the
+ * launcher's SIGTERM ends it silently), so rank 1 dies only once every other
+ * rank's start-up has begun: each says so in DIR/armed.R (the start-up guard
+ * is up by then). At most 10 s. */
+static void mark_armed(int rank)
 {
-    if (step == victim_step)
+    char path[PATH_MAX];
+    snprintf(path, sizeof(path), "%s/armed.%d", victim_dir, rank);
+    FILE *f = fopen(path, "w");
+    if (f)
+        fclose(f);
+}
+
+static void wait_others_armed(void)
+{
+    for (int tries = 0; tries < 2000; tries++) {
+        int all = 1;
+        for (int r = 0; r < NRANKS; r++) {
+            char path[PATH_MAX];
+            snprintf(path, sizeof(path), "%s/armed.%d", victim_dir, r);
+            all &= r == 1 || access(path, F_OK) == 0;
+        }
+        if (all)
+            return;
+        usleep(5000);
+    }
+}
+
+static int victim_rank;
+
+static void on_step(dg_boot_step_t step)
+{
+    if (victim_rank != 1 && step == DG_BOOT_STEP_PMIX_INIT)
+        mark_armed(victim_rank);
+    if (victim_rank == 1 && step == victim_step) {
+        wait_others_armed();
         die_now();
+    }
 }
 
 static int victim_main(const char *dir, int rounds)
 {
     const char *me = getenv("PMIX_RANK"); /* before dagger_init: the launcher's variable */
     victim_dir = dir;
-    if (rounds < 0 && me && atoi(me) == 1) {
-        if (rounds == VICTIM_BEFORE_INIT)
+    victim_rank = me ? atoi(me) : -1;
+    if (rounds < 0) {
+        if (rounds == VICTIM_BEFORE_INIT && victim_rank == 1) {
+            wait_others_armed();
             die_now(); /* before it meets PMIx or publishes anything */
-        victim_step = (dg_boot_step_t)(VICTIM_AT_STEP - rounds);
-        dg_boot_step_hook = die_at_step;
+        }
+        victim_step = rounds == VICTIM_BEFORE_INIT ? DG_BOOT_STEP_COUNT
+                                                   : (dg_boot_step_t)(VICTIM_AT_STEP - rounds);
+        dg_boot_step_hook = on_step;
         rounds = 3;
     }
     dagger_runtime_t *rt;
@@ -552,6 +590,15 @@ Test(kill_rank, under_mpirun, .timeout = 150)
     check_kill("mpirun");
 }
 
+/* PRRTE is not packaged in Debian 12: these run where it was built and is on
+ * PATH (docs/transport.md says how). */
+Test(kill_rank, under_prterun, .timeout = 150)
+{
+    if (system("command -v prterun >/dev/null 2>&1"))
+        cr_skip_test("needs PRRTE's prterun on PATH");
+    check_kill("prterun");
+}
+
 static int slurm_answers(void)
 {
     return !system("timeout 3 scontrol ping 2>/dev/null | grep -q 'is UP'");
@@ -628,6 +675,13 @@ Test(kill_rank, in_start_up_under_mpirun, .timeout = 250)
     if (system("command -v mpirun >/dev/null 2>&1"))
         cr_skip_test("needs Open MPI's mpirun");
     check_start_up_kills("mpirun");
+}
+
+Test(kill_rank, in_start_up_under_prterun, .timeout = 250)
+{
+    if (system("command -v prterun >/dev/null 2>&1"))
+        cr_skip_test("needs PRRTE's prterun on PATH");
+    check_start_up_kills("prterun");
 }
 
 Test(kill_rank, in_start_up_under_srun, .timeout = 250)

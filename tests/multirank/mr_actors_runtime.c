@@ -1,7 +1,10 @@
 /* The runtime's own actors (issue 12), run with 1..4 ranks: every
  * allocation and release of a program's buffers happens inside the turn of
- * the memory-space actor that owns the memory, and finalize with work and
+ * the memory-space actor that owns the memory, every task inside a
+ * processor actor's turn, every op is planned in a turn of the planner
+ * actor (also when another thread submits), and finalize with work and
  * messages in flight drains them instead of hanging. */
+#include <pthread.h>
 #include <unistd.h>
 
 #include "core/api/tasks.h"
@@ -102,6 +105,72 @@ Test(runtime_actors, every_task_is_a_processor_actor_turn)
     mr_gather(rt, c[0], got, sizeof(got));
     for (size_t k = 0; k < 16; k++)
         cr_assert_eq(got[k], ramp(k % 4, k / 4) + 58);
+    MR_OK(dagger_finalize(rt));
+}
+
+static uint64_t emits_outside(dagger_runtime_t *rt)
+{
+    return atomic_load(&dg_tasks_get(rt, "test")->exec->emits_outside);
+}
+
+/* What the second thread submits to, and its outcome. */
+struct submitter {
+    dagger_status_t st;
+    dagger_runtime_t *rt;
+    dagger_region_t *r;
+    dagger_codelet_t add1;
+    dagger_chunk_t c;
+};
+
+/* Submits from a thread that did not begin the region (the one that did
+ * holds the planner actor and only waits for this thread meanwhile). */
+static void *submit_elsewhere(void *arg)
+{
+    struct submitter *s = arg;
+    int k = 0;
+    do
+        s->st = dagger_spawn(s->r, s->add1, DAGGER_INOUT(dagger_view(s->rt, s->c)), DAGGER_END);
+    while (s->st == DAGGER_OK && ++k < 10);
+    return NULL;
+}
+
+/* Every op this rank carries out leaves a turn of its planner actor:
+ * submissions, a fetch inside a region, frees, region ends, and the
+ * submissions of a second thread while the region's thread holds the actor
+ * and waits for it. */
+Test(runtime_actors, every_op_is_planned_in_a_planner_actor_turn)
+{
+    dagger_runtime_t *rt = mr_init();
+    alarm(120); /* a submission nobody handles fails the test instead of hanging */
+    dagger_codelet_t add1 = reg(rt, "add1", mr_add1);
+    dagger_chunk_t c = mr_chunk2(rt, 16, 16, 0, ramp);
+    dagger_region_t *r;
+    MR_OK(dagger_region_begin(rt, NULL, &r));
+    pass_around(rt, r, add1, c, 4);
+    /* Last written away from its owner (with 2 ranks or more): the fetch
+     * inside the region plans the copy home. */
+    dagger_task_opts_t last = {.scope = &DAGGER_SCOPE_RANK(dagger_nranks(rt) - 1)};
+    MR_OK(dagger_submit(r, add1, 1, &DAGGER_INOUT(dagger_view(rt, c)), &last, NULL, NULL));
+    double got[256];
+    size_t len;
+    MR_OK(dagger_fetch_chunk(rt, c, got, sizeof(got), &len));
+    cr_assert_eq(got[17], ramp(1, 1) + 5);
+    struct submitter s = {.rt = rt, .r = r, .add1 = add1, .c = c};
+    pthread_t th;
+    cr_assert_eq(pthread_create(&th, NULL, submit_elsewhere, &s), 0);
+    pthread_join(th, NULL);
+    cr_assert_eq(s.st, DAGGER_OK, "rank %d: %s", dagger_rank(rt), dagger_error_detail());
+    pass_around(rt, r, add1, c, 2); /* and this thread again */
+    MR_OK(dagger_region_end(r));
+    mr_gather(rt, c, got, sizeof(got));
+    for (size_t k = 0; k < 256; k++)
+        cr_assert_eq(got[k], ramp(k % 16, k / 16) + 17);
+    MR_OK(dagger_chunk_free(rt, c));
+    MR_OK(dagger_region_begin(rt, NULL, &r)); /* the free's ops come with this region's end */
+    MR_OK(dagger_region_end(r));
+    cr_assert_eq(emits_outside(rt), 0, "rank %d: %llu ops were planned outside the planner "
+                 "actor's turns", dagger_rank(rt), (unsigned long long)emits_outside(rt));
+    alarm(0);
     MR_OK(dagger_finalize(rt));
 }
 

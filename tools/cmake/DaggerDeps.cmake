@@ -12,28 +12,7 @@ pkg_check_modules(LAPACKE REQUIRED IMPORTED_TARGET lapacke)
 
 set(DAGGER_EXTRA_LINK_DEPS "")
 
-# Optional GPU backends: AUTO enables them when the toolkit is found and
-# never fails the build when it is not.
-set(DAGGER_HAVE_CUDA OFF)
-if(NOT DAGGER_CUDA STREQUAL "OFF")
-  find_package(CUDAToolkit QUIET)
-  if(CUDAToolkit_FOUND)
-    set(DAGGER_HAVE_CUDA ON)
-  elseif(DAGGER_CUDA STREQUAL "ON")
-    message(FATAL_ERROR "DAGGER_CUDA=ON but no CUDA toolkit was found")
-  endif()
-endif()
-set(DAGGER_HAVE_HIP OFF)
-if(NOT DAGGER_HIP STREQUAL "OFF")
-  find_package(hip CONFIG QUIET)
-  if(hip_FOUND)
-    set(DAGGER_HAVE_HIP ON)
-  elseif(DAGGER_HIP STREQUAL "ON")
-    message(FATAL_ERROR "DAGGER_HIP=ON but no HIP installation was found")
-  endif()
-endif()
-# The GPU backends plug into devices/memspace.h; none is written yet, so a
-# found toolkit is reported but not used (docs/design.md section 6).
+include(${CMAKE_CURRENT_LIST_DIR}/DaggerGpu.cmake)
 
 # Test-only and benchmark-only dependencies. StarPU is a benchmark peer
 # (tools/bench): no test uses it, and DAGGER_STARPU=OFF builds without it
@@ -65,5 +44,5 @@ function(dg_layer name)
   set_property(GLOBAL APPEND PROPERTY DAGGER_LAYERS ${name})
 endfunction()
 
-message(STATUS "Dagger-C: CUDA toolkit ${DAGGER_HAVE_CUDA}, HIP ${DAGGER_HAVE_HIP} (no GPU backend yet), "
+message(STATUS "Dagger-C: CUDA ${DAGGER_HAVE_CUDA} (${DAGGER_CUDA_ARCHS_SHOWN}), HIP ${DAGGER_HAVE_HIP} (${DAGGER_HIP_ARCHS_SHOWN}), "
                "StarPU ${DAGGER_HAVE_STARPU} (benchmarks only), tracing ${DAGGER_TRACE}")

@@ -22,17 +22,26 @@ install(FILES ${PROJECT_BINARY_DIR}/dagger-config.cmake ${PROJECT_BINARY_DIR}/da
 # then names -ludev, from libudev-dev). dagger-static.pc links libdagger.a
 # itself with the shared system libraries, which needs nothing more: the
 # linker prefers libdagger.so to libdagger.a for -ldagger, even with --static.
+# The GPU runtimes have no .pc files of their own: name their libraries.
+set(DAGGER_PC_GPU "")
+if(DAGGER_HAVE_CUDA)
+  string(APPEND DAGGER_PC_GPU " -L${CUDAToolkit_LIBRARY_DIR} -lcudart")
+endif()
+if(DAGGER_HAVE_HIP)
+  get_filename_component(hip_dir ${DAGGER_AMDHIP64} DIRECTORY)
+  string(APPEND DAGGER_PC_GPU " -L${hip_dir} -lamdhip64")
+endif()
 file(RELATIVE_PATH DAGGER_PC_TO_PREFIX "/${CMAKE_INSTALL_LIBDIR}/pkgconfig" "/")
 set(DAGGER_PC_NAME dagger)
 set(DAGGER_PC_WHAT "")
 set(DAGGER_PC_REQUIRES Requires.private)
 set(DAGGER_PC_LIBS "-L\${libdir} -ldagger")
-set(DAGGER_PC_LIBS_PRIVATE "-lpthread -lm")
+set(DAGGER_PC_LIBS_PRIVATE "-lpthread -lm${DAGGER_PC_GPU}")
 configure_file(${PROJECT_SOURCE_DIR}/tools/cmake/dagger.pc.in ${PROJECT_BINARY_DIR}/dagger.pc @ONLY)
 set(DAGGER_PC_NAME dagger-static)
 set(DAGGER_PC_WHAT " (static library)")
 set(DAGGER_PC_REQUIRES Requires)
-set(DAGGER_PC_LIBS "\${libdir}/libdagger.a -lpthread -lm")
+set(DAGGER_PC_LIBS "\${libdir}/libdagger.a -lpthread -lm${DAGGER_PC_GPU}")
 set(DAGGER_PC_LIBS_PRIVATE "")
 configure_file(${PROJECT_SOURCE_DIR}/tools/cmake/dagger.pc.in ${PROJECT_BINARY_DIR}/dagger-static.pc @ONLY)
 install(FILES ${PROJECT_BINARY_DIR}/dagger.pc ${PROJECT_BINARY_DIR}/dagger-static.pc

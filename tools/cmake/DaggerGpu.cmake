@@ -1,0 +1,63 @@
+# Optional GPU backends (devices/cuda, devices/hip). AUTO builds a backend
+# when its toolkit is found and never fails when it is not; ON requires it.
+# A found backend defines DAGGER_HAVE_CUDA / DAGGER_HAVE_HIP for every
+# target (devices/device.h declares the backend objects under them) and adds
+# its runtime library to DAGGER_EXTRA_LINK_DEPS.
+set(DAGGER_CUDA_ARCHS "90" CACHE STRING
+    "CUDA architectures the CUDA backend's kernels are built for (90: H100/H200)")
+set(DAGGER_HIP_ARCHS "gfx90a" CACHE STRING
+    "AMD GPU targets (hipcc --offload-arch) the HIP backend's kernels are built for (gfx90a: MI200)")
+
+set(DAGGER_HAVE_CUDA OFF)
+set(DAGGER_CUDA_ARCHS_SHOWN "off")
+if(NOT DAGGER_CUDA STREQUAL "OFF")
+  find_package(CUDAToolkit QUIET)
+  if(CUDAToolkit_FOUND AND NOT CMAKE_CUDA_COMPILER)
+    set(CMAKE_CUDA_COMPILER ${CUDAToolkit_NVCC_EXECUTABLE})
+  endif()
+  if(CUDAToolkit_FOUND AND TARGET CUDA::cudart)
+    # Explicit architectures: without a GPU CMake would pick the toolkit's
+    # default, which is not what the machines that run this have.
+    set(CMAKE_CUDA_ARCHITECTURES ${DAGGER_CUDA_ARCHS})
+    # No implicit cudart_static/cudadevrt on link lines: CUDA::cudart (the
+    # shared runtime) is named explicitly, once, for every consumer.
+    set(CMAKE_CUDA_RUNTIME_LIBRARY None)
+    enable_language(CUDA)
+    # Everything links with the C compiler, CUDA objects or not: the link
+    # then takes the C compiler's sanitizer runtimes (clang's under clang),
+    # and the kernel file needs no C++ runtime (devices/cuda/CMakeLists.txt).
+    set(CMAKE_CUDA_LINKER_PREFERENCE 0)
+    set(CMAKE_CUDA_LINKER_PREFERENCE_PROPAGATES 0)
+    set(DAGGER_HAVE_CUDA ON)
+    set(DAGGER_CUDA_ARCHS_SHOWN "sm ${DAGGER_CUDA_ARCHS}, CUDA ${CUDAToolkit_VERSION}")
+    add_compile_definitions(DAGGER_HAVE_CUDA=1)
+    # The runtime API only: libcuda (the driver) is never linked, so the
+    # library starts on machines without a driver and reports no devices.
+    list(APPEND DAGGER_EXTRA_LINK_DEPS CUDA::cudart)
+  elseif(DAGGER_CUDA STREQUAL "ON")
+    message(FATAL_ERROR "DAGGER_CUDA=ON but no CUDA toolkit (nvcc, cudart) was found")
+  endif()
+endif()
+
+# HIP: Debian's hipcc and libamdhip64-dev. The host code is C against
+# hip_runtime_api.h; the kernel file is compiled by hipcc itself
+# (devices/hip/CMakeLists.txt), which avoids CMake's HIP language and its
+# ROCm layout assumptions that Debian does not meet (docs: ENVIRONMENT.md).
+set(DAGGER_HAVE_HIP OFF)
+set(DAGGER_HIP_ARCHS_SHOWN "off")
+if(NOT DAGGER_HIP STREQUAL "OFF")
+  find_program(DAGGER_HIPCC hipcc)
+  find_library(DAGGER_AMDHIP64 amdhip64)
+  find_path(DAGGER_HIP_INCLUDE hip/hip_runtime_api.h)
+  if(DAGGER_HIPCC AND DAGGER_AMDHIP64 AND DAGGER_HIP_INCLUDE)
+    set(DAGGER_HAVE_HIP ON)
+    set(DAGGER_HIP_ARCHS_SHOWN "${DAGGER_HIP_ARCHS}")
+    add_compile_definitions(DAGGER_HAVE_HIP=1)
+    # A full path, not an imported target, so the installed CMake package
+    # and the .pc files carry it without a HIP package of their own.
+    list(APPEND DAGGER_EXTRA_LINK_DEPS ${DAGGER_AMDHIP64})
+  elseif(DAGGER_HIP STREQUAL "ON")
+    message(FATAL_ERROR "DAGGER_HIP=ON but hipcc or libamdhip64 was not found "
+                        "(apt-get install hipcc libamdhip64-dev)")
+  endif()
+endif()
