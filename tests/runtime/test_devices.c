@@ -99,17 +99,25 @@ static int bump(dagger_task_t *t)
     return DAGGER_OK;
 }
 
+/* Two test devices, four one-double chunks, and n bump tasks on them in an
+ * open region scoped to the devices. */
+static dagger_region_t *bumps(dagger_runtime_t **rt, dagger_chunk_t c[4], int n)
+{
+    init_with("2", NULL, DAGGER_OK, rt);
+    dagger_region_t *r;
+    dagger_codelet_t cl = dev_region(*rt, "bump", bump, 4, 1, c, &r);
+    for (int k = 0; k < n; k++) {
+        dagger_arg_t a = DAGGER_INOUT(dagger_view(*rt, c[k % 4]));
+        cr_assert_eq(dagger_submit(r, cl, 1, &a, NULL, NULL, NULL), DAGGER_OK);
+    }
+    return r;
+}
+
 Test(devices, every_device_completion_is_seen)
 {
     dagger_runtime_t *rt;
-    init_with("2", NULL, DAGGER_OK, &rt);
     dagger_chunk_t c[4];
-    dagger_region_t *r;
-    dagger_codelet_t cl = dev_region(rt, "bump", bump, 4, 1, c, &r);
-    for (int k = 0; k < 200; k++) {
-        dagger_arg_t a = DAGGER_INOUT(dagger_view(rt, c[k % 4]));
-        cr_assert_eq(dagger_submit(r, cl, 1, &a, NULL, NULL, NULL), DAGGER_OK);
-    }
+    dagger_region_t *r = bumps(&rt, c, 200);
     cr_assert_eq(dagger_region_end(r), DAGGER_OK, "%s", dagger_error_detail());
     for (int i = 0; i < 4; i++) {
         double *x;
@@ -174,4 +182,16 @@ Test(devices, results_of_device_tasks_are_futures_like_any)
     for (int i = 0; i < 4; i++)
         cr_assert_eq(x[i], (i + 1) * 10.0);
     cr_assert_eq(dagger_finalize(rt), DAGGER_OK);
+}
+
+/* Finalize with device tasks still queued in an open region: it ends the
+ * region (its tasks run, the device work completes) and reports the open
+ * region; it never hangs. */
+Test(devices, finalize_with_device_work_in_flight_drains_it)
+{
+    dagger_runtime_t *rt;
+    dagger_chunk_t c[4];
+    bumps(&rt, c, 100);
+    cr_assert_eq(dagger_finalize(rt), DAGGER_ERR_STATE);
+    cr_assert(strstr(dagger_error_detail(), "was still open"), "%s", dagger_error_detail());
 }
