@@ -107,10 +107,36 @@ static uint32_t pick_device(dg_plan_t *p, int32_t r, uint64_t task, uint32_t *ca
     return cand[task % ntied];
 }
 
+/* The common case, no task scope and a region scope without lists, on CPUs:
+ * only the kinds and the accesses count, and the general path below gives
+ * the same answer after scope tests that all pass (placement is on the
+ * submission's critical path: tasks without arguments are planned at the
+ * submitting thread's speed). 0: not that case, or nothing fits (the
+ * general path explains). */
+static int place_unscoped(const dg_plan_t *p, const dg_plan_codelet_t *cl,
+                          const dg_plan_scope_t *scope, dg_plan_loc_t *loc, uint32_t *proc)
+{
+    const dg_plan_scope_t *rs = p->in_region ? &p->rscope.s : NULL;
+    if (scope || (rs && (rs->nranks || rs->nprocs || rs->nparts)))
+        return 0;
+    uint32_t want = rs && rs->kinds ? rs->kinds : DG_PLAN_KIND_BIT(DG_PLAN_CPU);
+    dg_plan_scopes_t sc = {{NULL, NULL}, want & cl->kinds};
+    if (!sc.kinds || (sc.kinds & GPU_KINDS))
+        return 0;
+    int32_t r = p->nacc ? owner_rank(p, &sc) : p->lowest_any[sc.kinds];
+    if (r < 0)
+        return 0;
+    *loc = (dg_plan_loc_t){r, 0};
+    *proc = DG_PLAN_ANY_CPU;
+    return 1;
+}
+
 dagger_status_t dg_plan_place(dg_plan_t *p, uint64_t task, const dg_plan_codelet_t *cl,
                               const dg_plan_scope_t *scope, dg_plan_loc_t *loc, uint32_t *proc,
                               char *why, size_t len)
 {
+    if (place_unscoped(p, cl, scope, loc, proc))
+        return DAGGER_OK;
     dg_plan_scopes_t sc;
     uint32_t want;
     dg_plan_scopes_init(&sc, scope, p->in_region ? &p->rscope.s : NULL, cl->kinds, &want);

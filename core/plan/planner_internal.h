@@ -123,6 +123,10 @@ typedef struct dg_plan_scope_copy {
 struct dg_plan {
     dg_plan_params_t prm;
     dg_plan_prank_t *ranks;
+    /* The lowest rank with a processor of some kind in mask k (-1: none),
+     * for scopes without lists: the table never changes, and every task
+     * without a scope asks (placement's cost per submission). */
+    int32_t lowest_any[DG_PLAN_KINDS_ALL + 1];
     uint32_t nprocs;
     dg_plan_mem_t mem;
     dg_plan_hctx_t hc;

@@ -37,6 +37,13 @@ dagger_status_t dg_plan_procs_init(dg_plan_t *p)
         next += dg_plan_rank_nprocs(pr);
     }
     p->nprocs = next;
+    for (uint32_t k = 0; k <= DG_PLAN_KINDS_ALL; k++) {
+        dg_plan_scopes_t sc = {{NULL, NULL}, k};
+        p->lowest_any[k] = -1;
+        for (int32_t r = p->prm.nranks - 1; r >= 0; r--)
+            if (dg_plan_scopes_rank_ok(p, &sc, r))
+                p->lowest_any[k] = r;
+    }
     return DAGGER_OK;
 }
 

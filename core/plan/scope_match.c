@@ -206,6 +206,8 @@ static int32_t lowest_in(const dg_plan_t *p, const dg_plan_scopes_t *sc, const d
 /* The lowest allowed rank, walking the lists that bound it when there are. */
 int32_t dg_plan_scopes_lowest_rank(const dg_plan_t *p, const dg_plan_scopes_t *sc)
 {
+    if (!sc->s[0] && !sc->s[1]) /* no lists: only the kinds count (dg_plan_procs_init) */
+        return p->lowest_any[sc->kinds & DG_PLAN_KINDS_ALL];
     for (int k = 0; k < 2; k++) {
         int bounded;
         int32_t r = sc->s[k] ? lowest_in(p, sc, sc->s[k], &bounded) : -1;
