@@ -121,7 +121,7 @@ static int place_unscoped(const dg_plan_t *p, const dg_plan_codelet_t *cl,
         return 0;
     uint32_t want = rs && rs->kinds ? rs->kinds : DG_PLAN_KIND_BIT(DG_PLAN_CPU);
     dg_plan_scopes_t sc = {{NULL, NULL}, want & cl->kinds};
-    if (!sc.kinds || (sc.kinds & GPU_KINDS))
+    if (!sc.kinds || (sc.kinds & DG_PLAN_DEVICE_KINDS))
         return 0;
     int32_t r = p->nacc ? owner_rank(p, &sc) : p->lowest_any[sc.kinds];
     if (r < 0)
