@@ -42,6 +42,9 @@ function(dg_layer name)
   if(DAGGER_TRACE)
     target_compile_definitions(${name} PUBLIC DG_TRACE_ENABLED=1)
   endif()
+  # Only what the public headers mark DAGGER_API leaves libdagger.so
+  # (core/include/dagger/export.h).
+  set_target_properties(${name} PROPERTIES C_VISIBILITY_PRESET hidden)
   set_property(GLOBAL APPEND PROPERTY DAGGER_LAYERS ${name})
 endfunction()
 

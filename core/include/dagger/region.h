@@ -8,6 +8,7 @@
 #ifndef DAGGER_REGION_H
 #define DAGGER_REGION_H
 
+#include <dagger/export.h>
 #include <dagger/chunk.h>
 #include <dagger/runtime.h>
 #include <dagger/status.h>
@@ -68,6 +69,7 @@ typedef struct dagger_proc_info {
 
 /* Number of processors in the job (-1 for a bad handle); with procs non-NULL,
  * writes up to cap entries (none for cap <= 0). */
+DAGGER_API
 int dagger_procs(dagger_runtime_t *rt, dagger_proc_info_t *procs, int cap);
 
 /* Opens a region. scope may be NULL (anywhere on CPUs). One region at a time
@@ -77,6 +79,7 @@ int dagger_procs(dagger_runtime_t *rt, dagger_proc_info_t *procs, int cap);
  * is already open: regions do not nest), DAGGER_ERR_SCOPE (the scope names
  * no processor: a rank or processor that does not exist). On error *out is
  * NULL. */
+DAGGER_API
 dagger_status_t dagger_region_begin(dagger_runtime_t *rt, const dagger_scope_t *scope,
                                     dagger_region_t **out);
 
@@ -106,6 +109,7 @@ typedef struct dagger_task_opts {
  * task's scope), DAGGER_ERR_CYCLE (after names a task not submitted before
  * this one), DAGGER_ERR_DIVERGENCE (uniformity checking found ranks
  * disagreeing). */
+DAGGER_API
 dagger_status_t dagger_submit(dagger_region_t *r, dagger_codelet_t cl, int nargs,
                               const dagger_arg_t *args, const dagger_task_opts_t *opts,
                               uint64_t *seq_out, dagger_future_t *future_out);
@@ -114,6 +118,7 @@ dagger_status_t dagger_submit(dagger_region_t *r, dagger_codelet_t cl, int nargs
  * Errors: those of dagger_submit; DAGGER_ERR_INVALID_ARG (more than
  * DAGGER_MAX_ARGS arguments before DAGGER_END). */
 #define DAGGER_END ((dagger_arg_t){.kind = (dagger_arg_kind_t)0})
+DAGGER_API
 dagger_status_t dagger_spawn(dagger_region_t *r, dagger_codelet_t cl, ...);
 
 /* Ends the region: plans the copy-back of data written away from its home,
@@ -124,6 +129,7 @@ dagger_status_t dagger_spawn(dagger_region_t *r, dagger_codelet_t cl, ...);
  * Errors: DAGGER_ERR_BAD_HANDLE (r NULL, already ended, or not a region),
  * DAGGER_ERR_TASK_FAILED, DAGGER_ERR_DIVERGENCE, DAGGER_ERR_PEER_LOST,
  * DAGGER_ERR_PROTOCOL, DAGGER_ERR_NO_MEMORY. */
+DAGGER_API
 dagger_status_t dagger_region_end(dagger_region_t *r);
 
 /* Counters of this rank's share of the current or last region, from the plan. */
@@ -137,6 +143,7 @@ typedef struct dagger_region_stats {
     uint64_t bytes_received;
 } dagger_region_stats_t;
 /* Errors: DAGGER_ERR_BAD_HANDLE (rt), DAGGER_ERR_INVALID_ARG (out NULL). */
+DAGGER_API
 dagger_status_t dagger_region_stats(dagger_runtime_t *rt, dagger_region_stats_t *out);
 
 /* Collective: the value of a future, the same bytes on every rank. *len gets
@@ -154,6 +161,7 @@ dagger_status_t dagger_region_stats(dagger_runtime_t *rt, dagger_region_stats_t 
  * returns DAGGER_OK with stale bytes. Values written before the failure fetch
  * normally. Inside a region the check is collective too: every rank agrees
  * on the failures so far. */
+DAGGER_API
 dagger_status_t dagger_fetch(dagger_runtime_t *rt, dagger_future_t f, void *buf, size_t cap,
                              size_t *len);
 
@@ -167,9 +175,11 @@ dagger_status_t dagger_fetch(dagger_runtime_t *rt, dagger_future_t f, void *buf,
  * the chunk failed or ran after its region's first failure, that failure is
  * returned on every rank. Errors: DAGGER_ERR_BAD_HANDLE (no such chunk),
  * DAGGER_ERR_BAD_VIEW, DAGGER_ERR_OVERFLOW (cap too small). */
+DAGGER_API
 dagger_status_t dagger_fetch_view(dagger_runtime_t *rt, dagger_view_t v, void *buf, size_t cap,
                                   size_t *len);
 /* The same for the whole chunk (dagger_view(rt, c)). */
+DAGGER_API
 dagger_status_t dagger_fetch_chunk(dagger_runtime_t *rt, dagger_chunk_t c, void *buf, size_t cap,
                                    size_t *len);
 
@@ -179,6 +189,7 @@ dagger_status_t dagger_fetch_chunk(dagger_runtime_t *rt, dagger_chunk_t c, void 
  * long-running program releases the futures it no longer needs, or memory
  * grows with every task that returns a value. Errors: DAGGER_ERR_BAD_HANDLE
  * (rt, or a future no task returned, or one already freed). */
+DAGGER_API
 dagger_status_t dagger_future_free(dagger_runtime_t *rt, dagger_future_t f);
 
 /* Uniformity checking: with on = 1, every submission, chunk creation and
@@ -194,6 +205,7 @@ dagger_status_t dagger_future_free(dagger_runtime_t *rt, dagger_future_t f);
  * different things while it was off switches it on and returns
  * DAGGER_ERR_DIVERGENCE saying so (every later check would fail).
  * Errors: DAGGER_ERR_BAD_HANDLE (rt), DAGGER_ERR_DIVERGENCE (as above). */
+DAGGER_API
 dagger_status_t dagger_check_uniformity(dagger_runtime_t *rt, int on);
 
 /* Collective: checks that bytes are identical on every rank (only while
@@ -201,6 +213,7 @@ dagger_status_t dagger_check_uniformity(dagger_runtime_t *rt, int on);
  * DAGGER_ERR_DIVERGENCE names the ranks that disagree. Errors also:
  * DAGGER_ERR_BAD_HANDLE (rt), DAGGER_ERR_INVALID_ARG (bytes NULL with
  * len > 0, whether checking is on or not). */
+DAGGER_API
 dagger_status_t dagger_check_uniform(dagger_runtime_t *rt, const void *bytes, size_t len);
 
 #ifdef __cplusplus
