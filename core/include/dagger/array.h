@@ -475,9 +475,14 @@ typedef struct dagger_stencil_kernel {
 } dagger_stencil_kernel_t;
 
 /* Built-in kernels (no registration needed). */
-#define DAGGER_STENCIL_CONST ((dagger_stencil_kernel_t){1}) /* the expression's value */
-#define DAGGER_STENCIL_COPY ((dagger_stencil_kernel_t){2})  /* input 0 at the element */
-#define DAGGER_STENCIL_SUM ((dagger_stencil_kernel_t){3})   /* the sum of input 0's window */
+#ifndef __cplusplus
+#define DAGGER_STENCIL_KERNEL_(n) ((dagger_stencil_kernel_t){n})
+#else
+#define DAGGER_STENCIL_KERNEL_(n) (dagger_stencil_kernel_t{n})
+#endif
+#define DAGGER_STENCIL_CONST DAGGER_STENCIL_KERNEL_(1) /* the expression's value */
+#define DAGGER_STENCIL_COPY DAGGER_STENCIL_KERNEL_(2)  /* input 0 at the element */
+#define DAGGER_STENCIL_SUM DAGGER_STENCIL_KERNEL_(3)   /* the sum of input 0's window */
 
 /* Registers a kernel by name (as dagger_index_fn_register, with its errors). */
 DAGGER_API

@@ -48,7 +48,9 @@ typedef struct dagger_scope {
     int nparts;
 } dagger_scope_t;
 
-/* A scope of one rank, for immediate use: &DAGGER_SCOPE_RANK(1). */
+#ifndef __cplusplus
+/* A scope of one rank, for immediate use: &DAGGER_SCOPE_RANK(1) (in C++ too:
+ * the end of this header). */
 #define DAGGER_SCOPE_RANK(r) ((dagger_scope_t){.ranks = (const int[]){(r)}, .nranks = 1})
 /* Exactly one processor (a global id from dagger_procs()). */
 #define DAGGER_SCOPE_PROC(id) ((dagger_scope_t){.procs = (const int[]){(id)}, .nprocs = 1})
@@ -57,6 +59,7 @@ typedef struct dagger_scope {
     ((dagger_scope_t){.parts = (const dagger_scope_t[]){__VA_ARGS__},                    \
                       .nparts = (int)(sizeof((const dagger_scope_t[]){__VA_ARGS__}) /   \
                                       sizeof(dagger_scope_t))})
+#endif
 
 /* The global processor table (identical on every rank, sorted by rank, kind,
  * index). */
@@ -117,7 +120,11 @@ dagger_status_t dagger_submit(dagger_region_t *r, dagger_codelet_t cl, int nargs
 /* Variadic form: dagger_spawn(r, cl, DAGGER_INOUT(v), DAGGER_VALUE(&x, 8), DAGGER_END).
  * Errors: those of dagger_submit; DAGGER_ERR_INVALID_ARG (more than
  * DAGGER_MAX_ARGS arguments before DAGGER_END). */
+#ifndef __cplusplus
 #define DAGGER_END ((dagger_arg_t){.kind = (dagger_arg_kind_t)0})
+#else
+#define DAGGER_END (dagger_arg_t())
+#endif
 DAGGER_API
 dagger_status_t dagger_spawn(dagger_region_t *r, dagger_codelet_t cl, ...);
 
@@ -218,5 +225,70 @@ dagger_status_t dagger_check_uniform(dagger_runtime_t *rt, const void *bytes, si
 
 #ifdef __cplusplus
 }
+
+/* C++: DAGGER_SCOPE_RANK/PROC/UNION make an object that holds the scope and
+ * the storage its lists point into; & of it is the const dagger_scope_t *.
+ * A C compound literal lives until the end of its block, a C++ temporary
+ * only until the end of its full expression: pass &DAGGER_SCOPE_RANK(1)
+ * straight to the call, or keep the object (auto s = DAGGER_SCOPE_RANK(1);
+ * ... &s). A union's parts point into its arguments' lists, so a union kept
+ * beyond its full expression needs parts that live as long (named scopes). */
+namespace dagger_cxx {
+struct scope1 {
+    int id;
+    dagger_scope_t s;
+    scope1(int one, bool proc) : id(one), s() { point(proc); }
+    scope1(const scope1 &o) : id(o.id), s(o.s) { point(o.s.procs != nullptr); }
+    scope1 &operator=(const scope1 &) = delete;
+    const dagger_scope_t *operator&() const { return &s; }
+    operator const dagger_scope_t &() const { return s; }
+
+  private:
+    void point(bool proc)
+    {
+        if (proc) {
+            s.procs = &id;
+            s.nprocs = 1;
+        } else {
+            s.ranks = &id;
+            s.nranks = 1;
+        }
+    }
+};
+
+template <size_t N> struct scope_union {
+    dagger_scope_t parts[N];
+    dagger_scope_t s;
+    template <typename... P> explicit scope_union(const P &...p) : parts{p...}, s()
+    {
+        point();
+    }
+    scope_union(const scope_union &o) : s()
+    {
+        for (size_t i = 0; i < N; i++)
+            parts[i] = o.parts[i];
+        point();
+    }
+    scope_union &operator=(const scope_union &) = delete;
+    const dagger_scope_t *operator&() const { return &s; }
+    operator const dagger_scope_t &() const { return s; }
+
+  private:
+    void point()
+    {
+        s.parts = parts;
+        s.nparts = (int)N;
+    }
+};
+
+template <typename... P> inline scope_union<sizeof...(P)> union_of(const P &...p)
+{
+    return scope_union<sizeof...(P)>(p...);
+}
+} // namespace dagger_cxx
+
+#define DAGGER_SCOPE_RANK(r) dagger_cxx::scope1((r), false)
+#define DAGGER_SCOPE_PROC(id) dagger_cxx::scope1((id), true)
+#define DAGGER_SCOPE_UNION(...) dagger_cxx::union_of(__VA_ARGS__)
 #endif
 #endif

@@ -79,7 +79,7 @@ typedef struct dagger_future {
 } dagger_future_t;
 
 /* One argument of a task. Build them with the DAGGER_IN/OUT/INOUT/VALUE/FUTURE
- * macros. */
+ * macros (in C and in C++). */
 typedef enum dagger_arg_kind {
     DAGGER_ARG_VIEW = 1,
     DAGGER_ARG_VALUE = 2,
@@ -95,6 +95,8 @@ typedef struct dagger_arg {
     dagger_future_t future;
 } dagger_arg_t;
 
+/* (C++: the end of this header.) */
+#ifndef __cplusplus
 #define DAGGER_IN(v)    ((dagger_arg_t){.kind = DAGGER_ARG_VIEW, .mode = DAGGER_MODE_IN, .view = (v)})
 #define DAGGER_OUT(v)   ((dagger_arg_t){.kind = DAGGER_ARG_VIEW, .mode = DAGGER_MODE_OUT, .view = (v)})
 #define DAGGER_INOUT(v) ((dagger_arg_t){.kind = DAGGER_ARG_VIEW, .mode = DAGGER_MODE_INOUT, .view = (v)})
@@ -108,6 +110,7 @@ typedef struct dagger_arg {
     ((dagger_arg_t){.kind = DAGGER_ARG_FUTURE, .mode = DAGGER_MODE_OUT, .future = (f)})
 #define DAGGER_FUTURE_INOUT(f) \
     ((dagger_arg_t){.kind = DAGGER_ARG_FUTURE, .mode = DAGGER_MODE_INOUT, .future = (f)})
+#endif
 
 /* ---- Inside a running task ---- */
 
@@ -176,5 +179,42 @@ void *dagger_task_stream(dagger_task_t *t);
 
 #ifdef __cplusplus
 }
+
+/* C++ has neither compound literals nor (before C++20, and never out of
+ * order) designated initialisers: there the argument macros call these. */
+namespace dagger_cxx {
+inline dagger_arg_t arg(dagger_arg_kind_t kind, dagger_access_t mode, const dagger_view_t &view,
+                        const void *bytes, size_t len, dagger_future_t future)
+{
+    dagger_arg_t a = {};
+    a.kind = kind, a.mode = mode, a.view = view;
+    a.bytes = bytes, a.len = len, a.future = future;
+    return a;
+}
+
+inline dagger_arg_t view_arg(dagger_access_t mode, const dagger_view_t &v)
+{
+    return arg(DAGGER_ARG_VIEW, mode, v, nullptr, 0, dagger_future_t());
+}
+
+inline dagger_arg_t value_arg(const void *bytes, size_t len)
+{
+    return arg(DAGGER_ARG_VALUE, dagger_access_t(), dagger_view_t(), bytes, len, dagger_future_t());
+}
+
+inline dagger_arg_t future_arg(dagger_access_t mode, dagger_future_t f)
+{
+    return arg(DAGGER_ARG_FUTURE, mode, dagger_view_t(), nullptr, 0, f);
+}
+} // namespace dagger_cxx
+
+#define DAGGER_IN(v) dagger_cxx::view_arg(DAGGER_MODE_IN, (v))
+#define DAGGER_OUT(v) dagger_cxx::view_arg(DAGGER_MODE_OUT, (v))
+#define DAGGER_INOUT(v) dagger_cxx::view_arg(DAGGER_MODE_INOUT, (v))
+#define DAGGER_VALUE(ptr, n) dagger_cxx::value_arg((ptr), (n))
+#define DAGGER_FUTURE(f) dagger_cxx::future_arg((dagger_access_t)0, (f))
+#define DAGGER_FUTURE_IN(f) DAGGER_FUTURE(f)
+#define DAGGER_FUTURE_OUT(f) dagger_cxx::future_arg(DAGGER_MODE_OUT, (f))
+#define DAGGER_FUTURE_INOUT(f) dagger_cxx::future_arg(DAGGER_MODE_INOUT, (f))
 #endif
 #endif
