@@ -239,13 +239,19 @@ static int check_header(const char *path)
     char *text = dg_source_text(path);
     cr_assert(text, "cannot read %s", path);
     int found = 0;
-    for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+    const char *prev = "";
+    for (char *line = strtok(text, "\n"); line; prev = line, line = strtok(NULL, "\n")) {
         char name[128];
         if (!declared_name(line, name, sizeof(name)))
             continue;
         found++;
         cr_expect(in_table(name), "%s declares %s, which has no row in "
                   "tests/runtime/bad_input_rows.h: add BI_ROW(%s) and its probe", path, name, name);
+        /* libdagger.so exports only what DAGGER_API marks (dagger/export.h);
+         * static inline functions are not exported at all. */
+        cr_expect(!strncmp(line, "static", 6) || !strcmp(prev, "DAGGER_API"),
+                  "%s declares %s without DAGGER_API on the line above: libdagger.so "
+                  "would not export it", path, name);
     }
     free(text);
     return found;
