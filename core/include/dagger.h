@@ -5,6 +5,7 @@
 #ifndef DAGGER_H
 #define DAGGER_H
 
+#include <dagger/version.h>
 #include <dagger/status.h>
 #include <dagger/types.h>
 #include <dagger/runtime.h>

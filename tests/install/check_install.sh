@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # check_install.sh BUILD_DIR CONSUMER_DIR: install into a scratch prefix, then
 # build and run the consumer with CMake (shared and static) and with each
-# pkg-config line README.md documents, and check which libdagger each took.
+# pkg-config line README.md documents, and check which libdagger each took;
+# then a C++ consumer (main_cxx.cpp) with g++ -pedantic -Werror.
 set -euo pipefail
 build=$1 src=$2
 tmp=$(mktemp -d)
@@ -34,4 +35,13 @@ pc pc_shared SHARED --cflags --libs dagger
 # -ludev: a machine without libudev-dev fails here, as users' builds would).
 pc pc_static_deps SHARED --cflags --libs --static dagger
 pc pc_static STATIC --cflags --libs dagger-static
-echo "install check: cmake shared/static, pkg-config dagger, dagger --static and dagger-static all built and ran"
+
+# A C++ program: the headers (their argument and scope macros, compound
+# literals in C) must be valid, warning-free C++ (g++ from tools/install-deps).
+cxx=${CXX:-g++}
+# shellcheck disable=SC2046
+"$cxx" -std=c++17 -Wall -Wextra -Werror -pedantic -o "$tmp/consumer_cxx" "$src/main_cxx.cpp" \
+    $(pkg-config --cflags --libs dagger) ||
+    { echo "install check: $cxx -std=c++17 -pedantic -Werror main_cxx.cpp does not build" >&2; exit 1; }
+LD_LIBRARY_PATH="$tmp/prefix/lib" "$tmp/consumer_cxx"
+echo "install check: cmake shared/static, pkg-config dagger, dagger --static, dagger-static and the C++ consumer all built and ran"

@@ -128,6 +128,8 @@ BI_ROW(dagger_task_proc)
 BI_ROW(dagger_task_stream)
 /* dagger/types.h */
 BI_ROW(dagger_dtype_size)
+/* dagger/version.h (from version.h.in) */
+BI_ROW(dagger_version)
 /* dagger/linalg.h */
 BI_ROW(dagger_linalg_gemm)
 BI_ROW(dagger_linalg_gemv)

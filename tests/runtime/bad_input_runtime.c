@@ -1,4 +1,5 @@
-/* Bad-input probes of dagger/runtime.h, dagger/status.h and dagger/types.h. */
+/* Bad-input probes of dagger/runtime.h, dagger/status.h, dagger/types.h and
+ * dagger/version.h. */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -93,4 +94,19 @@ void bi_probe_dagger_dtype_size(void)
     cr_expect_eq(dagger_dtype_size((dagger_dtype_t)99), 0);
     cr_expect_eq(dagger_dtype_size((dagger_dtype_t)-1), 0);
     cr_expect_eq(dagger_dtype_size(DAGGER_F64), 8);
+}
+
+/* Every pointer may be NULL; the parts agree with the number and with the
+ * headers this test was compiled against (the same build). */
+void bi_probe_dagger_version(void)
+{
+    cr_expect_eq(dagger_version(NULL, NULL, NULL), DAGGER_VERSION);
+    int major = -1, minor = -1, patch = -1;
+    cr_expect_eq(dagger_version(&major, NULL, NULL), DAGGER_VERSION);
+    cr_expect_eq(major, DAGGER_VERSION_MAJOR);
+    cr_expect_eq(dagger_version(NULL, &minor, &patch), DAGGER_VERSION);
+    cr_expect_eq(minor, DAGGER_VERSION_MINOR);
+    cr_expect_eq(patch, DAGGER_VERSION_PATCH);
+    cr_expect_eq(major * 10000 + minor * 100 + patch, DAGGER_VERSION);
+    cr_expect(minor < 100 && patch < 100, "the DAGGER_VERSION number needs minor, patch < 100");
 }

@@ -36,11 +36,15 @@ function(dg_layer name)
     return()
   endif()
   add_library(${name} OBJECT ${srcs})
-  target_include_directories(${name} PUBLIC ${PROJECT_SOURCE_DIR}/core/include ${PROJECT_SOURCE_DIR})
+  target_include_directories(${name} PUBLIC ${PROJECT_SOURCE_DIR}/core/include ${DAGGER_GENERATED_INCLUDE}
+                             ${PROJECT_SOURCE_DIR})
   target_link_libraries(${name} PUBLIC PkgConfig::PMIX PkgConfig::HWLOC ucx::ucp ucx::uct ucx::ucs Threads::Threads)
   if(DAGGER_TRACE)
     target_compile_definitions(${name} PUBLIC DG_TRACE_ENABLED=1)
   endif()
+  # Only what the public headers mark DAGGER_API leaves libdagger.so
+  # (core/include/dagger/export.h).
+  set_target_properties(${name} PROPERTIES C_VISIBILITY_PRESET hidden)
   set_property(GLOBAL APPEND PROPERTY DAGGER_LAYERS ${name})
 endfunction()
 

@@ -24,6 +24,7 @@
 #ifndef DAGGER_ACTOR_H
 #define DAGGER_ACTOR_H
 
+#include <dagger/export.h>
 #include <dagger/runtime.h>
 #include <dagger/status.h>
 #include <stddef.h>
@@ -87,11 +88,13 @@ typedef struct dagger_msg_type_desc {
  * above 4 GiB - 1), DAGGER_ERR_TYPE_CONFLICT (the name is registered with
  * another encoding or size, or another name hashes to the same id: the detail
  * names both; rename one). */
+DAGGER_API
 dagger_status_t dagger_msg_type_register(dagger_runtime_t *rt, const dagger_msg_type_desc_t *desc,
                                          dagger_msg_type_t *type);
 
 /* The id of a registered type name. Errors: DAGGER_ERR_BAD_HANDLE,
  * DAGGER_ERR_INVALID_ARG (NULL name or type), DAGGER_ERR_NOT_FOUND. */
+DAGGER_API
 dagger_status_t dagger_msg_type_find(dagger_runtime_t *rt, const char *name,
                                      dagger_msg_type_t *type);
 
@@ -131,6 +134,7 @@ typedef struct dagger_actor_desc {
  * handlers for one type; pin with a worker out of range), DAGGER_ERR_MSG_TYPE
  * (a handler for an unregistered type), DAGGER_ERR_OVERFLOW (too many live
  * actors: about one million per rank), DAGGER_ERR_NO_MEMORY. */
+DAGGER_API
 dagger_status_t dagger_actor_spawn(dagger_runtime_t *rt, const dagger_actor_desc_t *desc,
                                    dagger_actor_addr_t *addr);
 
@@ -142,6 +146,7 @@ dagger_status_t dagger_actor_spawn(dagger_runtime_t *rt, const dagger_actor_desc
  * Errors: DAGGER_ERR_BAD_HANDLE (rt), DAGGER_ERR_NO_SUCH_ACTOR (never
  * existed, or on another rank), DAGGER_ERR_ACTOR_STOPPED (already stopped,
  * or stopped and joined). */
+DAGGER_API
 dagger_status_t dagger_actor_stop(dagger_runtime_t *rt, dagger_actor_addr_t addr);
 
 typedef struct dagger_actor_stats {
@@ -159,6 +164,7 @@ typedef struct dagger_actor_stats {
  * DAGGER_ERR_STATE (already joined, being joined by another thread, or
  * called from a handler), DAGGER_ERR_TIMEOUT (still running at the deadline:
  * it stays joinable). */
+DAGGER_API
 dagger_status_t dagger_actor_join(dagger_runtime_t *rt, dagger_actor_addr_t addr,
                                   int64_t timeout_us, dagger_actor_stats_t *stats);
 
@@ -174,6 +180,7 @@ dagger_status_t dagger_actor_join(dagger_runtime_t *rt, dagger_actor_addr_t addr
  * fit the type), DAGGER_ERR_NO_SUCH_ACTOR (no such actor; or its rank is not
  * reachable), DAGGER_ERR_ACTOR_STOPPED (the actor was stopped),
  * DAGGER_ERR_NO_MEMORY. */
+DAGGER_API
 dagger_status_t dagger_send(dagger_runtime_t *rt, dagger_actor_addr_t to, dagger_msg_type_t type,
                             const void *payload, size_t size);
 
@@ -186,6 +193,7 @@ dagger_status_t dagger_send(dagger_runtime_t *rt, dagger_actor_addr_t to, dagger
  * payload NULL with size > 0), DAGGER_ERR_STATE (the message has no sender to
  * answer, or was already answered), DAGGER_ERR_MSG_TYPE, DAGGER_ERR_MSG_SIZE,
  * and the errors of dagger_send for the destination actor. */
+DAGGER_API
 dagger_status_t dagger_reply(dagger_ctx_t *ctx, dagger_msg_type_t type, const void *payload,
                              size_t size);
 
@@ -196,11 +204,13 @@ typedef struct dagger_reply_to {
     uint64_t corr;
 } dagger_reply_to_t;
 
+DAGGER_API
 dagger_reply_to_t dagger_ctx_reply_to(const dagger_ctx_t *ctx);
 
 /* Answers a message whose dagger_reply_to_t was saved earlier; each one may be
  * answered once. Errors: as dagger_reply, plus DAGGER_ERR_INVALID_ARG for a
  * reply_to without a sender. */
+DAGGER_API
 dagger_status_t dagger_reply_later(dagger_runtime_t *rt, dagger_reply_to_t to,
                                    dagger_msg_type_t type, const void *payload, size_t size);
 
@@ -225,6 +235,7 @@ typedef uint64_t dagger_request_t;
  * (the reply is larger than reply->capacity: reply->size says how large; the
  * reply is discarded); DAGGER_ERR_ACTOR_STOPPED (the actor was stopped
  * before handling it); any status the handler returned without replying. */
+DAGGER_API
 dagger_status_t dagger_request(dagger_runtime_t *rt, dagger_actor_addr_t to,
                                dagger_msg_type_t type, const void *payload, size_t size,
                                int64_t timeout_us, dagger_reply_t *reply);
@@ -233,6 +244,7 @@ dagger_status_t dagger_request(dagger_runtime_t *rt, dagger_actor_addr_t to,
  * with dagger_request_wait, then release the handle with
  * dagger_request_destroy. Errors: those of dagger_send; DAGGER_ERR_STATE
  * (from a handler); DAGGER_ERR_INVALID_ARG (req NULL). */
+DAGGER_API
 dagger_status_t dagger_request_start(dagger_runtime_t *rt, dagger_actor_addr_t to,
                                      dagger_msg_type_t type, const void *payload, size_t size,
                                      dagger_request_t *req);
@@ -245,12 +257,14 @@ dagger_status_t dagger_request_start(dagger_runtime_t *rt, dagger_actor_addr_t t
  * DAGGER_ERR_OVERFLOW (see dagger_request), DAGGER_ERR_STATE (a non-zero
  * timeout from a handler, or another thread is waiting on it), and the
  * request's failure status (see dagger_request). */
+DAGGER_API
 dagger_status_t dagger_request_wait(dagger_runtime_t *rt, dagger_request_t req, int64_t timeout_us,
                                     dagger_reply_t *reply);
 
 /* Releases a request handle; a reply arriving later is discarded. Errors:
  * DAGGER_ERR_BAD_HANDLE (rt, or an unknown or already destroyed request),
  * DAGGER_ERR_STATE (another thread is waiting on it). */
+DAGGER_API
 dagger_status_t dagger_request_destroy(dagger_runtime_t *rt, dagger_request_t req);
 
 /* From a handler: sends a request without waiting. The reply arrives later
@@ -258,6 +272,7 @@ dagger_status_t dagger_request_destroy(dagger_runtime_t *rt, dagger_request_t re
  * reply's type), with dagger_ctx_corr() equal to *corr (may be NULL).
  * Errors: those of dagger_send; DAGGER_ERR_STATE (not called from a handler:
  * use dagger_request or dagger_request_start). */
+DAGGER_API
 dagger_status_t dagger_ask(dagger_ctx_t *ctx, dagger_actor_addr_t to, dagger_msg_type_t type,
                            const void *payload, size_t size, uint64_t *corr);
 
@@ -270,6 +285,7 @@ typedef uint64_t dagger_timer_t;
  * called from a handler. A timer whose destination is gone ends itself.
  * Errors: those of dagger_send (checked now); DAGGER_ERR_INVALID_ARG (timer
  * NULL). */
+DAGGER_API
 dagger_status_t dagger_timer_start(dagger_runtime_t *rt, dagger_actor_addr_t to,
                                    dagger_msg_type_t type, const void *payload, size_t size,
                                    uint64_t delay_us, uint64_t period_us, dagger_timer_t *timer);
@@ -278,6 +294,7 @@ dagger_status_t dagger_timer_start(dagger_runtime_t *rt, dagger_actor_addr_t to,
  * sent may still be in the mailbox). Errors: DAGGER_ERR_BAD_HANDLE (rt),
  * DAGGER_ERR_NOT_FOUND (not pending: a one-shot that fired, a timer already
  * cancelled or ended, or an unknown id). */
+DAGGER_API
 dagger_status_t dagger_timer_cancel(dagger_runtime_t *rt, dagger_timer_t timer);
 
 /* ------------------------------------------------- inside a handler: context */
@@ -285,15 +302,25 @@ dagger_status_t dagger_timer_cancel(dagger_runtime_t *rt, dagger_timer_t timer);
 /* These return zero values (dagger_actor_none(), 0, NULL; -1 for
  * dagger_ctx_worker) for a NULL ctx. A ctx is valid only during its
  * handler call: one kept past it cannot be detected. */
+DAGGER_API
 dagger_actor_addr_t dagger_ctx_self(const dagger_ctx_t *ctx);
+DAGGER_API
 dagger_actor_addr_t dagger_ctx_sender(const dagger_ctx_t *ctx); /* none: a plain thread */
+DAGGER_API
 dagger_msg_type_t dagger_ctx_type(const dagger_ctx_t *ctx);
+DAGGER_API
 const void *dagger_ctx_payload(const dagger_ctx_t *ctx);
+DAGGER_API
 size_t dagger_ctx_size(const dagger_ctx_t *ctx);
+DAGGER_API
 uint64_t dagger_ctx_corr(const dagger_ctx_t *ctx); /* request id, or the id a reply answers */
+DAGGER_API
 int dagger_ctx_is_reply(const dagger_ctx_t *ctx);
+DAGGER_API
 void *dagger_ctx_state(const dagger_ctx_t *ctx);
+DAGGER_API
 dagger_runtime_t *dagger_ctx_runtime(const dagger_ctx_t *ctx);
+DAGGER_API
 int dagger_ctx_worker(const dagger_ctx_t *ctx); /* index of the worker thread running it */
 
 #ifdef __cplusplus

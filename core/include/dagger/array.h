@@ -28,6 +28,7 @@
 #ifndef DAGGER_ARRAY_H
 #define DAGGER_ARRAY_H
 
+#include <dagger/export.h>
 #include <dagger/chunk.h>
 #include <dagger/region.h>
 #include <dagger/runtime.h>
@@ -89,6 +90,7 @@ typedef struct dagger_array_desc {
  * dimension or block size, a distribution that names a rank out of range or
  * a table of the wrong length), DAGGER_ERR_DTYPE (not f32/f64/i32/i64),
  * DAGGER_ERR_STATE (a region is open). */
+DAGGER_API
 dagger_status_t dagger_array_zeros(dagger_runtime_t *rt, const dagger_array_desc_t *desc,
                                    dagger_array_t **out);
 
@@ -96,10 +98,12 @@ dagger_status_t dagger_array_zeros(dagger_runtime_t *rt, const dagger_array_desc
  * dtype; for integer arrays value must be an integer the dtype holds).
  * Errors: those of dagger_array_zeros; DAGGER_ERR_INVALID_ARG (a value an
  * integer dtype does not hold: fractional, out of range or NaN). */
+DAGGER_API
 dagger_status_t dagger_array_full(dagger_runtime_t *rt, const dagger_array_desc_t *desc,
                                   double value, dagger_array_t **out);
 
 /* dagger_array_full with value 1. Errors: those of dagger_array_zeros. */
+DAGGER_API
 dagger_status_t dagger_array_ones(dagger_runtime_t *rt, const dagger_array_desc_t *desc,
                                   dagger_array_t **out);
 
@@ -108,18 +112,23 @@ dagger_status_t dagger_array_ones(dagger_runtime_t *rt, const dagger_array_desc_
  * dagger_rand_bits(seed, i) mapped to the type, so the array is the same
  * whatever the number of ranks, the block sizes and the distribution.
  * Errors: those of dagger_array_zeros. */
+DAGGER_API
 dagger_status_t dagger_array_rand(dagger_runtime_t *rt, const dagger_array_desc_t *desc,
                                   uint64_t seed, dagger_array_t **out);
 
 /* Standard normal numbers (f32/f64 only; DAGGER_ERR_DTYPE otherwise), also a
  * pure function of (seed, linear index): dagger_rand_normal(seed, i).
  * Errors: those of dagger_array_zeros. */
+DAGGER_API
 dagger_status_t dagger_array_randn(dagger_runtime_t *rt, const dagger_array_desc_t *desc,
                                    uint64_t seed, dagger_array_t **out);
 
 /* The random streams themselves, for checking or reproducing an array. */
+DAGGER_API
 uint64_t dagger_rand_bits(uint64_t seed, uint64_t index);
+DAGGER_API
 double dagger_rand_uniform(uint64_t seed, uint64_t index);  /* [0, 1), 53 bits */
+DAGGER_API
 double dagger_rand_normal(uint64_t seed, uint64_t index);
 
 /* A function of the global index, for dagger_array_from_fn. index[] has
@@ -138,6 +147,7 @@ typedef double (*dagger_index_fn)(const size_t index[], int ndims, const void *a
 typedef struct dagger_index_fn_id {
     uint32_t id;
 } dagger_index_fn_id_t;
+DAGGER_API
 dagger_status_t dagger_index_fn_register(dagger_runtime_t *rt, const char *name,
                                          dagger_index_fn fn, dagger_index_fn_id_t *out);
 
@@ -145,6 +155,7 @@ dagger_status_t dagger_index_fn_register(dagger_runtime_t *rt, const char *name,
  * dtype). args (len bytes, may be 0) are copied and passed to every call.
  * Errors: those of dagger_array_zeros; DAGGER_ERR_NOT_FOUND (fn is not
  * registered), DAGGER_ERR_INVALID_ARG (args NULL with len > 0). */
+DAGGER_API
 dagger_status_t dagger_array_from_fn(dagger_runtime_t *rt, const dagger_array_desc_t *desc,
                                      dagger_index_fn_id_t fn, const void *args, size_t len,
                                      dagger_array_t **out);
@@ -153,24 +164,29 @@ dagger_status_t dagger_array_from_fn(dagger_runtime_t *rt, const dagger_array_de
  * dtype, column-major). Only rank 0's `host` is read; other ranks may pass
  * NULL. The blocks reach their owners through the planner. Errors: those of
  * dagger_array_zeros; DAGGER_ERR_TASK_FAILED (host NULL on rank 0). */
+DAGGER_API
 dagger_status_t dagger_array_from_host(dagger_runtime_t *rt, const dagger_array_desc_t *desc,
                                        const void *host, dagger_array_t **out);
 
 /* An array of zeros with the shape, blocks and distribution of a.
  * Errors: DAGGER_ERR_BAD_HANDLE (a), DAGGER_ERR_INVALID_ARG (out NULL),
  * DAGGER_ERR_STATE (a region is open). */
+DAGGER_API
 dagger_status_t dagger_array_similar(const dagger_array_t *a, dagger_array_t **out);
 
 /* Frees the array's chunks (collective). The handle is invalid afterwards;
  * a second call is DAGGER_ERR_BAD_HANDLE. */
+DAGGER_API
 dagger_status_t dagger_array_destroy(dagger_array_t *a);
 
 /* ------------------------------------------------------------ queries */
 
 /* The array's shape; desc->dist is set to NULL. Errors: DAGGER_ERR_BAD_HANDLE. */
+DAGGER_API
 dagger_status_t dagger_array_info(const dagger_array_t *a, dagger_array_desc_t *desc);
 
 /* Number of blocks (0 for a bad handle). */
+DAGGER_API
 size_t dagger_array_nblocks(const dagger_array_t *a);
 
 /* Where block b (0 .. nblocks-1, column-major over the block grid) is.
@@ -183,11 +199,13 @@ typedef struct dagger_array_block {
     size_t offset[DAGGER_MAX_DIMS]; /* global index of its first element */
     size_t extent[DAGGER_MAX_DIMS]; /* its dims (smaller at the edges) */
 } dagger_array_block_t;
+DAGGER_API
 dagger_status_t dagger_array_block_info(const dagger_array_t *a, size_t b,
                                         dagger_array_block_t *info);
 
 /* The whole of block b as a view, for tasks of your own; a view with ndims
  * 0 (rejected by dagger_submit) for a bad handle or index. */
+DAGGER_API
 dagger_view_t dagger_array_block(const dagger_array_t *a, size_t b);
 
 /* ------------------------------------------------------------ views */
@@ -209,6 +227,7 @@ dagger_view_t dagger_array_block(const dagger_array_t *a, size_t b);
  * before their array (destroying an array with live views is
  * DAGGER_ERR_STATE). Errors: DAGGER_ERR_BAD_HANDLE, DAGGER_ERR_INVALID_ARG
  * (a box outside the array or of extent 0). */
+DAGGER_API
 dagger_status_t dagger_array_view(dagger_array_t *a, const size_t off[], const size_t ext[],
                                   dagger_array_t **out);
 
@@ -220,11 +239,13 @@ dagger_status_t dagger_array_view(dagger_array_t *a, const size_t off[], const s
  * every rank: the same bytes everywhere. Collective; not inside a region.
  * Errors: DAGGER_ERR_BAD_HANDLE (a), DAGGER_ERR_STATE (a region is open),
  * DAGGER_ERR_TASK_FAILED (out NULL on some rank). */
+DAGGER_API
 dagger_status_t dagger_array_collect(dagger_array_t *a, void *out);
 
 /* Gathers it on rank root only; out is not touched (and may be NULL) on the
  * other ranks, and nothing is sent to them. Errors: those of
  * dagger_array_collect; DAGGER_ERR_INVALID_ARG (root is not a rank). */
+DAGGER_API
 dagger_status_t dagger_array_collect_to(dagger_array_t *a, int root, void *out);
 
 /* Gathers the sub-box [off, off + ext) (prod(ext) elements, column-major)
@@ -233,12 +254,14 @@ dagger_status_t dagger_array_collect_to(dagger_array_t *a, int root, void *out);
  * DAGGER_ERR_BAD_VIEW (box outside the array, or off + ext overflows),
  * DAGGER_ERR_INVALID_ARG (off or ext NULL, root neither a rank nor
  * DAGGER_ALL_RANKS), DAGGER_ERR_TASK_FAILED (out NULL where it is written). */
+DAGGER_API
 dagger_status_t dagger_array_collect_box(dagger_array_t *a, const size_t off[], const size_t ext[],
                                          int root, void *out);
 
 /* Overwrites the array with rank 0's host buffer (only rank 0's is read).
  * Errors: DAGGER_ERR_BAD_HANDLE (a), DAGGER_ERR_STATE (a region is open),
  * DAGGER_ERR_TASK_FAILED (host NULL on rank 0). */
+DAGGER_API
 dagger_status_t dagger_array_scatter(dagger_array_t *a, const void *host);
 
 /* ------------------------------------------------------------ element-wise */
@@ -263,12 +286,15 @@ typedef enum dagger_array_op {
 } dagger_array_op_t;
 
 /* out = a op b, element by element. */
+DAGGER_API
 dagger_status_t dagger_array_binop(dagger_region_t *r, dagger_array_op_t op, dagger_array_t *out,
                                    dagger_array_t *a, dagger_array_t *b);
 /* out = a op s (the scalar broadcast to every element). */
+DAGGER_API
 dagger_status_t dagger_array_scalar(dagger_region_t *r, dagger_array_op_t op, dagger_array_t *out,
                                     dagger_array_t *a, double s);
 /* out = s op a. */
+DAGGER_API
 dagger_status_t dagger_array_rscalar(dagger_region_t *r, dagger_array_op_t op, dagger_array_t *out,
                                      double s, dagger_array_t *a);
 
@@ -295,12 +321,15 @@ static inline dagger_status_t dagger_array_div(dagger_region_t *r, dagger_array_
 
 /* out = in (any blocks and distributions: this is also how to re-block or
  * redistribute an array). */
+DAGGER_API
 dagger_status_t dagger_array_copy(dagger_region_t *r, dagger_array_t *out, dagger_array_t *in);
 
 /* Every element of out = value. */
+DAGGER_API
 dagger_status_t dagger_array_fill(dagger_region_t *r, dagger_array_t *out, double value);
 
 /* out = in^T for 2-D arrays (out dims = in dims swapped). out must not be in. */
+DAGGER_API
 dagger_status_t dagger_array_transpose(dagger_region_t *r, dagger_array_t *out, dagger_array_t *in);
 
 /* Runs codelet cl once per tile: argument 0 is the output tile (DAGGER_OUT,
@@ -312,6 +341,7 @@ dagger_status_t dagger_array_transpose(dagger_region_t *r, dagger_array_t *out, 
  * array or r), DAGGER_ERR_NOT_FOUND (cl is not registered),
  * DAGGER_ERR_INVALID_ARG (nin out of range, in NULL with nin > 0, args NULL
  * with len > 0, inputs of other dims), and those of dagger_submit. */
+DAGGER_API
 dagger_status_t dagger_array_map(dagger_region_t *r, dagger_codelet_t cl, dagger_array_t *out,
                                  int nin, dagger_array_t *const in[], const void *args, size_t len);
 
@@ -319,8 +349,11 @@ dagger_status_t dagger_array_map(dagger_region_t *r, dagger_codelet_t cl, dagger
  * DAGGER_ERR_BAD_HANDLE (out or r), DAGGER_ERR_DTYPE (fill_randn of an
  * integer array), DAGGER_ERR_NOT_FOUND (fill_fn: fn not registered),
  * DAGGER_ERR_INVALID_ARG (fill_fn: args NULL with len > 0). */
+DAGGER_API
 dagger_status_t dagger_array_fill_rand(dagger_region_t *r, dagger_array_t *out, uint64_t seed);
+DAGGER_API
 dagger_status_t dagger_array_fill_randn(dagger_region_t *r, dagger_array_t *out, uint64_t seed);
+DAGGER_API
 dagger_status_t dagger_array_fill_fn(dagger_region_t *r, dagger_array_t *out,
                                      dagger_index_fn_id_t fn, const void *args, size_t len);
 
@@ -347,6 +380,7 @@ typedef enum dagger_array_reduction {
                                 square root of the plain sum, bit for bit */
 } dagger_array_reduction_t;
 
+DAGGER_API
 dagger_status_t dagger_array_reduce(dagger_region_t *r, dagger_array_reduction_t op,
                                     dagger_array_t *a, dagger_future_t *out);
 
@@ -364,10 +398,12 @@ dagger_status_t dagger_array_reduce(dagger_region_t *r, dagger_array_reduction_t
  * Errors: DAGGER_ERR_BAD_HANDLE, DAGGER_ERR_INVALID_ARG (dim out of range,
  * out of the wrong shape, unknown op), DAGGER_ERR_DTYPE (out's dtype is
  * not a's, NORM2 of an integer array). */
+DAGGER_API
 dagger_status_t dagger_array_reduce_dim(dagger_region_t *r, dagger_array_reduction_t op,
                                         dagger_array_t *a, int dim, dagger_array_t *out);
 
 /* sum(a .* b) over arrays of the same dims and dtype. */
+DAGGER_API
 dagger_status_t dagger_array_dot(dagger_region_t *r, dagger_array_t *a, dagger_array_t *b,
                                  dagger_future_t *out);
 
@@ -439,11 +475,17 @@ typedef struct dagger_stencil_kernel {
 } dagger_stencil_kernel_t;
 
 /* Built-in kernels (no registration needed). */
-#define DAGGER_STENCIL_CONST ((dagger_stencil_kernel_t){1}) /* the expression's value */
-#define DAGGER_STENCIL_COPY ((dagger_stencil_kernel_t){2})  /* input 0 at the element */
-#define DAGGER_STENCIL_SUM ((dagger_stencil_kernel_t){3})   /* the sum of input 0's window */
+#ifndef __cplusplus
+#define DAGGER_STENCIL_KERNEL_(n) ((dagger_stencil_kernel_t){n})
+#else
+#define DAGGER_STENCIL_KERNEL_(n) (dagger_stencil_kernel_t{n})
+#endif
+#define DAGGER_STENCIL_CONST DAGGER_STENCIL_KERNEL_(1) /* the expression's value */
+#define DAGGER_STENCIL_COPY DAGGER_STENCIL_KERNEL_(2)  /* input 0 at the element */
+#define DAGGER_STENCIL_SUM DAGGER_STENCIL_KERNEL_(3)   /* the sum of input 0's window */
 
 /* Registers a kernel by name (as dagger_index_fn_register, with its errors). */
+DAGGER_API
 dagger_status_t dagger_stencil_kernel_register(dagger_runtime_t *rt, const char *name,
                                                dagger_stencil_fn fn, dagger_stencil_kernel_t *out);
 
@@ -497,17 +539,21 @@ typedef struct dagger_stencil_expr {
  * array), DAGGER_ERR_DTYPE, DAGGER_ERR_NOT_FOUND (an unregistered kernel),
  * DAGGER_ERR_STATE (a region is open). On error *out is NULL. */
 typedef struct dagger_stencil dagger_stencil_t;
+DAGGER_API
 dagger_status_t dagger_stencil_create(dagger_runtime_t *rt, int nexpr,
                                       const dagger_stencil_expr_t *exprs, dagger_stencil_t **out);
 /* Submits one sweep into region r (NULL: a region of its own). Errors:
  * DAGGER_ERR_BAD_HANDLE (s, or r neither NULL nor an open region), and those
  * of dagger_submit. */
+DAGGER_API
 dagger_status_t dagger_stencil_run(dagger_region_t *r, dagger_stencil_t *s);
 /* Frees a prepared sweep. Errors: DAGGER_ERR_BAD_HANDLE (s NULL, destroyed or
  * not a stencil). */
+DAGGER_API
 dagger_status_t dagger_stencil_destroy(dagger_stencil_t *s);
 
 /* create + run in a region of its own + destroy, with their errors. */
+DAGGER_API
 dagger_status_t dagger_stencil_apply(dagger_runtime_t *rt, int nexpr,
                                      const dagger_stencil_expr_t *exprs);
 
@@ -517,6 +563,7 @@ dagger_status_t dagger_stencil_apply(dagger_runtime_t *rt, int nexpr,
  * nothing stays allocated. Collective; not inside a region.
  * Errors: those of dagger_stencil_create, DAGGER_ERR_INVALID_ARG (no input
  * to take the shape from). */
+DAGGER_API
 dagger_status_t dagger_stencil_apply_new(dagger_runtime_t *rt, const dagger_stencil_expr_t *e,
                                          dagger_array_t **out);
 
@@ -534,6 +581,7 @@ dagger_status_t dagger_stencil_apply_new(dagger_runtime_t *rt, const dagger_sten
  * inside a region. Errors: those of dagger_stencil_create and
  * dagger_array_binop (a and out of other dims or dtypes), DAGGER_ERR_INVALID_ARG
  * (out's dims are not those of e's inputs, unknown op). */
+DAGGER_API
 dagger_status_t dagger_stencil_apply_binop(dagger_runtime_t *rt, dagger_array_op_t op,
                                            dagger_array_t *out, dagger_array_t *a,
                                            const dagger_stencil_expr_t *e);

@@ -8,6 +8,7 @@
 #ifndef DAGGER_CHUNK_H
 #define DAGGER_CHUNK_H
 
+#include <dagger/export.h>
 #include <dagger/runtime.h>
 #include <dagger/status.h>
 #include <dagger/types.h>
@@ -38,12 +39,14 @@ typedef struct dagger_chunk_desc {
  * NULL, ndims, zero dims, owner >= nranks), DAGGER_ERR_DTYPE (unknown
  * dtype), DAGGER_ERR_OVERFLOW (a dimension above 2^40 or more than 2^50
  * elements), DAGGER_ERR_STATE (inside a region), DAGGER_ERR_NO_MEMORY. */
+DAGGER_API
 dagger_status_t dagger_chunk_create(dagger_runtime_t *rt, const dagger_chunk_desc_t *desc,
                                     dagger_chunk_t *out);
 
 /* Frees a chunk (collective). Inside a region the memory is released after the
  * last task that uses it. Errors: DAGGER_ERR_BAD_HANDLE (rt, or a chunk that
  * was never created, was freed, or is a future's id). */
+DAGGER_API
 dagger_status_t dagger_chunk_free(dagger_runtime_t *rt, dagger_chunk_t c);
 
 /* The owner's memory of a chunk, for reading and writing between regions.
@@ -51,10 +54,12 @@ dagger_status_t dagger_chunk_free(dagger_runtime_t *rt, dagger_chunk_t c);
  * written to strides when not NULL. Errors: DAGGER_ERR_BAD_HANDLE (rt or c,
  * as for dagger_chunk_free), DAGGER_ERR_INVALID_ARG (data NULL),
  * DAGGER_ERR_STATE (inside a region: the data may be elsewhere). */
+DAGGER_API
 dagger_status_t dagger_chunk_data(dagger_runtime_t *rt, dagger_chunk_t c, void **data,
                                   size_t strides[DAGGER_MAX_DIMS]);
 
 /* The owning rank of a chunk, or -1 for a bad runtime or chunk handle. */
+DAGGER_API
 int dagger_chunk_owner(dagger_runtime_t *rt, dagger_chunk_t c);
 
 /* A view: part of a chunk a task accesses. Build views with the functions
@@ -69,15 +74,18 @@ typedef struct dagger_view {
 
 /* The whole chunk (ext = dims, off = 0, FULL). A bad handle gives a view with
  * ndims 0, which is rejected when used. */
+DAGGER_API
 dagger_view_t dagger_view(dagger_runtime_t *rt, dagger_chunk_t c);
 
 /* A sub-box of a view: off is relative to v's box. ext entries must fit; a
  * box that does not (or overflows), NULL off or ext, or a bad v give a view
  * with ndims 0. */
+DAGGER_API
 dagger_view_t dagger_view_sub(dagger_view_t v, const size_t off[], const size_t ext[]);
 
 /* The same box with a dependency modifier (dimensions 0 and 1); an unknown
  * modifier or a bad v gives a view with ndims 0. */
+DAGGER_API
 dagger_view_t dagger_view_mod(dagger_view_t v, dagger_modifier_t mod);
 
 #ifdef __cplusplus

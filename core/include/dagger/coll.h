@@ -20,6 +20,7 @@
 #ifndef DAGGER_COLL_H
 #define DAGGER_COLL_H
 
+#include <dagger/export.h>
 #include <stddef.h>
 
 #include <dagger/runtime.h>
@@ -53,25 +54,30 @@ typedef enum dagger_reduce_op {
 typedef void (*dagger_combine_fn)(void *acc, const void *in, size_t len, void *ctx);
 
 /* Returns on every rank once every rank has called it. */
+DAGGER_API
 dagger_status_t dagger_barrier(dagger_runtime_t *rt);
 
 /* Copies len bytes at buf on rank root into buf on every rank. */
+DAGGER_API
 dagger_status_t dagger_bcast(dagger_runtime_t *rt, void *buf, size_t len, int root);
 
 /* Gathers len bytes from every rank (lengths may differ between ranks).
  * On success *all is a malloc'ed buffer (release it with free()) holding
  * every rank's bytes in rank order, and lens[r] (lens has dagger_nranks
  * entries) is the length rank r gave. */
+DAGGER_API
 dagger_status_t dagger_allgather(dagger_runtime_t *rt, const void *mine, size_t len, void **all,
                                  size_t *lens);
 
 /* Reduces count elements of type at buf over all ranks with op; the
  * result replaces buf on every rank. */
+DAGGER_API
 dagger_status_t dagger_allreduce(dagger_runtime_t *rt, void *buf, size_t count,
                                  dagger_reduce_type_t type, dagger_reduce_op_t op);
 
 /* Reduces len bytes at buf over all ranks with fn (see dagger_combine_fn);
  * the result replaces buf on every rank. */
+DAGGER_API
 dagger_status_t dagger_allreduce_bytes(dagger_runtime_t *rt, void *buf, size_t len,
                                        dagger_combine_fn fn, void *ctx);
 

@@ -39,6 +39,7 @@
 #ifndef DAGGER_LINALG_H
 #define DAGGER_LINALG_H
 
+#include <dagger/export.h>
 #include <dagger/array.h>
 #include <dagger/region.h>
 #include <dagger/status.h>
@@ -73,12 +74,14 @@ typedef enum dagger_la_diag {
 /* C = alpha op(A) op(B) + beta C. C is M x N, op(A) M x K, op(B) K x N.
  * Blocks: op(A)'s rows as C's rows, op(B)'s columns as C's columns, op(A)'s
  * columns as op(B)'s rows. C may not be A or B. */
+DAGGER_API
 dagger_status_t dagger_linalg_gemm(dagger_region_t *r, dagger_la_trans_t ta, dagger_la_trans_t tb,
                                    double alpha, dagger_array_t *A, dagger_array_t *B,
                                    double beta, dagger_array_t *C);
 
 /* y = alpha op(A) x + beta y, with x and y 1-D arrays whose blocks match
  * op(A)'s column and row blocks. */
+DAGGER_API
 dagger_status_t dagger_linalg_gemv(dagger_region_t *r, dagger_la_trans_t ta, double alpha,
                                    dagger_array_t *A, dagger_array_t *x, double beta,
                                    dagger_array_t *y);
@@ -86,6 +89,7 @@ dagger_status_t dagger_linalg_gemv(dagger_region_t *r, dagger_la_trans_t ta, dou
 /* C = alpha op(A) op(A)^T + beta C on the uplo triangle of C (N x N, square
  * blocks; the other triangle is not touched). op(A) is N x K; its row blocks
  * equal C's. */
+DAGGER_API
 dagger_status_t dagger_linalg_syrk(dagger_region_t *r, dagger_la_uplo_t uplo, dagger_la_trans_t ta,
                                    double alpha, dagger_array_t *A, double beta,
                                    dagger_array_t *C);
@@ -93,6 +97,7 @@ dagger_status_t dagger_linalg_syrk(dagger_region_t *r, dagger_la_uplo_t uplo, da
 /* Solves op(A) X = alpha B (LEFT) or X op(A) = alpha B (RIGHT) for X, which
  * overwrites B. A is triangular (uplo, diag), square, with square tiles whose
  * side equals B's blocks along the dimension A meets. */
+DAGGER_API
 dagger_status_t dagger_linalg_trsm(dagger_region_t *r, dagger_la_side_t side, dagger_la_uplo_t uplo,
                                    dagger_la_trans_t ta, dagger_la_diag_t diag, double alpha,
                                    dagger_array_t *A, dagger_array_t *B);
@@ -103,10 +108,12 @@ dagger_status_t dagger_linalg_trsm(dagger_region_t *r, dagger_la_side_t side, da
  * symmetric positive definite A (the other triangle is not touched). A not
  * positive definite: DAGGER_ERR_TASK_FAILED on every rank, the detail naming
  * the tile step and the order of the leading minor that is not positive. */
+DAGGER_API
 dagger_status_t dagger_linalg_potrf(dagger_region_t *r, dagger_la_uplo_t uplo, dagger_array_t *A);
 
 /* Solves A X = B with A factored by dagger_linalg_potrf (the same uplo); X
  * overwrites B (N x NRHS; its row block is the tile side). */
+DAGGER_API
 dagger_status_t dagger_linalg_potrs(dagger_region_t *r, dagger_la_uplo_t uplo, dagger_array_t *A,
                                     dagger_array_t *B);
 
@@ -118,15 +125,18 @@ dagger_status_t dagger_linalg_potrs(dagger_region_t *r, dagger_la_uplo_t uplo, d
  * form: row i was swapped with row ipiv[i], 1-based. An exactly singular A:
  * DAGGER_ERR_TASK_FAILED naming the tile step and the zero pivot U(j, j),
  * as LAPACK's info > 0. r must be NULL. */
+DAGGER_API
 dagger_status_t dagger_linalg_getrf(dagger_region_t *r, dagger_array_t *A, int64_t *ipiv);
 
 /* Solves A X = B with A and ipiv from dagger_linalg_getrf (A N x N); X
  * overwrites B (N x NRHS, any blocks). r must be NULL. */
+DAGGER_API
 dagger_status_t dagger_linalg_getrs(dagger_region_t *r, dagger_array_t *A, const int64_t *ipiv,
                                     dagger_array_t *B);
 
 /* getrf then getrs: solves A X = B through LU; A holds its factors and ipiv
  * its pivots afterwards. r must be NULL. */
+DAGGER_API
 dagger_status_t dagger_linalg_gesv(dagger_region_t *r, dagger_array_t *A, int64_t *ipiv,
                                    dagger_array_t *B);
 
@@ -135,16 +145,19 @@ dagger_status_t dagger_linalg_gesv(dagger_region_t *r, dagger_array_t *A, int64_
 /* Creates the array that holds the triangular factors of A's block
  * reflectors (one small tile per tile of A), for geqrf and qr_apply.
  * Collective; not inside a region. */
+DAGGER_API
 dagger_status_t dagger_linalg_qr_t_create(const dagger_array_t *A, dagger_array_t **T);
 
 /* A = Q R by tiled Householder QR (LAPACK geqrt, tpqrt, gemqrt, tpmqrt): R
  * in place on and above the diagonal, the reflectors below it and in T
  * (from dagger_linalg_qr_t_create(A)). A is M x N. */
+DAGGER_API
 dagger_status_t dagger_linalg_geqrf(dagger_region_t *r, dagger_array_t *A, dagger_array_t *T);
 
 /* C = op(Q) C with Q from dagger_linalg_geqrf(A, T): Q^T with TRANS, Q with
  * NOTRANS. C is M x NRHS with row blocks equal to A's column block (a
  * re-blocked copy otherwise, with r = NULL). */
+DAGGER_API
 dagger_status_t dagger_linalg_qr_apply(dagger_region_t *r, dagger_la_trans_t trans,
                                        dagger_array_t *A, dagger_array_t *T, dagger_array_t *C);
 

@@ -8,6 +8,7 @@
 #ifndef DAGGER_REGION_H
 #define DAGGER_REGION_H
 
+#include <dagger/export.h>
 #include <dagger/chunk.h>
 #include <dagger/runtime.h>
 #include <dagger/status.h>
@@ -47,7 +48,9 @@ typedef struct dagger_scope {
     int nparts;
 } dagger_scope_t;
 
-/* A scope of one rank, for immediate use: &DAGGER_SCOPE_RANK(1). */
+#ifndef __cplusplus
+/* A scope of one rank, for immediate use: &DAGGER_SCOPE_RANK(1) (in C++ too:
+ * the end of this header). */
 #define DAGGER_SCOPE_RANK(r) ((dagger_scope_t){.ranks = (const int[]){(r)}, .nranks = 1})
 /* Exactly one processor (a global id from dagger_procs()). */
 #define DAGGER_SCOPE_PROC(id) ((dagger_scope_t){.procs = (const int[]){(id)}, .nprocs = 1})
@@ -56,6 +59,7 @@ typedef struct dagger_scope {
     ((dagger_scope_t){.parts = (const dagger_scope_t[]){__VA_ARGS__},                    \
                       .nparts = (int)(sizeof((const dagger_scope_t[]){__VA_ARGS__}) /   \
                                       sizeof(dagger_scope_t))})
+#endif
 
 /* The global processor table (identical on every rank, sorted by rank, kind,
  * index). */
@@ -68,6 +72,7 @@ typedef struct dagger_proc_info {
 
 /* Number of processors in the job (-1 for a bad handle); with procs non-NULL,
  * writes up to cap entries (none for cap <= 0). */
+DAGGER_API
 int dagger_procs(dagger_runtime_t *rt, dagger_proc_info_t *procs, int cap);
 
 /* Opens a region. scope may be NULL (anywhere on CPUs). One region at a time
@@ -77,6 +82,7 @@ int dagger_procs(dagger_runtime_t *rt, dagger_proc_info_t *procs, int cap);
  * is already open: regions do not nest), DAGGER_ERR_SCOPE (the scope names
  * no processor: a rank or processor that does not exist). On error *out is
  * NULL. */
+DAGGER_API
 dagger_status_t dagger_region_begin(dagger_runtime_t *rt, const dagger_scope_t *scope,
                                     dagger_region_t **out);
 
@@ -106,6 +112,7 @@ typedef struct dagger_task_opts {
  * task's scope), DAGGER_ERR_CYCLE (after names a task not submitted before
  * this one), DAGGER_ERR_DIVERGENCE (uniformity checking found ranks
  * disagreeing). */
+DAGGER_API
 dagger_status_t dagger_submit(dagger_region_t *r, dagger_codelet_t cl, int nargs,
                               const dagger_arg_t *args, const dagger_task_opts_t *opts,
                               uint64_t *seq_out, dagger_future_t *future_out);
@@ -113,7 +120,12 @@ dagger_status_t dagger_submit(dagger_region_t *r, dagger_codelet_t cl, int nargs
 /* Variadic form: dagger_spawn(r, cl, DAGGER_INOUT(v), DAGGER_VALUE(&x, 8), DAGGER_END).
  * Errors: those of dagger_submit; DAGGER_ERR_INVALID_ARG (more than
  * DAGGER_MAX_ARGS arguments before DAGGER_END). */
+#ifndef __cplusplus
 #define DAGGER_END ((dagger_arg_t){.kind = (dagger_arg_kind_t)0})
+#else
+#define DAGGER_END (dagger_arg_t())
+#endif
+DAGGER_API
 dagger_status_t dagger_spawn(dagger_region_t *r, dagger_codelet_t cl, ...);
 
 /* Ends the region: plans the copy-back of data written away from its home,
@@ -124,6 +136,7 @@ dagger_status_t dagger_spawn(dagger_region_t *r, dagger_codelet_t cl, ...);
  * Errors: DAGGER_ERR_BAD_HANDLE (r NULL, already ended, or not a region),
  * DAGGER_ERR_TASK_FAILED, DAGGER_ERR_DIVERGENCE, DAGGER_ERR_PEER_LOST,
  * DAGGER_ERR_PROTOCOL, DAGGER_ERR_NO_MEMORY. */
+DAGGER_API
 dagger_status_t dagger_region_end(dagger_region_t *r);
 
 /* Counters of this rank's share of the current or last region, from the plan. */
@@ -137,6 +150,7 @@ typedef struct dagger_region_stats {
     uint64_t bytes_received;
 } dagger_region_stats_t;
 /* Errors: DAGGER_ERR_BAD_HANDLE (rt), DAGGER_ERR_INVALID_ARG (out NULL). */
+DAGGER_API
 dagger_status_t dagger_region_stats(dagger_runtime_t *rt, dagger_region_stats_t *out);
 
 /* Collective: the value of a future, the same bytes on every rank. *len gets
@@ -154,6 +168,7 @@ dagger_status_t dagger_region_stats(dagger_runtime_t *rt, dagger_region_stats_t 
  * returns DAGGER_OK with stale bytes. Values written before the failure fetch
  * normally. Inside a region the check is collective too: every rank agrees
  * on the failures so far. */
+DAGGER_API
 dagger_status_t dagger_fetch(dagger_runtime_t *rt, dagger_future_t f, void *buf, size_t cap,
                              size_t *len);
 
@@ -167,9 +182,11 @@ dagger_status_t dagger_fetch(dagger_runtime_t *rt, dagger_future_t f, void *buf,
  * the chunk failed or ran after its region's first failure, that failure is
  * returned on every rank. Errors: DAGGER_ERR_BAD_HANDLE (no such chunk),
  * DAGGER_ERR_BAD_VIEW, DAGGER_ERR_OVERFLOW (cap too small). */
+DAGGER_API
 dagger_status_t dagger_fetch_view(dagger_runtime_t *rt, dagger_view_t v, void *buf, size_t cap,
                                   size_t *len);
 /* The same for the whole chunk (dagger_view(rt, c)). */
+DAGGER_API
 dagger_status_t dagger_fetch_chunk(dagger_runtime_t *rt, dagger_chunk_t c, void *buf, size_t cap,
                                    size_t *len);
 
@@ -179,6 +196,7 @@ dagger_status_t dagger_fetch_chunk(dagger_runtime_t *rt, dagger_chunk_t c, void 
  * long-running program releases the futures it no longer needs, or memory
  * grows with every task that returns a value. Errors: DAGGER_ERR_BAD_HANDLE
  * (rt, or a future no task returned, or one already freed). */
+DAGGER_API
 dagger_status_t dagger_future_free(dagger_runtime_t *rt, dagger_future_t f);
 
 /* Uniformity checking: with on = 1, every submission, chunk creation and
@@ -194,6 +212,7 @@ dagger_status_t dagger_future_free(dagger_runtime_t *rt, dagger_future_t f);
  * different things while it was off switches it on and returns
  * DAGGER_ERR_DIVERGENCE saying so (every later check would fail).
  * Errors: DAGGER_ERR_BAD_HANDLE (rt), DAGGER_ERR_DIVERGENCE (as above). */
+DAGGER_API
 dagger_status_t dagger_check_uniformity(dagger_runtime_t *rt, int on);
 
 /* Collective: checks that bytes are identical on every rank (only while
@@ -201,9 +220,75 @@ dagger_status_t dagger_check_uniformity(dagger_runtime_t *rt, int on);
  * DAGGER_ERR_DIVERGENCE names the ranks that disagree. Errors also:
  * DAGGER_ERR_BAD_HANDLE (rt), DAGGER_ERR_INVALID_ARG (bytes NULL with
  * len > 0, whether checking is on or not). */
+DAGGER_API
 dagger_status_t dagger_check_uniform(dagger_runtime_t *rt, const void *bytes, size_t len);
 
 #ifdef __cplusplus
 }
+
+/* C++: DAGGER_SCOPE_RANK/PROC/UNION make an object that holds the scope and
+ * the storage its lists point into; & of it is the const dagger_scope_t *.
+ * A C compound literal lives until the end of its block, a C++ temporary
+ * only until the end of its full expression: pass &DAGGER_SCOPE_RANK(1)
+ * straight to the call, or keep the object (auto s = DAGGER_SCOPE_RANK(1);
+ * ... &s). A union's parts point into its arguments' lists, so a union kept
+ * beyond its full expression needs parts that live as long (named scopes). */
+namespace dagger_cxx {
+struct scope1 {
+    int id;
+    dagger_scope_t s;
+    scope1(int one, bool proc) : id(one), s() { point(proc); }
+    scope1(const scope1 &o) : id(o.id), s(o.s) { point(o.s.procs != nullptr); }
+    scope1 &operator=(const scope1 &) = delete;
+    const dagger_scope_t *operator&() const { return &s; }
+    operator const dagger_scope_t &() const { return s; }
+
+  private:
+    void point(bool proc)
+    {
+        if (proc) {
+            s.procs = &id;
+            s.nprocs = 1;
+        } else {
+            s.ranks = &id;
+            s.nranks = 1;
+        }
+    }
+};
+
+template <size_t N> struct scope_union {
+    dagger_scope_t parts[N];
+    dagger_scope_t s;
+    template <typename... P> explicit scope_union(const P &...p) : parts{p...}, s()
+    {
+        point();
+    }
+    scope_union(const scope_union &o) : s()
+    {
+        for (size_t i = 0; i < N; i++)
+            parts[i] = o.parts[i];
+        point();
+    }
+    scope_union &operator=(const scope_union &) = delete;
+    const dagger_scope_t *operator&() const { return &s; }
+    operator const dagger_scope_t &() const { return s; }
+
+  private:
+    void point()
+    {
+        s.parts = parts;
+        s.nparts = (int)N;
+    }
+};
+
+template <typename... P> inline scope_union<sizeof...(P)> union_of(const P &...p)
+{
+    return scope_union<sizeof...(P)>(p...);
+}
+} // namespace dagger_cxx
+
+#define DAGGER_SCOPE_RANK(r) dagger_cxx::scope1((r), false)
+#define DAGGER_SCOPE_PROC(id) dagger_cxx::scope1((id), true)
+#define DAGGER_SCOPE_UNION(...) dagger_cxx::union_of(__VA_ARGS__)
 #endif
 #endif

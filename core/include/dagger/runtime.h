@@ -5,6 +5,7 @@
 #ifndef DAGGER_RUNTIME_H
 #define DAGGER_RUNTIME_H
 
+#include <dagger/export.h>
 #include <dagger/status.h>
 
 #ifdef __cplusplus
@@ -28,6 +29,7 @@ typedef struct dagger_params {
  * thread count), DAGGER_ERR_STATE (this process already has a live runtime:
  * one per process), DAGGER_ERR_CONFIG (a DAGGER_* value that does not parse),
  * DAGGER_ERR_BOOTSTRAP, DAGGER_ERR_TRANSPORT, DAGGER_ERR_NO_MEMORY. */
+DAGGER_API
 dagger_status_t dagger_init(int *argc, char ***argv, const dagger_params_t *params,
                             dagger_runtime_t **rt);
 
@@ -41,13 +43,17 @@ dagger_status_t dagger_init(int *argc, char ***argv, const dagger_params_t *para
  * (NULL, finalized, or not a runtime), DAGGER_ERR_STATE (a region was still
  * open, see above; or called from an actor's handler), DAGGER_ERR_PEER_LOST
  * (a rank was lost; the runtime is freed anyway). */
+DAGGER_API
 dagger_status_t dagger_finalize(dagger_runtime_t *rt);
 
 /* This process's rank and the number of ranks (-1 for a bad handle). */
+DAGGER_API
 int dagger_rank(const dagger_runtime_t *rt);
+DAGGER_API
 int dagger_nranks(const dagger_runtime_t *rt);
 
 /* Number of CPU worker threads of this rank (-1 for a bad handle). */
+DAGGER_API
 int dagger_num_threads(const dagger_runtime_t *rt);
 
 #ifdef __cplusplus

@@ -8,6 +8,8 @@
 #ifndef DAGGER_STATUS_H
 #define DAGGER_STATUS_H
 
+#include <dagger/export.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -56,10 +58,12 @@ typedef enum dagger_status {
 
 /* The name and one-line meaning of a status code ("DAGGER_ERR_SCOPE: a scope
  * that no processor satisfies"). Never NULL. */
+DAGGER_API
 const char *dagger_strerror(dagger_status_t status);
 
 /* The calling thread's detail message for the most recent failing call, or ""
  * when there is none. Valid until the next failing call on this thread. */
+DAGGER_API
 const char *dagger_error_detail(void);
 
 #ifdef __cplusplus

@@ -8,6 +8,7 @@
 #ifndef DAGGER_TASK_H
 #define DAGGER_TASK_H
 
+#include <dagger/export.h>
 #include <dagger/chunk.h>
 #include <dagger/runtime.h>
 #include <dagger/status.h>
@@ -68,6 +69,7 @@ typedef struct dagger_codelet {
  * out NULL), DAGGER_ERR_BAD_HANDLE (rt), DAGGER_ERR_EXISTS (same name,
  * different description), DAGGER_ERR_TYPE_CONFLICT (two names with the same
  * hash). */
+DAGGER_API
 dagger_status_t dagger_codelet_register(dagger_runtime_t *rt, const dagger_codelet_desc_t *desc,
                                         dagger_codelet_t *out);
 
@@ -77,7 +79,7 @@ typedef struct dagger_future {
 } dagger_future_t;
 
 /* One argument of a task. Build them with the DAGGER_IN/OUT/INOUT/VALUE/FUTURE
- * macros. */
+ * macros (in C and in C++). */
 typedef enum dagger_arg_kind {
     DAGGER_ARG_VIEW = 1,
     DAGGER_ARG_VALUE = 2,
@@ -93,6 +95,8 @@ typedef struct dagger_arg {
     dagger_future_t future;
 } dagger_arg_t;
 
+/* (C++: the end of this header.) */
+#ifndef __cplusplus
 #define DAGGER_IN(v)    ((dagger_arg_t){.kind = DAGGER_ARG_VIEW, .mode = DAGGER_MODE_IN, .view = (v)})
 #define DAGGER_OUT(v)   ((dagger_arg_t){.kind = DAGGER_ARG_VIEW, .mode = DAGGER_MODE_OUT, .view = (v)})
 #define DAGGER_INOUT(v) ((dagger_arg_t){.kind = DAGGER_ARG_VIEW, .mode = DAGGER_MODE_INOUT, .view = (v)})
@@ -106,6 +110,7 @@ typedef struct dagger_arg {
     ((dagger_arg_t){.kind = DAGGER_ARG_FUTURE, .mode = DAGGER_MODE_OUT, .future = (f)})
 #define DAGGER_FUTURE_INOUT(f) \
     ((dagger_arg_t){.kind = DAGGER_ARG_FUTURE, .mode = DAGGER_MODE_INOUT, .future = (f)})
+#endif
 
 /* ---- Inside a running task ---- */
 
@@ -126,7 +131,9 @@ typedef struct dagger_slot {
 
 /* Argument i of the running task. For a value or a future, data points to its
  * bytes and bytes is the length. An index out of range gives data == NULL. */
+DAGGER_API
 dagger_slot_t dagger_task_arg(dagger_task_t *t, int i);
+DAGGER_API
 int dagger_task_nargs(dagger_task_t *t);
 
 /* Sets the task's return value (the first len bytes of it; the rest stays
@@ -136,34 +143,78 @@ int dagger_task_nargs(dagger_task_t *t);
  * Errors: DAGGER_ERR_INVALID_ARG (t NULL, value NULL with len > 0),
  * DAGGER_ERR_STATE (the codelet declares no return value),
  * DAGGER_ERR_OVERFLOW (len > return_size, as above). */
+DAGGER_API
 dagger_status_t dagger_task_return(dagger_task_t *t, const void *value, size_t len);
 
 /* The task's return value buffer, zeroed before the task starts, to fill in
  * place (e.g. a matrix); *size gets its declared size. NULL (size 0) when the
  * task returns nothing. */
+DAGGER_API
 void *dagger_task_result(dagger_task_t *t, size_t *size);
 
 /* Marks the task failed with a message; returns DAGGER_ERR_TASK_FAILED so an
  * implementation can end with `return dagger_task_fail(t, "...", ...);`. The
  * region then ends with that error on every rank. */
+DAGGER_API
 int dagger_task_fail(dagger_task_t *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* The task's sequence number (the one dagger_submit gave; 0 for a NULL t)
  * and its rank (-1 for a NULL t). */
+DAGGER_API
 uint64_t dagger_task_seq(dagger_task_t *t);
+DAGGER_API
 int dagger_task_rank(dagger_task_t *t);
 /* The global id (as dagger_procs() lists it) of the processor running the
  * task: its device for a device task; for a CPU task the exact processor its
  * scope named, or the worker that took it. -1 when the thread that submitted
  * work runs it while waiting (it helps with tasks that any CPU thread of the
  * rank may run, never with exact ones). */
+DAGGER_API
 int dagger_task_proc(dagger_task_t *t);
 
 /* For device implementations: the device stream (cudaStream_t / hipStream_t,
  * or the test device kind's stream object); NULL for a CPU task or a NULL t. */
+DAGGER_API
 void *dagger_task_stream(dagger_task_t *t);
 
 #ifdef __cplusplus
 }
+
+/* C++ has neither compound literals nor (before C++20, and never out of
+ * order) designated initialisers: there the argument macros call these. */
+namespace dagger_cxx {
+inline dagger_arg_t arg(dagger_arg_kind_t kind, dagger_access_t mode, const dagger_view_t &view,
+                        const void *bytes, size_t len, dagger_future_t future)
+{
+    dagger_arg_t a = {};
+    a.kind = kind, a.mode = mode, a.view = view;
+    a.bytes = bytes, a.len = len, a.future = future;
+    return a;
+}
+
+inline dagger_arg_t view_arg(dagger_access_t mode, const dagger_view_t &v)
+{
+    return arg(DAGGER_ARG_VIEW, mode, v, nullptr, 0, dagger_future_t());
+}
+
+inline dagger_arg_t value_arg(const void *bytes, size_t len)
+{
+    return arg(DAGGER_ARG_VALUE, dagger_access_t(), dagger_view_t(), bytes, len, dagger_future_t());
+}
+
+inline dagger_arg_t future_arg(dagger_access_t mode, dagger_future_t f)
+{
+    return arg(DAGGER_ARG_FUTURE, mode, dagger_view_t(), nullptr, 0, f);
+}
+} // namespace dagger_cxx
+
+#define DAGGER_IN(v) dagger_cxx::view_arg(DAGGER_MODE_IN, (v))
+#define DAGGER_OUT(v) dagger_cxx::view_arg(DAGGER_MODE_OUT, (v))
+#define DAGGER_INOUT(v) dagger_cxx::view_arg(DAGGER_MODE_INOUT, (v))
+#define DAGGER_VALUE(ptr, n) dagger_cxx::value_arg((ptr), (n))
+#define DAGGER_FUTURE(f) dagger_cxx::future_arg((dagger_access_t)0, (f))
+#define DAGGER_FUTURE_IN(f) DAGGER_FUTURE(f)
+#define DAGGER_FUTURE_OUT(f) dagger_cxx::future_arg(DAGGER_MODE_OUT, (f))
+#define DAGGER_FUTURE_INOUT(f) dagger_cxx::future_arg(DAGGER_MODE_INOUT, (f))
 #endif
 #endif
