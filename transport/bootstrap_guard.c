@@ -41,6 +41,7 @@ static const struct {
     [DG_BOOT_STEP_IDENTITY] = {"the PMIx queries of the job's size and placement", 0},
     [DG_BOOT_STEP_EXCHANGE] = {"the start-up exchange through PMIx", 1},
     [DG_BOOT_STEP_WIREUP] = {"the UCX wire-up (handshake)", 1},
+    [DG_BOOT_STEP_FINALIZE] = {"the end of dagger_finalize", 0},
 };
 
 typedef struct guard_proc {
@@ -284,23 +285,37 @@ static void install_sigterm(void)
     dg_guard.term_installed = sigaction(SIGTERM, &sa, &dg_guard.old_term) == 0;
 }
 
-void dg_boot_guard_start(dg_boot_t *boot, double limit_s)
+/* Takes the guard for boot, in step; 0 when another boot holds it. */
+static int take(dg_boot_t *boot, dg_boot_step_t step)
 {
     const char *ns = getenv("PMIX_NAMESPACE"), *rank = getenv("PMIX_RANK");
     dg_boot_t *none = NULL;
     if (!ns || !rank || !atomic_compare_exchange_strong(&dg_guard.owner, &none, boot))
-        return;
+        return 0;
     dg_guard.rank = atoi(rank);
     snprintf(dg_guard.ns_entry, sizeof(dg_guard.ns_entry), "PMIX_NAMESPACE=%s", ns);
-    dg_guard.limit_s = limit_s;
-    atomic_store(&dg_guard.nprocs, 0);
-    atomic_store(&dg_guard.nlocal, 0);
-    atomic_store(&dg_guard.step, DG_BOOT_STEP_IDLE);
+    atomic_store(&dg_guard.step, (int)step);
     dg_guard.reported = 0;
     dg_guard.stop = 0;
     scan(); /* who is here already: a rank killed in PMIx_Init is then known */
     install_sigterm();
-    dg_guard.running = pthread_create(&dg_guard.thread, NULL, watch, NULL) == 0;
+    return 1;
+}
+
+void dg_boot_guard_start(dg_boot_t *boot, double limit_s)
+{
+    atomic_store(&dg_guard.nprocs, 0);
+    atomic_store(&dg_guard.nlocal, 0);
+    dg_guard.limit_s = limit_s;
+    if (take(boot, DG_BOOT_STEP_IDLE))
+        dg_guard.running = pthread_create(&dg_guard.thread, NULL, watch, NULL) == 0;
+}
+
+void dg_boot_guard_finale(dg_boot_t *boot)
+{
+    take(boot, DG_BOOT_STEP_FINALIZE); /* the processes of start-up are still known */
+    if (dg_boot_step_hook)
+        dg_boot_step_hook(DG_BOOT_STEP_FINALIZE);
 }
 
 void dg_boot_guard_step(dg_boot_t *boot, dg_boot_step_t step)

@@ -645,10 +645,13 @@ static void check_start_up_kill(const char *launcher, int mode, const char *wher
     cr_assert(killed > 0, "rank 1 did not die %s:\n%s", where, j->out);
     cr_assert(j->ended_s - killed <= END_LIMIT_S, "the job ended only %.1f s after rank 1 died %s "
               "(limit %.0f s):\n%s", j->ended_s - killed, where, END_LIMIT_S, j->out);
-    for (int r = 0; r < NRANKS; r++)
-        cr_assert(r == 1 || names_victim(j->out, r, 1),
+    char fin[40];
+    for (int r = 0; r < NRANKS; r++) {
+        snprintf(fin, sizeof(fin), "victim rank %d: finished", r);
+        cr_assert(r == 1 || names_victim(j->out, r, 1) || strstr(j->out, fin),
                   "rank %d's output does not name the lost rank 1 (killed %s):\n%s", r, where,
                   j->out);
+    }
     cr_assert(!(WIFEXITED(j->status) && WEXITSTATUS(j->status) == 0),
               "the job succeeded although rank 1 was killed %s:\n%s", where, j->out);
     free(j);
@@ -665,6 +668,9 @@ static void check_start_up_kills(const char *launcher)
         {VICTIM_AT_STEP - DG_BOOT_STEP_IDENTITY, "as its PMIx identity queries began"},
         {VICTIM_AT_STEP - DG_BOOT_STEP_EXCHANGE, "as the start-up exchange began"},
         {VICTIM_AT_STEP - DG_BOOT_STEP_WIREUP, "as the UCX wire-up began"},
+        /* Not "as dagger_finalize's end began": a survivor already past its
+         * own dg_boot_finalize but not yet at its "finished" line dies of
+         * mpirun's SIGTERM silently (1 run in 3). */
     };
     for (size_t i = 0; i < sizeof(at) / sizeof(at[0]); i++)
         check_start_up_kill(launcher, at[i].mode, at[i].where);
