@@ -32,16 +32,20 @@
 
 void (*volatile dg_boot_step_hook)(dg_boot_step_t step);
 
+/* bounded: the step has a deadline of its own. collective: every rank takes
+ * part, so no rank can have finished normally meanwhile and a rank that is
+ * gone is a loss (in PMIx_Init it need not be: a program that only asks who
+ * it is, like the transport tests' singleton rerun, may be done and gone). */
 static const struct {
     const char *name;
-    int bounded; /* the step has a deadline of its own */
+    int bounded, collective;
 } dg_steps[DG_BOOT_STEP_COUNT] = {
-    [DG_BOOT_STEP_IDLE] = {"start-up", 0},
-    [DG_BOOT_STEP_PMIX_INIT] = {"PMIx_Init", 0},
-    [DG_BOOT_STEP_IDENTITY] = {"the PMIx queries of the job's size and placement", 0},
-    [DG_BOOT_STEP_EXCHANGE] = {"the start-up exchange through PMIx", 1},
-    [DG_BOOT_STEP_WIREUP] = {"the UCX wire-up (handshake)", 1},
-    [DG_BOOT_STEP_FINALIZE] = {"the end of dagger_finalize", 0},
+    [DG_BOOT_STEP_IDLE] = {"start-up", 0, 0},
+    [DG_BOOT_STEP_PMIX_INIT] = {"PMIx_Init", 0, 0},
+    [DG_BOOT_STEP_IDENTITY] = {"the PMIx queries of the job's size and placement", 0, 0},
+    [DG_BOOT_STEP_EXCHANGE] = {"the start-up exchange through PMIx", 1, 1},
+    [DG_BOOT_STEP_WIREUP] = {"the UCX wire-up (handshake)", 1, 1},
+    [DG_BOOT_STEP_FINALIZE] = {"the end of dagger_finalize", 0, 0},
 };
 
 typedef struct guard_proc {
@@ -199,7 +203,7 @@ static void on_sigterm(int sig)
     raise(sig); /* SA_RESETHAND: dies of it as it would have without us */
 }
 
-/* While a step runs: a rank whose processes are all gone is said at once;
+/* While a collective step runs: a rank whose processes are all gone is said at once;
  * a start-up still going DG_GUARD_LOSS_GRACE_S later is ended. */
 static void check_losses(double now)
 {
@@ -262,10 +266,10 @@ static void *watch(void *arg)
             scan();
         int step = atomic_load(&dg_guard.step);
         double now = now_s();
-        if (step != DG_BOOT_STEP_IDLE) {
+        if (dg_steps[step].collective)
             check_losses(now);
+        if (step != DG_BOOT_STEP_IDLE && step != DG_BOOT_STEP_FINALIZE)
             check_limit(step, now);
-        }
         pthread_mutex_lock(&dg_guard.lock);
     }
     pthread_mutex_unlock(&dg_guard.lock);

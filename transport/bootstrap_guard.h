@@ -5,7 +5,8 @@
  * that stretch:
  *  - it finds the job's processes on this host by their environment
  *    (PMIX_NAMESPACE and PMIX_RANK, set by every launcher) and, while a
- *    start-up step runs, says at once when a rank's processes are all gone
+ *    collective step (the exchange, the wire-up) runs, says at once when a
+ *    rank's processes are all gone
  *    (Slurm's PMIx plugin SIGKILLs the step about 1 s later), then ends this
  *    rank if its start-up has not failed by itself DG_GUARD_LOSS_GRACE_S
  *    later;
