@@ -162,7 +162,7 @@ static int describe_lost(char *buf, size_t cap, int missing)
         dg_str_append(buf, cap, ") ");
         dg_proc_describe(buf, cap, (dg_proc_state_t)state, ws);
     }
-    int nlocal = missing ? atomic_load(&dg_guard.nlocal) : 0;
+    int nlocal = missing && n < DG_GUARD_MAX_PROCS ? atomic_load(&dg_guard.nlocal) : 0;
     for (int i = 0; i < nlocal; i++) {
         int r = dg_guard.local[i];
         if (r == dg_guard.rank || rank_before(r, n))
@@ -222,7 +222,9 @@ static void check_losses(double now)
     dg_str_append(line, sizeof(line), "a rank was lost during start-up (this rank was in ");
     dg_str_append(line, sizeof(line), dg_steps[atomic_load(&dg_guard.step)].name);
     dg_str_append(line, sizeof(line), "): ");
+    /* (not with a full table: an unseen rank may just not fit in it) */
     int unseen_too = atomic_load(&dg_guard.nlocal) > 0 &&
+                     atomic_load(&dg_guard.nprocs) < DG_GUARD_MAX_PROCS &&
                      now - dg_guard.job_known_at >= DG_GUARD_UNSEEN_S;
     if (!describe_lost(line, sizeof(line), unseen_too))
         return;
