@@ -189,13 +189,13 @@ void dg_boot_finalize(dg_boot_t *boot)
 {
     if (!boot)
         return;
-    dg_boot_guard_stop(boot);
     if (boot->pmix) {
         dg_boot_unwatch(boot, NULL);
         dg_boot_retract(boot);
         PMIx_Finalize(NULL, 0);
         free(boot->pmix);
     }
+    dg_boot_guard_stop(boot); /* last: a rank killed meanwhile is still named */
     memset(boot, 0, sizeof(*boot));
 }
 

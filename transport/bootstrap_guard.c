@@ -32,15 +32,20 @@
 
 void (*volatile dg_boot_step_hook)(dg_boot_step_t step);
 
+/* bounded: the step has a deadline of its own. collective: every rank takes
+ * part, so no rank can have finished normally meanwhile and a rank that is
+ * gone is a loss (in PMIx_Init it need not be: a program that only asks who
+ * it is, like the transport tests' singleton rerun, may be done and gone). */
 static const struct {
     const char *name;
-    int bounded; /* the step has a deadline of its own */
+    int bounded, collective;
 } dg_steps[DG_BOOT_STEP_COUNT] = {
-    [DG_BOOT_STEP_IDLE] = {"start-up", 0},
-    [DG_BOOT_STEP_PMIX_INIT] = {"PMIx_Init", 0},
-    [DG_BOOT_STEP_IDENTITY] = {"the PMIx queries of the job's size and placement", 0},
-    [DG_BOOT_STEP_EXCHANGE] = {"the start-up exchange through PMIx", 1},
-    [DG_BOOT_STEP_WIREUP] = {"the UCX wire-up (handshake)", 1},
+    [DG_BOOT_STEP_IDLE] = {"start-up", 0, 0},
+    [DG_BOOT_STEP_PMIX_INIT] = {"PMIx_Init", 0, 0},
+    [DG_BOOT_STEP_IDENTITY] = {"the PMIx queries of the job's size and placement", 0, 0},
+    [DG_BOOT_STEP_EXCHANGE] = {"the start-up exchange through PMIx", 1, 1},
+    [DG_BOOT_STEP_WIREUP] = {"the UCX wire-up (handshake)", 1, 1},
+    [DG_BOOT_STEP_FINALIZE] = {"the end of dagger_finalize", 0, 0},
 };
 
 typedef struct guard_proc {
@@ -157,7 +162,7 @@ static int describe_lost(char *buf, size_t cap, int missing)
         dg_str_append(buf, cap, ") ");
         dg_proc_describe(buf, cap, (dg_proc_state_t)state, ws);
     }
-    int nlocal = missing ? atomic_load(&dg_guard.nlocal) : 0;
+    int nlocal = missing && n < DG_GUARD_MAX_PROCS ? atomic_load(&dg_guard.nlocal) : 0;
     for (int i = 0; i < nlocal; i++) {
         int r = dg_guard.local[i];
         if (r == dg_guard.rank || rank_before(r, n))
@@ -198,7 +203,7 @@ static void on_sigterm(int sig)
     raise(sig); /* SA_RESETHAND: dies of it as it would have without us */
 }
 
-/* While a step runs: a rank whose processes are all gone is said at once;
+/* While a collective step runs: a rank whose processes are all gone is said at once;
  * a start-up still going DG_GUARD_LOSS_GRACE_S later is ended. */
 static void check_losses(double now)
 {
@@ -217,7 +222,9 @@ static void check_losses(double now)
     dg_str_append(line, sizeof(line), "a rank was lost during start-up (this rank was in ");
     dg_str_append(line, sizeof(line), dg_steps[atomic_load(&dg_guard.step)].name);
     dg_str_append(line, sizeof(line), "): ");
+    /* (not with a full table: an unseen rank may just not fit in it) */
     int unseen_too = atomic_load(&dg_guard.nlocal) > 0 &&
+                     atomic_load(&dg_guard.nprocs) < DG_GUARD_MAX_PROCS &&
                      now - dg_guard.job_known_at >= DG_GUARD_UNSEEN_S;
     if (!describe_lost(line, sizeof(line), unseen_too))
         return;
@@ -261,10 +268,10 @@ static void *watch(void *arg)
             scan();
         int step = atomic_load(&dg_guard.step);
         double now = now_s();
-        if (step != DG_BOOT_STEP_IDLE) {
+        if (dg_steps[step].collective)
             check_losses(now);
+        if (step != DG_BOOT_STEP_IDLE && step != DG_BOOT_STEP_FINALIZE)
             check_limit(step, now);
-        }
         pthread_mutex_lock(&dg_guard.lock);
     }
     pthread_mutex_unlock(&dg_guard.lock);
@@ -284,23 +291,37 @@ static void install_sigterm(void)
     dg_guard.term_installed = sigaction(SIGTERM, &sa, &dg_guard.old_term) == 0;
 }
 
-void dg_boot_guard_start(dg_boot_t *boot, double limit_s)
+/* Takes the guard for boot, in step; 0 when another boot holds it. */
+static int take(dg_boot_t *boot, dg_boot_step_t step)
 {
     const char *ns = getenv("PMIX_NAMESPACE"), *rank = getenv("PMIX_RANK");
     dg_boot_t *none = NULL;
     if (!ns || !rank || !atomic_compare_exchange_strong(&dg_guard.owner, &none, boot))
-        return;
+        return 0;
     dg_guard.rank = atoi(rank);
     snprintf(dg_guard.ns_entry, sizeof(dg_guard.ns_entry), "PMIX_NAMESPACE=%s", ns);
-    dg_guard.limit_s = limit_s;
-    atomic_store(&dg_guard.nprocs, 0);
-    atomic_store(&dg_guard.nlocal, 0);
-    atomic_store(&dg_guard.step, DG_BOOT_STEP_IDLE);
+    atomic_store(&dg_guard.step, (int)step);
     dg_guard.reported = 0;
     dg_guard.stop = 0;
     scan(); /* who is here already: a rank killed in PMIx_Init is then known */
     install_sigterm();
-    dg_guard.running = pthread_create(&dg_guard.thread, NULL, watch, NULL) == 0;
+    return 1;
+}
+
+void dg_boot_guard_start(dg_boot_t *boot, double limit_s)
+{
+    atomic_store(&dg_guard.nprocs, 0);
+    atomic_store(&dg_guard.nlocal, 0);
+    dg_guard.limit_s = limit_s;
+    if (take(boot, DG_BOOT_STEP_IDLE))
+        dg_guard.running = pthread_create(&dg_guard.thread, NULL, watch, NULL) == 0;
+}
+
+void dg_boot_guard_finale(dg_boot_t *boot)
+{
+    take(boot, DG_BOOT_STEP_FINALIZE); /* the processes of start-up are still known */
+    if (dg_boot_step_hook)
+        dg_boot_step_hook(DG_BOOT_STEP_FINALIZE);
 }
 
 void dg_boot_guard_step(dg_boot_t *boot, dg_boot_step_t step)

@@ -5,7 +5,8 @@
  * that stretch:
  *  - it finds the job's processes on this host by their environment
  *    (PMIX_NAMESPACE and PMIX_RANK, set by every launcher) and, while a
- *    start-up step runs, says at once when a rank's processes are all gone
+ *    collective step (the exchange, the wire-up) runs, says at once when a
+ *    rank's processes are all gone
  *    (Slurm's PMIx plugin SIGKILLs the step about 1 s later), then ends this
  *    rank if its start-up has not failed by itself DG_GUARD_LOSS_GRACE_S
  *    later;
@@ -27,6 +28,7 @@ typedef enum dg_boot_step {
     DG_BOOT_STEP_IDENTITY,
     DG_BOOT_STEP_EXCHANGE,
     DG_BOOT_STEP_WIREUP,
+    DG_BOOT_STEP_FINALIZE,  /* SIGTERM handler only (dg_boot_guard_finale) */
     DG_BOOT_STEP_COUNT
 } dg_boot_step_t;
 
@@ -45,8 +47,13 @@ void dg_boot_guard_step(dg_boot_t *boot, dg_boot_step_t step);
 /* Learns the job's size and which ranks run on this host (after PMIx_Init). */
 void dg_boot_guard_job(dg_boot_t *boot, int size, const char *local_peers);
 
-/* Start-up is over (or failed): stops the thread, gives SIGTERM back to its
- * previous action. Idempotent. */
+/* From the end of the transport to the end of dg_boot_finalize: the SIGTERM
+ * handler again, without the thread (ranks that finish first are no loss),
+ * so that a rank killed as the job ends is still named by the others. */
+void dg_boot_guard_finale(dg_boot_t *boot);
+
+/* Start-up is over (or failed), or the finale is: stops the thread, gives
+ * SIGTERM back to its previous action. Idempotent. */
 void dg_boot_guard_stop(dg_boot_t *boot);
 
 #endif

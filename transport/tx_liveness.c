@@ -21,6 +21,7 @@
 #include "core/common.h"
 #include "core/log.h"
 #include "core/status_internal.h"
+#include "transport/bootstrap_guard.h"
 #include "transport/tx_internal.h"
 
 /* Short enough to say which rank was lost before Slurm's PMIx plugin
@@ -283,6 +284,7 @@ void dg_tx_liveness_stop(dg_tx_t *tx)
         pthread_join(lv->thread, NULL);
     }
     remove_sigterm(tx, lv);
+    dg_boot_guard_finale(tx->boot); /* until dg_boot_finalize */
     dg_boot_unwatch(tx->boot, tx);
     pthread_cond_destroy(&lv->cond);
     pthread_mutex_destroy(&lv->lock);
