@@ -469,6 +469,11 @@ static void setup(bench_t *b, int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+    if (argc > 1 && argv[1][0] == '-') { /* --help, or an option taken for the output file */
+        fprintf(stderr, "usage: bench_linalg_tiled [OUT] [SIZES=256,1024,4096] [REPS=5] "
+                        "[WHAT=all] [TILES=issue] (the comment atop the source says more)\n");
+        return strcmp(argv[1], "--help") && strcmp(argv[1], "-h") ? 2 : 0;
+    }
     bench_t b = {0};
     setup(&b, argc, argv);
     const char *out = argc > 1 ? argv[1] : "/tmp/bench_linalg_tiled.txt";
