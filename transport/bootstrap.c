@@ -214,9 +214,12 @@ void dg_boot_finalize(dg_boot_t *boot)
 #endif
 
 #ifdef DG_LSAN
-const char *__lsan_default_suppressions(void);
+/* Default visibility: the library builds with -fvisibility=hidden, and the
+ * sanitizer runtime finds this function through the dynamic symbol table
+ * (hidden, it was not found and every PMIx program failed LeakSanitizer). */
+__attribute__((visibility("default"))) const char *__lsan_default_suppressions(void);
 
-const char *__lsan_default_suppressions(void)
+__attribute__((visibility("default"))) const char *__lsan_default_suppressions(void)
 {
     return "leak:libpmix.so\n";
 }
