@@ -8,7 +8,8 @@
  *
  * The cudaMemcpy rows of pinned memory are the raw half of the host-staged
  * transfer benchmark of issue 13 (budget 80%); its runtime half, two ranks
- * through the public API on device data, needs the device scopes (TODO).
+ * through the public API on device data, is bench_region_xfer with the
+ * argument cuda, which tools/gpu-check runs beside this one.
  * The d2d budget is 90%. Each figure is the median of ROUNDS rounds, with
  * the range; "result:" lines are the summary that tools/gpu-check prints.
  *
