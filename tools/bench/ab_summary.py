@@ -19,8 +19,8 @@ rows = [
  ('4x1 tiny tree (ms)', 'l41', r'tiny-task reduction tree \(127 tasks\): ([\d.]+) ms', -1),
  ('4x1 512^2 gather (ms)', 'l41', r'tiled gather \(64x64 tiles\): ([\d.]+) ms', -1),
  ('actor latency one way (us)', 'act', r'one way: ([\d.]+) us', -1),
- ('xfer 1 MiB (GB/s)', 'xfer', r'1 MiB x 16: median ([\d.]+)', 1),
- ('xfer 64 MiB (GB/s)', 'xfer', r'64 MiB x  2: median ([\d.]+)', 1),
+ ('xfer 1 MiB (GB/s)', 'xfer', r'1 MiB x 16(?: host)?\s*: median ([\d.]+)', 1),
+ ('xfer 64 MiB (GB/s)', 'xfer', r'64 MiB x  2(?: host)?\s*: median ([\d.]+)', 1),
  ('starpu noarg (tasks/s)', 'thr', r'^noarg dagger=\d+ starpu=(\d+)', 1),
  ('cholesky 4096/512 (GF/s)', 'chol', r'dagger[_ ]gflops=([\d.]+)', 1),
 ]
