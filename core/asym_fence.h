@@ -14,6 +14,10 @@
 /* 1 when membarrier's expedited private command is usable (asked once). */
 int dg_fence_asym_ok(void);
 
+/* Starts asking in the background, so that a later dg_fence_asym_ok waits
+ * less (dagger_init calls it first). */
+void dg_fence_asym_ask_early(void);
+
 static inline void dg_fence_light(int asym)
 {
     if (asym)

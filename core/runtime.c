@@ -8,6 +8,7 @@
 
 #include "actors/system.h"
 #include "core/alloc.h"
+#include "core/asym_fence.h"
 #include "core/api/tasks.h"
 #include "core/log.h"
 #include "core/status_internal.h"
@@ -115,6 +116,7 @@ static dagger_status_t start_identity(dagger_runtime_t *rt)
 
 static dagger_status_t start(dagger_runtime_t *rt, const dagger_params_t *params)
 {
+    dg_fence_asym_ask_early(); /* the planner needs it; the kernel takes its time */
     dagger_status_t st = start_identity(rt);
     if (st == DAGGER_OK)
         st = start_actors(rt, params);
