@@ -90,4 +90,18 @@ static inline double la_rel(const double *x, const double *ref, size_t m, size_t
 
 #define LA_DTYPES {DAGGER_F64, DAGGER_F32}
 
+/* C (collected) equals c = alpha op(a) op(b) + beta c (M x N, inner K) by
+ * BLAS on the collected inputs; frees nothing of the caller's. */
+static inline void la_expect_gemm(dagger_array_t *C, const double *a, const double *b, double *c,
+                                  int ta, int tb, size_t M, size_t N, size_t K, double alpha,
+                                  double beta, dagger_dtype_t t, const char *what)
+{
+    cblas_dgemm(CblasColMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans,
+                (int)M, (int)N, (int)K, alpha, a, ta ? (int)K : (int)M, b, tb ? (int)N : (int)K,
+                beta, c, (int)M);
+    double *got = ar_collect(C);
+    LA_CLOSE(got, c, M, N, 0, t, what);
+    free(got);
+}
+
 #endif
