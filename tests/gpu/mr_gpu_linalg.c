@@ -76,15 +76,9 @@ Test(gpu_linalg, gemm_on_the_device_scope_equals_blas)
     dagger_runtime_t *rt = ar_init();
     dagger_dtype_t types[] = LA_DTYPES;
     for (int d = 0; d < 2; d++) {
-        dagger_dtype_t t = types[d];
-        size_t m = 70, n = 50, k = 60;
-        dagger_array_t *A = la_rand(rt, t, m, k, 32, 24, 1), *B = la_rand(rt, t, k, n, 24, 32, 2),
-                       *C = la_rand(rt, t, m, n, 32, 32, 3);
-        double *a = ar_collect(A), *b = ar_collect(B), *c = ar_collect(C);
-        ON_DEVICE(rt, "gemm", dagger_linalg_gemm(r, 0, 0, 1.5, A, B, 0.5, C));
-        la_expect_gemm(C, a, b, c, 0, 0, m, n, k, 1.5, 0.5, t, "gemm on the device scope");
-        free(a), free(b), free(c);
-        dagger_array_destroy(A), dagger_array_destroy(B), dagger_array_destroy(C);
+        la_gemm_case_t g = la_gemm_case(rt, types[d], 0, 1, 70, 50, 60, 32, 32, 24);
+        ON_DEVICE(rt, "gemm", dagger_linalg_gemm(r, 0, 1, 1.5, g.A, g.B, 0.5, g.C));
+        la_gemm_check(&g, 1.5, 0.5, "gemm on the device scope");
     }
     AR_OK(dagger_finalize(rt));
 }
