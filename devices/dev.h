@@ -85,6 +85,7 @@ struct dg_dev {
     dg_dev_stream_t *copy_stream; /* the memory-space actor's */
     dg_dev_cache_t mem, pinned;   /* device memory, staging */
     _Atomic uint64_t completed;   /* pending entries finished (idle source) */
+    _Atomic uint64_t launched;    /* tasks placed on it (tests check placement by it) */
     _Atomic uint64_t staged;      /* transfers to/from other ranks that went host-staged */
 };
 

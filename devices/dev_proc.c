@@ -12,9 +12,11 @@
 #include "core/status_internal.h"
 #include "devices/dev.h"
 
+/* The task's work is done: its check (cuSOLVER's info) runs now; a device
+ * failure (ok = 0) was recorded with the region's outcome already. */
 static void launch_done(dg_dev_t *d, dg_dev_pending_t *p, int ok)
 {
-    (void)ok; /* a device failure was recorded with the region's outcome */
+    dg_exec_after(d->ex, p->op, ok);
     dg_exec_finish(d->ex, p->op);
 }
 
@@ -33,6 +35,7 @@ static dagger_status_t on_dev_launch(dagger_ctx_t *ctx)
     dg_dev_t *d = dagger_ctx_state(ctx);
     dg_xop_t *op = ((const dg_dev_launch_msg_t *)dagger_ctx_payload(ctx))->op;
     dg_dev_stream_t *s = d->streams[d->next_stream++ % DG_DEV_STREAMS];
+    atomic_fetch_add_explicit(&d->launched, 1, memory_order_relaxed);
     if (d->be->set_current(d->index) != DAGGER_OK) {
         dg_exec_fail(d->ex, op->u.launch.task, DAGGER_ERR_SYSTEM, dagger_error_detail());
         dg_exec_finish(d->ex, op);

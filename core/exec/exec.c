@@ -408,6 +408,8 @@ static int emit_launch(dg_exec_t *ex, dg_xop_t *op, const dg_plan_op_t *p)
 {
     dg_xlaunch_t *l = &op->u.launch;
     l->device = -1; /* first: a launch that fails to emit still runs (as nothing) on a CPU */
+    l->after = NULL;
+    l->after_arg = NULL;
     size_t vbytes = 0;
     for (uint32_t i = 0; i < p->u.launch.nargs; i++)
         if (p->u.launch.args[i].kind == DG_PLAN_ARG_VALUE)

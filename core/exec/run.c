@@ -99,6 +99,7 @@ void dg_exec_run(dg_exec_t *ex, dg_xop_t *op, int worker)
     run_launch(ex, &t, DG_PLAN_CPU);
     if (DG_TRACE_ON())
         dg_trace_run_end(ex, op, worker, tr0);
+    dg_exec_after(ex, op, 1); /* CPU work is done when the implementation returns */
     dg_exec_finish(ex, op);
 }
 
@@ -173,21 +174,46 @@ void *dagger_task_result(dagger_task_t *t, size_t *size)
     return ret;
 }
 
+/* A task's failure with its detail, in the form every rank reports. */
+static void fail_task(dg_exec_t *ex, const dg_xop_t *op, const char *detail)
+{
+    char msg[512];
+    const dg_exec_codelet_t *cl = dg_exec_codelet(ex, op->u.launch.codelet);
+    snprintf(msg, sizeof(msg), "task %llu (%s) failed on rank %d: %s",
+             (unsigned long long)op->u.launch.task, cl ? cl->name : "?", ex->rank, detail);
+    dg_exec_fail(ex, op->u.launch.task, DAGGER_ERR_TASK_FAILED, msg);
+}
+
 int dagger_task_fail(dagger_task_t *t, const char *fmt, ...)
 {
     if (!t)
         return DAGGER_ERR_TASK_FAILED;
-    char detail[384], msg[512];
+    char detail[384];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(detail, sizeof(detail), fmt, ap);
     va_end(ap);
-    const dg_exec_codelet_t *cl = dg_exec_codelet(t->ex, t->op->u.launch.codelet);
-    snprintf(msg, sizeof(msg), "task %llu (%s) failed on rank %d: %s",
-             (unsigned long long)t->op->u.launch.task, cl ? cl->name : "?", t->ex->rank, detail);
-    dg_exec_fail(t->ex, t->op->u.launch.task, DAGGER_ERR_TASK_FAILED, msg);
+    fail_task(t->ex, t->op, detail);
     t->failed = 1;
     return DAGGER_ERR_TASK_FAILED;
+}
+
+void dg_task_after(dagger_task_t *t, dg_task_after_fn fn, void *arg)
+{
+    t->op->u.launch.after = fn;
+    t->op->u.launch.after_arg = arg;
+}
+
+void dg_exec_after(dg_exec_t *ex, dg_xop_t *op, int ok)
+{
+    dg_xlaunch_t *l = &op->u.launch;
+    dg_task_after_fn fn = l->after;
+    if (!fn)
+        return;
+    l->after = NULL;
+    char detail[384] = "";
+    if (fn(l->after_arg, ok, detail, sizeof(detail)) && ok)
+        fail_task(ex, op, detail);
 }
 
 uint64_t dagger_task_seq(dagger_task_t *t)

@@ -1,7 +1,8 @@
 /* The tile codelets: registered by name on first use in each runtime
- * (registration is idempotent). Only CPU implementations exist; the cuda and
- * hip fields of each description are where cuBLAS/cuSOLVER (hipBLAS) tile
- * kernels go once GPU devices exist (docs/linalg.md). */
+ * (registration is idempotent). Each has a CPU implementation (OpenBLAS,
+ * LAPACKE); gemm, gemv, syrk, trsm and potrf also a CUDA one (cuBLAS,
+ * cuSOLVER: core/linalg/cuda) when the CUDA backend is built. None has a HIP
+ * one: Debian ships no rocBLAS/rocSOLVER (docs/linalg.md, "GPUs"). */
 #include <string.h>
 
 #include "core/common.h"
@@ -10,28 +11,35 @@
 typedef struct cl_def {
     const char *name;
     dagger_impl_fn cpu;
+    dagger_impl_fn cuda;       /* NULL: the codelet runs on CPUs (and test devices) only */
 } cl_def_t;
 
+#ifdef DAGGER_HAVE_CUDA_LINALG
+#define CUDA_IMPL(fn) fn
+#else
+#define CUDA_IMPL(fn) NULL
+#endif
+
 static const cl_def_t defs[DG_LA_CL_COUNT] = {
-    [DG_LA_CL_GEMM] = {"dagger.linalg.gemm", dg_la_gemm_impl},
-    [DG_LA_CL_GEMV] = {"dagger.linalg.gemv", dg_la_gemv_impl},
-    [DG_LA_CL_SYRK] = {"dagger.linalg.syrk", dg_la_syrk_impl},
-    [DG_LA_CL_TRSM] = {"dagger.linalg.trsm", dg_la_trsm_impl},
-    [DG_LA_CL_POTRF] = {"dagger.linalg.potrf", dg_la_potrf_impl},
-    [DG_LA_CL_GETRF] = {"dagger.linalg.getrf_panel", dg_la_getrf_impl},
-    [DG_LA_CL_LASWP] = {"dagger.linalg.laswp", dg_la_laswp_impl},
-    [DG_LA_CL_LASWP_V] = {"dagger.linalg.laswp_value", dg_la_laswp_v_impl},
-    [DG_LA_CL_GEQRT] = {"dagger.linalg.geqrt", dg_la_geqrt_impl},
-    [DG_LA_CL_GEMQRT] = {"dagger.linalg.gemqrt", dg_la_gemqrt_impl},
-    [DG_LA_CL_TPQRT] = {"dagger.linalg.tpqrt", dg_la_tpqrt_impl},
-    [DG_LA_CL_TPMQRT] = {"dagger.linalg.tpmqrt", dg_la_tpmqrt_impl},
+    [DG_LA_CL_GEMM] = {"dagger.linalg.gemm", dg_la_gemm_impl, CUDA_IMPL(dg_la_gemm_cuda)},
+    [DG_LA_CL_GEMV] = {"dagger.linalg.gemv", dg_la_gemv_impl, CUDA_IMPL(dg_la_gemv_cuda)},
+    [DG_LA_CL_SYRK] = {"dagger.linalg.syrk", dg_la_syrk_impl, CUDA_IMPL(dg_la_syrk_cuda)},
+    [DG_LA_CL_TRSM] = {"dagger.linalg.trsm", dg_la_trsm_impl, CUDA_IMPL(dg_la_trsm_cuda)},
+    [DG_LA_CL_POTRF] = {"dagger.linalg.potrf", dg_la_potrf_impl, CUDA_IMPL(dg_la_potrf_cuda)},
+    [DG_LA_CL_GETRF] = {"dagger.linalg.getrf_panel", dg_la_getrf_impl, NULL},
+    [DG_LA_CL_LASWP] = {"dagger.linalg.laswp", dg_la_laswp_impl, NULL},
+    [DG_LA_CL_LASWP_V] = {"dagger.linalg.laswp_value", dg_la_laswp_v_impl, NULL},
+    [DG_LA_CL_GEQRT] = {"dagger.linalg.geqrt", dg_la_geqrt_impl, NULL},
+    [DG_LA_CL_GEMQRT] = {"dagger.linalg.gemqrt", dg_la_gemqrt_impl, NULL},
+    [DG_LA_CL_TPQRT] = {"dagger.linalg.tpqrt", dg_la_tpqrt_impl, NULL},
+    [DG_LA_CL_TPMQRT] = {"dagger.linalg.tpmqrt", dg_la_tpmqrt_impl, NULL},
 };
 
 dagger_status_t dg_la_codelet(dagger_runtime_t *rt, dg_la_cl_t which, dagger_codelet_t *out)
 {
     DG_ASSERT(which < DG_LA_CL_COUNT);
     dagger_codelet_desc_t d = {.name = defs[which].name, .cpu = defs[which].cpu,
-                               .cuda = NULL, .hip = NULL};
+                               .cuda = defs[which].cuda, .hip = NULL};
     return dagger_codelet_register(rt, &d, out);
 }
 

@@ -2,6 +2,7 @@
  * LU of a block column's panel, and its row interchanges on other block
  * columns. LAPACK's info is translated to global indices in the message. */
 #include <lapacke.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,6 +21,19 @@ static int load(dagger_task_t *t, int nviews, dagger_slot_t s[], dg_la_par_t *p)
     return DAGGER_OK;
 }
 
+void dg_la_info_msg(char *buf, size_t cap, int routine, const dg_la_par_t *p, int info,
+                    const char *lib)
+{
+    long long at = (long long)(p->row0 + info);
+    if (routine == DG_LA_CL_POTRF)
+        snprintf(buf, cap, "potrf: the matrix is not positive definite: its leading minor of "
+                 "order %lld is not positive (tile step %d, diagonal tile (%d, %d), %s info %d)",
+                 at, p->step, p->step, p->step, lib, info);
+    else
+        snprintf(buf, cap, "getrf: the matrix is singular: U(%lld, %lld) is exactly zero "
+                 "(1-based, tile step %d, %s info %lld)", at, at, p->step, lib, at);
+}
+
 /* Cholesky of the diagonal tile of step p.step: args A_kk. */
 int dg_la_potrf_impl(dagger_task_t *t)
 {
@@ -32,11 +46,11 @@ int dg_la_potrf_impl(dagger_task_t *t)
     lapack_int info = a.dtype == DAGGER_F64
                           ? LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, uplo, n, a.data, dg_la_ld(&a))
                           : LAPACKE_spotrf_work(LAPACK_COL_MAJOR, uplo, n, a.data, dg_la_ld(&a));
-    if (info > 0)
-        return dagger_task_fail(t, "potrf: the matrix is not positive definite: its leading minor "
-                                "of order %lld is not positive (tile step %d, diagonal tile "
-                                "(%d, %d), LAPACK info %d)", (long long)(p.row0 + info), p.step,
-                                p.step, p.step, (int)info);
+    if (info > 0) {
+        char msg[300];
+        dg_la_info_msg(msg, sizeof(msg), DG_LA_CL_POTRF, &p, (int)info, "LAPACK");
+        return dagger_task_fail(t, "%s", msg);
+    }
     if (info < 0)
         return dagger_task_fail(t, "potrf: LAPACK rejected argument %d", (int)-info);
     return DAGGER_OK;
@@ -61,11 +75,11 @@ int dg_la_getrf_impl(dagger_task_t *t)
     for (int i = 0; i < kb; i++)
         out[i] = (int64_t)ipiv[i] + p.row0;
     free(ipiv);
-    if (info > 0)
-        return dagger_task_fail(t, "getrf: the matrix is singular: U(%lld, %lld) is exactly zero "
-                                "(1-based, tile step %d, LAPACK info %lld)",
-                                (long long)(p.row0 + info), (long long)(p.row0 + info), p.step,
-                                (long long)(p.row0 + info));
+    if (info > 0) {
+        char msg[300];
+        dg_la_info_msg(msg, sizeof(msg), DG_LA_CL_GETRF, &p, (int)info, "LAPACK");
+        return dagger_task_fail(t, "%s", msg);
+    }
     if (info < 0)
         return dagger_task_fail(t, "getrf: LAPACK rejected argument %d", (int)-info);
     return DAGGER_OK;

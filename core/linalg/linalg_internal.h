@@ -8,7 +8,7 @@
 
 #include "core/array/array_internal.h"
 
-/* ---- tile codelets (one CPU implementation each, f32 and f64) ---- */
+/* ---- tile codelets (a CPU implementation each, some a CUDA one; f32, f64) ---- */
 
 typedef enum dg_la_cl {
     DG_LA_CL_GEMM = 0,  /* C = alpha op(A) op(B) + beta C */
@@ -60,6 +60,20 @@ int dg_la_geqrt_impl(dagger_task_t *t);
 int dg_la_gemqrt_impl(dagger_task_t *t);
 int dg_la_tpqrt_impl(dagger_task_t *t);
 int dg_la_tpmqrt_impl(dagger_task_t *t);
+#ifdef DAGGER_HAVE_CUDA_LINALG
+/* The CUDA ones (core/linalg/cuda): cuBLAS and cuSOLVER on the task's stream. */
+int dg_la_gemm_cuda(dagger_task_t *t);
+int dg_la_gemv_cuda(dagger_task_t *t);
+int dg_la_syrk_cuda(dagger_task_t *t);
+int dg_la_trsm_cuda(dagger_task_t *t);
+int dg_la_potrf_cuda(dagger_task_t *t);
+#endif
+
+/* The message of a factorisation whose info > 0 (routine DG_LA_CL_POTRF or
+ * DG_LA_CL_GETRF; lib "LAPACK" or "cuSOLVER"): names the tile step and the
+ * global minor or pivot, the same for the CPU and the GPU kernels. */
+void dg_la_info_msg(char *buf, size_t cap, int routine, const dg_la_par_t *p, int info,
+                    const char *lib);
 
 /* One BLAS thread inside each task: OpenBLAS's thread count is global, so
  * every kernel checks it (a load) and lowers it if a caller raised it. */

@@ -90,4 +90,40 @@ static inline double la_rel(const double *x, const double *ref, size_t m, size_t
 
 #define LA_DTYPES {DAGGER_F64, DAGGER_F32}
 
+/* One gemm case: random op(A) (M x K), op(B) (K x N), C (M x N) in blocks
+ * mb, nb, kb, and their collected copies. */
+typedef struct la_gemm_case {
+    dagger_array_t *A, *B, *C;
+    double *a, *b, *c;
+    int ta, tb;
+    size_t M, N, K;
+    dagger_dtype_t t;
+} la_gemm_case_t;
+
+static inline la_gemm_case_t la_gemm_case(dagger_runtime_t *rt, dagger_dtype_t t, int ta, int tb,
+                                          size_t M, size_t N, size_t K, size_t mb, size_t nb,
+                                          size_t kb)
+{
+    la_gemm_case_t g = {.ta = ta, .tb = tb, .M = M, .N = N, .K = K, .t = t};
+    g.A = ta ? la_rand(rt, t, K, M, kb, mb, 1) : la_rand(rt, t, M, K, mb, kb, 1);
+    g.B = tb ? la_rand(rt, t, N, K, nb, kb, 2) : la_rand(rt, t, K, N, kb, nb, 2);
+    g.C = la_rand(rt, t, M, N, mb, nb, 3);
+    g.a = ar_collect(g.A), g.b = ar_collect(g.B), g.c = ar_collect(g.C);
+    return g;
+}
+
+/* After C = alpha op(A) op(B) + beta C: C equals BLAS on the collected
+ * inputs; frees the case. */
+static inline void la_gemm_check(la_gemm_case_t *g, double alpha, double beta, const char *what)
+{
+    cblas_dgemm(CblasColMajor, g->ta ? CblasTrans : CblasNoTrans,
+                g->tb ? CblasTrans : CblasNoTrans, (int)g->M, (int)g->N, (int)g->K, alpha, g->a,
+                g->ta ? (int)g->K : (int)g->M, g->b, g->tb ? (int)g->N : (int)g->K, beta, g->c,
+                (int)g->M);
+    double *got = ar_collect(g->C);
+    LA_CLOSE(got, g->c, g->M, g->N, 0, g->t, what);
+    free(got), free(g->a), free(g->b), free(g->c);
+    dagger_array_destroy(g->A), dagger_array_destroy(g->B), dagger_array_destroy(g->C);
+}
+
 #endif

@@ -13,19 +13,9 @@ Test(linalg_blas, gemm)
     for (int d = 0; d < 2; d++)
         for (int ta = 0; ta < 2; ta++)
             for (int tb = 0; tb < 2; tb++) {
-                dagger_dtype_t t = types[d];
-                dagger_array_t *A = ta ? la_rand(rt, t, K, M, kb, mb, 1) : la_rand(rt, t, M, K, mb, kb, 1);
-                dagger_array_t *B = tb ? la_rand(rt, t, N, K, nb, kb, 2) : la_rand(rt, t, K, N, kb, nb, 2);
-                dagger_array_t *C = la_rand(rt, t, M, N, mb, nb, 3);
-                double *a = ar_collect(A), *b = ar_collect(B), *c = ar_collect(C);
-                AR_OK(dagger_linalg_gemm(NULL, ta, tb, 1.5, A, B, -0.5, C));
-                cblas_dgemm(CblasColMajor, ta ? CblasTrans : CblasNoTrans,
-                            tb ? CblasTrans : CblasNoTrans, (int)M, (int)N, (int)K, 1.5, a,
-                            ta ? (int)K : (int)M, b, tb ? (int)N : (int)K, -0.5, c, (int)M);
-                double *got = ar_collect(C);
-                LA_CLOSE(got, c, M, N, 0, t, "gemm");
-                free(a), free(b), free(c), free(got);
-                dagger_array_destroy(A), dagger_array_destroy(B), dagger_array_destroy(C);
+                la_gemm_case_t g = la_gemm_case(rt, types[d], ta, tb, M, N, K, mb, nb, kb);
+                AR_OK(dagger_linalg_gemm(NULL, ta, tb, 1.5, g.A, g.B, -0.5, g.C));
+                la_gemm_check(&g, 1.5, -0.5, "gemm");
             }
     AR_OK(dagger_finalize(rt));
 }

@@ -9,6 +9,7 @@ set(DAGGER_HIP_ARCHS "gfx90a" CACHE STRING
     "AMD GPU targets (hipcc --offload-arch) the HIP backend's kernels are built for (gfx90a: MI200)")
 
 set(DAGGER_HAVE_CUDA OFF)
+set(DAGGER_HAVE_CUDA_LINALG OFF)
 set(DAGGER_CUDA_ARCHS_SHOWN "off")
 if(NOT DAGGER_CUDA STREQUAL "OFF")
   find_package(CUDAToolkit QUIET)
@@ -34,6 +35,13 @@ if(NOT DAGGER_CUDA STREQUAL "OFF")
     # The runtime API only: libcuda (the driver) is never linked, so the
     # library starts on machines without a driver and reports no devices.
     list(APPEND DAGGER_EXTRA_LINK_DEPS CUDA::cudart)
+    # The linear algebra tiles' CUDA implementations (core/linalg/cuda) need
+    # cuBLAS and cuSOLVER; without them the tiles run on CPUs only.
+    if(TARGET CUDA::cublas AND TARGET CUDA::cusolver)
+      set(DAGGER_HAVE_CUDA_LINALG ON)
+      add_compile_definitions(DAGGER_HAVE_CUDA_LINALG=1)
+      list(APPEND DAGGER_EXTRA_LINK_DEPS CUDA::cublas CUDA::cusolver)
+    endif()
   elseif(DAGGER_CUDA STREQUAL "ON")
     message(FATAL_ERROR "DAGGER_CUDA=ON but no CUDA toolkit (nvcc, cudart) was found")
   endif()

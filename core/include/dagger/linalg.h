@@ -34,8 +34,12 @@
  * for potrf, exactly singular for getrf: the detail names the tile step and
  * the global index, as LAPACK's info would). docs/linalg.md has examples.
  *
- * GPU: the tile codelets have CPU implementations only; their descriptions
- * leave the cuda/hip fields for cuBLAS/cuSOLVER kernels (GPU devices issue). */
+ * GPUs: pass a region whose scope admits CUDA devices and the gemm, gemv,
+ * syrk, trsm and potrf tiles run there (cuBLAS, cuSOLVER); LU's panel and
+ * row swaps and QR's tiles have CPU implementations only (a CUDA-only scope
+ * is DAGGER_ERR_SCOPE for them; a union with the CPUs runs them there), and
+ * no tile has a HIP one (Debian ships no rocBLAS/rocSOLVER). docs/linalg.md,
+ * "GPUs". */
 #ifndef DAGGER_LINALG_H
 #define DAGGER_LINALG_H
 

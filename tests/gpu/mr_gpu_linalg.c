@@ -1,0 +1,211 @@
+/* The linear algebra routines on a device scope: a region whose scope names
+ * the device kind under test (test devices here, CUDA devices under
+ * DG_GPU_SUITE=cuda) places the tile tasks on the devices' processor actors
+ * (counted by each device: the test fails if they ran on CPUs) and gives
+ * LAPACK's results to the same bounds as on CPUs. A HIP scope fails on every
+ * rank: no linalg codelet has a HIP implementation (Debian ships no
+ * rocBLAS/rocSOLVER). */
+#include "core/api/tasks.h"
+#include "core/exec/task_after.h"
+#include "core/runtime.h"
+#include "devices/dev.h"
+#include "gpu/gpu_kind.h"
+#include "linalg/la_util.h"
+
+/* Tasks this rank's devices of the kind under test have run so far. */
+static uint64_t device_launches(dagger_runtime_t *rt)
+{
+    const char *be = gpu_kind() == DAGGER_PROC_CUDA ? "cuda" : "testdev";
+    dg_exec_t *ex = rt->tasks->exec;
+    uint64_t n = 0;
+    for (int d = 0; d < ex->ndevs; d++)
+        if (strcmp(ex->devs[d].be->name, be) == 0)
+            n += atomic_load(&ex->devs[d].launched);
+    return n;
+}
+
+/* Every tile task of the region ran on this rank's device: the region's
+ * local task count equals the device's launches (test devices and CUDA
+ * devices alike). Rank 0 owns tile (0, 0), so it ran some; on 3 ranks a
+ * small matrix may leave a rank none. */
+static void expect_on_device(dagger_runtime_t *rt, uint64_t before, const char *what)
+{
+    dagger_region_stats_t st;
+    AR_OK(dagger_region_stats(rt, &st));
+    uint64_t ran = device_launches(rt) - before;
+    cr_assert(st.tasks_local > 0 || dagger_rank(rt) != 0, "%s: rank %d ran no tile task", what,
+              dagger_rank(rt));
+    cr_assert_eq(ran, st.tasks_local, "%s: rank %d ran %llu of its %llu tile tasks on its %s",
+                 what, dagger_rank(rt), (unsigned long long)ran,
+                 (unsigned long long)st.tasks_local, gpu_kind_name());
+}
+
+/* Runs one routine in a region of the device kind. */
+#define ON_DEVICE(rt, what, call)                                                           \
+    do {                                                                                    \
+        dagger_scope_t dev_scope = {.kinds = gpu_kind()};                                   \
+        dagger_region_t *r;                                                                 \
+        uint64_t before = device_launches(rt);                                              \
+        AR_OK(dagger_region_begin(rt, &dev_scope, &r));                                     \
+        AR_OK(call);                                                                        \
+        AR_OK(dagger_region_end(r));                                                        \
+        expect_on_device(rt, before, what);                                                 \
+    } while (0)
+
+Test(gpu_linalg, cholesky_on_the_device_scope_equals_lapack)
+{
+    dagger_runtime_t *rt = ar_init();
+    dagger_dtype_t types[] = LA_DTYPES;
+    for (int d = 0; d < 2; d++)
+        for (int up = 0; up < 2; up++) {
+            size_t n = 100; /* tiles that do not divide n */
+            dagger_array_t *A = la_spd(rt, types[d], n, 32, 32);
+            double *ref = ar_collect(A);
+            ON_DEVICE(rt, "potrf", dagger_linalg_potrf(r, up, A));
+            cr_assert_eq(LAPACKE_dpotrf(LAPACK_COL_MAJOR, up ? 'U' : 'L', (int)n, ref, (int)n), 0);
+            double *got = ar_collect(A);
+            LA_CLOSE(got, ref, n, n, up ? 'U' : 'L', types[d], "potrf on the device scope");
+            free(ref), free(got);
+            dagger_array_destroy(A);
+        }
+    AR_OK(dagger_finalize(rt));
+}
+
+Test(gpu_linalg, gemm_on_the_device_scope_equals_blas)
+{
+    dagger_runtime_t *rt = ar_init();
+    dagger_dtype_t types[] = LA_DTYPES;
+    for (int d = 0; d < 2; d++) {
+        la_gemm_case_t g = la_gemm_case(rt, types[d], 0, 1, 70, 50, 60, 32, 32, 24);
+        ON_DEVICE(rt, "gemm", dagger_linalg_gemm(r, 0, 1, 1.5, g.A, g.B, 0.5, g.C));
+        la_gemm_check(&g, 1.5, 0.5, "gemm on the device scope");
+    }
+    AR_OK(dagger_finalize(rt));
+}
+
+/* A matrix that is not positive definite fails on every rank naming the
+ * step and the minor, as on CPUs (on CUDA devices through cuSOLVER's info,
+ * checked when the task's work is done). */
+Test(gpu_linalg, not_positive_definite_fails_on_every_rank)
+{
+    dagger_runtime_t *rt = ar_init();
+    dagger_dtype_t types[] = LA_DTYPES;
+    for (int d = 0; d < 2; d++) {
+        size_t n = 96;
+        dagger_array_t *A = la_spd(rt, types[d], n, 32, 32);
+        AR_OK(dagger_array_fill(NULL, A, -1.0)); /* minor of order 1 is -1 */
+        dagger_scope_t dev_scope = {.kinds = gpu_kind()};
+        dagger_region_t *r;
+        AR_OK(dagger_region_begin(rt, &dev_scope, &r));
+        AR_OK(dagger_linalg_potrf(r, DAGGER_LA_LOWER, A));
+        dagger_status_t st = dagger_region_end(r);
+        cr_assert_eq(st, DAGGER_ERR_TASK_FAILED, "rank %d: %s", dagger_rank(rt),
+                     dagger_error_detail());
+        const char *msg = dagger_error_detail();
+        cr_assert(strstr(msg, "not positive definite") && strstr(msg, "order 1 ") &&
+                      strstr(msg, "tile step 0"), "rank %d: %s", dagger_rank(rt), msg);
+        dagger_array_destroy(A);
+    }
+    AR_OK(dagger_finalize(rt));
+}
+
+/* The path cuSOLVER's info takes: a device task's completion check
+ * (dg_task_after) runs once its work is done and its failure is the task's,
+ * on every rank, with dagger_task_fail's message form. */
+static int late_check(void *arg, int ok, char *detail, size_t cap)
+{
+    (void)arg;
+    if (ok)
+        snprintf(detail, cap, "the device work reported info 7");
+    return ok;
+}
+
+static int with_late_check(dagger_task_t *t)
+{
+    dg_task_after(t, late_check, NULL);
+    return DAGGER_OK;
+}
+
+Test(gpu_linalg, a_completion_check_fails_the_task_on_every_rank)
+{
+    dagger_runtime_t *rt = ar_init();
+    dagger_array_t *A = la_rand(rt, DAGGER_F64, 8, 8, 8, 8, 1);
+    dagger_codelet_desc_t cd = {.name = "test.late_check", .cpu = with_late_check};
+    dagger_codelet_t cl;
+    AR_OK(dagger_codelet_register(rt, &cd, &cl));
+    dagger_scope_t dev_scope = {.kinds = gpu_kind()};
+    dagger_region_t *r;
+    AR_OK(dagger_region_begin(rt, &dev_scope, &r));
+    dagger_arg_t a[1] = {DAGGER_INOUT(dagger_array_block(A, 0))};
+    AR_OK(dagger_submit(r, cl, 1, a, NULL, NULL, NULL));
+    cr_assert_eq(dagger_region_end(r), DAGGER_ERR_TASK_FAILED, "rank %d", dagger_rank(rt));
+    cr_assert(strstr(dagger_error_detail(), "(test.late_check) failed on rank 0: the device "
+                                            "work reported info 7"), "%s", dagger_error_detail());
+    dagger_array_destroy(A);
+    AR_OK(dagger_finalize(rt));
+}
+
+/* QR's tile codelets have no CUDA implementation (cuSOLVER has no
+ * tpqrt/tpmqrt): on test devices (which run the CPU kernels) the QR runs on
+ * the devices and R matches LAPACK's; on CUDA devices it is a scope error on
+ * every rank naming what the codelet implements. */
+Test(gpu_linalg, qr_on_the_device_scope)
+{
+    dagger_runtime_t *rt = ar_init();
+    size_t m = 96, n = 64;
+    dagger_array_t *A = la_rand(rt, DAGGER_F64, m, n, 32, 32, 7), *T;
+    AR_OK(dagger_linalg_qr_t_create(A, &T));
+    double *ref = ar_collect(A);
+    dagger_scope_t dev_scope = {.kinds = gpu_kind()};
+    dagger_region_t *r;
+    uint64_t before = device_launches(rt);
+    AR_OK(dagger_region_begin(rt, &dev_scope, &r));
+    dagger_status_t st = dagger_linalg_geqrf(r, A, T);
+    dagger_status_t end = dagger_region_end(r);
+    if (gpu_kind() == DAGGER_PROC_CUDA) {
+        cr_assert(st == DAGGER_ERR_SCOPE || end == DAGGER_ERR_SCOPE, "rank %d: %d %d: %s",
+                  dagger_rank(rt), st, end, dagger_error_detail());
+        cr_assert(strstr(dagger_error_detail(), "the codelet implements: CPU"), "%s",
+                  dagger_error_detail());
+    } else {
+        AR_OK(st);
+        AR_OK(end);
+        expect_on_device(rt, before, "geqrf");
+        double tau[64];
+        cr_assert_eq(LAPACKE_dgeqrf(LAPACK_COL_MAJOR, (int)m, (int)n, ref, (int)m, tau), 0);
+        double *got = ar_collect(A);
+        /* R is unique up to the signs of its rows: compare |R| */
+        for (size_t j = 0; j < n; j++)
+            for (size_t i = 0; i <= j; i++) {
+                got[i + j * m] = fabs(got[i + j * m]);
+                ref[i + j * m] = fabs(ref[i + j * m]);
+            }
+        LA_CLOSE(got, ref, m, n, 'U', DAGGER_F64, "geqrf's R on the device scope");
+        free(got);
+    }
+    free(ref);
+    dagger_array_destroy(A), dagger_array_destroy(T);
+    AR_OK(dagger_finalize(rt));
+}
+
+/* No linalg codelet has a HIP implementation, and Debian's HIP has no
+ * rocBLAS/rocSOLVER to give them one: a HIP-scoped routine is a scope error
+ * on every rank (at the region when no rank has a HIP device, at the tile
+ * tasks when one has: the codelet implements no HIP). */
+Test(gpu_linalg, a_hip_scope_is_a_scope_error_everywhere)
+{
+    dagger_runtime_t *rt = ar_init();
+    dagger_array_t *A = la_spd(rt, DAGGER_F64, 64, 32, 32);
+    dagger_scope_t hip = {.kinds = DAGGER_PROC_HIP};
+    dagger_region_t *r;
+    dagger_status_t st = dagger_region_begin(rt, &hip, &r);
+    if (st == DAGGER_OK) {
+        st = dagger_linalg_potrf(r, DAGGER_LA_LOWER, A);
+        dagger_status_t end = dagger_region_end(r);
+        st = st != DAGGER_OK ? st : end;
+    }
+    cr_assert_eq(st, DAGGER_ERR_SCOPE, "rank %d: %s", dagger_rank(rt), dagger_error_detail());
+    cr_assert(strstr(dagger_error_detail(), "HIP"), "%s", dagger_error_detail());
+    dagger_array_destroy(A);
+    AR_OK(dagger_finalize(rt));
+}
