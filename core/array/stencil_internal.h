@@ -30,7 +30,8 @@ typedef struct dg_st_operand {
 typedef struct dg_st_phase {
     int first, count;                       /* its expressions */
     int fused;                              /* 1: no pack tasks; the sweep reads its own blocks
-                                               in place and the halo strips as arguments */
+                                               in place, gets the halo strips as arguments and
+                                               writes only the frame of the padded buffers */
     int nops;
     dg_st_operand_t ops[DG_ST_MAX_OPERANDS];
     void *tmpl;                             /* sweep parameters (dg_st_sweep_hdr_t first) */
@@ -60,6 +61,8 @@ typedef struct dg_st_sweep_hdr {
     uint32_t fused;                         /* the phase's dg_st_phase_t.fused */
     uint32_t npieces;                       /* fused: the halo pieces after the template */
     uint64_t pieces_off;                    /* fused: where they start in the parameters */
+    int8_t pad_arg[DAGGER_MAX_ARGS];        /* fused: per pack operand, the argument of its
+                                               padded buffer (the sweep writes its frame) */
     uint64_t off[DAGGER_MAX_DIMS];          /* the block's global offset (patched per block) */
 } dg_st_sweep_hdr_t;
 

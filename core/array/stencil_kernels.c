@@ -78,7 +78,6 @@ int dg_arr_pack_impl(dagger_task_t *t)
  * it got as arguments. The rest of the block is read in place. */
 typedef struct pads {
     dagger_slot_t slot[DAGGER_MAX_ARGS];    /* per argument: its padded buffer (data NULL: none) */
-    void *mem[DAGGER_MAX_ARGS];             /* allocated here (fused) */
 } pads_t;
 
 /* The own block's frame (width 2h) into the padded buffer d. */
@@ -110,21 +109,17 @@ static void copy_ring(const dagger_slot_t *d, const dagger_slot_t *own, const ui
             }
 }
 
-/* The padded buffer of argument a (a fused input's own block, halo h). */
-static int build_pad(dagger_task_t *t, pads_t *pads, int a, const uint64_t h[],
+/* The padded buffer (argument pa) of argument a, a fused input's own block
+ * with halo h: its frame only. */
+static int build_pad(dagger_task_t *t, pads_t *pads, int a, int pa, const uint64_t h[],
                      const dg_st_piece_param_t *pc, uint32_t npieces)
 {
     dagger_slot_t own = dagger_task_arg(t, a), *d = &pads->slot[a];
-    *d = own;
-    size_t es = dagger_dtype_size(own.dtype), len = 1;
-    for (int k = 0; k < DAGGER_MAX_DIMS; k++) {
-        d->dims[k] = k < own.ndims ? own.dims[k] + 2 * h[k] : 0;
-        d->strides[k] = k < own.ndims ? len : 0;
-        len *= k < own.ndims ? d->dims[k] : 1;
-    }
-    d->data = pads->mem[a] = dg_malloc(len * es);
-    if (!d->data)
-        return -1;
+    *d = dagger_task_arg(t, pa);
+    size_t es = dagger_dtype_size(own.dtype);
+    for (int k = 0; k < own.ndims; k++)
+        if (d->dtype != own.dtype || d->ndims != own.ndims || d->dims[k] != own.dims[k] + 2 * h[k])
+            return -2;
     copy_ring(d, &own, h);
     for (uint32_t i = 0; i < npieces; i++) {
         dg_st_piece_param_t q;
@@ -158,19 +153,16 @@ static int setup_pads(dagger_task_t *t, const dg_st_sweep_hdr_t *h, const unsign
             int a = e.in[i].arg;
             if (!e.in[i].padded || a < 0 || a >= DAGGER_MAX_ARGS || pads->slot[a].data)
                 continue;
+            int rc = 0;
             if (!h->fused)
                 pads->slot[a] = dagger_task_arg(t, a);
-            else if (build_pad(t, pads, a, e.in[i].halo, pc, h->npieces))
-                return -1;
+            else
+                rc = build_pad(t, pads, a, h->pad_arg[a], e.in[i].halo, pc, h->npieces);
+            if (rc)
+                return rc;
         }
     }
     return 0;
-}
-
-static void free_pads(pads_t *pads)
-{
-    for (int a = 0; a < DAGGER_MAX_ARGS; a++)
-        free(pads->mem[a]);
 }
 
 /* ------------------------------------------------------------ sweep */
@@ -477,18 +469,13 @@ int dg_arr_sweep_impl(dagger_task_t *t)
     if (v.bytes < sizeof(h) + h.nexpr * sizeof(dg_st_expr_param_t))
         return dagger_task_fail(t, "malformed stencil parameters");
     pads_t pads;
-    int rc = setup_pads(t, &h, blob, v.bytes, &pads);
-    if (rc) {
-        free_pads(&pads);
-        return rc == -1 ? dagger_task_fail(t, "out of memory for a padded block")
-                        : dagger_task_fail(t, "malformed stencil parameters");
-    }
-    rc = DAGGER_OK;
+    if (setup_pads(t, &h, blob, v.bytes, &pads))
+        return dagger_task_fail(t, "malformed stencil parameters");
+    int rc = DAGGER_OK;
     for (uint32_t x = 0; x < h.nexpr && rc == DAGGER_OK; x++) {
         dg_st_expr_param_t e;
         memcpy(&e, blob + sizeof(h) + x * sizeof(e), sizeof(e));
         rc = run_expr(t, &h, &e, blob, &pads);
     }
-    free_pads(&pads);
     return rc;
 }
