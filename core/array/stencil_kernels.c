@@ -255,7 +255,7 @@ static const char *elem(sweep_ctx_t *c, int i, int own, const size_t i_[DAGGER_M
 
 /* v[i] = the sum over the rows r of x_r[i - d .. i + d]: all the window's
  * lines in one pass (the 3 x 3 case of 2-D unrolled, the common one). */
-#define MAX_ROWS 729 /* window rows listed on the stack; wider windows allocate the list */
+#define MAX_ROWS 81 /* window rows listed on the stack; wider windows allocate the list */
 
 static void sum_rows(dagger_dtype_t t, const char *const *rows, size_t nrows, ptrdiff_t d, size_t n,
                      double *v)
@@ -285,6 +285,16 @@ static void sum_rows(dagger_dtype_t t, const char *const *rows, size_t nrows, pt
           })
 }
 
+/* The 2-D window of 3 rows (the common case, and called per line segment):
+ * the rows without the general listing. */
+static void window_sum3(const sweep_ctx_t *c, const char *centre, size_t n, double *v)
+{
+    const dagger_window_t *w = &c->w[0];
+    ptrdiff_t step = w->stride[1] * (ptrdiff_t)c->src[0].es;
+    const char *r3[3] = {centre - step, centre, centre + step};
+    sum_rows(w->dtype, r3, 3, (ptrdiff_t)w->dist[0], n, v);
+}
+
 /* The sum of input 0's window for every element of a line. */
 static int window_sum_line(sweep_ctx_t *c, const char *centre, size_t n, double *v)
 {
@@ -295,7 +305,7 @@ static int window_sum_line(sweep_ctx_t *c, const char *centre, size_t n, double 
         d[k] = (ptrdiff_t)w->dist[k];
         nrows *= k ? (size_t)(2 * d[k] + 1) : 1;
     }
-    const char *stack[MAX_ROWS], **rows = nrows <= MAX_ROWS ? stack : dg_malloc(nrows * sizeof(*rows));
+    const char *stack[MAX_ROWS] = {0}, **rows = nrows <= MAX_ROWS ? stack : dg_calloc(nrows, sizeof(*rows));
     if (!rows)
         return -1;
     size_t r = 0;
@@ -327,6 +337,10 @@ static int eval_seg(sweep_ctx_t *c, const size_t i_[DAGGER_MAX_DIMS], size_t n, 
         load_line(c->w[0].dtype, pi[0], n, v);
         return 0;
     case DG_ST_SUM:
+        if (c->w[0].dist[1] == 1 && !c->w[0].dist[2] && !c->w[0].dist[3]) {
+            window_sum3(c, pi[0], n, v);
+            return 0;
+        }
         return window_sum_line(c, pi[0], n, v);
     default:
         break;
