@@ -1,7 +1,10 @@
 /* Stencils, internal: a prepared sweep is a list of phases; each phase
- * packs the inputs it reads with a window into padded per-block buffers
- * (the block plus its halo, boundary conditions applied), then runs one
- * task per block that evaluates the phase's expressions in order. */
+ * runs one task per block that evaluates the phase's expressions in order.
+ * The inputs it reads with a window have padded per-block buffers (the
+ * block plus its halo, boundary conditions applied): a fused phase's task
+ * writes their frame itself from its own block and the halo strips it gets
+ * as arguments, and reads the rest of the block in place; otherwise pack
+ * (and extend) tasks fill the whole buffers first. */
 #ifndef DG_ARRAY_STENCIL_INTERNAL_H
 #define DG_ARRAY_STENCIL_INTERNAL_H
 

@@ -1,6 +1,7 @@
 /* Stencil codelets: pack (a halo piece into a padded buffer) and sweep (a
  * phase's expressions over one block, windows read from the padded
- * buffers or, for width 0, from the block itself). */
+ * buffers near the block's edges and, in a fused sweep, from the block
+ * itself elsewhere; width 0 always from the block itself). */
 #include <stdlib.h>
 #include <string.h>
 

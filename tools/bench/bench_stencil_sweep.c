@@ -18,20 +18,21 @@
 
 #define MAX_REPS 64
 
+/* Exits with the runtime's detail when st is an error. */
 static void must(dagger_status_t st, const char *what)
 {
-    if (st != DAGGER_OK) {
-        fprintf(stderr, "bench_stencil_sweep: %s: %s: %s\n", what, dagger_strerror(st),
-                dagger_error_detail());
-        exit(1);
-    }
+    if (st == DAGGER_OK)
+        return;
+    fprintf(stderr, "bench_stencil_sweep: %s: %s: %s\n", what, dagger_strerror(st),
+            dagger_error_detail());
+    exit(1);
 }
 
+/* Seconds on the monotonic clock. */
 static double now(void)
 {
     struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+    return clock_gettime(CLOCK_MONOTONIC, &ts) ? 0 : (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
 /* The serial reference: the interior as one unrolled loop, the edges with
