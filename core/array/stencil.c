@@ -271,7 +271,8 @@ static dagger_status_t build_template(dagger_stencil_t *s, dg_st_phase_t *ph)
     unsigned char *t = dg_calloc(1, len);
     if (!t)
         return dg_error(DAGGER_ERR_NO_MEMORY, "%s: out of memory", fn_create);
-    dg_st_sweep_hdr_t h = {.nexpr = (uint32_t)ph->count, .ndims = (uint32_t)s->shape->ndims};
+    dg_st_sweep_hdr_t h = {.nexpr = (uint32_t)ph->count, .ndims = (uint32_t)s->shape->ndims,
+                           .fused = (uint32_t)ph->fused, .pieces_off = len};
     memcpy(t, &h, sizeof(h));
     size_t at = fixed;
     for (int e = ph->first; e < ph->first + ph->count; e++) {
@@ -312,11 +313,55 @@ static const dagger_array_t *phase_home(const dg_st_phase_t *ph)
     return NULL;
 }
 
+typedef struct fuse_count {
+    int args, pieces;
+} fuse_count_t;
+
+static dagger_status_t count_piece(void *ctx, const dg_st_piece_t *pc)
+{
+    fuse_count_t *c = ctx;
+    if (!pc->centre) {
+        c->pieces++;
+        c->args += !pc->pp.fill;
+    }
+    return DAGGER_OK;
+}
+
+/* A phase runs fused (one task per block, no pack tasks) when reading
+ * its windowed inputs in place is safe and its strips fit in one task's
+ * arguments: no affine boundary (their ghosts are computed by extend
+ * tasks), and no array of the phase both written and read through a window
+ * (a neighbour's sweep could overwrite a strip before it is read). */
+static int phase_fusable(const dagger_stencil_t *s, const dg_st_phase_t *ph)
+{
+    for (int i = 0; i < ph->nops; i++) {
+        const dg_st_operand_t *o = &ph->ops[i];
+        for (int j = 0; o->pack < 0 && o->mode != DAGGER_MODE_IN && j < ph->nops; j++)
+            if (ph->ops[j].pack >= 0 && s->packs[ph->ops[j].pack].src == o->arr)
+                return 0;
+        for (int k = 0; o->pack >= 0 && k < DAGGER_MAX_DIMS; k++)
+            if (s->packs[o->pack].dist[k] && dg_st_bc_affine(s->packs[o->pack].bc[k].kind))
+                return 0;
+    }
+    for (size_t b = 0; b < s->shape->nblocks; b++) {
+        fuse_count_t c = {ph->nops + 1, 0};
+        for (int i = 0; i < ph->nops; i++)
+            if (ph->ops[i].pack >= 0) {
+                c.args++; /* its padded buffer */
+                dg_st_for_pieces(&s->packs[ph->ops[i].pack], b, count_piece, &c);
+            }
+        if (c.args > DAGGER_MAX_ARGS || c.pieces > DG_ST_MAX_PIECES)
+            return 0;
+    }
+    return 1;
+}
+
 static dagger_status_t prepare(dagger_stencil_t *s)
 {
     dagger_status_t st = build_phases(s);
     for (int f = 0; f < s->nphases && st == DAGGER_OK; f++) {
         dg_st_phase_t *ph = &s->phases[f];
+        ph->fused = phase_fusable(s, ph);
         for (int i = 0; i < ph->nops && st == DAGGER_OK; i++)
             if (ph->ops[i].pack >= 0)
                 st = alloc_pack(s, &s->packs[ph->ops[i].pack], phase_home(ph));
@@ -440,36 +485,80 @@ typedef struct st_codelets {
     dagger_codelet_t pack, extend, sweep;
 } st_codelets_t;
 
+/* The arguments and piece parameters a fused sweep task gets for its strips. */
+typedef struct fuse_args {
+    dagger_arg_t *args;
+    int nargs, op;
+    dg_st_piece_param_t *pieces;
+    uint32_t npieces;
+} fuse_args_t;
+
+static dagger_status_t add_piece(void *ctx, const dg_st_piece_t *pc)
+{
+    fuse_args_t *f = ctx;
+    if (pc->centre)
+        return DAGGER_OK; /* read in place */
+    dg_st_piece_param_t q = {.op = f->op, .arg = -1, .pp = pc->pp};
+    if (!pc->pp.fill) {
+        q.arg = f->nargs;
+        f->args[f->nargs++] = DAGGER_IN(pc->src);
+    }
+    for (int k = 0; k < DAGGER_MAX_DIMS; k++) {
+        q.doff[k] = pc->doff[k];
+        q.dext[k] = pc->dext[k];
+    }
+    memcpy(&f->pieces[f->npieces++], &q, sizeof(q));
+    return DAGGER_OK;
+}
+
+/* One sweep task of block b; scratch holds the template (its header is
+ * patched) and, for a fused phase, room for the pieces after it. */
+static dagger_status_t submit_block(dagger_region_t *r, const dagger_stencil_t *s,
+                                    const dg_st_phase_t *ph, dagger_codelet_t cl, size_t b,
+                                    unsigned char *scratch)
+{
+    dg_st_sweep_hdr_t h;
+    size_t idx[DAGGER_MAX_DIMS], off[DAGGER_MAX_DIMS], ext[DAGGER_MAX_DIMS];
+    dg_arr_block_box(s->shape, b, idx, off, ext);
+    memcpy(&h, scratch, sizeof(h));
+    for (int k = 0; k < DAGGER_MAX_DIMS; k++)
+        h.off[k] = off[k];
+    dagger_arg_t args[DAGGER_MAX_ARGS];
+    fuse_args_t f = {args, ph->nops, 0, (dg_st_piece_param_t *)(void *)(scratch + ph->tmpl_len), 0};
+    for (int i = 0; i < ph->nops; i++) {
+        const dg_st_operand_t *o = &ph->ops[i];
+        const dg_st_pack_t *p = o->pack >= 0 ? &s->packs[o->pack] : NULL;
+        dagger_chunk_t c = o->arr ? o->arr->chunks[b] : ph->fused ? p->src->chunks[b] : p->pad[b];
+        args[i] = (dagger_arg_t){.kind = DAGGER_ARG_VIEW, .mode = o->mode,
+                                 .view = dagger_view(s->rt, c)};
+    }
+    for (int i = 0; i < ph->nops && ph->fused; i++)
+        if (ph->ops[i].pack >= 0) {
+            h.pad_arg[i] = (int8_t)f.nargs;
+            args[f.nargs++] = DAGGER_OUT(dagger_view(s->rt, s->packs[ph->ops[i].pack].pad[b]));
+            f.op = i;
+            dg_st_for_pieces(&s->packs[ph->ops[i].pack], b, add_piece, &f);
+        }
+    h.npieces = f.npieces;
+    memcpy(scratch, &h, sizeof(h));
+    args[f.nargs] = DAGGER_VALUE(scratch, ph->tmpl_len + f.npieces * sizeof(dg_st_piece_param_t));
+    return dagger_submit(r, cl, f.nargs + 1, args, NULL, NULL, NULL);
+}
+
 static dagger_status_t submit_phase(dagger_region_t *r, const dagger_stencil_t *s,
                                     const dg_st_phase_t *ph, const st_codelets_t *cl,
                                     unsigned char *scratch)
 {
     dagger_status_t st = DAGGER_OK;
-    for (int i = 0; i < ph->nops && st == DAGGER_OK; i++)
+    for (int i = 0; i < ph->nops && st == DAGGER_OK && !ph->fused; i++)
         if (ph->ops[i].pack >= 0) {
             st = dg_st_submit_packs(r, cl->pack, s, &s->packs[ph->ops[i].pack]);
             if (st == DAGGER_OK)
                 st = dg_st_submit_extends(r, cl->extend, s, &s->packs[ph->ops[i].pack]);
         }
     memcpy(scratch, ph->tmpl, ph->tmpl_len);
-    for (size_t b = 0; b < s->shape->nblocks && st == DAGGER_OK; b++) {
-        dg_st_sweep_hdr_t h;
-        size_t idx[DAGGER_MAX_DIMS], off[DAGGER_MAX_DIMS], ext[DAGGER_MAX_DIMS];
-        dg_arr_block_box(s->shape, b, idx, off, ext);
-        memcpy(&h, scratch, sizeof(h));
-        for (int k = 0; k < DAGGER_MAX_DIMS; k++)
-            h.off[k] = off[k];
-        memcpy(scratch, &h, sizeof(h));
-        dagger_arg_t args[DAGGER_MAX_ARGS];
-        for (int i = 0; i < ph->nops; i++) {
-            const dg_st_operand_t *o = &ph->ops[i];
-            dagger_chunk_t c = o->arr ? o->arr->chunks[b] : s->packs[o->pack].pad[b];
-            args[i] = (dagger_arg_t){.kind = DAGGER_ARG_VIEW, .mode = o->mode,
-                                     .view = dagger_view(s->rt, c)};
-        }
-        args[ph->nops] = DAGGER_VALUE(scratch, ph->tmpl_len);
-        st = dagger_submit(r, cl->sweep, ph->nops + 1, args, NULL, NULL, NULL);
-    }
+    for (size_t b = 0; b < s->shape->nblocks && st == DAGGER_OK; b++)
+        st = submit_block(r, s, ph, cl->sweep, b, scratch);
     return st;
 }
 
@@ -494,7 +583,8 @@ static dagger_status_t submit_all(dagger_region_t *r, const dagger_stencil_t *s)
     if (st == DAGGER_OK)
         st = dg_arr_codelet(s->rt, DG_ARR_CL_SWEEP, &cl.sweep);
     for (int f = 0; f < s->nphases && st == DAGGER_OK; f++) {
-        unsigned char *scratch = dg_malloc(s->phases[f].tmpl_len);
+        unsigned char *scratch =
+            dg_malloc(s->phases[f].tmpl_len + DG_ST_MAX_PIECES * sizeof(dg_st_piece_param_t));
         if (!scratch)
             return dg_error(DAGGER_ERR_NO_MEMORY, "dagger_stencil_run: out of memory");
         st = submit_phase(r, s, &s->phases[f], &cl, scratch);

@@ -1,7 +1,10 @@
 /* Stencils, internal: a prepared sweep is a list of phases; each phase
- * packs the inputs it reads with a window into padded per-block buffers
- * (the block plus its halo, boundary conditions applied), then runs one
- * task per block that evaluates the phase's expressions in order. */
+ * runs one task per block that evaluates the phase's expressions in order.
+ * The inputs it reads with a window have padded per-block buffers (the
+ * block plus its halo, boundary conditions applied): a fused phase's task
+ * writes their frame itself from its own block and the halo strips it gets
+ * as arguments, and reads the rest of the block in place; otherwise pack
+ * (and extend) tasks fill the whole buffers first. */
 #ifndef DG_ARRAY_STENCIL_INTERNAL_H
 #define DG_ARRAY_STENCIL_INTERNAL_H
 
@@ -29,6 +32,9 @@ typedef struct dg_st_operand {
 
 typedef struct dg_st_phase {
     int first, count;                       /* its expressions */
+    int fused;                              /* 1: no pack tasks; the sweep reads its own blocks
+                                               in place, gets the halo strips as arguments and
+                                               writes only the frame of the padded buffers */
     int nops;
     dg_st_operand_t ops[DG_ST_MAX_OPERANDS];
     void *tmpl;                             /* sweep parameters (dg_st_sweep_hdr_t first) */
@@ -55,6 +61,11 @@ struct dagger_stencil {
 typedef struct dg_st_sweep_hdr {
     uint32_t nexpr;
     uint32_t ndims;
+    uint32_t fused;                         /* the phase's dg_st_phase_t.fused */
+    uint32_t npieces;                       /* fused: the halo pieces after the template */
+    uint64_t pieces_off;                    /* fused: where they start in the parameters */
+    int8_t pad_arg[DAGGER_MAX_ARGS];        /* fused: per pack operand, the argument of its
+                                               padded buffer (the sweep writes its frame) */
     uint64_t off[DAGGER_MAX_DIMS];          /* the block's global offset (patched per block) */
 } dg_st_sweep_hdr_t;
 
@@ -84,6 +95,32 @@ typedef struct dg_st_pack_param {
     uint32_t fill;                          /* 1: no source, write pad */
     double pad;
 } dg_st_pack_param_t;
+
+/* One piece of a padded buffer: the box [doff, doff + dext) of it, copied
+ * from the sub-view src of one block (or filled with the pad value). The
+ * centre piece is the block's own range of its own block. */
+typedef struct dg_st_piece {
+    dg_st_pack_param_t pp;
+    size_t doff[DAGGER_MAX_DIMS], dext[DAGGER_MAX_DIMS];
+    dagger_view_t src;                      /* unset when pp.fill */
+    int centre;
+} dg_st_piece_t;
+
+typedef dagger_status_t (*dg_st_piece_fn)(void *ctx, const dg_st_piece_t *pc);
+
+/* Calls fn for every piece of pack p's buffer for block b, in a fixed order. */
+dagger_status_t dg_st_for_pieces(const dg_st_pack_t *p, size_t b,
+                                 dg_st_piece_fn fn, void *ctx);
+
+/* A fused sweep's piece: which padded input (by the argument of its own
+ * block) it belongs to, and the argument holding its strip (-1: fill). */
+#define DG_ST_MAX_PIECES 64
+typedef struct dg_st_piece_param {
+    int32_t op;
+    int32_t arg;
+    dg_st_pack_param_t pp;
+    uint64_t doff[DAGGER_MAX_DIMS], dext[DAGGER_MAX_DIMS];
+} dg_st_piece_param_t;
 
 /* ---- parameters of the extend codelet (stencil_extend.c) ---- */
 

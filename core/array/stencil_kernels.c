@@ -1,6 +1,7 @@
 /* Stencil codelets: pack (a halo piece into a padded buffer) and sweep (a
  * phase's expressions over one block, windows read from the padded
- * buffers or, for width 0, from the block itself). */
+ * buffers near the block's edges and, in a fused sweep, from the block
+ * itself elsewhere; width 0 always from the block itself). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -9,9 +10,54 @@
 
 /* ------------------------------------------------------------ pack */
 
+/* A copy of a few elements inline: the halo columns and the frame are
+ * copied one or two elements a row, where a memcpy call costs more than
+ * the copy. */
+static void copy_elems(char *o, const char *x, size_t n, size_t es)
+{
+    if (es != 8 || n > 4) {
+        memcpy(o, x, n * es);
+        return;
+    }
+    for (size_t i = 0; i < n; i++) {
+        uint64_t w;
+        memcpy(&w, x + 8 * i, 8);
+        memcpy(o + 8 * i, &w, 8);
+    }
+}
+
 static size_t src_index(int dir, size_t i, size_t len)
 {
     return dir > 0 ? i : dir < 0 ? len - 1 - i : 0;
+}
+
+/* Copies the piece s (or the pad value) into d, the piece's box of a padded buffer. */
+static void pack_copy(const dagger_slot_t *d, const dagger_slot_t *s, const dg_st_pack_param_t *p)
+{
+    size_t es = dagger_dtype_size(d->dtype), ext[DAGGER_MAX_DIMS];
+    for (int k = 0; k < DAGGER_MAX_DIMS; k++)
+        ext[k] = k < d->ndims ? d->dims[k] : 1;
+    unsigned char padv[8];
+    dg_arr_store(d->dtype, padv, p->pad);
+    for (size_t i3 = 0; i3 < ext[3]; i3++)
+        for (size_t i2 = 0; i2 < ext[2]; i2++)
+            for (size_t i1 = 0; i1 < ext[1]; i1++) {
+                char *o = (char *)d->data + (i1 * d->strides[1] + i2 * d->strides[2] + i3 * d->strides[3]) * es;
+                if (p->fill) {
+                    for (size_t i0 = 0; i0 < ext[0]; i0++)
+                        memcpy(o + i0 * es, padv, es);
+                    continue;
+                }
+                size_t j1 = src_index(p->dir[1], i1, ext[1]), j2 = src_index(p->dir[2], i2, ext[2]);
+                size_t j3 = src_index(p->dir[3], i3, ext[3]);
+                const char *x = (const char *)s->data +
+                                (j1 * s->strides[1] + j2 * s->strides[2] + j3 * s->strides[3]) * es;
+                if (p->dir[0] > 0)
+                    copy_elems(o, x, ext[0], es);
+                else
+                    for (size_t i0 = 0; i0 < ext[0]; i0++)
+                        memcpy(o + i0 * es, x + src_index(p->dir[0], i0, ext[0]) * es, es);
+            }
 }
 
 int dg_arr_pack_impl(dagger_task_t *t)
@@ -21,31 +67,103 @@ int dg_arr_pack_impl(dagger_task_t *t)
     if (nargs < 2 || dg_arr_param(t, nargs - 1, &p, sizeof(p)))
         return dagger_task_fail(t, "malformed pack parameters");
     dagger_slot_t d = dagger_task_arg(t, 0), s = p.fill ? d : dagger_task_arg(t, 1);
-    size_t es = dagger_dtype_size(d.dtype), ext[DAGGER_MAX_DIMS];
+    pack_copy(&d, &s, &p);
+    return DAGGER_OK;
+}
+
+/* ------------------------------------------------------------ fused padded buffers */
+
+/* A fused sweep builds each padded input's buffer itself, but only its
+ * frame: the block's own elements within 2 halo widths of its edges (the
+ * windows of the outputs near the edge reach that far) and the halo strips
+ * it got as arguments. The rest of the block is read in place. */
+typedef struct pads {
+    dagger_slot_t slot[DAGGER_MAX_ARGS];    /* per argument: its padded buffer (data NULL: none) */
+} pads_t;
+
+/* The own block's frame (width 2h) into the padded buffer d. */
+static void copy_ring(const dagger_slot_t *d, const dagger_slot_t *own, const uint64_t h[])
+{
+    size_t es = dagger_dtype_size(own->dtype), ext[DAGGER_MAX_DIMS];
     for (int k = 0; k < DAGGER_MAX_DIMS; k++)
-        ext[k] = k < d.ndims ? d.dims[k] : 1;
-    unsigned char padv[8];
-    dg_arr_store(d.dtype, padv, p.pad);
+        ext[k] = k < own->ndims ? own->dims[k] : 1;
+    size_t w0 = 2 * h[0], centre = 0;
+    for (int k = 0; k < DAGGER_MAX_DIMS; k++)
+        centre += h[k] * d->strides[k];
     for (size_t i3 = 0; i3 < ext[3]; i3++)
         for (size_t i2 = 0; i2 < ext[2]; i2++)
             for (size_t i1 = 0; i1 < ext[1]; i1++) {
-                char *o = (char *)d.data + (i1 * d.strides[1] + i2 * d.strides[2] + i3 * d.strides[3]) * es;
-                if (p.fill) {
-                    for (size_t i0 = 0; i0 < ext[0]; i0++)
-                        memcpy(o + i0 * es, padv, es);
+                size_t i[DAGGER_MAX_DIMS] = {0, i1, i2, i3};
+                int edge = ext[0] <= 2 * w0;
+                for (int k = 1; k < DAGGER_MAX_DIMS; k++)
+                    edge |= i[k] < 2 * h[k] || i[k] + 2 * h[k] >= ext[k];
+                char *o = (char *)d->data +
+                          (centre + i1 * d->strides[1] + i2 * d->strides[2] + i3 * d->strides[3]) * es;
+                const char *x = (const char *)own->data +
+                                (i1 * own->strides[1] + i2 * own->strides[2] + i3 * own->strides[3]) * es;
+                if (edge) {
+                    memcpy(o, x, ext[0] * es);
                     continue;
                 }
-                size_t j1 = src_index(p.dir[1], i1, ext[1]), j2 = src_index(p.dir[2], i2, ext[2]);
-                size_t j3 = src_index(p.dir[3], i3, ext[3]);
-                const char *x = (const char *)s.data +
-                                (j1 * s.strides[1] + j2 * s.strides[2] + j3 * s.strides[3]) * es;
-                if (p.dir[0] > 0)
-                    memcpy(o, x, ext[0] * es);
-                else
-                    for (size_t i0 = 0; i0 < ext[0]; i0++)
-                        memcpy(o + i0 * es, x + src_index(p.dir[0], i0, ext[0]) * es, es);
+                copy_elems(o, x, w0, es);
+                copy_elems(o + (ext[0] - w0) * es, x + (ext[0] - w0) * es, w0, es);
             }
-    return DAGGER_OK;
+}
+
+/* The padded buffer (argument pa) of argument a, a fused input's own block
+ * with halo h: its frame only. */
+static int build_pad(dagger_task_t *t, pads_t *pads, int a, int pa, const uint64_t h[],
+                     const dg_st_piece_param_t *pc, uint32_t npieces)
+{
+    dagger_slot_t own = dagger_task_arg(t, a), *d = &pads->slot[a];
+    *d = dagger_task_arg(t, pa);
+    size_t es = dagger_dtype_size(own.dtype);
+    for (int k = 0; k < own.ndims; k++)
+        if (d->dtype != own.dtype || d->ndims != own.ndims || d->dims[k] != own.dims[k] + 2 * h[k])
+            return -2;
+    copy_ring(d, &own, h);
+    for (uint32_t i = 0; i < npieces; i++) {
+        dg_st_piece_param_t q;
+        memcpy(&q, &pc[i], sizeof(q));
+        if (q.op != a)
+            continue;
+        dagger_slot_t box = *d, src = q.arg >= 0 ? dagger_task_arg(t, q.arg) : box;
+        size_t at = 0;
+        for (int k = 0; k < DAGGER_MAX_DIMS; k++) {
+            at += q.doff[k] * d->strides[k];
+            box.dims[k] = q.dext[k];
+        }
+        box.data = (char *)d->data + at * es;
+        pack_copy(&box, &src, &q.pp);
+    }
+    return 0;
+}
+
+/* The padded buffers of every windowed input of the sweep. */
+static int setup_pads(dagger_task_t *t, const dg_st_sweep_hdr_t *h, const unsigned char *blob,
+                      size_t bytes, pads_t *pads)
+{
+    memset(pads, 0, sizeof(*pads));
+    const dg_st_piece_param_t *pc = (const void *)(blob + h->pieces_off);
+    if (h->fused && h->pieces_off + h->npieces * sizeof(*pc) > bytes)
+        return -2;
+    for (uint32_t x = 0; x < h->nexpr; x++) {
+        dg_st_expr_param_t e;
+        memcpy(&e, blob + sizeof(*h) + x * sizeof(e), sizeof(e));
+        for (uint32_t i = 0; i < e.nin; i++) {
+            int a = e.in[i].arg;
+            if (!e.in[i].padded || a < 0 || a >= DAGGER_MAX_ARGS || pads->slot[a].data)
+                continue;
+            int rc = 0;
+            if (!h->fused)
+                pads->slot[a] = dagger_task_arg(t, a);
+            else
+                rc = build_pad(t, pads, a, h->pad_arg[a], e.in[i].halo, pc, h->npieces);
+            if (rc)
+                return rc;
+        }
+    }
+    return 0;
 }
 
 /* ------------------------------------------------------------ sweep */
@@ -101,10 +219,13 @@ static void store_line(dagger_dtype_t t, dagger_stencil_assign_t a, void *p, siz
     }
 }
 
-/* What one input contributes: its slot, and where the block's element 0 is. */
+/* What one input contributes: where the block's element 0 is in its padded
+ * buffer (or, without a window, in the block) and in the block itself, read
+ * in place by a fused sweep away from the block's edges. */
 typedef struct win_src {
-    const char *base;
-    dagger_slot_t slot;
+    const char *pad, *own;
+    size_t ps[DAGGER_MAX_DIMS], os[DAGGER_MAX_DIMS];   /* their strides */
+    dagger_dtype_t dtype;
     size_t es;
 } win_src_t;
 
@@ -115,30 +236,41 @@ typedef struct sweep_ctx {
     const void *args;
     dagger_window_t w[DAGGER_STENCIL_MAX_IN];
     win_src_t src[DAGGER_STENCIL_MAX_IN];
-    size_t n;                                /* line length */
-    double *v;                               /* the line's values */
+    size_t m[DAGGER_MAX_DIMS];               /* the widest window: lines this far from the
+                                                edges read the block in place (fused) */
+    double *v;                               /* a line's values (unless written directly) */
     double *l;                               /* the element-wise operand's line (lhs_op) */
 } sweep_ctx_t;
 
-/* Input i's element (0, i1, i2, i3) of the block. */
-static const char *line_start(const win_src_t *s, size_t i1, size_t i2, size_t i3)
+/* Input i's element (i0, i1, i2, i3) of the block, in place or padded; the
+ * window's strides follow. */
+static const char *elem(sweep_ctx_t *c, int i, int own, const size_t i_[DAGGER_MAX_DIMS])
 {
-    return s->base + (i1 * s->slot.strides[1] + i2 * s->slot.strides[2] + i3 * s->slot.strides[3]) * s->es;
+    const win_src_t *s = &c->src[i];
+    const size_t *st = own ? s->os : s->ps;
+    for (int k = 0; k < DAGGER_MAX_DIMS; k++)
+        c->w[i].stride[k] = (ptrdiff_t)st[k];
+    return (own ? s->own : s->pad) +
+           (i_[0] * st[0] + i_[1] * st[1] + i_[2] * st[2] + i_[3] * st[3]) * s->es;
 }
 
 /* v[i] = the sum over the rows r of x_r[i - d .. i + d]: all the window's
  * lines in one pass (the 3 x 3 case of 2-D unrolled, the common one). */
-#define MAX_ROWS 729 /* window rows listed on the stack; wider windows allocate the list */
+#define MAX_ROWS 81 /* window rows listed on the stack; wider windows allocate the list */
 
 static void sum_rows(dagger_dtype_t t, const char *const *rows, size_t nrows, ptrdiff_t d, size_t n,
                      double *v)
 {
     TYPED(t, T,
           if (nrows == 3 && d == 1) {
-              const T *a = (const T *)(const void *)rows[0], *b = (const T *)(const void *)rows[1];
-              const T *c = (const T *)(const void *)rows[2];
+              /* restrict: the output line is never an input row (a window
+               * over an array the sweep writes reads a padded copy). */
+              const T *restrict a = (const T *)(const void *)rows[0];
+              const T *restrict b = (const T *)(const void *)rows[1];
+              const T *restrict c = (const T *)(const void *)rows[2];
+              double *restrict o = v;
               for (ptrdiff_t i = 0; i < (ptrdiff_t)n; i++)
-                  v[i] = (double)a[i - 1] + (double)a[i] + (double)a[i + 1] + (double)b[i - 1] +
+                  o[i] = (double)a[i - 1] + (double)a[i] + (double)a[i + 1] + (double)b[i - 1] +
                          (double)b[i] + (double)b[i + 1] + (double)c[i - 1] + (double)c[i] +
                          (double)c[i + 1];
           } else {
@@ -154,8 +286,18 @@ static void sum_rows(dagger_dtype_t t, const char *const *rows, size_t nrows, pt
           })
 }
 
+/* The 2-D window of 3 rows (the common case, and called per line segment):
+ * the rows without the general listing. */
+static void window_sum3(const sweep_ctx_t *c, const char *centre, size_t n, double *v)
+{
+    const dagger_window_t *w = &c->w[0];
+    ptrdiff_t step = w->stride[1] * (ptrdiff_t)c->src[0].es;
+    const char *r3[3] = {centre - step, centre, centre + step};
+    sum_rows(w->dtype, r3, 3, (ptrdiff_t)w->dist[0], n, v);
+}
+
 /* The sum of input 0's window for every element of a line. */
-static int window_sum_line(sweep_ctx_t *c, const char *centre)
+static int window_sum_line(sweep_ctx_t *c, const char *centre, size_t n, double *v)
 {
     const dagger_window_t *w = &c->w[0];
     ptrdiff_t d[DAGGER_MAX_DIMS], es = (ptrdiff_t)c->src[0].es;
@@ -164,7 +306,7 @@ static int window_sum_line(sweep_ctx_t *c, const char *centre)
         d[k] = (ptrdiff_t)w->dist[k];
         nrows *= k ? (size_t)(2 * d[k] + 1) : 1;
     }
-    const char *stack[MAX_ROWS], **rows = nrows <= MAX_ROWS ? stack : dg_malloc(nrows * sizeof(*rows));
+    const char *stack[MAX_ROWS] = {0}, **rows = nrows <= MAX_ROWS ? stack : dg_calloc(nrows, sizeof(*rows));
     if (!rows)
         return -1;
     size_t r = 0;
@@ -172,83 +314,128 @@ static int window_sum_line(sweep_ctx_t *c, const char *centre)
         for (ptrdiff_t o2 = -d[2]; o2 <= d[2]; o2++)
             for (ptrdiff_t o1 = -d[1]; o1 <= d[1]; o1++)
                 rows[r++] = centre + (o1 * w->stride[1] + o2 * w->stride[2] + o3 * w->stride[3]) * es;
-    sum_rows(w->dtype, rows, nrows, d[0], c->n, c->v);
+    sum_rows(w->dtype, rows, nrows, d[0], n, v);
     if (rows != stack)
         free(rows);
     return 0;
 }
 
-/* The expression's values along the line (i1, i2, i3) into c->v; -1 when
+/* The expression's values for n elements of a line from i_ on into v,
+ * reading the inputs in place (own) or from their padded buffers; -1 when
  * out of memory. */
-static int eval_line(sweep_ctx_t *c, size_t i1, size_t i2, size_t i3)
+static int eval_seg(sweep_ctx_t *c, const size_t i_[DAGGER_MAX_DIMS], size_t n, int own, double *v)
 {
     const dg_st_expr_param_t *e = c->e;
     const char *pi[DAGGER_STENCIL_MAX_IN];
     for (uint32_t i = 0; i < e->nin; i++)
-        pi[i] = line_start(&c->src[i], i1, i2, i3);
+        pi[i] = elem(c, (int)i, own, i_);
     switch (e->kernel) {
     case DG_ST_CONST:
-        for (size_t i = 0; i < c->n; i++)
-            c->v[i] = e->value;
+        for (size_t i = 0; i < n; i++)
+            v[i] = e->value;
         return 0;
     case DG_ST_COPY:
-        load_line(c->w[0].dtype, pi[0], c->n, c->v);
+        load_line(c->w[0].dtype, pi[0], n, v);
         return 0;
     case DG_ST_SUM:
-        return window_sum_line(c, pi[0]);
+        if (c->w[0].dist[1] == 1 && !c->w[0].dist[2] && !c->w[0].dist[3]) {
+            window_sum3(c, pi[0], n, v);
+            return 0;
+        }
+        return window_sum_line(c, pi[0], n, v);
     default:
         break;
     }
-    size_t idx[DAGGER_MAX_DIMS] = {0, c->h->off[1] + i1, c->h->off[2] + i2, c->h->off[3] + i3};
-    for (size_t i0 = 0; i0 < c->n; i0++) {
-        idx[0] = c->h->off[0] + i0;
+    size_t idx[DAGGER_MAX_DIMS];
+    for (int k = 0; k < DAGGER_MAX_DIMS; k++)
+        idx[k] = c->h->off[k] + i_[k];
+    for (size_t i0 = 0; i0 < n; i0++, idx[0]++) {
         for (uint32_t i = 0; i < e->nin; i++)
-            c->w[i].data = pi[i] + i0 * c->src[i].slot.strides[0] * c->src[i].es;
-        c->v[i0] = c->fn(c->w, (int)e->nin, idx, c->args);
+            c->w[i].data = pi[i] + i0 * (size_t)c->w[i].stride[0] * c->src[i].es;
+        v[i0] = c->fn(c->w, (int)e->nin, idx, c->args);
     }
     return 0;
 }
 
-/* v = lhs op v over the line: the fused element-wise operation. */
-static void combine_lhs(sweep_ctx_t *c, size_t i1, size_t i2, size_t i3)
+/* 1 when every window of the line (i1, i2, i3) stays inside the block along
+ * dimensions 1..3 (a fused sweep then reads its middle in place). */
+static int inner_line(const sweep_ctx_t *c, const size_t i_[], const size_t ext[])
 {
-    const win_src_t *s = &c->src[c->e->nin];
-    load_line(s->slot.dtype, line_start(s, i1, i2, i3), c->n, c->l);
-    double *v = c->v, *l = c->l;
+    if (!c->h->fused)
+        return 0;
+    for (int k = 1; k < DAGGER_MAX_DIMS; k++)
+        if (i_[k] < c->m[k] || i_[k] + c->m[k] >= ext[k])
+            return 0;
+    return 1;
+}
+
+/* The line's values into v: the edges from the padded buffers, the middle
+ * in place where the line allows. */
+static int eval_line(sweep_ctx_t *c, size_t i_[DAGGER_MAX_DIMS], const size_t ext[], double *v)
+{
+    size_t n = ext[0], m0 = c->m[0];
+    i_[0] = 0;
+    if (!inner_line(c, i_, ext) || n <= 2 * m0)
+        return eval_seg(c, i_, n, 0, v);
+    int rc = m0 ? eval_seg(c, i_, m0, 0, v) : 0;
+    i_[0] = m0;
+    rc |= eval_seg(c, i_, n - 2 * m0, 1, v + m0);
+    i_[0] = n - m0;
+    rc |= m0 ? eval_seg(c, i_, m0, 0, v + n - m0) : 0;
+    i_[0] = 0;
+    return rc;
+}
+
+/* v = lhs op v over the line: the fused element-wise operation. */
+static void combine_lhs(sweep_ctx_t *c, const size_t i_[], size_t n, double *v)
+{
+    int i = (int)c->e->nin;
+    load_line(c->src[i].dtype, elem(c, i, 1, i_), n, c->l);
+    double *l = c->l;
     switch (c->e->lhs_op) {
-    case DAGGER_ARRAY_ADD: for (size_t i = 0; i < c->n; i++) v[i] = l[i] + v[i]; break;
-    case DAGGER_ARRAY_SUB: for (size_t i = 0; i < c->n; i++) v[i] = l[i] - v[i]; break;
-    case DAGGER_ARRAY_MUL: for (size_t i = 0; i < c->n; i++) v[i] = l[i] * v[i]; break;
-    default: for (size_t i = 0; i < c->n; i++) v[i] = l[i] / v[i]; break;
+    case DAGGER_ARRAY_ADD: for (size_t j = 0; j < n; j++) v[j] = l[j] + v[j]; break;
+    case DAGGER_ARRAY_SUB: for (size_t j = 0; j < n; j++) v[j] = l[j] - v[j]; break;
+    case DAGGER_ARRAY_MUL: for (size_t j = 0; j < n; j++) v[j] = l[j] * v[j]; break;
+    default: for (size_t j = 0; j < n; j++) v[j] = l[j] / v[j]; break;
     }
 }
 
-/* Sets up the windows of the expression's inputs. */
-static void setup_inputs(dagger_task_t *t, sweep_ctx_t *c)
+/* Sets up the windows of the expression's inputs and the in-place margin. */
+static void setup_inputs(dagger_task_t *t, sweep_ctx_t *c, const pads_t *pads)
 {
     const dg_st_expr_param_t *e = c->e;
+    memset(c->m, 0, sizeof(c->m));
     for (uint32_t i = 0; i < e->nin + (e->lhs_op != 0); i++) {
         const dg_st_in_param_t *in = &e->in[i];
         win_src_t *s = &c->src[i];
-        s->slot = dagger_task_arg(t, in->arg);
-        s->es = dagger_dtype_size(s->slot.dtype);
+        dagger_slot_t a = dagger_task_arg(t, in->arg);
+        dagger_slot_t p = in->padded && in->arg >= 0 && in->arg < DAGGER_MAX_ARGS ? pads->slot[in->arg] : a;
+        if (!c->h->fused)
+            a = p; /* the padded chunk is the argument: no in-place reads */
+        s->dtype = a.dtype;
+        s->es = dagger_dtype_size(a.dtype);
         size_t centre = 0;
-        for (int k = 0; k < DAGGER_MAX_DIMS; k++)
-            centre += (in->padded ? in->halo[k] : 0) * s->slot.strides[k];
-        s->base = (const char *)s->slot.data + centre * s->es;
-        memset(&c->w[i], 0, sizeof(c->w[i]));
-        c->w[i].dtype = s->slot.dtype;
-        c->w[i].ndims = (int)c->h->ndims;
         for (int k = 0; k < DAGGER_MAX_DIMS; k++) {
-            c->w[i].stride[k] = (ptrdiff_t)s->slot.strides[k];
-            c->w[i].dist[k] = in->dist[k];
+            centre += (in->padded ? in->halo[k] : 0) * p.strides[k];
+            s->ps[k] = p.strides[k];
+            s->os[k] = a.strides[k];
+            if (in->padded && i < e->nin && in->dist[k] > c->m[k])
+                c->m[k] = in->dist[k];
         }
+        s->pad = (const char *)p.data + centre * s->es;
+        s->own = c->h->fused ? (const char *)a.data : s->pad;
+        memset(&c->w[i], 0, sizeof(c->w[i]));
+        c->w[i].dtype = a.dtype;
+        c->w[i].ndims = (int)c->h->ndims;
+        for (int k = 0; k < DAGGER_MAX_DIMS; k++)
+            c->w[i].dist[k] = in->dist[k];
     }
 }
 
-/* Runs one expression over the block. */
+/* Runs one expression over the block. A double output set by the
+ * expression alone is written directly, without the line buffer. */
 static int run_expr(dagger_task_t *t, const dg_st_sweep_hdr_t *h, const dg_st_expr_param_t *e,
-                    const unsigned char *blob)
+                    const unsigned char *blob, const pads_t *pads)
 {
     sweep_ctx_t c = {.h = h, .e = e, .args = e->args_len ? blob + e->args_off : NULL};
     if (e->kernel > DG_ST_SUM &&
@@ -258,23 +445,28 @@ static int run_expr(dagger_task_t *t, const dg_st_sweep_hdr_t *h, const dg_st_ex
     size_t oes = dagger_dtype_size(o.dtype), ext[DAGGER_MAX_DIMS];
     for (int k = 0; k < DAGGER_MAX_DIMS; k++)
         ext[k] = k < o.ndims ? o.dims[k] : 1;
-    c.n = ext[0];
-    c.v = dg_malloc(2 * c.n * sizeof(double));
+    int direct = o.dtype == DAGGER_F64 && e->assign == DAGGER_ST_SET && !e->lhs_op &&
+                 o.strides[0] == 1;
+    c.v = dg_malloc(2 * ext[0] * sizeof(double));
     if (!c.v)
-        return dagger_task_fail(t, "out of memory for a line of %zu values", c.n);
-    c.l = c.v + c.n;
-    setup_inputs(t, &c);
-    for (size_t i3 = 0; i3 < ext[3]; i3++)
-        for (size_t i2 = 0; i2 < ext[2]; i2++)
-            for (size_t i1 = 0; i1 < ext[1]; i1++) {
-                if (eval_line(&c, i1, i2, i3)) {
+        return dagger_task_fail(t, "out of memory for a line of %zu values", ext[0]);
+    c.l = c.v + ext[0];
+    setup_inputs(t, &c, pads);
+    size_t i_[DAGGER_MAX_DIMS] = {0};
+    for (i_[3] = 0; i_[3] < ext[3]; i_[3]++)
+        for (i_[2] = 0; i_[2] < ext[2]; i_[2]++)
+            for (i_[1] = 0; i_[1] < ext[1]; i_[1]++) {
+                char *po = (char *)o.data +
+                           (i_[1] * o.strides[1] + i_[2] * o.strides[2] + i_[3] * o.strides[3]) * oes;
+                double *v = direct ? (double *)(void *)po : c.v;
+                if (eval_line(&c, i_, ext, v)) {
                     free(c.v);
                     return dagger_task_fail(t, "out of memory for a window's rows");
                 }
                 if (e->lhs_op)
-                    combine_lhs(&c, i1, i2, i3);
-                char *po = (char *)o.data + (i1 * o.strides[1] + i2 * o.strides[2] + i3 * o.strides[3]) * oes;
-                store_line(o.dtype, (dagger_stencil_assign_t)e->assign, po, c.n, c.v);
+                    combine_lhs(&c, i_, ext[0], v);
+                if (!direct)
+                    store_line(o.dtype, (dagger_stencil_assign_t)e->assign, po, ext[0], v);
             }
     free(c.v);
     return DAGGER_OK;
@@ -291,12 +483,14 @@ int dg_arr_sweep_impl(dagger_task_t *t)
     memcpy(&h, blob, sizeof(h));
     if (v.bytes < sizeof(h) + h.nexpr * sizeof(dg_st_expr_param_t))
         return dagger_task_fail(t, "malformed stencil parameters");
-    for (uint32_t x = 0; x < h.nexpr; x++) {
+    pads_t pads;
+    if (setup_pads(t, &h, blob, v.bytes, &pads))
+        return dagger_task_fail(t, "malformed stencil parameters");
+    int rc = DAGGER_OK;
+    for (uint32_t x = 0; x < h.nexpr && rc == DAGGER_OK; x++) {
         dg_st_expr_param_t e;
         memcpy(&e, blob + sizeof(h) + x * sizeof(e), sizeof(e));
-        int rc = run_expr(t, &h, &e, blob);
-        if (rc != DAGGER_OK)
-            return rc;
+        rc = run_expr(t, &h, &e, blob, &pads);
     }
-    return DAGGER_OK;
+    return rc;
 }

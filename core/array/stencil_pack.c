@@ -95,61 +95,89 @@ static void dim_pieces(pieces_t *ps, size_t lo, size_t hi, const dg_st_pack_t *p
                      p->bc[k].kind);
 }
 
-/* One pack task for the combination pick[] of pieces. */
-static dagger_status_t submit_piece(dagger_region_t *r, dagger_codelet_t cl, const dagger_stencil_t *s,
-                                    const dg_st_pack_t *p, size_t b, const pieces_t *ps,
-                                    const int pick[DAGGER_MAX_DIMS])
+/* The piece for the combination pick[] of pieces of block b. */
+static void make_piece(const dg_st_pack_t *p, size_t b,
+                       const pieces_t *ps, const int pick[DAGGER_MAX_DIMS], dg_st_piece_t *pc)
 {
     const dagger_array_t *a = p->src;
-    dg_st_pack_param_t pp = {.pad = 0};
-    size_t doff[DAGGER_MAX_DIMS] = {0}, dext[DAGGER_MAX_DIMS] = {0};
     size_t sidx[DAGGER_MAX_DIMS] = {0}, soff[DAGGER_MAX_DIMS] = {0}, sext[DAGGER_MAX_DIMS] = {0};
+    *pc = (dg_st_piece_t){.pp = {.pad = 0}, .centre = 1};
     for (int k = DAGGER_MAX_DIMS - 1; k >= 0; k--) {
         const piece_t *q = &ps[k].p[pick[k]];
-        doff[k] = q->dst;
-        dext[k] = q->len;
+        pc->doff[k] = q->dst;
+        pc->dext[k] = q->len;
         if (q->fill) {
-            pp.fill = 1;
-            pp.pad = p->bc[k].pad; /* the lowest padded dimension wins */
+            pc->pp.fill = 1;
+            pc->pp.pad = p->bc[k].pad; /* the lowest padded dimension wins */
         }
-        pp.dir[k] = (int8_t)q->dir;
+        pc->pp.dir[k] = (int8_t)q->dir;
         sidx[k] = q->src / a->block[k];
         soff[k] = q->src - sidx[k] * a->block[k];
         sext[k] = q->dir ? q->len : 1;
+        pc->centre &= !q->fill && q->dir > 0 && q->dst == p->dist[k];
     }
-    dagger_view_t dst = dagger_view_sub(dagger_view(s->rt, p->pad[b]), doff, dext);
+    if (pc->pp.fill)
+        return;
+    size_t sb = dg_arr_block_at(a, sidx);
+    pc->centre &= sb == b; /* the block's own range, read from itself */
+    pc->src = dg_arr_sub_view(a, sb, soff, sext);
+}
+
+dagger_status_t dg_st_for_pieces(const dg_st_pack_t *p, size_t b,
+                                 dg_st_piece_fn fn, void *ctx)
+{
+    const dagger_array_t *a = p->src;
+    pieces_t ps[DAGGER_MAX_DIMS];
+    size_t idx[DAGGER_MAX_DIMS], off[DAGGER_MAX_DIMS], ext[DAGGER_MAX_DIMS];
+    dg_arr_block_box(a, b, idx, off, ext);
+    size_t combos = 1;
+    for (int k = 0; k < DAGGER_MAX_DIMS; k++) {
+        dim_pieces(&ps[k], off[k], off[k] + ext[k], p, a, k);
+        combos *= (size_t)ps[k].n;
+    }
+    for (size_t c = 0; c < combos; c++) {
+        int pick[DAGGER_MAX_DIMS];
+        size_t rest = c;
+        for (int k = 0; k < DAGGER_MAX_DIMS; k++) {
+            pick[k] = (int)(rest % (size_t)ps[k].n);
+            rest /= (size_t)ps[k].n;
+        }
+        dg_st_piece_t pc;
+        make_piece(p, b, ps, pick, &pc);
+        dagger_status_t st = fn(ctx, &pc);
+        if (st != DAGGER_OK)
+            return st;
+    }
+    return DAGGER_OK;
+}
+
+typedef struct pack_ctx {
+    dagger_region_t *r;
+    dagger_codelet_t cl;
+    dagger_view_t pad;
+} pack_ctx_t;
+
+/* One pack task per piece. */
+static dagger_status_t submit_piece(void *ctx, const dg_st_piece_t *pc)
+{
+    pack_ctx_t *x = ctx;
+    dagger_view_t dst = dagger_view_sub(x->pad, pc->doff, pc->dext);
     dagger_arg_t args[3] = {DAGGER_OUT(dst)};
     int na = 1;
-    if (!pp.fill)
-        args[na++] = DAGGER_IN(dg_arr_sub_view(a, dg_arr_block_at(a, sidx), soff, sext));
-    args[na++] = DAGGER_VALUE(&pp, sizeof(pp));
-    return dagger_submit(r, cl, na, args, NULL, NULL, NULL);
+    if (!pc->pp.fill)
+        args[na++] = DAGGER_IN(pc->src);
+    args[na++] = DAGGER_VALUE(&pc->pp, sizeof(pc->pp));
+    return dagger_submit(x->r, x->cl, na, args, NULL, NULL, NULL);
 }
 
 dagger_status_t dg_st_submit_packs(dagger_region_t *r, dagger_codelet_t cl, const dagger_stencil_t *s,
                                    const dg_st_pack_t *p)
 {
-    const dagger_array_t *a = p->src;
-    pieces_t ps[DAGGER_MAX_DIMS];
-    for (size_t b = 0; b < a->nblocks; b++) {
-        size_t idx[DAGGER_MAX_DIMS], off[DAGGER_MAX_DIMS], ext[DAGGER_MAX_DIMS];
-        dg_arr_block_box(a, b, idx, off, ext);
-        size_t combos = 1;
-        for (int k = 0; k < DAGGER_MAX_DIMS; k++) {
-            dim_pieces(&ps[k], off[k], off[k] + ext[k], p, a, k);
-            combos *= (size_t)ps[k].n;
-        }
-        for (size_t c = 0; c < combos; c++) {
-            int pick[DAGGER_MAX_DIMS];
-            size_t rest = c;
-            for (int k = 0; k < DAGGER_MAX_DIMS; k++) {
-                pick[k] = (int)(rest % (size_t)ps[k].n);
-                rest /= (size_t)ps[k].n;
-            }
-            dagger_status_t st = submit_piece(r, cl, s, p, b, ps, pick);
-            if (st != DAGGER_OK)
-                return st;
-        }
+    for (size_t b = 0; b < p->src->nblocks; b++) {
+        pack_ctx_t x = {r, cl, dagger_view(s->rt, p->pad[b])};
+        dagger_status_t st = dg_st_for_pieces(p, b, submit_piece, &x);
+        if (st != DAGGER_OK)
+            return st;
     }
     return DAGGER_OK;
 }

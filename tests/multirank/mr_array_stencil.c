@@ -506,6 +506,46 @@ Test(array_stencil, linear_extrapolate_moves_only_in_range_halos)
     check_halos_only(DAGGER_BC_LINEAR_EXTRAPOLATE);
 }
 
+/* Pad's ghosts are the pad value, not elements: like the affine kinds, only
+ * the in-range strips move (the fused sweep fills the rest itself). */
+Test(array_stencil, pad_moves_only_in_range_halos)
+{
+    check_halos_only(DAGGER_BC_PAD);
+}
+
+/* A sweep whose windowed input it does not write runs fused: one task per
+ * block, which reads its own block in place and gets the strips (no pack
+ * tasks); one that writes the array it reads through a window keeps the
+ * padded copies (a pack task per piece) and still sees the old values. */
+Test(array_stencil, fused_sweep_is_one_task_per_block)
+{
+    dagger_runtime_t *rt = ar_init();
+    dagger_array_desc_t d = AR_D2(DAGGER_F64, 32, 32, 8, 8);
+    dagger_array_t *a, *y;
+    AR_OK(dagger_array_rand(rt, &d, 1, &a));
+    AR_OK(dagger_array_zeros(rt, &d, &y));
+    size_t nb = dagger_array_nblocks(a);
+    dagger_stencil_expr_t e = sum_expr(y, a, 1, bc_of(DAGGER_BC_CLAMP, 0));
+    AR_OK(dagger_stencil_apply(rt, 1, &e));
+    dagger_region_stats_t s;
+    AR_OK(dagger_region_stats(rt, &s));
+    cr_assert_eq(s.tasks, nb, "a fused sweep of %zu blocks ran %llu tasks", nb,
+                 (unsigned long long)s.tasks);
+    double *x = ar_collect(a), want[32 * 32];
+    dagger_boundary_t c3[3] = {e.in[0].bc[0], e.in[0].bc[0], e.in[0].bc[0]};
+    ar_ref_sum(x, want, 2, (size_t[]){32, 32}, (size_t[]){1, 1}, c3);
+    ar_expect(y, want, 1e-14, "fused Clamp 32x32");
+    e = sum_expr(a, a, 1, bc_of(DAGGER_BC_CLAMP, 0));
+    AR_OK(dagger_stencil_apply(rt, 1, &e));
+    AR_OK(dagger_region_stats(rt, &s));
+    cr_assert_gt(s.tasks, nb, "an in-place sweep needs its padded copies");
+    ar_expect(a, want, 1e-14, "in-place Clamp 32x32");
+    free(x);
+    AR_OK(dagger_array_destroy(a));
+    AR_OK(dagger_array_destroy(y));
+    AR_OK(dagger_finalize(rt));
+}
+
 Test(array_stencil, bad_input)
 {
     dagger_runtime_t *rt = ar_init();

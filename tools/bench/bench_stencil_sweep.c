@@ -1,0 +1,190 @@
+/* A prepared stencil sweep against a plain serial C loop on the same data
+ * (issue 17, "stencil sweeps"): y = the 3 x 3 neighbour sum of x (Wrap), an
+ * N x N f64 array, at the seeds' N = 256, 1024 and a larger N where threads
+ * can pay off, with blocks 128 and 512. The two variants alternate within
+ * each repetition (the machine is shared: only same-run ratios count); the
+ * output gives the median and range of each and of the per-repetition ratio
+ * serial / dagger (above 1: the sweep is faster than the loop).
+ *
+ *   DAGGER_NUM_THREADS=2 bench_stencil_sweep [file] [sizes] [blocks]
+ * file defaults to /tmp/bench_stencil_sweep.txt; sizes like 256,1024,4096;
+ * blocks like 128,512; BENCH_REPS sets the repetitions (3..64, default 11).
+ * Run on one rank (the serial loop runs on rank 0 with the whole array). */
+#include <dagger.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define MAX_REPS 64
+
+/* Exits with the runtime's detail when st is an error. */
+static void must(dagger_status_t st, const char *what)
+{
+    if (st == DAGGER_OK)
+        return;
+    fprintf(stderr, "bench_stencil_sweep: %s: %s: %s\n", what, dagger_strerror(st),
+            dagger_error_detail());
+    exit(1);
+}
+
+/* Seconds on the monotonic clock. */
+static double now(void)
+{
+    struct timespec ts;
+    return clock_gettime(CLOCK_MONOTONIC, &ts) ? 0 : (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* The serial reference: the interior as one unrolled loop, the edges with
+ * wrapped indices (what a C programmer would write). */
+static double wrap_sum(const double *x, long n, long i, long j)
+{
+    double acc = 0;
+    for (long dj = -1; dj <= 1; dj++)
+        for (long di = -1; di <= 1; di++)
+            acc += x[(i + di + n) % n + ((j + dj + n) % n) * n];
+    return acc;
+}
+
+static void serial_sweep(const double *x, double *y, long n)
+{
+    for (long j = 0; j < n; j++) {
+        y[j * n] = wrap_sum(x, n, 0, j);
+        y[n - 1 + j * n] = wrap_sum(x, n, n - 1, j);
+        if (j == 0 || j == n - 1) {
+            for (long i = 1; i < n - 1; i++)
+                y[i + j * n] = wrap_sum(x, n, i, j);
+            continue;
+        }
+        for (long i = 1; i < n - 1; i++) {
+            const double *c = x + i + j * n;
+            y[i + j * n] = c[-n - 1] + c[-n] + c[-n + 1] + c[-1] + c[0] + c[1] + c[n - 1] + c[n] +
+                           c[n + 1];
+        }
+    }
+}
+
+static int cmp(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Median, min and max of v (sorted in place). */
+static void stats(double *v, int n, double out[3])
+{
+    qsort(v, (size_t)n, sizeof(*v), cmp);
+    out[0] = n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+    out[1] = v[0];
+    out[2] = v[n - 1];
+}
+
+/* The sweep's result against the serial one: a wrong sweep times nothing. */
+static void check(dagger_array_t *y, const double *want, size_t m)
+{
+    double *got = malloc(m * sizeof(double));
+    must(dagger_array_collect(y, got), "collect");
+    for (size_t i = 0; i < m; i++)
+        if (got[i] != want[i]) {
+            fprintf(stderr, "bench_stencil_sweep: element %zu is %g, the serial loop says %g\n", i,
+                    got[i], want[i]);
+            exit(1);
+        }
+    free(got);
+}
+
+static void run_case(dagger_runtime_t *rt, FILE *out, size_t n, size_t blk, int reps)
+{
+    dagger_array_desc_t d = {.dtype = DAGGER_F64, .ndims = 2, .dims = {n, n}, .block = {blk, blk}};
+    dagger_array_t *x, *y;
+    must(dagger_array_rand(rt, &d, 1, &x), "x");
+    must(dagger_array_zeros(rt, &d, &y), "y");
+    dagger_stencil_expr_t e = {.out = y, .kernel = DAGGER_STENCIL_SUM, .nin = 1};
+    e.in[0] = (dagger_stencil_input_t){.array = x, .dist = {1, 1},
+                                       .bc = {{DAGGER_BC_WRAP, 0}, {DAGGER_BC_WRAP, 0}}};
+    dagger_stencil_t *s;
+    must(dagger_stencil_create(rt, 1, &e, &s), "stencil");
+    size_t m = n * n;
+    double *sx = malloc(m * sizeof(double)), *sy = malloc(m * sizeof(double));
+    must(dagger_array_collect(x, sx), "collect");
+    serial_sweep(sx, sy, (long)n);                  /* warm-up, and the reference */
+    must(dagger_stencil_run(NULL, s), "sweep");     /* warm-up */
+    check(y, sy, m);
+    double td[MAX_REPS], ts[MAX_REPS], ratio[MAX_REPS];
+    for (int r = 0; r < reps; r++) {
+        /* Alternate which variant goes first, so neither always runs warm. */
+        for (int v = 0; v < 2; v++) {
+            double t0 = now();
+            if ((v + r) % 2 == 0)
+                must(dagger_stencil_run(NULL, s), "sweep");
+            else
+                serial_sweep(sx, sy, (long)n);
+            double dt = now() - t0;
+            *((v + r) % 2 == 0 ? &td[r] : &ts[r]) = dt;
+        }
+        ratio[r] = ts[r] / td[r];
+    }
+    double a[3], b[3], c[3];
+    stats(td, reps, a);
+    stats(ts, reps, b);
+    stats(ratio, reps, c);
+    char line[320];
+    snprintf(line, sizeof(line),
+             "N=%-5zu block %-4zu dagger %8.3f ms (%.3f-%.3f)  serial %8.3f ms (%.3f-%.3f)  "
+             "serial/dagger %5.2f (%.2f-%.2f)  reps %d",
+             n, blk, a[0] * 1e3, a[1] * 1e3, a[2] * 1e3, b[0] * 1e3, b[1] * 1e3, b[2] * 1e3, c[0],
+             c[1], c[2], reps);
+    printf("%s\n", line);
+    fprintf(out, "%s\n", line);
+    fflush(stdout);
+    fflush(out);
+    free(sx);
+    free(sy);
+    must(dagger_stencil_destroy(s), "destroy");
+    must(dagger_array_destroy(x), "destroy");
+    must(dagger_array_destroy(y), "destroy");
+}
+
+static size_t parse_list(const char *s, size_t *v, size_t cap)
+{
+    size_t k = 0;
+    for (char *p = (char *)s; *p && k < cap; p += *p == ',')
+        v[k++] = strtoul(p, &p, 10);
+    return k;
+}
+
+int main(int argc, char **argv)
+{
+    dagger_runtime_t *rt;
+    must(dagger_init(&argc, &argv, NULL, &rt), "init");
+    if (dagger_nranks(rt) != 1) {
+        fprintf(stderr, "bench_stencil_sweep: run on one rank (the serial loop needs the array)\n");
+        dagger_finalize(rt);
+        return 2;
+    }
+    const char *path = argc > 1 ? argv[1] : "/tmp/bench_stencil_sweep.txt";
+    size_t sizes[8] = {256, 1024, 4096}, nsizes = 3, blocks[8] = {128, 512}, nblocks = 2;
+    if (argc > 2)
+        nsizes = parse_list(argv[2], sizes, 8);
+    if (argc > 3)
+        nblocks = parse_list(argv[3], blocks, 8);
+    const char *re = getenv("BENCH_REPS");
+    int reps = re ? atoi(re) : 11;
+    reps = reps < 3 ? 3 : reps > MAX_REPS ? MAX_REPS : reps;
+    FILE *out = fopen(path, "a");
+    if (!out) {
+        fprintf(stderr, "bench_stencil_sweep: cannot open %s\n", path);
+        return 1;
+    }
+    fprintf(out, "# bench_stencil_sweep: 3x3 Wrap neighbour sum, f64, 1 rank x %d thread(s)\n",
+            dagger_num_threads(rt));
+    printf("3x3 Wrap neighbour sum, f64, 1 rank x %d thread(s); medians (min-max)\n",
+           dagger_num_threads(rt));
+    for (size_t i = 0; i < nsizes; i++)
+        for (size_t j = 0; j < nblocks; j++)
+            if (blocks[j] <= sizes[i])
+                run_case(rt, out, sizes[i], blocks[j], reps);
+    fclose(out);
+    must(dagger_finalize(rt), "finalize");
+    return 0;
+}
