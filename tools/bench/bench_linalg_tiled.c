@@ -8,6 +8,8 @@
  *   bench_linalg_tiled [OUT=/tmp/bench_linalg_tiled.txt] [SIZES=256,1024,4096] [REPS=5]
  *                      [WHAT=all|cholesky,lu,matmul,matvec,qr,solve,syrk] [TILES=issue]
  *   tools/dagger-run -n 2 build/tools/bench/bench_linalg_tiled ...   (rank 0 prints)
+ * BENCH_REF_THREADS=k gives the reference call k threads (default: the
+ * job's CPU workers); BENCH_STARPU=0 skips StarPU.
  *
  * Rows, f64, N x N, tiles per N as the issue asks (256: 256 and 128;
  * 1024: 512 and 128; 4096: 512 and 256; TILES=t1,t2 for others), arrays
@@ -431,10 +433,15 @@ static void report(bench_t *b, const row_t *w)
                 med[V_REF] * 1e3, med[V_DAGGER] * 1e3, gf[V_REF], gf[V_DAGGER], r, rp, lo, hi,
                 gf[V_STARPU], w->have[V_STARPU] ? median(sp_ratio, reps) : 0, jls,
                 w->err[V_DAGGER], ok);
-    if (b->out) { /* per-repetition dagger times, for tools/bench/run-suite */
-        fprintf(b->out, "#samples %s n=%d tile=%d", prob_names[w->prob], w->n, w->tile);
+    /* Per-repetition times: dagger's for tools/bench/run-suite, all three
+     * for tools/bench/linalg-sweep. */
+    static const char *tags[NVAR] = {"#ref_samples", "#samples", "#starpu_samples"};
+    for (int v = 0; b->out && v < NVAR; v++) {
+        if (!w->have[v])
+            continue;
+        fprintf(b->out, "%s %s n=%d tile=%d", tags[v], prob_names[w->prob], w->n, w->tile);
         for (int i = 0; i < reps; i++)
-            fprintf(b->out, " %.9f", w->secs[V_DAGGER][i]);
+            fprintf(b->out, " %.9f", w->secs[v][i]);
         fprintf(b->out, "\n");
         fflush(b->out);
     }
@@ -464,6 +471,9 @@ static void setup(bench_t *b, int argc, char **argv)
     for (int i = 0; i < nprocs; i++)
         b->ref_threads += procs[i].kind == DAGGER_PROC_CPU;
     free(procs);
+    const char *rt = getenv("BENCH_REF_THREADS"); /* the sweep's fixed 2 (the machine's cores) */
+    if (rt && atoi(rt) > 0)
+        b->ref_threads = atoi(rt);
     b->dist = (dagger_dist_t){.kind = DAGGER_DIST_CYCLIC_2D};
     check(dagger_index_fn_register(b->rt, "bench.linalg.spd", spd_fn, &b->spd), "index fn");
 #ifdef DG_HAVE_STARPU
