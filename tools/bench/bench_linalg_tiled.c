@@ -9,7 +9,8 @@
  *                      [WHAT=all|cholesky,lu,matmul,matvec,qr,solve,syrk] [TILES=issue]
  *   tools/dagger-run -n 2 build/tools/bench/bench_linalg_tiled ...   (rank 0 prints)
  * BENCH_REF_THREADS=k gives the reference call k threads (default: the
- * job's CPU workers); BENCH_STARPU=0 skips StarPU.
+ * job's CPU workers); BENCH_STARPU=0 skips StarPU; BENCH_GRID=PxQ the
+ * arrays' rank grid (default the squarest, 1 x 2 on two ranks).
  *
  * Rows, f64, N x N, tiles per N as the issue asks (256: 256 and 128;
  * 1024: 512 and 128; 4096: 512 and 256; TILES=t1,t2 for others), arrays
@@ -475,6 +476,9 @@ static void setup(bench_t *b, int argc, char **argv)
     if (rt && atoi(rt) > 0)
         b->ref_threads = atoi(rt);
     b->dist = (dagger_dist_t){.kind = DAGGER_DIST_CYCLIC_2D};
+    const char *grid = getenv("BENCH_GRID"); /* PxQ rank grid; default the squarest */
+    if (grid && sscanf(grid, "%dx%d", &b->dist.prows, &b->dist.pcols) != 2)
+        b->dist.prows = b->dist.pcols = 0;
     check(dagger_index_fn_register(b->rt, "bench.linalg.spd", spd_fn, &b->spd), "index fn");
 #ifdef DG_HAVE_STARPU
     char ncpu[16];
