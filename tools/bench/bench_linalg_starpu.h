@@ -1,10 +1,12 @@
 /* The StarPU reference of bench_linalg_tiled: the same tile kernels
- * (OpenBLAS/LAPACKE, one thread) and the same right-looking DAGs as
- * dagger/linalg.h's Cholesky and GEMM, with StarPU's implicit data
- * dependencies: one starpu_matrix_data_register per tile,
- * starpu_task_insert, starpu_task_wait_for_all. StarPU's idle workers spin,
- * so it is initialised before and shut down after each run (outside the
- * timing). Only built when StarPU is found (DG_HAVE_STARPU). */
+ * (OpenBLAS/LAPACKE, one thread) and the same DAGs as dagger/linalg.h's
+ * routines, with StarPU's implicit data dependencies: one
+ * starpu_matrix_data_register per tile, starpu_task_submit,
+ * starpu_task_wait_for_all. StarPU's idle workers spin, so it is
+ * initialised before and shut down after each run (outside the timing).
+ * This file holds the common part and the Level-3/2 rows (cholesky,
+ * matmul, matvec, syrk); bench_linalg_starpu_fact.h holds lu, solve and qr.
+ * Only built when StarPU is found (DG_HAVE_STARPU). */
 #ifndef BENCH_LINALG_STARPU_H
 #define BENCH_LINALG_STARPU_H
 
@@ -19,10 +21,19 @@ typedef struct sp_shape {
     int n, ts, nt; /* n a multiple of ts */
 } sp_shape_t;
 
+/* A task's parameters (its cl_arg, a copy freed by StarPU). */
+typedef struct sp_par {
+    int ta, tb, r0, kb, right, ib;
+    double alpha, beta;
+    lapack_int *ipiv; /* LU: the global 1-based pivots */
+    double *mat;      /* solve: the factored matrix (n x n, ld n) */
+} sp_par_t;
+
 #define SP_PTR(h) ((double *)STARPU_MATRIX_GET_PTR(h))
 #define SP_LD(h) ((int)STARPU_MATRIX_GET_LD(h))
 #define SP_NX(h) ((int)STARPU_MATRIX_GET_NX(h))
 #define SP_NY(h) ((int)STARPU_MATRIX_GET_NY(h))
+#define SP_TR(t) ((t) ? CblasTrans : CblasNoTrans)
 
 static void s_potrf(void *buf[], void *arg)
 {
@@ -31,6 +42,7 @@ static void s_potrf(void *buf[], void *arg)
         SP_PTR(buf[0])[0] = NAN; /* the check reports it */
 }
 
+/* Cholesky's panel: B = B L^-T. */
 static void s_trsm(void *buf[], void *arg)
 {
     (void)arg;
@@ -38,31 +50,31 @@ static void s_trsm(void *buf[], void *arg)
                 SP_NY(buf[1]), 1.0, SP_PTR(buf[0]), SP_LD(buf[0]), SP_PTR(buf[1]), SP_LD(buf[1]));
 }
 
+/* C = alpha op(A) op(A)^T + beta C, lower. */
 static void s_syrk(void *buf[], void *arg)
 {
-    (void)arg;
-    cblas_dsyrk(CblasColMajor, CblasLower, CblasNoTrans, SP_NX(buf[1]), SP_NY(buf[0]), -1.0,
-                SP_PTR(buf[0]), SP_LD(buf[0]), 1.0, SP_PTR(buf[1]), SP_LD(buf[1]));
+    const sp_par_t *p = arg;
+    int k = p->ta ? SP_NX(buf[0]) : SP_NY(buf[0]);
+    cblas_dsyrk(CblasColMajor, CblasLower, SP_TR(p->ta), SP_NX(buf[1]), k, p->alpha,
+                SP_PTR(buf[0]), SP_LD(buf[0]), p->beta, SP_PTR(buf[1]), SP_LD(buf[1]));
 }
 
-/* C += alpha A op(B): op = T, alpha -1 for the Cholesky update; N, 1 for GEMM. */
-static void s_gemm(void *buf[], int nt)
+/* C = alpha op(A) op(B) + beta C. */
+static void s_gemm(void *buf[], void *arg)
 {
-    cblas_dgemm(CblasColMajor, CblasNoTrans, nt ? CblasTrans : CblasNoTrans, SP_NX(buf[2]),
-                SP_NY(buf[2]), SP_NY(buf[0]), nt ? -1.0 : 1.0, SP_PTR(buf[0]), SP_LD(buf[0]),
-                SP_PTR(buf[1]), SP_LD(buf[1]), 1.0, SP_PTR(buf[2]), SP_LD(buf[2]));
+    const sp_par_t *p = arg;
+    int k = p->ta ? SP_NX(buf[0]) : SP_NY(buf[0]);
+    cblas_dgemm(CblasColMajor, SP_TR(p->ta), SP_TR(p->tb), SP_NX(buf[2]), SP_NY(buf[2]), k,
+                p->alpha, SP_PTR(buf[0]), SP_LD(buf[0]), SP_PTR(buf[1]), SP_LD(buf[1]), p->beta,
+                SP_PTR(buf[2]), SP_LD(buf[2]));
 }
 
-static void s_gemm_nt(void *buf[], void *arg)
+/* y = alpha A x + beta y (x and y ts x 1 tiles). */
+static void s_gemv(void *buf[], void *arg)
 {
-    (void)arg;
-    s_gemm(buf, 1);
-}
-
-static void s_gemm_nn(void *buf[], void *arg)
-{
-    (void)arg;
-    s_gemm(buf, 0);
+    const sp_par_t *p = arg;
+    cblas_dgemv(CblasColMajor, CblasNoTrans, SP_NX(buf[0]), SP_NY(buf[0]), p->alpha,
+                SP_PTR(buf[0]), SP_LD(buf[0]), SP_PTR(buf[1]), 1, p->beta, SP_PTR(buf[2]), 1);
 }
 
 static struct starpu_codelet cl_potrf = {.cpu_funcs = {s_potrf}, .nbuffers = 1,
@@ -71,12 +83,10 @@ static struct starpu_codelet cl_trsm = {.cpu_funcs = {s_trsm}, .nbuffers = 2,
                                         .modes = {STARPU_R, STARPU_RW}, .name = "trsm"};
 static struct starpu_codelet cl_syrk = {.cpu_funcs = {s_syrk}, .nbuffers = 2,
                                         .modes = {STARPU_R, STARPU_RW}, .name = "syrk"};
-static struct starpu_codelet cl_gemm_nt = {.cpu_funcs = {s_gemm_nt}, .nbuffers = 3,
-                                           .modes = {STARPU_R, STARPU_R, STARPU_RW},
-                                           .name = "gemm_nt"};
-static struct starpu_codelet cl_gemm_nn = {.cpu_funcs = {s_gemm_nn}, .nbuffers = 3,
-                                           .modes = {STARPU_R, STARPU_R, STARPU_RW},
-                                           .name = "gemm_nn"};
+static struct starpu_codelet cl_gemm = {.cpu_funcs = {s_gemm}, .nbuffers = 3,
+                                        .modes = {STARPU_R, STARPU_R, STARPU_RW}, .name = "gemm"};
+static struct starpu_codelet cl_gemv = {.cpu_funcs = {s_gemv}, .nbuffers = 3,
+                                        .modes = {STARPU_R, STARPU_R, STARPU_RW}, .name = "gemv"};
 
 static double *sp_tile(double *tiles, const sp_shape_t *s, int i, int j)
 {
@@ -96,34 +106,69 @@ static void sp_layout(const sp_shape_t *s, double *full, double *tiles, int to_t
             }
 }
 
-static starpu_data_handle_t *sp_register(const sp_shape_t *s, double *tiles)
+/* Handles of an mt x nt grid of tm x tn pieces of base: piece (i, j) starts
+ * at (i + j mt) tm tn and has leading dimension tm. That is the tile
+ * layout (tm = tn = ts), vector pieces (nt = tn = 1) and block columns of
+ * a full matrix (mt = 1, tm = n). */
+static starpu_data_handle_t *sp_grid(int mt, int nt, int tm, int tn, double *base)
 {
-    starpu_data_handle_t *h = calloc((size_t)s->nt * (size_t)s->nt, sizeof(*h));
-    for (int j = 0; j < s->nt; j++)
-        for (int i = 0; i < s->nt; i++)
-            starpu_matrix_data_register(&h[i + j * s->nt], STARPU_MAIN_RAM,
-                                        (uintptr_t)sp_tile(tiles, s, i, j), (uint32_t)s->ts,
-                                        (uint32_t)s->ts, (uint32_t)s->ts, sizeof(double));
+    starpu_data_handle_t *h = calloc((size_t)mt * (size_t)nt, sizeof(*h));
+    if (!h) {
+        fprintf(stderr, "bench_linalg_tiled: out of memory (StarPU handles)\n");
+        exit(1);
+    }
+    for (int j = 0; j < nt; j++)
+        for (int i = 0; i < mt; i++)
+            starpu_matrix_data_register(&h[i + j * mt], STARPU_MAIN_RAM,
+                                        (uintptr_t)(base + ((size_t)i + (size_t)j * (size_t)mt) *
+                                                               (size_t)tm * (size_t)tn),
+                                        (uint32_t)tm, (uint32_t)tm, (uint32_t)tn, sizeof(double));
     return h;
 }
 
-static void sp_unregister(const sp_shape_t *s, starpu_data_handle_t *h)
+static starpu_data_handle_t *sp_register(const sp_shape_t *s, double *tiles)
 {
-    for (int i = 0; i < s->nt * s->nt; i++)
+    return sp_grid(s->nt, s->nt, s->ts, s->ts, tiles);
+}
+
+static void sp_unregister(int count, starpu_data_handle_t *h)
+{
+    for (int i = 0; i < count; i++)
         starpu_data_unregister(h[i]);
     free(h);
 }
 
-static void sp_insert(struct starpu_codelet *cl, int nbuf, starpu_data_handle_t x,
-                      starpu_data_handle_t y, starpu_data_handle_t z)
+/* Submits cl on handles h[0 .. cl->nbuffers) with a copy of par. */
+static void sp_task(struct starpu_codelet *cl, const sp_par_t *par, starpu_data_handle_t h0,
+                    starpu_data_handle_t h1, starpu_data_handle_t h2, starpu_data_handle_t h3)
 {
-    int rc = nbuf == 1   ? starpu_task_insert(cl, STARPU_RW, x, 0)
-             : nbuf == 2 ? starpu_task_insert(cl, STARPU_R, x, STARPU_RW, y, 0)
-                         : starpu_task_insert(cl, STARPU_R, x, STARPU_R, y, STARPU_RW, z, 0);
+    struct starpu_task *t = starpu_task_create();
+    starpu_data_handle_t h[4] = {h0, h1, h2, h3};
+    t->cl = cl;
+    for (int i = 0; i < cl->nbuffers; i++)
+        t->handles[i] = h[i];
+    if (par) {
+        sp_par_t *copy = malloc(sizeof(*copy));
+        if (!copy) {
+            fprintf(stderr, "bench_linalg_tiled: out of memory (StarPU task)\n");
+            exit(1);
+        }
+        *copy = *par;
+        t->cl_arg = copy;
+        t->cl_arg_size = sizeof(*copy);
+        t->cl_arg_free = 1;
+    }
+    int rc = starpu_task_submit(t);
     if (rc != 0) {
-        fprintf(stderr, "bench_linalg_tiled: starpu_task_insert: %d\n", rc);
+        fprintf(stderr, "bench_linalg_tiled: starpu_task_submit: %d\n", rc);
         exit(1);
     }
+}
+
+static void sp_gemm(const sp_par_t *p, starpu_data_handle_t a, starpu_data_handle_t b,
+                    starpu_data_handle_t c)
+{
+    sp_task(&cl_gemm, p, a, b, c, NULL);
 }
 
 static void sp_start(void)
@@ -143,21 +188,22 @@ static double starpu_chol(const sp_shape_t *s, double *in, double *tiles, double
     sp_start();
     starpu_data_handle_t *h = sp_register(s, tiles);
 #define H(i, j) h[(i) + (j) * nt]
+    sp_par_t upd = {.ta = 0, .tb = 1, .alpha = -1.0, .beta = 1.0};
     double t0 = now();
     for (int k = 0; k < nt; k++) {
-        sp_insert(&cl_potrf, 1, H(k, k), NULL, NULL);
+        sp_task(&cl_potrf, NULL, H(k, k), NULL, NULL, NULL);
         for (int i = k + 1; i < nt; i++)
-            sp_insert(&cl_trsm, 2, H(k, k), H(i, k), NULL);
+            sp_task(&cl_trsm, NULL, H(k, k), H(i, k), NULL, NULL);
         for (int i = k + 1; i < nt; i++) {
-            sp_insert(&cl_syrk, 2, H(i, k), H(i, i), NULL);
+            sp_task(&cl_syrk, &upd, H(i, k), H(i, i), NULL, NULL);
             for (int j = k + 1; j < i; j++)
-                sp_insert(&cl_gemm_nt, 3, H(i, k), H(j, k), H(i, j));
+                sp_gemm(&upd, H(i, k), H(j, k), H(i, j));
         }
     }
     starpu_task_wait_for_all();
     double t = now() - t0;
 #undef H
-    sp_unregister(s, h);
+    sp_unregister(nt * nt, h);
     starpu_shutdown();
     sp_layout(s, out, tiles, 0);
     return t;
@@ -175,18 +221,75 @@ static double starpu_gemm(const sp_shape_t *s, double *a, double *b, double *c, 
     sp_layout(s, c, tc, 1);
     sp_start();
     starpu_data_handle_t *ha = sp_register(s, ta), *hb = sp_register(s, tb), *hc = sp_register(s, tc);
+    sp_par_t nn1 = {.alpha = 1.0, .beta = 1.0};
     double t0 = now();
     for (int k = 0; k < nt; k++)
         for (int j = 0; j < nt; j++)
             for (int i = 0; i < nt; i++)
-                sp_insert(&cl_gemm_nn, 3, ha[i + k * nt], hb[k + j * nt], hc[i + j * nt]);
+                sp_gemm(&nn1, ha[i + k * nt], hb[k + j * nt], hc[i + j * nt]);
     starpu_task_wait_for_all();
     double t = now() - t0;
-    sp_unregister(s, ha);
-    sp_unregister(s, hb);
-    sp_unregister(s, hc);
+    sp_unregister(nt * nt, ha);
+    sp_unregister(nt * nt, hb);
+    sp_unregister(nt * nt, hc);
     starpu_shutdown();
     sp_layout(s, out, tc, 0);
+    return t;
+}
+
+/* out (lower) = a^T a, beta 0 on the first product of each tile, as
+ * dagger_linalg_syrk: syrk tasks on the diagonal, gemm (T, N) below. */
+static double starpu_syrk(const sp_shape_t *s, double *a, double *tiles, double *out,
+                          double (*now)(void))
+{
+    int nt = s->nt;
+    size_t nn = (size_t)s->n * (size_t)s->n;
+    double *ta = tiles, *tc = tiles + nn;
+    sp_layout(s, a, ta, 1);
+    memset(tc, 0, nn * sizeof(double));
+    sp_start();
+    starpu_data_handle_t *ha = sp_register(s, ta), *hc = sp_register(s, tc);
+    double t0 = now();
+    for (int i = 0; i < nt; i++)
+        for (int j = 0; j <= i; j++)
+            for (int l = 0; l < nt; l++) {
+                sp_par_t p = {.ta = 1, .tb = 0, .alpha = 1.0, .beta = l ? 1.0 : 0.0};
+                if (i == j)
+                    sp_task(&cl_syrk, &p, ha[l + i * nt], hc[i + i * nt], NULL, NULL);
+                else
+                    sp_gemm(&p, ha[l + i * nt], ha[l + j * nt], hc[i + j * nt]);
+            }
+    starpu_task_wait_for_all();
+    double t = now() - t0;
+    sp_unregister(nt * nt, ha);
+    sp_unregister(nt * nt, hc);
+    starpu_shutdown();
+    sp_layout(s, out, tc, 0);
+    return t;
+}
+
+/* out = a x (out n doubles), beta 0 on the first product of each piece of y. */
+static double starpu_gemv(const sp_shape_t *s, double *a, double *x, double *tiles, double *out,
+                          double (*now)(void))
+{
+    int nt = s->nt;
+    sp_layout(s, a, tiles, 1);
+    memset(out, 0, (size_t)s->n * sizeof(double));
+    sp_start();
+    starpu_data_handle_t *ha = sp_register(s, tiles), *hx = sp_grid(nt, 1, s->ts, 1, x),
+                         *hy = sp_grid(nt, 1, s->ts, 1, out);
+    double t0 = now();
+    for (int i = 0; i < nt; i++)
+        for (int l = 0; l < nt; l++) {
+            sp_par_t p = {.alpha = 1.0, .beta = l ? 1.0 : 0.0};
+            sp_task(&cl_gemv, &p, ha[i + l * nt], hx[l], hy[i], NULL);
+        }
+    starpu_task_wait_for_all();
+    double t = now() - t0;
+    sp_unregister(nt * nt, ha);
+    sp_unregister(nt, hx);
+    sp_unregister(nt, hy);
+    starpu_shutdown();
     return t;
 }
 

@@ -1,12 +1,16 @@
 /* The seeds' linear algebra rows with dagger/linalg.h: each routine on
  * distributed arrays beside one OpenBLAS/LAPACK call with as many threads
- * as the job has CPU workers, and StarPU (Cholesky and GEMM, same tile
- * kernels) when it was found at build time and the job has one rank; all
- * in the same run, variants alternated.
+ * as the job has CPU workers, and StarPU (every row, same tile kernels)
+ * when it was found at build time and the job has one rank; all in the
+ * same run, variants alternated. tools/bench/linalg-sweep runs the issue's
+ * whole matrix of configurations and tabulates it.
  *
  *   bench_linalg_tiled [OUT=/tmp/bench_linalg_tiled.txt] [SIZES=256,1024,4096] [REPS=5]
  *                      [WHAT=all|cholesky,lu,matmul,matvec,qr,solve,syrk] [TILES=issue]
  *   tools/dagger-run -n 2 build/tools/bench/bench_linalg_tiled ...   (rank 0 prints)
+ * BENCH_REF_THREADS=k gives the reference call k threads (default: the
+ * job's CPU workers); BENCH_STARPU=0 skips StarPU; BENCH_GRID=PxQ the
+ * arrays' rank grid (default the squarest, 1 x 2 on two ranks).
  *
  * Rows, f64, N x N, tiles per N as the issue asks (256: 256 and 128;
  * 1024: 512 and 128; 4096: 512 and 256; TILES=t1,t2 for others), arrays
@@ -36,7 +40,7 @@
 #include <time.h>
 
 #ifdef DG_HAVE_STARPU
-#include "bench_linalg_starpu.h"
+#include "bench_linalg_starpu_fact.h"
 #endif
 
 #define MAX_REPS 50
@@ -45,7 +49,9 @@
 enum { V_REF, V_DAGGER, V_STARPU, NVAR };
 enum { P_CHOL, P_LU, P_MATMUL, P_MATVEC, P_QR, P_SOLVE, P_SYRK, NPROB };
 static const char *prob_names[NPROB] = {"cholesky", "lu", "matmul", "matvec", "qr", "solve", "syrk"};
-/* Dagger.jl in ms (seeds' PR table, first column): N=256 block 256, N=1024 block 512. */
+/* Dagger.jl in ms from the seeds' PR table (001), its "master" column as
+ * run-suite's SEEDS_MS (the PR's "dirty" column is within its noise):
+ * N=256 block 256, N=1024 block 512; their machine, for scale only. */
 static const double jl_ms[NPROB][2] = {{3.08, 19.5}, {4.7, 47.8}, {2.26, 45.2}, {1.43, 3.26},
                                        {7.39, 367}, {8.94, 53.2}, {4.08, 37.0}};
 
@@ -182,8 +188,8 @@ static void row_init(bench_t *b, row_t *w)
             w->qwork = xmalloc((size_t)w->lqwork * sizeof(double));
         }
 #ifdef DG_HAVE_STARPU
-        if (b->nranks == 1 && (p == P_CHOL || p == P_MATMUL) && n % ts == 0)
-            w->tiles = xmalloc((p == P_MATMUL ? 3 : 1) * nn * sizeof(double));
+        if (b->nranks == 1 && n % ts == 0)
+            w->tiles = xmalloc((p == P_MATMUL ? 3 : p == P_SYRK ? 2 : 1) * nn * sizeof(double));
 #endif
     }
 }
@@ -284,9 +290,17 @@ static void dagger_result(row_t *w)
 static double starpu_run(row_t *w)
 {
     sp_shape_t s = {w->n, w->tile, w->n / w->tile};
-    if (w->prob == P_CHOL)
-        return starpu_chol(&s, w->ha, w->tiles, w->got, now_s);
-    return starpu_gemm(&s, w->ha, w->hb, w->hc, w->tiles, w->got, now_s);
+    switch (w->prob) {
+    case P_CHOL: return starpu_chol(&s, w->ha, w->tiles, w->got, now_s);
+    case P_LU: return starpu_lu(&s, w->ha, w->got, w->rpiv, NULL, now_s);
+    case P_MATVEC: return starpu_gemv(&s, w->ha, w->hb, w->tiles, w->got, now_s);
+    case P_QR: return starpu_qr(&s, w->ha, w->tiles, w->got, now_s);
+    case P_SOLVE: /* factors in tiles (n x n), x into got */
+        memcpy(w->got, w->hb, (size_t)w->n * sizeof(double));
+        return starpu_lu(&s, w->ha, w->tiles, w->rpiv, w->got, now_s);
+    case P_SYRK: return starpu_syrk(&s, w->ha, w->tiles, w->got, now_s);
+    default: return starpu_gemm(&s, w->ha, w->hb, w->hc, w->tiles, w->got, now_s);
+    }
 }
 #endif
 
@@ -420,10 +434,15 @@ static void report(bench_t *b, const row_t *w)
                 med[V_REF] * 1e3, med[V_DAGGER] * 1e3, gf[V_REF], gf[V_DAGGER], r, rp, lo, hi,
                 gf[V_STARPU], w->have[V_STARPU] ? median(sp_ratio, reps) : 0, jls,
                 w->err[V_DAGGER], ok);
-    if (b->out) { /* per-repetition dagger times, for tools/bench/run-suite */
-        fprintf(b->out, "#samples %s n=%d tile=%d", prob_names[w->prob], w->n, w->tile);
+    /* Per-repetition times: dagger's for tools/bench/run-suite, all three
+     * for tools/bench/linalg-sweep. */
+    static const char *tags[NVAR] = {"#ref_samples", "#samples", "#starpu_samples"};
+    for (int v = 0; b->out && v < NVAR; v++) {
+        if (!w->have[v])
+            continue;
+        fprintf(b->out, "%s %s n=%d tile=%d", tags[v], prob_names[w->prob], w->n, w->tile);
         for (int i = 0; i < reps; i++)
-            fprintf(b->out, " %.9f", w->secs[V_DAGGER][i]);
+            fprintf(b->out, " %.9f", w->secs[v][i]);
         fprintf(b->out, "\n");
         fflush(b->out);
     }
@@ -453,7 +472,13 @@ static void setup(bench_t *b, int argc, char **argv)
     for (int i = 0; i < nprocs; i++)
         b->ref_threads += procs[i].kind == DAGGER_PROC_CPU;
     free(procs);
+    const char *rt = getenv("BENCH_REF_THREADS"); /* the sweep's fixed 2 (the machine's cores) */
+    if (rt && atoi(rt) > 0)
+        b->ref_threads = atoi(rt);
     b->dist = (dagger_dist_t){.kind = DAGGER_DIST_CYCLIC_2D};
+    const char *grid = getenv("BENCH_GRID"); /* PxQ rank grid; default the squarest */
+    if (grid && sscanf(grid, "%dx%d", &b->dist.prows, &b->dist.pcols) != 2)
+        b->dist.prows = b->dist.pcols = 0;
     check(dagger_index_fn_register(b->rt, "bench.linalg.spd", spd_fn, &b->spd), "index fn");
 #ifdef DG_HAVE_STARPU
     char ncpu[16];
