@@ -23,7 +23,9 @@
  * many cheap checks it makes between two sched_yield calls. Long enough to
  * catch the answer of a round trip without a wake-up, short enough that an
  * idle process costs nothing to its neighbours. */
+#ifndef DG_SPIN_NS /* overridable at build time for the spin-length comparison */
 #define DG_SPIN_NS      50000ull
+#endif
 #define DG_SPIN_CHECKS  32
 
 /* ---------------------------------------------------------------- queues */
