@@ -10,7 +10,14 @@
  * the slowest rank's (allreduce max); the median is reported. Dagger.jl's own
  * figures on its machine (2 ranks x 2 threads) are printed beside ours for
  * orientation only; they are not a same-machine reference. The same-run
- * reference is the serial cost of the leaves measured first. */
+ * reference is the serial cost of the leaves measured first.
+ *
+ * Each case also gets its floor, measured in the same run (launch_floor.h):
+ * a tree's is its depth (levels, each crossing ranks at most once) times the
+ * 8 B one-way latency plus one region-end agreement (an empty region on all
+ * ranks (the compute-heavy tree gets none: its floor is its leaves' compute); the
+ * gather's is the most bytes one rank receives over the measured bandwidth
+ * plus its depth (1) in latencies. The ratio is the case's median / floor. */
 #include <dagger.h>
 #include <dagger/array.h>
 #include <math.h>
@@ -19,6 +26,8 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "launch_floor.h"
 
 #define LEAVES 64
 #define ROUNDS_WARM 10
@@ -152,33 +161,86 @@ static int cmp(const void *x, const void *y)
     return (a > c) - (a < c);
 }
 
-/* Median over ROUNDS of the slowest rank's time, in ms. */
-static double measure(bench_t *b, dagger_status_t (*fn)(bench_t *, dagger_codelet_t),
-                      dagger_codelet_t arg)
+static dagger_status_t case_empty(bench_t *b, dagger_codelet_t u)
 {
-    double t[ROUNDS];
-    for (int i = 0; i < ROUNDS_WARM + ROUNDS; i++) {
-        dagger_barrier(b->rt);
-        double t0 = now();
-        dagger_status_t st = fn(b, arg);
-        double dt = now() - t0;
-        if (st != DAGGER_OK) {
-            fprintf(stderr, "rank %d: %s: %s\n", dagger_rank(b->rt), dagger_strerror(st),
-                     dagger_error_detail());
-            exit(1);
-        }
-        dagger_allreduce(b->rt, &dt, 1, DAGGER_REDUCE_F64, DAGGER_OP_MAX);
-        if (i >= ROUNDS_WARM)
-            t[i - ROUNDS_WARM] = dt * 1e3;
+    (void)u;
+    dagger_region_t *r;
+    dagger_status_t st = dagger_region_begin(b->rt, NULL, &r);
+    return st == DAGGER_OK ? dagger_region_end(r) : st;
+}
+
+/* One round: the slowest rank's time of fn, in ms. */
+static double one_round(bench_t *b, dagger_status_t (*fn)(bench_t *, dagger_codelet_t),
+                        dagger_codelet_t arg)
+{
+    dagger_barrier(b->rt);
+    double t0 = now();
+    dagger_status_t st = fn(b, arg);
+    double dt = now() - t0;
+    if (st != DAGGER_OK) {
+        fprintf(stderr, "rank %d: %s: %s\n", dagger_rank(b->rt), dagger_strerror(st),
+                dagger_error_detail());
+        exit(1);
     }
-    qsort(t, ROUNDS, sizeof(double), cmp);
-    return t[ROUNDS / 2];
+    dagger_allreduce(b->rt, &dt, 1, DAGGER_REDUCE_F64, DAGGER_OP_MAX);
+    return dt * 1e3;
+}
+
+static double median(double *t, int n)
+{
+    qsort(t, (size_t)n, sizeof(double), cmp);
+    return t[n / 2];
+}
+
+/* Median over ROUNDS of the slowest rank's time, in ms. Each round is
+ * followed by one of an empty region (the region-end agreement of the
+ * floor), so both see the same machine; *agree_ms gets its median. */
+static double measure(bench_t *b, dagger_status_t (*fn)(bench_t *, dagger_codelet_t),
+                      dagger_codelet_t arg, double *agree_ms)
+{
+    double t[ROUNDS], e[ROUNDS];
+    for (int i = 0; i < ROUNDS_WARM + ROUNDS; i++) {
+        double dt = one_round(b, fn, arg), de = one_round(b, case_empty, arg);
+        if (i >= ROUNDS_WARM) {
+            t[i - ROUNDS_WARM] = dt;
+            e[i - ROUNDS_WARM] = de;
+        }
+    }
+    *agree_ms = median(e, ROUNDS);
+    return median(t, ROUNDS);
 }
 
 static dagger_status_t case_heavy(bench_t *b, dagger_codelet_t u) { (void)u; return value_tree(b, b->heavy); }
 static dagger_status_t case_tiny(bench_t *b, dagger_codelet_t u) { (void)u; return value_tree(b, b->tiny); }
 static dagger_status_t case_gather(bench_t *b, dagger_codelet_t u) { (void)u; return gather(b); }
 static dagger_status_t case_buffers(bench_t *b, dagger_codelet_t u) { (void)u; return buffer_tree(b); }
+
+/* Levels of value_tree and buffer_tree: the leaves, then one per halving
+ * (the same loop as theirs). */
+static int tree_depth(void)
+{
+    int depth = 1;
+    for (int width = LEAVES; width > 1; width /= 2)
+        depth++;
+    return depth;
+}
+
+/* FLOOR_NONE: the compute-heavy tree, whose floor is its leaves' compute
+ * (the serial line is its reference; measured once at the start under a
+ * drifting load it came out above the tree's own time, so it is no floor). */
+enum floor_kind { FLOOR_NONE, FLOOR_TREE, FLOOR_GATHER };
+
+/* A case's floor in ms (0: none, or not measured: one rank). */
+static double case_floor(const bench_t *b, enum floor_kind kind, launch_floor_t fl,
+                         double agree_ms)
+{
+    if (fl.lat_ms <= 0 || kind == FLOOR_NONE)
+        return 0;
+    if (kind == FLOOR_GATHER)
+        return fl.bw_bps > 0 ? floor_gather_bytes(b->grid, b->n, sizeof(double)) / fl.bw_bps * 1e3 +
+                                   fl.lat_ms : 0;
+    return tree_depth() * fl.lat_ms + agree_ms;
+}
 
 int main(int argc, char **argv)
 {
@@ -218,11 +280,12 @@ int main(int argc, char **argv)
         const char *name;
         dagger_status_t (*fn)(bench_t *, dagger_codelet_t);
         double julia_ms, budget_ms;
+        enum floor_kind floor;
     } cases[] = {
-        {"compute-heavy reduction tree (127 tasks)", case_heavy, 163.09, 0},
-        {"tiny-task reduction tree (127 tasks)", case_tiny, 14.96, 1.0},
-        {"512x512 tiled gather (64x64 tiles)", case_gather, 24.71, 2.0},
-        {"buffer-only region (127 tasks)", case_buffers, 8.94, 0},
+        {"compute-heavy reduction tree (127 tasks)", case_heavy, 163.09, 0, FLOOR_NONE},
+        {"tiny-task reduction tree (127 tasks)", case_tiny, 14.96, 1.0, FLOOR_TREE},
+        {"512x512 tiled gather (64x64 tiles)", case_gather, 24.71, 2.0, FLOOR_GATHER},
+        {"buffer-only region (127 tasks)", case_buffers, 8.94, 0, FLOOR_TREE},
     };
     const char *out = argc > 1 ? argv[1] : "/tmp/bench_region_launch.txt";
     FILE *f = dagger_rank(b.rt) == 0 ? fopen(out, "a") : NULL;
@@ -234,7 +297,12 @@ int main(int argc, char **argv)
         printf("%-44s %10s %12s %10s\n", "case", "dagger ms", "Dagger.jl ms", "budget");
     }
     for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
-        double ms = measure(&b, cases[c].fn, b.sum);
+        /* The floor's parts are measured next to each case (the load drifts). */
+        launch_floor_t fl = {0, 0};
+        if (b.n > 1 && cases[c].floor != FLOOR_NONE)
+            fl = launch_floor_measure(b.rt, now);
+        double agree_ms;
+        double ms = measure(&b, cases[c].fn, b.sum, &agree_ms);
         if (dagger_rank(b.rt) != 0)
             continue;
         char budget[32] = "-";
@@ -245,6 +313,15 @@ int main(int argc, char **argv)
         if (f)
             fprintf(f, "%dx%d %s: %.3f ms (Dagger.jl %.2f ms)\n", b.n, threads, cases[c].name, ms,
                     cases[c].julia_ms);
+        double floor_ms = case_floor(&b, cases[c].floor, fl, agree_ms);
+        if (floor_ms <= 0)
+            continue;
+        printf("%-44s floor %.3f ms, ratio %.1f (one way %.4f ms, %.3g GB/s, agreement %.4f ms, "
+               "depth %d)\n", "", floor_ms, ms / floor_ms, fl.lat_ms, fl.bw_bps * 1e-9, agree_ms,
+               cases[c].floor == FLOOR_GATHER ? 1 : tree_depth());
+        if (f)
+            fprintf(f, "%dx%d %s: floor %.3f ms, ratio %.1f\n", b.n, threads, cases[c].name,
+                    floor_ms, ms / floor_ms);
     }
     if (f)
         fclose(f);
