@@ -15,9 +15,10 @@
  * Each case also gets its floor, measured in the same run (launch_floor.h):
  * a tree's is its depth (levels, each crossing ranks at most once) times the
  * 8 B one-way latency plus one region-end agreement (an empty region on all
- * ranks (the compute-heavy tree gets none: its floor is its leaves' compute); the
- * gather's is the most bytes one rank receives over the measured bandwidth
- * plus its depth (1) in latencies. The ratio is the case's median / floor. */
+ * ranks); the gather's is the most bytes one rank receives over the measured
+ * bandwidth plus its depth (1) in latencies; the compute-heavy tree gets none
+ * (its floor is its leaves' compute). The ratio is the case's median / floor.
+ * docs/benchmarks.md describes the parts. */
 #include <dagger.h>
 #include <dagger/array.h>
 #include <math.h>
