@@ -5,7 +5,7 @@
 
 #include "actors/system.h"
 #include "core/runtime.h"
-#include "core/status_internal.h"
+#include "core/base/status_internal.h"
 
 static inline dagger_status_t dg_api_system(const dagger_runtime_t *rt, const char *what,
                                             dg_act_system_t **sys)

@@ -4,7 +4,7 @@
 #include "actors/api.h"
 #include "actors/ctx.h"
 #include "actors/system_impl.h"
-#include "core/hash.h"
+#include "core/base/hash.h"
 
 dagger_status_t dagger_msg_type_register(dagger_runtime_t *rt, const dagger_msg_type_desc_t *desc,
                                          dagger_msg_type_t *type)

@@ -21,7 +21,7 @@
 
 #include "actors/ctx.h"
 #include "actors/system.h"
-#include "core/common.h"
+#include "core/base/common.h"
 #include "core/trace/trace.h"
 
 typedef struct dg_act_bound {

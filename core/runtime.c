@@ -7,11 +7,11 @@
 #include <string.h>
 
 #include "actors/system.h"
-#include "core/alloc.h"
-#include "core/asym_fence.h"
+#include "core/base/alloc.h"
+#include "core/base/asym_fence.h"
 #include "core/api/tasks.h"
-#include "core/log.h"
-#include "core/status_internal.h"
+#include "core/base/log.h"
+#include "core/base/status_internal.h"
 #include "transport/actor_route.h"
 #include "transport/bootstrap.h"
 #include "transport/coll.h"

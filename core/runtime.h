@@ -6,8 +6,8 @@
 #include <dagger/runtime.h>
 #include <stdint.h>
 
-#include "core/config.h"
-#include "core/handles.h"
+#include "core/base/config.h"
+#include "core/base/handles.h"
 
 struct dg_act_system;
 struct dg_tasks;

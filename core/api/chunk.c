@@ -4,8 +4,8 @@
 
 #include "core/api/planner.h"
 #include "core/api/tasks.h"
-#include "core/hash.h"
-#include "core/status_internal.h"
+#include "core/base/hash.h"
+#include "core/base/status_internal.h"
 
 #define DG_CHUNK_MAX_DIM (1ull << 40)
 #define DG_CHUNK_MAX_ELEMS (1ull << 50)

@@ -6,9 +6,9 @@
 #include <string.h>
 
 #include "actors/ctx.h"
-#include "core/common.h"
+#include "core/base/common.h"
 #include "core/exec/exec.h"
-#include "core/status_internal.h"
+#include "core/base/status_internal.h"
 #include "core/trace/trace.h"
 
 struct dagger_task {

@@ -19,7 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "core/common.h"
+#include "core/base/common.h"
 #include "core/trace/format.h"
 
 struct dagger_runtime;

@@ -37,7 +37,7 @@
 #include <unistd.h>
 
 #include "actors/system.h"
-#include "core/handles.h"
+#include "core/base/handles.h"
 #include "core/runtime.h"
 
 #define WINDOW 4096      /* messages in flight per stream */

@@ -23,7 +23,7 @@
 
 #include "actors/system.h"
 #include "bench_tx_perftest.h"
-#include "core/handles.h"
+#include "core/base/handles.h"
 #include "core/runtime.h"
 #include "transport/actor_route.h"
 #include "transport/coll.h"

@@ -1,5 +1,5 @@
 /* Status names and the per-thread error detail. */
-#include "core/status_internal.h"
+#include "core/base/status_internal.h"
 
 #include <stdarg.h>
 #include <stdio.h>
