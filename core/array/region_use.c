@@ -1,6 +1,6 @@
 /* Array operations submit into the caller's region, or open and end one of
  * their own: the same code serves both. */
-#include "core/api/tasks.h"
+#include "core/runtime/tasks.h"
 #include "core/array/array_internal.h"
 #include "core/base/handles.h"
 #include "core/base/status_internal.h"

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "core/base/alloc.h"
-#include "core/api/tasks.h"
+#include "core/runtime/tasks.h"
 #include "core/array/stencil_internal.h"
 #include "core/base/status_internal.h"
 

@@ -10,10 +10,10 @@
 #include <unistd.h>
 
 #include "core/base/alloc.h"
-#include "core/api/tasks.h"
+#include "core/runtime/tasks.h"
 #include "core/base/hash.h"
 #include "core/base/log.h"
-#include "core/runtime.h"
+#include "core/runtime/runtime.h"
 #include "core/base/status_internal.h"
 #include "core/trace/clocksync.h"
 #include "core/trace/recorder.h"

@@ -24,7 +24,7 @@
 #include "actors/system.h"
 #include "bench_tx_perftest.h"
 #include "core/base/handles.h"
-#include "core/runtime.h"
+#include "core/runtime/runtime.h"
 #include "transport/actor_route.h"
 #include "transport/coll.h"
 #include "transport/tx.h"

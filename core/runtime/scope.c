@@ -1,5 +1,5 @@
 /* Public scopes to planner scopes, and their hash for uniformity checks. */
-#include "core/api/scope.h"
+#include "core/runtime/scope.h"
 
 #include <string.h>
 

@@ -1,6 +1,6 @@
 /* The public collectives (dagger/coll.h): the runtime's transport with the
  * handle checked first. */
-#include "core/runtime.h"
+#include "core/runtime/runtime.h"
 #include "core/base/status_internal.h"
 #include "transport/coll.h"
 

@@ -6,9 +6,9 @@
 #include <string.h>
 
 #include "core/base/alloc.h"
-#include "core/api/scope.h"
-#include "core/api/planner.h"
-#include "core/api/tasks.h"
+#include "core/runtime/scope.h"
+#include "core/runtime/planner.h"
+#include "core/runtime/tasks.h"
 #include "core/base/common.h"
 #include "core/base/handles.h"
 #include "core/base/hash.h"

@@ -1,7 +1,7 @@
 /* Public API: message types, actor lifecycle and the handler context. */
 #include <string.h>
 
-#include "actors/api.h"
+#include "core/runtime/actor_api.h"
 #include "actors/ctx.h"
 #include "actors/system_impl.h"
 #include "core/base/hash.h"

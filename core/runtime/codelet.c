@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/api/planner.h"
-#include "core/api/tasks.h"
+#include "core/runtime/planner.h"
+#include "core/runtime/tasks.h"
 #include "core/base/status_internal.h"
 #include "core/trace/trace.h"
 

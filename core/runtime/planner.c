@@ -1,5 +1,5 @@
 /* The planner actor (see planner.h). */
-#include "core/api/planner.h"
+#include "core/runtime/planner.h"
 
 #include <pthread.h>
 #include <sched.h>
@@ -13,7 +13,7 @@
 #include "actors/system.h"
 #include "core/base/alloc.h"
 #include "core/base/asym_fence.h"
-#include "core/runtime.h"
+#include "core/runtime/runtime.h"
 #include "core/base/status_internal.h"
 
 /* The fast path's pieces, inlined into each public call so that a bound

@@ -10,8 +10,8 @@
 #include <string.h>
 
 #include "core/base/alloc.h"
-#include "core/api/planner.h"
-#include "core/api/tasks.h"
+#include "core/runtime/planner.h"
+#include "core/runtime/tasks.h"
 #include "core/base/status_internal.h"
 
 typedef struct dg_fail_rec {

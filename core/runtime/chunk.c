@@ -2,8 +2,8 @@
 #include <dagger/chunk.h>
 #include <string.h>
 
-#include "core/api/planner.h"
-#include "core/api/tasks.h"
+#include "core/runtime/planner.h"
+#include "core/runtime/tasks.h"
 #include "core/base/hash.h"
 #include "core/base/status_internal.h"
 
