@@ -9,6 +9,7 @@
 #include "core/exec/exec.h"
 #include "core/base/status_internal.h"
 #include "core/trace/trace.h"
+#include "core/exec/exec_trace.h"
 
 #include "core/exec/task_ctx.h"
 

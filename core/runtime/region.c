@@ -14,6 +14,7 @@
 #include "core/base/hash.h"
 #include "core/base/status_internal.h"
 #include "core/trace/trace.h"
+#include "core/runtime/trace_session.h"
 
 /* ------------------------------------------------------------ begin */
 
