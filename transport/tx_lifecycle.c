@@ -39,7 +39,7 @@ static dagger_status_t open_ucx(dg_tx_t *tx, const char *tls)
     }
     ucp_params_t p = {
         .field_mask = UCP_PARAM_FIELD_FEATURES,
-        .features = UCP_FEATURE_AM | UCP_FEATURE_RMA | UCP_FEATURE_WAKEUP,
+        .features = UCP_FEATURE_AM | UCP_FEATURE_WAKEUP,
     };
     st = ucp_init(&p, config, &tx->ucp);
     ucp_config_release(config);
