@@ -1,7 +1,7 @@
 /* The floor of a Dagger-C process's start-up and shutdown, for
  * bench_startup: what any program using this machine's hwloc and UCX pays,
  * and nothing of Dagger-C. It loads the hwloc topology, creates a UCP
- * context with active messages and one worker (with a wake-up fd, as
+ * context with active messages and RMA and one worker (with a wake-up fd, as
  * the runtime's), and takes them down again. No PMIx: a singleton (no
  * PMIX_NAMESPACE) never calls PMIx_Init, so a singleton's floor has none.
  * It links only hwloc and UCX, so its process load is theirs. */
@@ -15,7 +15,7 @@ static int ucp_up_down(void)
     if (ucp_config_read(NULL, NULL, &cfg) != UCS_OK)
         return 1;
     ucp_params_t p = {.field_mask = UCP_PARAM_FIELD_FEATURES,
-                      .features = UCP_FEATURE_AM | UCP_FEATURE_WAKEUP};
+                      .features = UCP_FEATURE_AM | UCP_FEATURE_RMA | UCP_FEATURE_WAKEUP};
     ucp_context_h ctx = NULL;
     ucs_status_t s = ucp_init(&p, cfg, &ctx);
     ucp_config_release(cfg);
