@@ -149,7 +149,3 @@ int dg_coll_waiting(const dg_tx_t *tx, unsigned long long *seq, int *src, double
     return 1;
 }
 
-unsigned long long dg_coll_count(const dg_tx_t *tx)
-{
-    return tx && tx->coll ? (unsigned long long)tx->coll->seq : 0;
-}

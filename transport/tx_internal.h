@@ -15,8 +15,6 @@ struct dg_tx_liveness;
 
 typedef enum dg_tx_op_kind {
     DG_TX_OP_SEND,
-    DG_TX_OP_PUT,
-    DG_TX_OP_GET,
     DG_TX_OP_RECV
 } dg_tx_op_kind_t;
 
@@ -32,27 +30,14 @@ typedef struct dg_tx_op {
     int large;                  /* counts against DG_TX_LARGE_INFLIGHT */
     int posted;                 /* counts against the peer's in-flight bound */
     dagger_status_t status;
-    const void *buf;            /* payload or local RMA buffer */
+    const void *buf;            /* payload, or the receive buffer */
     size_t len;
-    uint64_t raddr;             /* RMA */
     void *rndv;                 /* receive: the rendezvous descriptor */
-    dg_tx_rkey_t *rkey;
     dg_tx_done_fn done;
     void *arg;
     size_t hdr_len;             /* frame + channel header */
     unsigned char hdr[];        /* then the copied payload with DG_TX_COPY */
 } dg_tx_op_t;
-
-struct dg_tx_mem {
-    ucp_mem_h memh;
-    void *addr;
-    size_t len;
-};
-
-struct dg_tx_rkey {
-    ucp_rkey_h rkey;
-    int peer;
-};
 
 /* A FIFO of operations touched by the owner only. */
 typedef struct dg_tx_queue {
