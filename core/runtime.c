@@ -12,8 +12,8 @@
 #include "core/api/tasks.h"
 #include "core/log.h"
 #include "core/status_internal.h"
-#include "transport/actor_route.h"
 #include "transport/bootstrap.h"
+#include "transport/chan_actor.h"
 #include "transport/coll.h"
 #include "transport/tx.h"
 

@@ -25,7 +25,7 @@
 #include "bench_tx_perftest.h"
 #include "core/handles.h"
 #include "core/runtime.h"
-#include "transport/actor_route.h"
+#include "transport/chan_actor.h"
 #include "transport/coll.h"
 #include "transport/tx.h"
 

@@ -2,8 +2,8 @@
  * on DG_TX_CH_ACTOR and come in through dg_act_deliver, and the UCX worker is
  * driven by actor worker 0 through the kernel's poller contract
  * (actors/system.h, docs/design.md sections 3 and 4). */
-#ifndef DG_ACTOR_ROUTE_H
-#define DG_ACTOR_ROUTE_H
+#ifndef DG_CHAN_ACTOR_H
+#define DG_CHAN_ACTOR_H
 
 #include <dagger/status.h>
 

@@ -9,7 +9,7 @@
 #include "core/common.h"
 #include "core/log.h"
 #include "core/status_internal.h"
-#include "transport/actor_route.h"
+#include "transport/chan_actor.h"
 
 struct dg_tx_actors {
     dg_tx_t *tx;
