@@ -1,7 +1,8 @@
-/* The transport under the actor kernel: actor messages to other ranks go out
- * on DG_TX_CH_ACTOR and come in through dg_act_deliver, and the UCX worker is
- * driven by actor worker 0 through the kernel's poller contract
- * (actors/system.h, docs/design.md sections 3 and 4). */
+/* The ACTOR channel (DG_TX_CH_ACTOR): actor messages between ranks. The
+ * kernel's route sends a message for another rank on it, and its handler
+ * (on_actor_msg) hands what arrives to dg_act_deliver (actors/system.h,
+ * docs/design.md sections 3 and 4). The engine that runs the handler, on
+ * actor worker 0, is the progress engine (progress.h). */
 #ifndef DG_CHAN_ACTOR_H
 #define DG_CHAN_ACTOR_H
 
@@ -17,21 +18,14 @@ typedef struct dg_tx_actors dg_tx_actors_t;
  * barrier after attaching does it). */
 dagger_status_t dg_tx_actors_attach(dg_tx_t *tx, dg_act_system_t *sys, dg_tx_actors_t **out);
 
-/* Hands the UCX worker to actor worker 0: the caller (the owner) releases it
- * and worker 0 adopts it on its first poll. Returns once worker 0 polls. */
-void dg_tx_actors_start_polling(dg_tx_actors_t *a);
-
-/* Takes the worker back from worker 0 to the calling thread (returns once
- * worker 0 no longer touches it). */
-void dg_tx_actors_stop_polling(dg_tx_actors_t *a);
-
 /* Owner thread: removes the route (remote sends fail with
  * DAGGER_ERR_NO_SUCH_ACTOR from now on) and drops actor messages that still
  * arrive, then frees a. */
 void dg_tx_actors_detach(dg_tx_actors_t *a);
 
-/* The wake-up the transport needs to reach worker 0 (dg_tx_params_t.wake
- * with the actor system as context). */
-void dg_tx_actors_wake(void *sys);
+/* The kernel's send_now on worker 0 (dg_act_poller_t, ctx the transport):
+ * sends a small message at once and returns 1, or returns 0 having done
+ * nothing (the kernel then routes a heap copy). */
+int dg_tx_actors_send_now(void *tx, dg_msg_t *msg);
 
 #endif

@@ -1,0 +1,115 @@
+/* Waiting on the progress engine (progress.h) without spinning a core: the
+ * owner runs rounds while it waits and sleeps on the UCX worker's event fd
+ * when idle; other threads sleep on a condition variable that channel
+ * handlers and done callbacks signal (dg_tx_notify). */
+#include <errno.h>
+#include <poll.h>
+#include <time.h>
+
+#include "core/status_internal.h"
+#include "transport/tx_internal.h"
+
+/* Longest sleep between checks of the lost-peer state and deadlines. */
+#define DG_TX_SLICE_MS 200
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static int slice_ms(double deadline)
+{
+    double left = deadline - now_s();
+    if (left <= 0)
+        return 0;
+    return left * 1e3 < DG_TX_SLICE_MS ? (int)(left * 1e3) + 1 : DG_TX_SLICE_MS;
+}
+
+static dagger_status_t timed_out(double timeout_s)
+{
+    return dg_error(DAGGER_ERR_TIMEOUT, "transport wait: nothing arrived within %.1f s", timeout_s);
+}
+
+/* A peer is gone; what we wait for may still be on its way (it may have
+ * left normally after sending it), so take in what is there first. */
+static dagger_status_t after_loss(dg_tx_t *tx, int (*done)(void *), void *arg)
+{
+    if (dg_tx_is_owner(tx))
+        for (int idle = 0, i = 0; idle < 2 && i < 1000; i++)
+            idle = dg_tx_progress(tx) ? 0 : idle + 1;
+    return done(arg) ? DAGGER_OK : dg_tx_health(tx);
+}
+
+static dagger_status_t wait_owner(dg_tx_t *tx, int (*done)(void *), void *arg, double deadline,
+                                  double timeout_s)
+{
+    for (;;) {
+        if (done(arg))
+            return DAGGER_OK;
+        if (atomic_load(&tx->lost_rank) >= 0)
+            return after_loss(tx, done, arg);
+        if (dg_tx_progress(tx) || done(arg))
+            continue;
+        int ms = slice_ms(deadline);
+        if (!ms)
+            return timed_out(timeout_s);
+        if (dg_tx_arm(tx))
+            continue;
+        struct pollfd pfd = {.fd = tx->efd, .events = POLLIN};
+        if (poll(&pfd, 1, ms) < 0 && errno != EINTR)
+            return dg_error(DAGGER_ERR_SYSTEM, "transport wait: poll failed (errno %d)", errno);
+    }
+}
+
+static dagger_status_t wait_other(dg_tx_t *tx, int (*done)(void *), void *arg, double deadline,
+                                  double timeout_s)
+{
+    dagger_status_t st = DAGGER_OK;
+    pthread_mutex_lock(&tx->lock);
+    atomic_fetch_add(&tx->waiters, 1);
+    while (!done(arg)) {
+        if (atomic_load(&tx->lost_rank) >= 0) {
+            st = dg_tx_health(tx);
+            break;
+        }
+        int ms = slice_ms(deadline);
+        if (!ms) {
+            st = timed_out(timeout_s);
+            break;
+        }
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        long long ns = (long long)ts.tv_nsec + (long long)ms * 1000000ll;
+        ts.tv_sec += (time_t)(ns / 1000000000ll);
+        ts.tv_nsec = (long)(ns % 1000000000ll);
+        pthread_cond_timedwait(&tx->cond, &tx->lock, &ts);
+    }
+    atomic_fetch_sub(&tx->waiters, 1);
+    pthread_mutex_unlock(&tx->lock);
+    return st;
+}
+
+dagger_status_t dg_tx_wait(dg_tx_t *tx, int (*done)(void *arg), void *arg, double timeout_s)
+{
+    DG_CHECK_ARG(tx && done, "dg_tx_wait: NULL transport or predicate");
+    double deadline = timeout_s > 0 ? now_s() + timeout_s : 1e300;
+    if (dg_tx_is_owner(tx))
+        return wait_owner(tx, done, arg, deadline, timeout_s);
+    return wait_other(tx, done, arg, deadline, timeout_s);
+}
+
+static int nothing_live(void *arg)
+{
+    return atomic_load(&((dg_tx_t *)arg)->live_ops) == 0;
+}
+
+dagger_status_t dg_tx_flush(dg_tx_t *tx)
+{
+    DG_CHECK_ARG(tx, "dg_tx_flush: NULL transport");
+    atomic_fetch_add(&tx->flush_waiters, 1);
+    dagger_status_t st = dg_tx_wait(tx, nothing_live, tx, 0);
+    atomic_fetch_sub(&tx->flush_waiters, 1);
+    return st;
+}
