@@ -14,14 +14,14 @@
  * back; mail posted during the hand-back is handled by the caller too (as
  * after a direct turn). Whoever unbinds must be the only thread using b
  * (the holder, or a thread that took the binding over from an idle holder
- * by its own agreement, core/api/planner.c). A bound actor must be unbound
+ * by its own agreement, core/runtime/planner.c). A bound actor must be unbound
  * before it is joined. */
 #ifndef DG_ACT_BOUND_H
 #define DG_ACT_BOUND_H
 
 #include "actors/ctx.h"
 #include "actors/system.h"
-#include "core/common.h"
+#include "core/base/common.h"
 #include "core/trace/trace.h"
 
 typedef struct dg_act_bound {

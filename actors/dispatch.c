@@ -8,8 +8,8 @@
 #include "actors/ctx.h"
 #include "actors/send.h"
 #include "actors/system_impl.h"
-#include "core/log.h"
-#include "core/status_internal.h"
+#include "core/base/log.h"
+#include "core/base/status_internal.h"
 #include "core/trace/trace.h"
 
 /* A message the stopped actor will never handle. */

@@ -4,10 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/alloc.h"
-#include "core/common.h"
-#include "core/hash.h"
-#include "core/status_internal.h"
+#include "core/base/alloc.h"
+#include "core/base/common.h"
+#include "core/base/hash.h"
+#include "core/base/status_internal.h"
 #include "core/trace/trace.h"
 
 #define DG_MSGTYPE_INITIAL_CAP 64

@@ -14,9 +14,9 @@
 #include "actors/dispatch.h"
 #include "actors/msg.h"
 #include "actors/system_impl.h"
-#include "core/alloc.h"
-#include "core/log.h"
-#include "core/status_internal.h"
+#include "core/base/alloc.h"
+#include "core/base/log.h"
+#include "core/base/status_internal.h"
 #include "core/trace/trace.h"
 
 /* How long an idle worker keeps looking for work before it sleeps, and how

@@ -2,8 +2,8 @@
  * it, on which thread, for which channels): which thread holds the UCX
  * worker, one round of progress, and arming the worker's fd before the
  * owner sleeps. Waiting is in progress_wait.c. */
-#include "core/common.h"
-#include "core/log.h"
+#include "core/base/common.h"
+#include "core/base/log.h"
 #include "transport/tx_internal.h"
 
 /* Any address unique to the calling thread identifies it. */

@@ -9,7 +9,7 @@
  * callbacks therefore run on the thread that runs the round, the owner
  * (dg_tx_is_owner); any other thread only pushes and wakes the owner.
  *
- * Who drives the engine, in a process with the runtime (core/runtime.c):
+ * Who drives the engine, in a process with the runtime (core/runtime/runtime.c):
  *  - during dagger_init, the thread that called it: dg_tx_create's handshake
  *    and the first barrier run rounds from dg_tx_wait (progress_wait.c);
  *  - from the end of dagger_init to dagger_finalize, actor worker 0:

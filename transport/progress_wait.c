@@ -6,7 +6,7 @@
 #include <poll.h>
 #include <time.h>
 
-#include "core/status_internal.h"
+#include "core/base/status_internal.h"
 #include "transport/tx_internal.h"
 
 /* Longest sleep between checks of the lost-peer state and deadlines. */

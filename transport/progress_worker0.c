@@ -5,7 +5,7 @@
  * holds the UCX worker yet is dg_tx_is_owner on worker 0. */
 #include "transport/progress.h"
 
-#include "core/common.h"
+#include "core/base/common.h"
 #include "transport/chan_actor.h"
 
 void dg_tx_engine_wake(void *sys)

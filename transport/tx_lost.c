@@ -4,7 +4,7 @@
 #include <sched.h>
 #include <stdio.h>
 
-#include "core/status_internal.h"
+#include "core/base/status_internal.h"
 #include "transport/tx_internal.h"
 
 int dg_tx_lost_rank(const dg_tx_t *tx)

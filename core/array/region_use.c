@@ -1,9 +1,9 @@
 /* Array operations submit into the caller's region, or open and end one of
  * their own: the same code serves both. */
-#include "core/api/tasks.h"
+#include "core/runtime/tasks.h"
 #include "core/array/array_internal.h"
-#include "core/handles.h"
-#include "core/status_internal.h"
+#include "core/base/handles.h"
+#include "core/base/status_internal.h"
 
 dagger_status_t dg_arr_open(dagger_runtime_t *rt, dagger_region_t *user, dg_arr_sub_t *s,
                             const char *fn)

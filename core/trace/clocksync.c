@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/alloc.h"
-#include "core/status_internal.h"
+#include "core/base/alloc.h"
+#include "core/base/status_internal.h"
 #include "core/trace/trace.h"
 #include "transport/coll.h"
 

@@ -9,12 +9,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "core/alloc.h"
-#include "core/api/tasks.h"
-#include "core/hash.h"
-#include "core/log.h"
-#include "core/runtime.h"
-#include "core/status_internal.h"
+#include "core/base/alloc.h"
+#include "core/runtime/tasks.h"
+#include "core/base/hash.h"
+#include "core/base/log.h"
+#include "core/runtime/runtime.h"
+#include "core/base/status_internal.h"
 #include "core/trace/clocksync.h"
 #include "core/trace/recorder.h"
 #include "core/trace/trace.h"

@@ -19,7 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "core/common.h"
+#include "core/base/common.h"
 #include "core/trace/format.h"
 
 struct dagger_runtime;
@@ -45,7 +45,7 @@ uint64_t dg_trace_now(void);
 /* The time now when tracing is on, else 0: the start of a span a hook ends. */
 #define DG_TRACE_T0() (DG_TRACE_ON() ? dg_trace_now() : 0)
 
-/* ---- lifecycle (core/api/tasks.c) ---- */
+/* ---- lifecycle (core/runtime/tasks.c) ---- */
 
 /* Collective when DAGGER_TRACE is set (every rank must have it set): creates
  * the directory and this rank's file, estimates the clock offsets between

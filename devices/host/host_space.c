@@ -9,7 +9,7 @@
 #include "actors/system.h"
 #include "core/exec/exec.h"
 #include "core/exec/xfer.h"
-#include "core/status_internal.h"
+#include "core/base/status_internal.h"
 #include "core/trace/trace.h"
 #include "devices/space_actor.h"
 

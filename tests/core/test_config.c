@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/config.h"
+#include "core/base/config.h"
 
 Test(config, defaults_when_unset)
 {

@@ -3,7 +3,7 @@
 #include <pthread.h>
 #include <string.h>
 
-#include "core/status_internal.h"
+#include "core/base/status_internal.h"
 
 Test(status, every_code_has_a_name)
 {

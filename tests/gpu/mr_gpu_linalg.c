@@ -5,9 +5,9 @@
  * LAPACK's results to the same bounds as on CPUs. A HIP scope fails on every
  * rank: no linalg codelet has a HIP implementation (Debian ships no
  * rocBLAS/rocSOLVER). */
-#include "core/api/tasks.h"
+#include "core/runtime/tasks.h"
 #include "core/exec/task_after.h"
-#include "core/runtime.h"
+#include "core/runtime/runtime.h"
 #include "devices/dev.h"
 #include "gpu/gpu_kind.h"
 #include "linalg/la_util.h"

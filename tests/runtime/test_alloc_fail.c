@@ -1,6 +1,6 @@
 /* Allocation failure at every allocation site of the init path and of each
  * create path (issue 11): for k = 1, 2, ... the k-th allocation the calling
- * thread makes fails (core/alloc.h), until the call succeeds. Every failing
+ * thread makes fails (core/base/alloc.h), until the call succeeds. Every failing
  * call must return DAGGER_ERR_NO_MEMORY with a detail, leave its output
  * unset, free what it took (under ASan each attempt ends with a leak check),
  * and leave the runtime usable: the next attempt runs on the same runtime.
@@ -17,7 +17,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "core/alloc.h"
+#include "core/base/alloc.h"
 #include "runtime/source_text.h"
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -500,7 +500,7 @@ static int ident_char(char c)
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
 }
 
-/* Counts the calls of the C allocators that bypass core/alloc.h in one file. */
+/* Counts the calls of the C allocators that bypass core/base/alloc.h in one file. */
 static int raw_calls(const char *path)
 {
     static const char *const fns[] = {"malloc", "calloc", "realloc", "aligned_alloc", "strdup"};
@@ -519,7 +519,7 @@ static int raw_calls(const char *path)
             int line = 1;
             for (const char *c = text; c < p; c++)
                 line += *c == '\n';
-            cr_expect_fail("%s:%d calls %s directly: use dg_%s (core/alloc.h) so that "
+            cr_expect_fail("%s:%d calls %s directly: use dg_%s (core/base/alloc.h) so that "
                            "allocation-failure tests reach it", path, line, fns[f], fns[f]);
         }
     }
@@ -542,7 +542,7 @@ static int walk(const char *dir)
         struct stat sb;
         if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode))
             bad += walk(path);
-        else if (len > 2 && !strcmp(e->d_name + len - 2, ".c") && !strstr(path, "/core/alloc.c"))
+        else if (len > 2 && !strcmp(e->d_name + len - 2, ".c") && !strstr(path, "/core/base/alloc.c"))
             bad += raw_calls(path);
     }
     closedir(d);

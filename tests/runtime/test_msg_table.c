@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "actors/system.h"
-#include "core/runtime.h"
+#include "core/runtime/runtime.h"
 
 #define MAX_TYPES 64
 

@@ -9,6 +9,8 @@
 dagger_status_t dg_error(dagger_status_t status, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 void dg_error_clear(void);
+/* This thread's detail message (what dagger_error_detail returns). */
+const char *dg_error_text(void);
 
 /* Argument check for public entry points: returns the error from the caller. */
 #define DG_CHECK_ARG(cond, ...)                                        \

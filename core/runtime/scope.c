@@ -1,10 +1,10 @@
 /* Public scopes to planner scopes, and their hash for uniformity checks. */
-#include "core/api/scope.h"
+#include "core/runtime/scope.h"
 
 #include <string.h>
 
-#include "core/hash.h"
-#include "core/status_internal.h"
+#include "core/base/hash.h"
+#include "core/base/status_internal.h"
 
 /* One conjunction: its lists go to b->words from *w on. */
 static dagger_status_t convert_one(const dagger_scope_t *in, dg_plan_scope_t *out,

@@ -1,17 +1,17 @@
 /* dagger_init / dagger_finalize: bring the subsystems up in order and take
  * them down in reverse order (see the one exception in teardown). */
-#include "core/runtime.h"
+#include "core/runtime/runtime.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "actors/system.h"
-#include "core/alloc.h"
-#include "core/asym_fence.h"
-#include "core/api/tasks.h"
-#include "core/log.h"
-#include "core/status_internal.h"
+#include "core/base/alloc.h"
+#include "core/base/asym_fence.h"
+#include "core/runtime/tasks.h"
+#include "core/base/log.h"
+#include "core/base/status_internal.h"
 #include "transport/bootstrap.h"
 #include "transport/chan_actor.h"
 #include "transport/coll.h"

@@ -1,7 +1,7 @@
 /* The public collectives (dagger/coll.h): the runtime's transport with the
  * handle checked first. */
-#include "core/runtime.h"
-#include "core/status_internal.h"
+#include "core/runtime/runtime.h"
+#include "core/base/status_internal.h"
 #include "transport/coll.h"
 
 /* The runtime's transport, or NULL (with the error detail set) for a

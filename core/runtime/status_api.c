@@ -1,11 +1,6 @@
-/* Status names and the per-thread error detail. */
-#include "core/status_internal.h"
-
-#include <stdarg.h>
-#include <stdio.h>
-#include <string.h>
-
-static _Thread_local char dg_detail[1024];
+/* The public face of errors (dagger/status.h): each code's name and meaning,
+ * and the calling thread's detail message (kept by core/base/status.c). */
+#include "core/base/status_internal.h"
 
 const char *dagger_strerror(dagger_status_t status)
 {
@@ -48,19 +43,5 @@ const char *dagger_strerror(dagger_status_t status)
 
 const char *dagger_error_detail(void)
 {
-    return dg_detail;
-}
-
-dagger_status_t dg_error(dagger_status_t status, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(dg_detail, sizeof(dg_detail), fmt, ap);
-    va_end(ap);
-    return status;
-}
-
-void dg_error_clear(void)
-{
-    dg_detail[0] = '\0';
+    return dg_error_text();
 }

@@ -5,14 +5,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/alloc.h"
-#include "core/api/scope.h"
-#include "core/api/planner.h"
-#include "core/api/tasks.h"
-#include "core/common.h"
-#include "core/handles.h"
-#include "core/hash.h"
-#include "core/status_internal.h"
+#include "core/base/alloc.h"
+#include "core/runtime/scope.h"
+#include "core/runtime/planner.h"
+#include "core/runtime/tasks.h"
+#include "core/base/common.h"
+#include "core/base/handles.h"
+#include "core/base/hash.h"
+#include "core/base/status_internal.h"
 #include "core/trace/trace.h"
 
 /* ------------------------------------------------------------ begin */

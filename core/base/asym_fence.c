@@ -1,5 +1,5 @@
 /* Asymmetric fences (see asym_fence.h). */
-#include "core/asym_fence.h"
+#include "core/base/asym_fence.h"
 
 #include <linux/membarrier.h>
 #include <pthread.h>

@@ -1,5 +1,5 @@
 /* Public API: sending and replying. */
-#include "actors/api.h"
+#include "core/runtime/actor_api.h"
 #include "actors/ctx.h"
 
 dagger_status_t dagger_send(dagger_runtime_t *rt, dagger_actor_addr_t to, dagger_msg_type_t type,

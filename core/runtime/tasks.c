@@ -1,17 +1,17 @@
 /* The task runtime: start-up (processor table, planner, executor), futures
  * bookkeeping, uniformity comparison and the collectives it needs. */
-#include "core/api/tasks.h"
+#include "core/runtime/tasks.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #include "actors/system.h"
-#include "core/alloc.h"
-#include "core/api/planner.h"
-#include "core/common.h"
-#include "core/log.h"
-#include "core/runtime.h"
-#include "core/status_internal.h"
+#include "core/base/alloc.h"
+#include "core/runtime/planner.h"
+#include "core/base/common.h"
+#include "core/base/log.h"
+#include "core/runtime/runtime.h"
+#include "core/base/status_internal.h"
 #include "core/trace/trace.h"
 #include "transport/coll.h"
 #include "transport/wire.h"

@@ -1,10 +1,10 @@
 /* Public API: message types, actor lifecycle and the handler context. */
 #include <string.h>
 
-#include "actors/api.h"
+#include "core/runtime/actor_api.h"
 #include "actors/ctx.h"
 #include "actors/system_impl.h"
-#include "core/hash.h"
+#include "core/base/hash.h"
 
 dagger_status_t dagger_msg_type_register(dagger_runtime_t *rt, const dagger_msg_type_desc_t *desc,
                                          dagger_msg_type_t *type)

@@ -4,8 +4,8 @@
 #define DG_ACT_API_H
 
 #include "actors/system.h"
-#include "core/runtime.h"
-#include "core/status_internal.h"
+#include "core/runtime/runtime.h"
+#include "core/base/status_internal.h"
 
 static inline dagger_status_t dg_api_system(const dagger_runtime_t *rt, const char *what,
                                             dg_act_system_t **sys)

@@ -1,5 +1,5 @@
 /* Public API: request/reply (blocking, futures, and from inside actors). */
-#include "actors/api.h"
+#include "core/runtime/actor_api.h"
 #include "actors/clock.h"
 #include "actors/ctx.h"
 #include "actors/system_impl.h"

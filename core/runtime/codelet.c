@@ -4,9 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/api/planner.h"
-#include "core/api/tasks.h"
-#include "core/status_internal.h"
+#include "core/runtime/planner.h"
+#include "core/runtime/tasks.h"
+#include "core/base/status_internal.h"
 #include "core/trace/trace.h"
 
 dagger_status_t dagger_codelet_register(dagger_runtime_t *rt, const dagger_codelet_desc_t *desc,

@@ -1,5 +1,5 @@
 /* The planner actor (see planner.h). */
-#include "core/api/planner.h"
+#include "core/runtime/planner.h"
 
 #include <pthread.h>
 #include <sched.h>
@@ -11,10 +11,10 @@
 #include "actors/msg.h"
 #include "actors/msgtype.h"
 #include "actors/system.h"
-#include "core/alloc.h"
-#include "core/asym_fence.h"
-#include "core/runtime.h"
-#include "core/status_internal.h"
+#include "core/base/alloc.h"
+#include "core/base/asym_fence.h"
+#include "core/runtime/runtime.h"
+#include "core/base/status_internal.h"
 
 /* The fast path's pieces, inlined into each public call so that a bound
  * turn is a handful of plain loads and stores around the planner's call. */
@@ -51,7 +51,7 @@ typedef union dg_plan_msg {
  * holder that is not in a call (it may never call again: it waits for that
  * very thread, or exited) sets revoke, fences heavily and, when in_call is
  * still 0, takes the binding over and unbinds the actor (the asymmetric
- * Dekker protocol of core/asym_fence.h). A holder that sees revoke waits
+ * Dekker protocol of core/base/asym_fence.h). A holder that sees revoke waits
  * until it clears, then finds itself unbound or still bound. */
 typedef struct dg_planner {
     dg_act_system_t *sys;

@@ -4,10 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/alloc.h"
-#include "core/api/tasks.h"
-#include "core/hash.h"
-#include "core/status_internal.h"
+#include "core/base/alloc.h"
+#include "core/runtime/tasks.h"
+#include "core/base/hash.h"
+#include "core/base/status_internal.h"
 #include "transport/coll.h"
 
 /* What each rank says when the switch is thrown. */

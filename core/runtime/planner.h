@@ -21,7 +21,7 @@
 #ifndef DG_API_PLANNER_H
 #define DG_API_PLANNER_H
 
-#include "core/api/tasks.h"
+#include "core/runtime/tasks.h"
 
 /* Registers the dagger.plan.* types and spawns the planner actor. */
 dagger_status_t dg_planner_start(dg_tasks_t *t);

@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "core/config_table.h"
+#include "core/base/config_table.h"
 
 typedef long long dg_cfg_INT;
 typedef int dg_cfg_BOOL;

@@ -1,5 +1,5 @@
 /* The allocation hook's test side: the per-thread failure countdown. */
-#include "core/alloc.h"
+#include "core/base/alloc.h"
 
 _Thread_local long dg_alloc_countdown;
 static _Thread_local int dg_alloc_fired;

@@ -9,10 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/alloc.h"
-#include "core/api/planner.h"
-#include "core/api/tasks.h"
-#include "core/status_internal.h"
+#include "core/base/alloc.h"
+#include "core/runtime/planner.h"
+#include "core/runtime/tasks.h"
+#include "core/base/status_internal.h"
 
 typedef struct dg_fail_rec {
     uint64_t first;                /* the failed task */

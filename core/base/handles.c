@@ -2,7 +2,7 @@
  * address with its kind in the low bits (handles are at least 8-aligned).
  * Lookups never dereference the handle, so any pointer value can be checked
  * safely. */
-#include "core/handles.h"
+#include "core/base/handles.h"
 
 #include <stdatomic.h>
 #include <stdint.h>

@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 
-#include "core/common.h"
+#include "core/base/common.h"
 
 /* Allocations left before the one that fails on this thread; 0 = disarmed. */
 extern _Thread_local long dg_alloc_countdown;

@@ -1,6 +1,6 @@
 /* Logging: one line per call, written with a single write so lines of
  * different threads and ranks do not interleave. */
-#include "core/log.h"
+#include "core/base/log.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -1,11 +1,11 @@
 /* Parsing of the DAGGER_* settings table. */
-#include "core/config.h"
+#include "core/base/config.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/status_internal.h"
+#include "core/base/status_internal.h"
 
 extern char **environ;
 

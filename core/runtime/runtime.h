@@ -6,8 +6,8 @@
 #include <dagger/runtime.h>
 #include <stdint.h>
 
-#include "core/config.h"
-#include "core/handles.h"
+#include "core/base/config.h"
+#include "core/base/handles.h"
 
 struct dg_act_system;
 struct dg_tasks;
@@ -27,7 +27,7 @@ struct dagger_runtime {
     struct dg_act_system *actors;
     struct dg_tx *tx;        /* messages, RMA, collectives (transport/tx.h) */
     struct dg_tx_actors *txa; /* actor messages between ranks (transport/chan_actor.h) */
-    struct dg_tasks *tasks;  /* planner + executor + regions (core/api/tasks.h) */
+    struct dg_tasks *tasks;  /* planner + executor + regions (core/runtime/tasks.h) */
 };
 
 /* Validates a runtime handle given to a public call without dereferencing

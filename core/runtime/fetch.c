@@ -4,9 +4,9 @@
 #include <dagger/region.h>
 #include <string.h>
 
-#include "core/api/planner.h"
-#include "core/api/tasks.h"
-#include "core/status_internal.h"
+#include "core/runtime/planner.h"
+#include "core/runtime/tasks.h"
+#include "core/base/status_internal.h"
 
 /* Makes the current contents of chunk (or future) id be at its owner's home
  * storage, the same decision on every rank, or returns the failure of the

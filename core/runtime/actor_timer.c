@@ -1,5 +1,5 @@
 /* Public API: timers. */
-#include "actors/api.h"
+#include "core/runtime/actor_api.h"
 #include "actors/system_impl.h"
 
 /* Microseconds to nanoseconds, saturating (a delay of centuries is "never"). */

@@ -2,10 +2,10 @@
 #include <dagger/chunk.h>
 #include <string.h>
 
-#include "core/api/planner.h"
-#include "core/api/tasks.h"
-#include "core/hash.h"
-#include "core/status_internal.h"
+#include "core/runtime/planner.h"
+#include "core/runtime/tasks.h"
+#include "core/base/hash.h"
+#include "core/base/status_internal.h"
 
 #define DG_CHUNK_MAX_DIM (1ull << 40)
 #define DG_CHUNK_MAX_ELEMS (1ull << 50)
