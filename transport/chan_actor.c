@@ -7,7 +7,6 @@
 #include <stdlib.h>
 
 #include "core/base/alloc.h"
-#include "core/base/common.h"
 #include "core/base/log.h"
 #include "core/base/status_internal.h"
 #include "transport/chan_actor.h"

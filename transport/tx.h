@@ -141,8 +141,8 @@ dagger_status_t dg_tx_recv_into(dg_tx_t *tx, void *rndv, void *buf, size_t len,
 /* Owner only: discards a kept rendezvous payload (the sender completes). */
 void dg_tx_drop(dg_tx_t *tx, void *rndv);
 
-/* The progress engine (progress.h: who drives it, on which thread). */
-/* Owner only: one round of progress. Returns >0 when something happened
+/* The progress engine (progress.h says who drives it, on which thread).
+ * Owner only: one round of progress. Returns >0 when something happened
  * (a message, a completion, a queued send went out), 0 when idle. */
 int dg_tx_progress(dg_tx_t *tx);
 /* Owner only: prepares to sleep on dg_tx_fd. 0: armed, the caller may block
