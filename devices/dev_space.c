@@ -19,6 +19,7 @@
 #include "core/exec/xfer.h"
 #include "core/base/status_internal.h"
 #include "core/trace/trace.h"
+#include "core/exec/exec_trace.h"
 #include "devices/dev.h"
 #include "devices/space_actor.h"
 

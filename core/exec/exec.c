@@ -18,6 +18,7 @@
 #include "core/base/log.h"
 #include "core/base/status_internal.h"
 #include "core/trace/trace.h"
+#include "core/exec/exec_trace.h"
 #include "devices/dev.h"
 #include "devices/discover.h"
 #include "devices/space_actor.h"

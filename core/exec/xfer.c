@@ -13,6 +13,7 @@
 #include "core/base/log.h"
 #include "core/base/status_internal.h"
 #include "core/trace/trace.h"
+#include "core/exec/exec_trace.h"
 #include "devices/dev.h"
 #include "transport/tx.h"
 

@@ -2,6 +2,7 @@
  * calls made from inside a running task). */
 #include <stdatomic.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "runtime/bad_input.h"
@@ -311,4 +312,57 @@ void bi_probe_dagger_task_result(void)
     run_inside();
     cr_expect(inside.result && inside.result_size == 8, "the 8 bytes it returns");
     cr_expect(!inside.result_none && !inside.result_none_size, "a task that returns nothing");
+}
+
+/* dagger_task_after on a CPU task: the check runs once the implementation
+ * returned (ok = 1), and a failure it reports is the task's and the
+ * region's, with its detail. */
+static _Atomic int after_ran, after_ok;
+static int after_check(void *arg, int ok, char *detail, size_t cap)
+{
+    atomic_store(&after_ran, 1);
+    atomic_store(&after_ok, ok);
+    if (!arg)
+        return 0;
+    snprintf(detail, cap, "the check found %s", (const char *)arg);
+    return 1;
+}
+
+static dagger_status_t after_st, after_null_fn;
+static int probe_after_pass(dagger_task_t *t)
+{
+    after_null_fn = dagger_task_after(t, NULL, NULL); /* removes nothing: allowed */
+    after_st = dagger_task_after(t, after_check, NULL);
+    return DAGGER_OK;
+}
+
+static int probe_after_fail(dagger_task_t *t)
+{
+    after_st = dagger_task_after(t, after_check, "info = 3");
+    return DAGGER_OK;
+}
+
+static dagger_status_t run_after(dagger_impl_fn fn, const char *name)
+{
+    dagger_codelet_desc_t d = {.name = name, .cpu = fn};
+    dagger_codelet_t cl;
+    cr_assert_eq(dagger_codelet_register(BI.rt, &d, &cl), DAGGER_OK);
+    atomic_store(&after_ran, 0);
+    dagger_region_t *r = bi_open();
+    cr_assert_eq(dagger_submit(r, cl, 0, NULL, NULL, NULL, NULL), DAGGER_OK);
+    return dagger_region_end(r);
+}
+
+void bi_probe_dagger_task_after(void)
+{
+    E(DAGGER_ERR_INVALID_ARG, dagger_task_after(NULL, after_check, NULL));
+    E(DAGGER_OK, run_after(probe_after_pass, "bi.after_pass"));
+    cr_expect_eq(after_st, DAGGER_OK);
+    cr_expect_eq(after_null_fn, DAGGER_OK);
+    cr_expect(atomic_load(&after_ran), "the check ran");
+    cr_expect_eq(atomic_load(&after_ok), 1, "a CPU task's work is done when it returns");
+    dagger_status_t st = run_after(probe_after_fail, "bi.after_fail");
+    cr_expect_eq(st, DAGGER_ERR_TASK_FAILED, "%s", dagger_strerror(st));
+    cr_expect(strstr(dagger_error_detail(), "(bi.after_fail) failed on rank 0: the check found info = 3"),
+              "%s", dagger_error_detail());
 }

@@ -130,6 +130,37 @@ void bi_probe_dagger_region_end(void)
     E(DAGGER_ERR_BAD_HANDLE, dagger_region_end(r));
 }
 
+void bi_probe_dagger_region_current(void)
+{
+    dagger_region_t *cur = (dagger_region_t *)BI.foreign;
+    E(DAGGER_ERR_BAD_HANDLE, dagger_region_current(NULL, &cur));
+    E(DAGGER_ERR_BAD_HANDLE, dagger_region_current(BI.dead, &cur));
+    E(DAGGER_ERR_INVALID_ARG, dagger_region_current(BI.rt, NULL));
+    E(DAGGER_OK, dagger_region_current(BI.rt, &cur));
+    cr_expect_null(cur, "no region is open");
+    dagger_region_t *r = bi_open();
+    E(DAGGER_OK, dagger_region_current(BI.rt, &cur));
+    cr_expect_eq(cur, r, "the open region");
+    bi_close(r);
+    E(DAGGER_OK, dagger_region_current(BI.rt, &cur));
+    cr_expect_null(cur, "ended");
+}
+
+void bi_probe_dagger_region_runtime(void)
+{
+    dagger_runtime_t *owner = NULL;
+    E(DAGGER_ERR_BAD_HANDLE, dagger_region_runtime(NULL, &owner));
+    E(DAGGER_ERR_BAD_HANDLE, dagger_region_runtime(BI.r_gone, &owner));
+    E(DAGGER_ERR_BAD_HANDLE, dagger_region_runtime((dagger_region_t *)BI.rt, &owner));
+    E(DAGGER_ERR_BAD_HANDLE, dagger_region_runtime((dagger_region_t *)BI.foreign, &owner));
+    dagger_region_t *r = bi_open();
+    E(DAGGER_ERR_INVALID_ARG, dagger_region_runtime(r, NULL));
+    E(DAGGER_OK, dagger_region_runtime(r, &owner));
+    cr_expect_eq(owner, BI.rt);
+    bi_close(r);
+    E(DAGGER_ERR_BAD_HANDLE, dagger_region_runtime(r, &owner));
+}
+
 void bi_probe_dagger_region_stats(void)
 {
     dagger_region_stats_t s;

@@ -15,9 +15,11 @@
 #include "core/base/log.h"
 #include "core/runtime/runtime.h"
 #include "core/base/status_internal.h"
-#include "core/trace/clocksync.h"
+#include "core/runtime/trace_clocksync.h"
 #include "core/trace/recorder.h"
+#include "core/runtime/trace_session.h"
 #include "core/trace/trace.h"
+#include "actors/system.h"
 #include "transport/coll.h"
 
 /* When the recording began (the start-up phase runs from here to enabling). */
@@ -216,6 +218,25 @@ static dagger_status_t publish_meta(dg_tasks_t *t, const char *dir, const dg_tra
     return st;
 }
 
+static void name_type(void *arg, uint32_t id, const char *name)
+{
+    (void)arg;
+    dg_trace_named(DG_TRE_TYPE_NAME, id, name);
+}
+
+static void name_actor(void *arg, uint32_t id, const char *name)
+{
+    (void)arg;
+    dg_trace_named(DG_TRE_ACTOR_NAME, id, name);
+}
+
+/* Names every type and live actor of sys (when recording starts). */
+static void name_all(struct dg_act_system *sys)
+{
+    dg_act_system_each_type(sys, name_type, NULL);
+    dg_act_system_each_actor(sys, name_actor, NULL);
+}
+
 dagger_status_t dg_trace_start(dg_tasks_t *t)
 {
     const char *dir = t->rt->cfg.trace_dir;
@@ -258,7 +279,7 @@ void dg_trace_enable(dg_tasks_t *t)
     if (!dg_rec_busy(t))
         return;
     dg_rec_enable();
-    dg_trace_name_all(t->rt->actors); /* what was registered and spawned before */
+    name_all(t->rt->actors); /* what was registered and spawned before */
     dg_trace_phase(DG_TRP_CLOCK_SYNC, 0, start_t0, DAGGER_OK);
 }
 

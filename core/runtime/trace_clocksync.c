@@ -7,7 +7,7 @@
  * [x_r - b, x_r - a]. The intersection of the intervals of several rounds
  * is the estimate (its middle) and its error bound (half its width); the
  * fastest round bounds it best. No assumption of symmetric latency. */
-#include "core/trace/clocksync.h"
+#include "core/runtime/trace_clocksync.h"
 
 #include <stdlib.h>
 #include <string.h>

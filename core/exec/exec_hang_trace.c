@@ -6,6 +6,7 @@
 
 #include "core/exec/exec.h"
 #include "core/trace/recorder.h"
+#include "core/exec/exec_trace.h"
 #include "core/trace/trace.h"
 
 _Static_assert(DG_TRF_OP_LAUNCH == (int)DG_PLAN_OP_LAUNCH && DG_TRF_OP_SEND == (int)DG_PLAN_OP_SEND &&

@@ -1,6 +1,6 @@
 /* Clock offsets between ranks, estimated once at the start of a trace. */
-#ifndef DG_TRACE_CLOCKSYNC_H
-#define DG_TRACE_CLOCKSYNC_H
+#ifndef DG_RUNTIME_TRACE_CLOCKSYNC_H
+#define DG_RUNTIME_TRACE_CLOCKSYNC_H
 
 #include <dagger/status.h>
 #include <stdint.h>
