@@ -9,7 +9,7 @@
 #include "core/runtime/runtime.h"
 #include "devices/dev.h"
 #include "gpu/gpu_kind.h"
-#include "linalg/la_util.h"
+#include "tests/core/linalg/la_util.h"
 
 /* Tasks this rank's devices of the kind under test have run so far. */
 static uint64_t device_launches(dagger_runtime_t *rt)

@@ -1,7 +1,7 @@
 /* Launch order: FIFO Kahn seeded in submission order. */
 #include <criterion/criterion.h>
 
-#include "planner/plan_fixture.h"
+#include "tests/core/plan/plan_fixture.h"
 
 Test(order, independent_producers_come_before_the_consumers_they_unlock)
 {

@@ -4,7 +4,7 @@
 #include <criterion/criterion.h>
 
 #include "core/plan/hist.h"
-#include "planner/plan_fixture.h"
+#include "tests/core/plan/plan_fixture.h"
 
 static world_t *w;
 static uint32_t cl;

@@ -1,6 +1,6 @@
 /* Tiled QR: Q^T Q = I, Q R = A, Q^T A = R, and |R| as LAPACK's dgeqrf's on
  * the collected matrix (R is unique up to the signs of its rows). */
-#include "linalg/la_util.h"
+#include "tests/core/linalg/la_util.h"
 
 /* m, n, tile rows, tile columns. */
 static const size_t shapes[][4] = {{96, 96, 32, 32}, {100, 70, 32, 32}, {70, 100, 24, 24},

@@ -2,10 +2,10 @@
  * and foreign arrays, arrays of another dtype or rank, unknown flags and
  * (for getrf/getrs/gesv) a region of the caller's, with the documented code
  * and a detail. Numerical failures (not SPD, singular) are tested in
- * tests/linalg. */
+ * tests/core/linalg. */
 #include <stdint.h>
 
-#include "runtime/bad_input.h"
+#include "tests/core/runtime/bad_input.h"
 
 #define BAD_FLAG 7
 

@@ -2,7 +2,7 @@
 #include <criterion/criterion.h>
 
 #include "core/plan/view.h"
-#include "planner/plan_fixture.h"
+#include "tests/core/plan/plan_fixture.h"
 
 static dg_plan_geom_t geom(uint32_t nd, uint64_t d0, uint64_t d1)
 {

@@ -4,7 +4,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "runtime/bad_input.h"
+#include "tests/core/runtime/bad_input.h"
 
 static dagger_array_desc_t desc(void)
 {

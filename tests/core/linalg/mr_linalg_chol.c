@@ -1,6 +1,6 @@
 /* Cholesky (potrf, potrs) against LAPACK on the collected matrix, and a
  * matrix that is not positive definite failing alike on every rank. */
-#include "linalg/la_util.h"
+#include "tests/core/linalg/la_util.h"
 
 /* n, tile rows, tile columns: dividing, not dividing, non-square tiles. */
 static const size_t shapes[][3] = {{96, 32, 32}, {100, 32, 32}, {90, 32, 24}};

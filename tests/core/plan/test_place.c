@@ -2,7 +2,7 @@
  * exact processors, GPU opt-in, device choice, processor ids. */
 #include <criterion/criterion.h>
 
-#include "planner/plan_fixture.h"
+#include "tests/core/plan/plan_fixture.h"
 
 static world_t *w;
 static uint32_t cpu, both;

@@ -14,7 +14,7 @@
 #include <criterion/criterion.h>
 #include <stdio.h>
 
-#include "planner/plan_fixture.h"
+#include "tests/core/plan/plan_fixture.h"
 
 #if defined(__SANITIZE_ADDRESS__)
 #define FUZZ_DEFAULT 1000

@@ -45,7 +45,7 @@ void bi_close(dagger_region_t *r);
 
 /* The probes, one per row of bad_input_rows.h. */
 #define BI_ROW(name) void bi_probe_##name(void);
-#include "runtime/bad_input_rows.h"
+#include "tests/core/runtime/bad_input_rows.h"
 #undef BI_ROW
 
 #endif

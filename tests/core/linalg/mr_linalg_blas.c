@@ -1,7 +1,7 @@
 /* gemm, gemv, syrk and trsm on distributed arrays against one BLAS call on
  * the collected matrices (1..4 ranks; blocks that divide the sizes and
  * blocks that do not, square and not). */
-#include "linalg/la_util.h"
+#include "tests/core/linalg/la_util.h"
 
 /* gemm, all four op combinations: C (70 x 50) in 32 x 24 blocks, K = 60 in
  * blocks of 20, f64 and f32. */

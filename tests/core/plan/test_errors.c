@@ -3,7 +3,7 @@
  * usable with its state unchanged. */
 #include <criterion/criterion.h>
 
-#include "planner/plan_fixture.h"
+#include "tests/core/plan/plan_fixture.h"
 
 static world_t *w;
 static uint32_t cl, gpu_only, typed;

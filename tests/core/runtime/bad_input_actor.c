@@ -1,7 +1,7 @@
-/* Bad-input probes of dagger/actor.h (tests/runtime/test_actor_api.c covers
+/* Bad-input probes of dagger/actor.h (tests/core/runtime/test_actor_api.c covers
  * the working paths). */
 
-#include "runtime/bad_input.h"
+#include "tests/core/runtime/bad_input.h"
 
 static const dagger_actor_addr_t nowhere = {5, 1};  /* a rank the job does not have */
 static const dagger_actor_addr_t nobody = {0, 777777}; /* an id never given */

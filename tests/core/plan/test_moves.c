@@ -3,7 +3,7 @@
  * run by the reference executor. */
 #include <criterion/criterion.h>
 
-#include "planner/plan_fixture.h"
+#include "tests/core/plan/plan_fixture.h"
 
 static world_t *w;
 static uint32_t cl;

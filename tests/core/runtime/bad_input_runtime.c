@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime/bad_input.h"
+#include "tests/core/runtime/bad_input.h"
 
 void bi_probe_dagger_init(void)
 {

@@ -1,7 +1,7 @@
 /* LU with partial pivoting against LAPACK's getrf on the collected matrix
  * (the same pivots, the same factors to rounding, P A = L U), solves through
  * it, and a singular matrix failing alike on every rank. */
-#include "linalg/la_util.h"
+#include "tests/core/linalg/la_util.h"
 
 /* m, n, tile rows, tile columns. */
 static const size_t shapes[][4] = {

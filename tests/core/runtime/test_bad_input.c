@@ -14,8 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime/bad_input.h"
-#include "runtime/source_text.h"
+#include "tests/core/runtime/bad_input.h"
+#include "tests/core/runtime/source_text.h"
 
 typedef struct bi_row {
     const char *name;
@@ -24,7 +24,7 @@ typedef struct bi_row {
 
 #define BI_ROW(name) {#name, bi_probe_##name},
 static bi_row_t bi_rows[] = {
-#include "runtime/bad_input_rows.h"
+#include "tests/core/runtime/bad_input_rows.h"
 };
 #undef BI_ROW
 
@@ -246,7 +246,7 @@ static int check_header(const char *path)
             continue;
         found++;
         cr_expect(in_table(name), "%s declares %s, which has no row in "
-                  "tests/runtime/bad_input_rows.h: add BI_ROW(%s) and its probe", path, name, name);
+                  "tests/core/runtime/bad_input_rows.h: add BI_ROW(%s) and its probe", path, name, name);
         /* libdagger.so exports only what DAGGER_API marks (dagger/export.h);
          * static inline functions are not exported at all. */
         cr_expect(!strncmp(line, "static", 6) || !strcmp(prev, "DAGGER_API"),

@@ -2,7 +2,7 @@
  * topological frontier seeded in submission order (docs/design.md, Kahn's
  * algorithm). The executor (core/exec: ready queues) decides it at run time;
  * dg_plan_launch_order, the planner's model of it, is tested in
- * tests/planner/test_order.c. */
+ * tests/core/plan/test_order.c. */
 #include <criterion/criterion.h>
 #include <dagger.h>
 #include <pthread.h>

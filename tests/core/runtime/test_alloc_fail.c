@@ -18,7 +18,7 @@
 #include <sys/stat.h>
 
 #include "core/base/alloc.h"
-#include "runtime/source_text.h"
+#include "tests/core/runtime/source_text.h"
 
 #if defined(__SANITIZE_ADDRESS__)
 #define DG_HAVE_LSAN 1

@@ -3,7 +3,7 @@
  * clean data clears the mark; a partial or in-place write keeps it. */
 #include <criterion/criterion.h>
 
-#include "planner/plan_fixture.h"
+#include "tests/core/plan/plan_fixture.h"
 
 static uint32_t taint_of(world_t *w, uint64_t c)
 {

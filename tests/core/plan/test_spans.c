@@ -4,7 +4,7 @@
 
 #include "core/plan/spans.h"
 #include "core/plan/view.h"
-#include "planner/plan_fixture.h"
+#include "tests/core/plan/plan_fixture.h"
 
 static dg_plan_mem_t mem;
 

@@ -1,7 +1,7 @@
 /* Bad arguments: every routine returns DAGGER_ERR_INVALID_ARG (or
  * BAD_HANDLE) with a detail saying what to change, on every rank, and runs
  * nothing. */
-#include "linalg/la_util.h"
+#include "tests/core/linalg/la_util.h"
 
 Test(linalg_args, mismatches)
 {

@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "runtime/bad_input.h"
+#include "tests/core/runtime/bad_input.h"
 
 static dagger_chunk_desc_t chunk_desc(void)
 {
