@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime/source_text.h"
+#include "tests/core/runtime/source_text.h"
 #include "transport/tx.h"
 
 static const char *project_root(char *buf, size_t cap)
