@@ -22,13 +22,23 @@
 
 typedef struct dg_tx dg_tx_t;
 
-/* Channels: one UCX active-message id each. */
+/* Channels: one UCX active-message id each. Each line names the file of
+ * the channel's handler and the handler, installed with dg_tx_set_handler
+ * in that file (tests/transport/test_channels.c checks it). Every handler
+ * runs inside the progress engine's round (progress.h). */
 typedef enum dg_tx_channel {
-    DG_TX_CH_COLL = 0,  /* collectives (coll.c registers it) */
-    DG_TX_CH_ACTOR = 1, /* actor messages */
-    DG_TX_CH_DATA = 2,  /* data transfers (move_rewrap) */
-    DG_TX_CH_TEST = 3,  /* free for tests and benchmarks */
-    DG_TX_CH_CTRL = 4,  /* the transport's own (connection handshake) */
+    /* collectives: handler: `transport/chan_coll.c` `dg_coll_on_msg` */
+    DG_TX_CH_COLL = 0,
+    /* actor messages: handler: `transport/chan_actor.c` `on_actor_msg` */
+    DG_TX_CH_ACTOR = 1,
+    /* the executor's transfers (move_rewrap), owned by the executor:
+     * handler: `core/exec/xfer.c` `on_data` */
+    DG_TX_CH_DATA = 2,
+    /* free for tests and benchmarks: handler: none in the library */
+    DG_TX_CH_TEST = 3,
+    /* the transport's own, the start-up connection handshake:
+     * handler: `transport/chan_ctrl.c` `on_hello` */
+    DG_TX_CH_CTRL = 4,
     DG_TX_NCHANNELS = 5
 } dg_tx_channel_t;
 
@@ -129,7 +139,8 @@ dagger_status_t dg_tx_recv_into(dg_tx_t *tx, void *rndv, void *buf, size_t len,
 /* Owner only: discards a kept rendezvous payload (the sender completes). */
 void dg_tx_drop(dg_tx_t *tx, void *rndv);
 
-/* Owner only: one round of progress. Returns >0 when something happened
+/* The progress engine (progress.h says who drives it, on which thread).
+ * Owner only: one round of progress. Returns >0 when something happened
  * (a message, a completion, a queued send went out), 0 when idle. */
 int dg_tx_progress(dg_tx_t *tx);
 /* Owner only: prepares to sleep on dg_tx_fd. 0: armed, the caller may block

@@ -87,7 +87,7 @@ struct dg_tx {
         void *ctx;
     } chans[DG_TX_NCHANNELS];
 
-    _Atomic(uintptr_t) owner;   /* thread tag of the owner (tx_progress.c) */
+    _Atomic(uintptr_t) owner;   /* thread tag of the owner (progress.c) */
     _Atomic(dg_tx_op_t *) outbox; /* LIFO of operations from other threads */
     dg_tx_queue_t completed;    /* owner: finished, done callbacks not yet run */
     long queued_ops;            /* owner: operations in the peers' pending queues */
@@ -153,7 +153,8 @@ dagger_status_t dg_tx_reread_record(dg_tx_t *tx, int r, double wait_s, struct dg
 /* tx_lifecycle.c: an endpoint to rank r at address (replacing one there). */
 dagger_status_t dg_tx_connect_peer(dg_tx_t *tx, int r, const void *address);
 
-/* tx_connect.c: the start-up handshake (listen before the exchange). */
+/* chan_ctrl.c: the CTRL channel, the start-up handshake (listen before the
+ * exchange). */
 dagger_status_t dg_tx_listen_hello(dg_tx_t *tx);
 dagger_status_t dg_tx_handshake(dg_tx_t *tx);
 
@@ -163,7 +164,7 @@ void dg_tx_liveness_stop(dg_tx_t *tx);
 /* Installs the SIGTERM handler (once the start-up guard has let go of it). */
 void dg_tx_liveness_arm_sigterm(dg_tx_t *tx);
 
-/* coll.c */
+/* chan_coll.c: the COLL channel's state and handler. */
 dagger_status_t dg_coll_create(dg_tx_t *tx);
 void dg_coll_destroy(dg_tx_t *tx);
 

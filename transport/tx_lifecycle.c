@@ -341,3 +341,8 @@ const char *dg_tx_hostname(const dg_tx_t *tx, int r)
 {
     return tx && r >= 0 && r < tx->size ? tx->peers[r].hostname : NULL;
 }
+
+void dg_tx_get_stats(const dg_tx_t *tx, dg_tx_stats_t *out)
+{
+    *out = tx->stats;
+}

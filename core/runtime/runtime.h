@@ -26,7 +26,7 @@ struct dagger_runtime {
     struct dg_boot *boot;    /* PMIx or singleton (transport/bootstrap.h) */
     struct dg_act_system *actors;
     struct dg_tx *tx;        /* messages, collectives (transport/tx.h) */
-    struct dg_tx_actors *txa; /* actor messages between ranks (transport/actor_route.h) */
+    struct dg_tx_actors *txa; /* actor messages between ranks (transport/chan_actor.h) */
     struct dg_tasks *tasks;  /* planner + executor + regions (core/runtime/tasks.h) */
 };
 
