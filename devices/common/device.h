@@ -23,7 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "devices/memspace.h"
+#include "core/exec/memspace.h"
 
 /* What discovery learns about one device (the processor table carries it). */
 typedef struct dg_dev_info {
