@@ -1,7 +1,7 @@
 /* The locality of a PCI function, from sysfs. hwloc would find the same
  * (its PCI objects read these files) but needs a topology load with I/O
  * objects, tens of milliseconds at every init, for two values. */
-#include "devices/gpu/gpu_pci.h"
+#include "devices/common/gpu/gpu_pci.h"
 
 #include <stdio.h>
 #include <string.h>

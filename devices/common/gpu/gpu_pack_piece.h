@@ -14,7 +14,7 @@
 
 #include <stdint.h>
 
-#include "devices/gpu/gpu_pack.h"
+#include "devices/common/gpu/gpu_pack.h"
 
 #ifndef DG_GPU_DEVICE_FN
 #define DG_GPU_DEVICE_FN static inline
