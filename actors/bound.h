@@ -46,7 +46,7 @@ static inline __attribute__((always_inline)) int dg_act_run_bound(dg_act_bound_t
     dg_actor_t *a = ctx->actor;
     dagger_ctx_t *outer = dg_act_tls.ctx;
     if (DG_UNLIKELY((outer && outer->actor == a) || !dg_mpsc_is_empty(&a->mbox) ||
-                    DG_TRACE_WORKER_ON() ||
+                    DG_TRACE_ON() ||
                     atomic_load_explicit(&a->state, memory_order_relaxed) != DG_ACTOR_RUNNING))
         return dg_act_run_bound_slow(b, m, fn);
     /* A turn nested in one of the same binding (a task's codelet runs with

@@ -45,8 +45,8 @@ static void handle_with(dg_act_system_t *sys, dagger_ctx_t *ctx, dg_msg_t *m, da
     dg_actor_t *a = ctx->actor;
     ctx->msg = m;
     ctx->replied = 0;
-    if (DG_TRACE_WORKER_ON())
-        dg_trace_msg(a->id, &m->hdr);
+    if (DG_TRACE_ON())
+        dg_trace_msg(a->id, m->hdr.type, m->hdr.from.rank, m->hdr.from.id, m->hdr.size);
     dagger_status_t st = fn(ctx);
     dg_count(&a->handled);
     if (DG_UNLIKELY(st != DAGGER_OK)) {

@@ -68,7 +68,7 @@ dagger_status_t dg_act_spawn(dg_act_system_t *sys, const dagger_actor_desc_t *de
     }
     addr->rank = sys->rank;
     addr->id = a->id;
-    if (DG_TRACE_WORKER_ON())
+    if (DG_TRACE_ON())
         dg_trace_named(DG_TRE_ACTOR_NAME, a->id, a->name);
     return DAGGER_OK;
 }

@@ -20,6 +20,7 @@
 #include "core/base/status_internal.h"
 #include "core/exec/msgs.h"
 #include "core/trace/trace.h"
+#include "core/exec/exec_trace.h"
 #include "devices/dev.h"
 
 /* ------------------------------------------------------------ caches */

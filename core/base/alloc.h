@@ -1,7 +1,7 @@
 /* Allocation for every layer of the library: malloc, calloc, realloc and
  * aligned_alloc behind one hook, so that tests can make the k-th allocation
  * fail and check that each init and create path returns
- * DAGGER_ERR_NO_MEMORY and frees what it took (tests/runtime/test_alloc_fail.c).
+ * DAGGER_ERR_NO_MEMORY and frees what it took (tests/core/runtime/test_alloc_fail.c).
  *
  * The countdown is per thread: only allocations made by the thread that
  * armed it count, so a test's count does not depend on what worker threads

@@ -19,6 +19,7 @@
 #include "core/base/status_internal.h"
 #include "core/exec/msgs.h"
 #include "core/trace/trace.h"
+#include "core/exec/exec_trace.h"
 
 /* Trivial ops (ALLOC, FREE, REGION_END) finish on the thread that readies
  * them; a thread-local list keeps chains of them from recursing. */

@@ -9,6 +9,7 @@
 #include "core/exec/exec.h"
 #include "core/base/status_internal.h"
 #include "core/trace/trace.h"
+#include "core/exec/exec_trace.h"
 
 #include "core/exec/task_ctx.h"
 
@@ -116,16 +117,10 @@ void dg_exec_fail_task(dg_exec_t *ex, const dg_xop_t *op, const char *detail)
     dg_exec_fail(ex, op->u.launch.task, DAGGER_ERR_TASK_FAILED, msg);
 }
 
-void dg_task_after(dagger_task_t *t, dg_task_after_fn fn, void *arg)
-{
-    t->op->u.launch.after = fn;
-    t->op->u.launch.after_arg = arg;
-}
-
 void dg_exec_after(dg_exec_t *ex, dg_xop_t *op, int ok)
 {
     dg_xlaunch_t *l = &op->u.launch;
-    dg_task_after_fn fn = l->after;
+    dagger_task_check_fn fn = l->after;
     if (!fn)
         return;
     l->after = NULL;

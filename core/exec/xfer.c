@@ -13,6 +13,7 @@
 #include "core/base/log.h"
 #include "core/base/status_internal.h"
 #include "core/trace/trace.h"
+#include "core/exec/exec_trace.h"
 #include "transport/tx.h"
 
 /* A tag's meeting point: whichever of the RECV op and the data comes first

@@ -14,6 +14,7 @@
 #include "core/base/hash.h"
 #include "core/base/status_internal.h"
 #include "core/trace/trace.h"
+#include "core/runtime/trace_session.h"
 
 /* ------------------------------------------------------------ begin */
 
@@ -318,6 +319,26 @@ dagger_status_t dagger_region_stats(dagger_runtime_t *rt, dagger_region_stats_t 
         return DAGGER_ERR_BAD_HANDLE;
     DG_CHECK_ARG(out, "dagger_region_stats: NULL output");
     *out = t->stats;
+    return DAGGER_OK;
+}
+
+dagger_status_t dagger_region_current(dagger_runtime_t *rt, dagger_region_t **out)
+{
+    dg_tasks_t *t = dg_tasks_get(rt, "dagger_region_current");
+    if (!t)
+        return DAGGER_ERR_BAD_HANDLE;
+    DG_CHECK_ARG(out, "dagger_region_current: NULL output");
+    *out = t->region;
+    return DAGGER_OK;
+}
+
+dagger_status_t dagger_region_runtime(const dagger_region_t *r, dagger_runtime_t **out)
+{
+    if (!dg_handle_live_kind(r, DG_HANDLE_REGION) || !r->tasks || r->tasks->region != r)
+        return dg_error(DAGGER_ERR_BAD_HANDLE, "dagger_region_runtime: not an open region (NULL, "
+                        "ended, or another kind of handle)");
+    DG_CHECK_ARG(out, "dagger_region_runtime: NULL output");
+    *out = r->tasks->rt;
     return DAGGER_OK;
 }
 

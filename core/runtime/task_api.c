@@ -106,3 +106,11 @@ void *dagger_task_stream(dagger_task_t *t)
 {
     return t ? t->stream : NULL;
 }
+
+dagger_status_t dagger_task_after(dagger_task_t *t, dagger_task_check_fn fn, void *arg)
+{
+    DG_CHECK_ARG(t, "dagger_task_after: NULL task");
+    t->op->u.launch.after = fn;
+    t->op->u.launch.after_arg = fn ? arg : NULL;
+    return DAGGER_OK;
+}

@@ -13,6 +13,7 @@
 #include "core/runtime/runtime.h"
 #include "core/base/status_internal.h"
 #include "core/trace/trace.h"
+#include "core/runtime/trace_session.h"
 #include "devices/devices.h"
 #include "transport/coll.h"
 #include "transport/wire.h"

@@ -3,8 +3,8 @@
  * processor actor and memory-space actor (devices/dev_*.c, above the kinds)
  * are built on these calls only, so the actors, the executor and the
  * planner are the same code for every kind. Here, below every kind
- * (devices/testdev, devices/cuda, devices/hip implement it), with what the
- * GPU kinds share (devices/common/gpu/).
+ * (devices/testdev, devices/cuda, devices/hip implement it; devices/gpu has
+ * what the GPU kinds share).
  *
  * Threading: discovery (count, info) runs once at init on the init thread.
  * Every other call for device d is made from a turn of one of d's actors;

@@ -1,4 +1,4 @@
-/* The CUDA device backend: devices/common/gpu/gpu_backend.inc on the CUDA runtime
+/* The CUDA device backend: devices/gpu/gpu_backend.inc on the CUDA runtime
  * API (cudart; never the driver library, so a machine without a driver
  * starts and reports no devices). The kernel is in cuda_pack.cu. */
 #include <cuda_runtime_api.h>
@@ -19,4 +19,4 @@
 #define GPU_NAME "cuda"
 #define GPU_LABEL "CUDA GPU"
 #define GPU_KIND DG_DEV_CUDA
-#include "devices/common/gpu/gpu_backend.inc"
+#include "devices/gpu/gpu_backend.inc"

@@ -1,4 +1,4 @@
-/* The HIP device backend: devices/common/gpu/gpu_backend.inc on the HIP runtime
+/* The HIP device backend: devices/gpu/gpu_backend.inc on the HIP runtime
  * API (libamdhip64). The kernel is in hip_pack.hip. */
 #include <hip/hip_runtime_api.h>
 #include <stdlib.h>
@@ -49,4 +49,4 @@ static hipError_t hip_launch_host_fn(hipStream_t s, void (*fn)(void *), void *ar
 #define GPU_NAME "hip"
 #define GPU_LABEL "HIP GPU"
 #define GPU_KIND DG_DEV_HIP
-#include "devices/common/gpu/gpu_backend.inc"
+#include "devices/gpu/gpu_backend.inc"

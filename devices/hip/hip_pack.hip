@@ -1,7 +1,7 @@
-/* The HIP backend's pack/unpack kernel (devices/common/gpu/gpu_pack_kernel.inc). */
+/* The HIP backend's pack/unpack kernel (devices/gpu/gpu_pack_kernel.inc). */
 #include <hip/hip_runtime.h>
 
 #define GPU_LAUNCH_NAME dg_hip_pack_launch
 #define GPU_STREAM_T hipStream_t
 #define GPU_GET_LAST_ERROR hipGetLastError
-#include "devices/common/gpu/gpu_pack_kernel.inc"
+#include "devices/gpu/gpu_pack_kernel.inc"

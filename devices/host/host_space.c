@@ -11,6 +11,7 @@
 #include "core/exec/xfer.h"
 #include "core/base/status_internal.h"
 #include "core/trace/trace.h"
+#include "core/exec/exec_trace.h"
 #include "core/exec/msgs.h"
 #include "devices/host/host.h"
 

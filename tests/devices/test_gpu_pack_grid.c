@@ -1,4 +1,4 @@
-/* The GPU pack kernel's arithmetic (devices/common/gpu/gpu_pack_piece.h), run on
+/* The GPU pack kernel's arithmetic (devices/gpu/gpu_pack_piece.h), run on
  * the host: every block and thread of a launch in turn, which is one order
  * the device could take (the kernel has no barriers). Together they must
  * move every byte of every span to its place, whatever the spans' lengths,
@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "devices/common/gpu/gpu_pack_piece.h"
+#include "devices/gpu/gpu_pack_piece.h"
 
 /* What a launch with dg_gpu_pack_grid's grid does, block by block. */
 static void run_launch(char *dst, const char *src, const dg_gpu_copy_span_t *spans, uint32_t n)

@@ -1,4 +1,4 @@
-/* The PCI locality of a GPU (devices/common/gpu/gpu_pci.c): bus ids as the CUDA and
+/* The PCI locality of a GPU (devices/gpu/gpu_pci.c): bus ids as the CUDA and
  * HIP runtimes print them, and the NUMA node and cores that sysfs gives for
  * a real PCI function of this machine. */
 #include <criterion/criterion.h>
@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "devices/common/gpu/gpu_pci.h"
+#include "devices/gpu/gpu_pci.h"
 
 Test(gpu_pci, bus_ids_take_sysfs_form)
 {
