@@ -1,5 +1,5 @@
-/* The device backends compiled into this build (devices/device.h). */
-#include "devices/device.h"
+/* The device backends compiled into this build (devices/common/device.h). */
+#include "devices/common/device.h"
 
 const dg_dev_backend_t *dg_dev_backend(dg_dev_kind_t kind)
 {

@@ -1,5 +1,5 @@
 /* The actors of a device (any kind: CUDA, HIP, the test device kind), built
- * on the backend calls of devices/device.h only:
+ * on the backend calls of devices/common/device.h only:
  *   - a processor actor ("<label> <i>", devices/dev_proc.c) with a small
  *     pool of streams: a dagger.dev.launch message runs a task's
  *     implementation for the device's kind with a stream current;
@@ -20,15 +20,15 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
-#include "devices/device.h"
+#include "core/exec/exec.h"
+#include "devices/common/device.h"
 
-struct dg_exec;
-struct dg_xop;
 struct dg_actor;
 
 #define DG_DEV_STREAMS 2          /* the processor actor's pool */
 
 typedef struct dg_dev dg_dev_t;
+typedef struct dg_devs dg_devs_t;
 typedef struct dg_dev_pending dg_dev_pending_t;
 
 /* What to do once a pending piece of device work has passed its event (in
@@ -73,6 +73,7 @@ typedef struct dg_dev_cache {
 
 struct dg_dev {
     struct dg_exec *ex;
+    dg_devs_t *all;               /* the rank's devices (their message types) */
     const dg_dev_backend_t *be;
     int index;                    /* the backend's device index */
     uint32_t space;               /* 1 + position in the rank's device list */
@@ -91,40 +92,44 @@ struct dg_dev {
 
 enum { DG_DEV_SIDE_PROC = 0, DG_DEV_SIDE_SPACE = 1 };
 
-/* dagger.dev.launch */
-typedef struct dg_dev_launch_msg {
-    struct dg_xop *op;
-} dg_dev_launch_msg_t;
+/* The devices of a rank (the executor's dg_exec_devices_t ctx), and the ids
+ * of their own message types, which devices/ registers (each file beside
+ * its handler). */
+struct dg_devs {
+    struct dg_exec *ex;
+    int n;                        /* started (destroy cleans up these) */
+    int gpu_direct;               /* DAGGER_GPU_DIRECT: 1 on, 0 off, -1 auto */
+    dg_dev_t *dev;                /* device d: memory space 1 + d */
+    struct {
+        uint32_t launch, poll, staged;
+    } msg;
+};
 
-/* dagger.dev.poll: side says whose pending work to look at. */
-typedef struct dg_dev_poll_msg {
-    int32_t side;
-    int32_t pad;
-} dg_dev_poll_msg_t;
+/* The devices of ex (tests read their counters). */
+static inline dg_devs_t *dg_devs_of(const dg_exec_t *ex)
+{
+    return ex->dev.ctx;
+}
 
-/* dagger.dev.staged: a host-staged SEND left, or a RECV's bytes arrived in
- * its staging buffer (core/exec/xfer.c). */
-typedef struct dg_dev_staged_msg {
-    struct dg_xop *op;
-} dg_dev_staged_msg_t;
+/* ---- the executor's hooks (dg_exec_devices_t; ctx: the dg_devs_t) ---- */
 
-/* ---- the executor's side (devices/dev_setup.c) ---- */
-
-/* Spawns the two actors of every device of the rank (ex->devs) and fills
- * ex->space_actor / ex->bufs.spaces for their memory spaces. */
-struct dg_dev_table;
-dagger_status_t dg_devs_start(struct dg_exec *ex, const struct dg_dev_table *t);
-/* After every op finished and the buffer table is gone: streams, events,
- * cached blocks. */
-void dg_devs_destroy(struct dg_exec *ex);
 /* The idle workers' share: polls the devices with pending work (an idle
  * source of the executor). >0 when something finished, or when pending
- * work has no other way to wake a worker. */
-int dg_devs_poll(struct dg_exec *ex);
-/* A ready LAUNCH of device d: its dagger.dev.launch message. */
-void dg_devs_launch(struct dg_exec *ex, int d, struct dg_xop *op);
-/* xfer.c: a staged transfer of a device buffer is done with the wire. */
-void dg_devs_staged(struct dg_exec *ex, struct dg_xop *op);
+ * work has no other way to wake a worker (dev_pending.c). */
+int dg_devs_poll(void *ctx);
+/* A ready LAUNCH of device d: its dagger.dev.launch message (dev_proc.c). */
+void dg_devs_launch(void *ctx, int d, dg_xop_t *op);
+/* xfer.c: a staged transfer of a device buffer is done with the wire: its
+ * dagger.dev.staged message (dev_space.c). */
+void dg_devs_staged(void *ctx, dg_xop_t *op);
+
+/* ---- the devices' own message types (each beside its handler) ---- */
+
+/* Registers one of them (dev_setup.c). */
+dagger_status_t dg_devs_type(dg_devs_t *ds, const char *name, size_t size, uint32_t *id);
+dagger_status_t dg_dev_launch_type(dg_devs_t *ds);  /* dagger.dev.launch, dev_proc.c */
+dagger_status_t dg_dev_poll_type(dg_devs_t *ds);    /* dagger.dev.poll, dev_pending.c */
+dagger_status_t dg_dev_staged_type(dg_devs_t *ds);  /* dagger.dev.staged, dev_space.c */
 
 /* ---- shared by the two actors (devices/dev_pending.c) ---- */
 

@@ -10,6 +10,17 @@
 #include "core/base/status_internal.h"
 #include "devices/dev.h"
 
+/* dagger.dev.poll (dg_dev_on_poll): side says whose pending work to look at. */
+typedef struct dg_dev_poll_msg {
+    int32_t side;
+    int32_t pad;
+} dg_dev_poll_msg_t;
+
+dagger_status_t dg_dev_poll_type(dg_devs_t *ds)
+{
+    return dg_devs_type(ds, "dagger.dev.poll", sizeof(dg_dev_poll_msg_t), &ds->msg.poll);
+}
+
 /* The backend's thread: the work queued before it is done, so an event of
  * this side passed; a worker polls it (and may sleep until then). */
 static void wake(void *arg)
@@ -118,18 +129,19 @@ static void post_poll(dg_dev_t *d, int side)
     if (atomic_exchange_explicit(&sd->poll_posted, 1, memory_order_seq_cst))
         return;
     dg_dev_poll_msg_t m = {side, 0};
-    dg_act_post_t p = {.to = sd->addr, .type = d->ex->msg.dev_poll, .payload = &m,
+    dg_act_post_t p = {.to = sd->addr, .type = d->all->msg.poll, .payload = &m,
                        .size = sizeof(m), .what = "device poll"};
     int direct;
     if (dg_act_post_local(d->ex->actors, sd->obj, &p, &direct) != DAGGER_OK)
         atomic_store(&sd->poll_posted, 0);
 }
 
-int dg_devs_poll(struct dg_exec *ex)
+int dg_devs_poll(void *ctx)
 {
+    dg_devs_t *ds = ctx;
     int did = 0;
-    for (int i = 0; i < ex->ndevs; i++) {
-        dg_dev_t *d = &ex->devs[i];
+    for (int i = 0; i < ds->n; i++) {
+        dg_dev_t *d = &ds->dev[i];
         uint64_t before = atomic_load_explicit(&d->completed, memory_order_relaxed);
         int waiting = 0;
         for (int side = 0; side < 2; side++) {

@@ -8,9 +8,19 @@
 #include <stdio.h>
 
 #include "actors/system.h"
-#include "core/exec/exec.h"
 #include "core/base/status_internal.h"
+#include "core/exec/exec.h"
 #include "devices/dev.h"
+
+/* dagger.dev.launch (on_dev_launch): a ready LAUNCH op placed on the device. */
+typedef struct dg_dev_launch_msg {
+    dg_xop_t *op;
+} dg_dev_launch_msg_t;
+
+dagger_status_t dg_dev_launch_type(dg_devs_t *ds)
+{
+    return dg_devs_type(ds, "dagger.dev.launch", sizeof(dg_dev_launch_msg_t), &ds->msg.launch);
+}
 
 /* The task's work is done: its check (cuSOLVER's info) runs now; a device
  * failure (ok = 0) was recorded with the region's outcome already. */
@@ -50,8 +60,8 @@ static dagger_status_t on_dev_launch(dagger_ctx_t *ctx)
 
 dagger_status_t dg_dev_proc_spawn(dg_dev_t *d)
 {
-    const dagger_handler_t h[] = {{d->ex->msg.dev_launch, on_dev_launch},
-                                  {d->ex->msg.dev_poll, dg_dev_on_poll}};
+    const dagger_handler_t h[] = {{d->all->msg.launch, on_dev_launch},
+                                  {d->all->msg.poll, dg_dev_on_poll}};
     /* Unpinned: its turns run on whoever posts while it is idle. */
     dagger_actor_desc_t desc = {.name = d->label, .state = d, .handlers = h, .nhandlers = 2};
     dagger_status_t st = dg_act_spawn(d->ex->actors, &desc, &d->side[DG_DEV_SIDE_PROC].addr);
@@ -60,11 +70,13 @@ dagger_status_t dg_dev_proc_spawn(dg_dev_t *d)
     return st;
 }
 
-void dg_devs_launch(dg_exec_t *ex, int dev, dg_xop_t *op)
+void dg_devs_launch(void *ctx, int dev, dg_xop_t *op)
 {
-    dg_dev_t *d = &ex->devs[dev];
+    dg_devs_t *ds = ctx;
+    dg_exec_t *ex = ds->ex;
+    dg_dev_t *d = &ds->dev[dev];
     dg_dev_launch_msg_t m = {op};
-    dg_act_post_t p = {.to = d->side[DG_DEV_SIDE_PROC].addr, .type = ex->msg.dev_launch,
+    dg_act_post_t p = {.to = d->side[DG_DEV_SIDE_PROC].addr, .type = ds->msg.launch,
                        .payload = &m, .size = sizeof(m), .what = "device launch"};
     int direct;
     dagger_status_t st = dg_act_post_local(ex->actors, d->side[DG_DEV_SIDE_PROC].obj, &p, &direct);

@@ -1,14 +1,18 @@
-/* The devices of a rank in the executor: their state, streams and actors
- * (dev.h), and whether transfers of their memory to other ranks go direct. */
+/* The actors of a rank's executor (devices.h): the host ones, and the
+ * devices' state, streams and actors (dev.h), with whether transfers of
+ * their memory to other ranks go direct. */
+#include "devices/devices.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "actors/msgtype.h"
+#include "actors/system.h"
 #include "core/base/alloc.h"
-#include "core/exec/exec.h"
 #include "core/base/status_internal.h"
 #include "devices/dev.h"
-#include "devices/discover.h"
+#include "devices/host/host.h"
 #include "transport/tx.h"
 
 /* DAGGER_GPU_DIRECT for one device: 0 host-staged, 1 direct (an error where
@@ -17,7 +21,7 @@
  * a GPU's: auto keeps it host-staged, 1 sends it directly. */
 static dagger_status_t resolve_direct(dg_exec_t *ex, dg_dev_t *d)
 {
-    int want = ex->gpu_direct;
+    int want = d->all->gpu_direct;
     if (want < -1 || want > 1)
         return dg_error(DAGGER_ERR_CONFIG, "DAGGER_GPU_DIRECT=%d: use 1 (direct), 0 (host "
                         "staging) or -1 (automatic)", want);
@@ -37,9 +41,11 @@ static dagger_status_t resolve_direct(dg_exec_t *ex, dg_dev_t *d)
     return DAGGER_OK;
 }
 
-static dagger_status_t start_one(dg_exec_t *ex, dg_dev_t *d, const dg_dev_found_t *f, int i)
+static dagger_status_t start_one(dg_devs_t *ds, dg_dev_t *d, const dg_dev_found_t *f, int i)
 {
+    dg_exec_t *ex = ds->ex;
     d->ex = ex;
+    d->all = ds;
     d->be = f->be;
     d->index = f->index;
     d->space = 1 + (uint32_t)i;
@@ -62,24 +68,33 @@ static dagger_status_t start_one(dg_exec_t *ex, dg_dev_t *d, const dg_dev_found_
     return st;
 }
 
-dagger_status_t dg_devs_start(dg_exec_t *ex, const dg_dev_table_t *t)
+static dagger_status_t start_devs(dg_devs_t *ds, const dg_dev_table_t *t)
 {
-    ex->devs = dg_calloc((size_t)t->n, sizeof(*ex->devs));
-    if (!ex->devs)
+    if (!t->n)
+        return DAGGER_OK;
+    ds->dev = dg_calloc((size_t)t->n, sizeof(*ds->dev));
+    if (!ds->dev)
         return dg_error(DAGGER_ERR_NO_MEMORY, "executor: out of memory");
     for (int i = 0; i < t->n; i++) {
-        ex->ndevs = i + 1; /* destroy cleans up the ones started */
-        dagger_status_t st = start_one(ex, &ex->devs[i], &t->dev[i], i);
+        ds->n = i + 1; /* destroy cleans up the ones started */
+        dagger_status_t st = start_one(ds, &ds->dev[i], &t->dev[i], i);
         if (st != DAGGER_OK)
             return st;
     }
     return DAGGER_OK;
 }
 
-void dg_devs_destroy(dg_exec_t *ex)
+dagger_status_t dg_devs_type(dg_devs_t *ds, const char *name, size_t size, uint32_t *id)
 {
-    for (int i = 0; i < ex->ndevs; i++) {
-        dg_dev_t *d = &ex->devs[i];
+    dagger_msg_type_desc_t d = {name, DAGGER_MSG_FIXED, size};
+    return dg_msgtypes_register(dg_act_system_types(ds->ex->actors), &d, id);
+}
+
+static void destroy_devs(void *ctx)
+{
+    dg_devs_t *ds = ctx;
+    for (int i = 0; i < ds->n; i++) {
+        dg_dev_t *d = &ds->dev[i];
         d->be->set_current(d->index); /* start_one set be first */
         for (int k = 0; k < DG_DEV_STREAMS; k++)
             if (d->streams[k])
@@ -93,7 +108,34 @@ void dg_devs_destroy(dg_exec_t *ex)
         pthread_mutex_destroy(&d->mem.lock);
         pthread_mutex_destroy(&d->pinned.lock);
     }
-    free(ex->devs);
-    ex->devs = NULL;
-    ex->ndevs = 0;
+    free(ds->dev);
+    free(ds);
+}
+
+dagger_status_t dg_devices_start(dg_exec_t *ex, const dg_dev_table_t *t, int gpu_direct)
+{
+    dg_devs_t *ds = dg_calloc(1, sizeof(*ds));
+    if (!ds)
+        return dg_error(DAGGER_ERR_NO_MEMORY, "executor: out of memory");
+    ds->ex = ex;
+    ds->gpu_direct = gpu_direct;
+    /* First, so that the executor frees ds whatever fails next. */
+    dg_exec_set_devices(ex, &(dg_exec_devices_t){.ctx = ds, .destroy = destroy_devs});
+    dagger_status_t st = dg_dev_launch_type(ds);
+    if (st == DAGGER_OK)
+        st = dg_dev_poll_type(ds);
+    if (st == DAGGER_OK)
+        st = dg_dev_staged_type(ds);
+    if (st == DAGGER_OK)
+        st = dg_host_space_start(ex); /* first actor: the same id on every rank */
+    if (st == DAGGER_OK)
+        st = dg_host_procs_start(ex);
+    if (st == DAGGER_OK)
+        st = start_devs(ds, t);
+    if (st == DAGGER_OK)
+        dg_exec_set_devices(ex, &(dg_exec_devices_t){
+                                    .ctx = ds, .n = ds->n, .launch_type = ds->msg.launch,
+                                    .poll = dg_devs_poll, .launch = dg_devs_launch,
+                                    .staged = dg_devs_staged, .destroy = destroy_devs});
+    return st;
 }

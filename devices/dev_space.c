@@ -18,10 +18,10 @@
 #include "core/exec/exec.h"
 #include "core/exec/xfer.h"
 #include "core/base/status_internal.h"
+#include "core/exec/msgs.h"
 #include "core/trace/trace.h"
 #include "core/exec/exec_trace.h"
 #include "devices/dev.h"
-#include "devices/space_actor.h"
 
 /* ------------------------------------------------------------ caches */
 
@@ -221,6 +221,29 @@ static void fail_now(dg_dev_t *d, dg_xop_t *op, dagger_status_t st, const char *
         dg_exec_finish(d->ex, op);
 }
 
+/* dagger.dev.staged (on_staged): a host-staged SEND left, or a RECV's bytes
+ * arrived in its staging buffer (core/exec/xfer.c), or the source's half
+ * of a copy between devices packed its bytes. */
+typedef struct dg_dev_staged_msg {
+    dg_xop_t *op;
+} dg_dev_staged_msg_t;
+
+dagger_status_t dg_dev_staged_type(dg_devs_t *ds)
+{
+    return dg_devs_type(ds, "dagger.dev.staged", sizeof(dg_dev_staged_msg_t), &ds->msg.staged);
+}
+
+/* Sends op to the memory-space actor of device `to` (dagger.dev.staged). */
+static dagger_status_t post_staged(dg_dev_t *to, dg_xop_t *op, const char *what)
+{
+    dg_dev_staged_msg_t m = {op};
+    dg_dev_side_t *sd = &to->side[DG_DEV_SIDE_SPACE];
+    dg_act_post_t p = {.to = sd->addr, .type = to->all->msg.staged, .payload = &m,
+                       .size = sizeof(m), .what = what};
+    int direct;
+    return dg_act_post_local(to->ex->actors, sd->obj, &p, &direct);
+}
+
 /* dagger.mem.alloc: a block of device memory for a chunk's buffer. */
 static dagger_status_t on_alloc(dagger_ctx_t *ctx)
 {
@@ -273,13 +296,8 @@ static void d2d_staged(dg_dev_t *d, dg_dev_pending_t *p, int ok)
     dg_xcopy_t *c = &p->op->u.copy;
     c->staged = p->staging;
     p->staging = NULL; /* the destination gives it back */
-    dg_dev_t *to = &d->ex->devs[c->dst_space - 1];
-    dg_dev_staged_msg_t m = {p->op};
-    dg_act_post_t post = {.to = to->side[DG_DEV_SIDE_SPACE].addr, .type = d->ex->msg.dev_staged,
-                          .payload = &m, .size = sizeof(m), .what = "copy between devices"};
-    int direct;
-    if (dg_act_post_local(d->ex->actors, to->side[DG_DEV_SIDE_SPACE].obj, &post, &direct) !=
-        DAGGER_OK) {
+    dg_dev_t *to = &d->all->dev[c->dst_space - 1];
+    if (post_staged(to, p->op, "copy between devices") != DAGGER_OK) {
         dg_dev_cache_put(d, &d->pinned, c->staged, span_bytes(c->spans, c->nspans, c->elsize));
         fail_now(d, p->op, DAGGER_ERR_INTERNAL, "a copy between devices lost its second half");
     }
@@ -479,14 +497,11 @@ static dagger_status_t on_staged(dagger_ctx_t *ctx)
     return DAGGER_OK;
 }
 
-void dg_devs_staged(dg_exec_t *ex, dg_xop_t *op)
+void dg_devs_staged(void *ctx, dg_xop_t *op)
 {
-    dg_dev_t *d = &ex->devs[op->u.xfer.space - 1];
-    dg_dev_staged_msg_t m = {op};
-    dg_act_post_t p = {.to = d->side[DG_DEV_SIDE_SPACE].addr, .type = ex->msg.dev_staged,
-                       .payload = &m, .size = sizeof(m), .what = "staged transfer"};
-    int direct;
-    dagger_status_t st = dg_act_post_local(ex->actors, d->side[DG_DEV_SIDE_SPACE].obj, &p, &direct);
+    dg_devs_t *ds = ctx;
+    dg_dev_t *d = &ds->dev[op->u.xfer.space - 1];
+    dagger_status_t st = post_staged(d, op, "staged transfer");
     if (st != DAGGER_OK)
         fail_now(d, op, st, "the memory-space actor did not take a staged transfer");
 }
@@ -496,8 +511,8 @@ dagger_status_t dg_dev_space_spawn(dg_dev_t *d)
     dg_exec_t *ex = d->ex;
     const dagger_handler_t h[] = {
         {ex->msg.alloc, on_alloc}, {ex->msg.free, on_free},           {ex->msg.copy, on_copy},
-        {ex->msg.send, on_send},   {ex->msg.recv, on_recv},           {ex->msg.dev_staged, on_staged},
-        {ex->msg.dev_poll, dg_dev_on_poll},
+        {ex->msg.send, on_send},   {ex->msg.recv, on_recv},           {d->all->msg.staged, on_staged},
+        {d->all->msg.poll, dg_dev_on_poll},
     };
     char name[80];
     snprintf(name, sizeof(name), "mem:%s", d->label);

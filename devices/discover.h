@@ -6,7 +6,7 @@
 
 #include <dagger/status.h>
 
-#include "devices/device.h"
+#include "devices/common/device.h"
 
 #define DG_DEV_MAX 15 /* memory spaces 1..15 (DG_MAX_SPACES) */
 

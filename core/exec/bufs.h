@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "devices/memspace.h"
+#include "core/exec/memspace.h"
 
 typedef struct dg_buf_entry {
     uint64_t chunk;   /* 0: empty slot */

@@ -17,11 +17,9 @@
 #include "core/exec/xfer.h"
 #include "core/base/log.h"
 #include "core/base/status_internal.h"
+#include "core/exec/msgs.h"
 #include "core/trace/trace.h"
 #include "core/exec/exec_trace.h"
-#include "devices/dev.h"
-#include "devices/discover.h"
-#include "devices/space_actor.h"
 
 /* Trivial ops (ALLOC, FREE, REGION_END) finish on the thread that readies
  * them; a thread-local list keeps chains of them from recursing. */
@@ -52,7 +50,6 @@ dagger_status_t dg_exec_create(const dg_exec_params_t *p, dg_exec_t **out)
     ex->plan = p->plan;
     ex->hang_timeout = p->hang_timeout;
     ex->hang_exit = p->hang_exit;
-    ex->gpu_direct = p->gpu_direct;
     ex->nworkers = dg_act_system_num_workers(p->actors);
     uint64_t n = pow2_at_least(p->window ? p->window : 16384);
     ex->mask = n - 1;
@@ -78,18 +75,17 @@ dagger_status_t dg_exec_create(const dg_exec_params_t *p, dg_exec_t **out)
         st = dg_exec_msgs_register(ex);
     if (st == DAGGER_OK && p->tx)
         st = dg_xfer_create(ex, p->tx, &ex->xfer);
-    if (st == DAGGER_OK)
-        st = dg_host_space_start(ex); /* first: the same actor id on every rank */
-    if (st == DAGGER_OK)
-        st = dg_host_procs_start(ex);
-    if (st == DAGGER_OK && p->devs && p->devs->n)
-        st = dg_devs_start(ex, p->devs);
     if (st != DAGGER_OK) {
         dg_exec_destroy(ex);
         return st;
     }
     *out = ex;
     return DAGGER_OK;
+}
+
+void dg_exec_set_devices(dg_exec_t *ex, const dg_exec_devices_t *d)
+{
+    ex->dev = *d;
 }
 
 void dg_exec_start(dg_exec_t *ex)
@@ -112,7 +108,8 @@ void dg_exec_destroy(dg_exec_t *ex)
         for (uint64_t i = 0; i <= ex->mask; i++)
             free(ex->ring[i].blob);
     dg_bufs_cleanup(&ex->bufs);
-    dg_devs_destroy(ex); /* after the buffer table: it gives device blocks back */
+    if (ex->dev.destroy) /* after the buffer table: it gives device blocks back */
+        ex->dev.destroy(ex->dev.ctx);
     if (ex->own)
         for (int w = 0; w < ex->nworkers; w++)
             dg_readyq_cleanup(&ex->own[w]);
@@ -272,7 +269,7 @@ static void ready(dg_exec_t *ex, dg_xop_t *op)
     switch (op->kind) {
     case DG_PLAN_OP_LAUNCH: {
         if (op->u.launch.device >= 0) {
-            dg_devs_launch(ex, op->u.launch.device, op);
+            ex->dev.launch(ex->dev.ctx, op->u.launch.device, op);
             return;
         }
         int w = op->u.launch.worker;
@@ -433,7 +430,7 @@ static int emit_launch(dg_exec_t *ex, dg_xop_t *op, const dg_plan_op_t *p)
         if (dg_plan_proc_info(ex->plan, p->u.launch.proc, &rank, &kind, &index) == DAGGER_OK &&
             kind == DG_PLAN_CPU)
             l->worker = (int32_t)(index % (uint32_t)ex->nworkers);
-        else if (p->u.launch.space > 0 && (int)p->u.launch.space <= ex->ndevs)
+        else if (p->u.launch.space > 0 && (int)p->u.launch.space <= ex->dev.n)
             l->device = (int32_t)p->u.launch.space - 1; /* the space's device runs it */
     }
     unsigned char *values = mem + argbytes;
@@ -622,8 +619,8 @@ static int source(void *ctx, int worker)
     int did = 0;
     if (worker == 0 && ex->xfer)
         did += dg_xfer_poll(ex->xfer);
-    if (ex->ndevs)
-        did += dg_devs_poll(ex);
+    if (ex->dev.n)
+        did += ex->dev.poll(ex->dev.ctx);
     dg_xop_t *op = NULL;
     if (worker >= 0 && worker < ex->nworkers)
         op = dg_readyq_pop(&ex->own[worker]);

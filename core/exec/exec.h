@@ -5,13 +5,20 @@
  *                    (any worker, or the exact one a scope named; work is
  *                    shared inside the rank only)
  *   ALLOC, FREE,  -> a message to the memory-space actor of the op's space
- *   COPY, SEND,     (devices/space_actor.h): it allocates (the emitting
+ *   COPY, SEND,     (core/exec/msgs.h): it allocates (the emitting
  *   RECV            thread waits for the block), releases, copies, and
  *                    carries out the move_rewrap transfers (xfer.c)
+ *   LAUNCH on a   -> the device's processor actor, through the devices'
+ *   device           hooks (dg_exec_devices_t)
  * The memory-space actor's turn runs on the sending thread when the actor
  * is idle (dg_act_post), so a message costs no thread hop.
  * The submitting thread never waits for data: it waits only when the window
- * of ops in flight is full, and at region end. */
+ * of ops in flight is full, and at region end.
+ *
+ * The executor knows no device kind: the actors that handle its messages
+ * (the CPU processors, the memory spaces, the devices) are spawned and
+ * wired by devices/ (devices/devices.h) between dg_exec_create and
+ * dg_exec_start, and reach the executor through this header. */
 #ifndef DG_EXEC_EXEC_H
 #define DG_EXEC_EXEC_H
 
@@ -28,8 +35,6 @@
 struct dg_act_system;
 struct dg_tx;
 struct dg_xfer;
-struct dg_dev;
-struct dg_dev_table;
 
 typedef struct dg_exec_codelet {
     _Atomic uint32_t id;              /* 0: empty; set last, once (codelets.c) */
@@ -54,17 +59,36 @@ typedef struct dg_exec_params {
     size_t pool_limit;                /* bytes of released buffers kept for reuse */
     double hang_timeout;              /* seconds; 0 = off */
     double hang_exit;                 /* seconds more, then the rank exits; 0 = never */
-    const struct dg_dev_table *devs;  /* this rank's devices (NULL: none) */
-    int gpu_direct;                   /* DAGGER_GPU_DIRECT: 1 on, 0 off, -1 auto */
 } dg_exec_params_t;
 
 typedef struct dg_exec dg_exec_t;
 
-/* The ids of the runtime's message types (msgs.c registers them by name). */
+/* The ids of the executor's message types (msgs.c registers them by name;
+ * msgs.h has their payloads). */
 typedef struct dg_exec_msgs {
     uint32_t alloc, free, copy, send, recv, rewrap, launch;
-    uint32_t dev_launch, dev_poll, dev_staged;
 } dg_exec_msgs_t;
+
+/* What the executor needs of the rank's devices (memory spaces 1..n), which
+ * devices/ gives it at start-up (dg_exec_set_devices): the executor calls
+ * them and never names a device kind. Unset (n = 0, NULL calls): no devices. */
+typedef struct dg_exec_devices {
+    void *ctx;                        /* the devices' state, first argument of each call */
+    int n;                            /* devices; device d is memory space 1 + d */
+    uint32_t launch_type;             /* the message type that runs a task on a device
+                                         (tasks_outside counts the others) */
+    /* An idle worker's share: polls the devices with pending work. >0 when
+     * something finished, or when pending work has no other way to wake a
+     * worker. */
+    int (*poll)(void *ctx);
+    /* A ready LAUNCH op placed on device d: the device runs it and finishes it. */
+    void (*launch)(void *ctx, int d, dg_xop_t *op);
+    /* A host-staged transfer of a device buffer is done with the wire
+     * (xfer.c): the device's memory-space actor finishes it. */
+    void (*staged)(void *ctx, dg_xop_t *op);
+    /* After every op finished and the buffer table is gone: frees ctx. */
+    void (*destroy)(void *ctx);
+} dg_exec_devices_t;
 
 struct dg_exec {
     int rank, nranks, nworkers;
@@ -96,9 +120,7 @@ struct dg_exec {
     dg_exec_msgs_t msg;               /* message type ids */
     dagger_actor_addr_t space_actor[DG_MAX_SPACES]; /* memory-space actors (0: host) */
     struct dg_actor *space[DG_MAX_SPACES]; /* ...their objects (dg_act_post_local) */
-    struct dg_dev *devs;              /* the rank's devices (devices/dev.h); space 1 + d */
-    int ndevs;
-    int gpu_direct;                   /* DAGGER_GPU_DIRECT as given */
+    dg_exec_devices_t dev;            /* the rank's devices (devices/); space 1 + d */
     /* Every lane of each space (lane 0 is space_actor/space): interchangeable
      * memory-space actors of one space (devices/host/host_space.c). */
     dagger_actor_addr_t lane_addr[DG_MAX_SPACES][DG_MEM_LANES];
@@ -128,7 +150,12 @@ struct dg_exec {
     uint64_t n_launch, n_slots, bytes_sent, bytes_received;
 };
 
+/* The executor without its actors: devices/ (dg_devices_start) spawns them
+ * next, before dg_exec_start. */
 dagger_status_t dg_exec_create(const dg_exec_params_t *p, dg_exec_t **out);
+/* Gives the executor its devices (once, before dg_exec_start); destroy runs
+ * in dg_exec_destroy, also when start-up failed after this call. */
+void dg_exec_set_devices(dg_exec_t *ex, const dg_exec_devices_t *d);
 /* Lets the workers take the executor's ready work and starts the hang
  * detector. Last step of start-up, once nothing can fail: a source cannot be
  * taken back from the workers, so an executor freed on a failure path must
@@ -187,7 +214,7 @@ void dg_exec_fail_task(dg_exec_t *ex, const dg_xop_t *op, const char *detail);
 dagger_status_t dg_exec_alloc(dg_exec_t *ex, uint64_t chunk, uint32_t space, size_t bytes,
                               int home);
 
-/* Registers the runtime's message types (msgs.c). */
+/* Registers the executor's message types (msgs.c). */
 dagger_status_t dg_exec_msgs_register(dg_exec_t *ex);
 /* Sends a ready op to the memory-space actor of space as a message of type
  * (dagger.mem.free/copy/send/recv); its turn runs on this thread when the

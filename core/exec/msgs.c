@@ -1,6 +1,8 @@
-/* The runtime's message types, registered by name when the executor starts
- * (docs/design.md, "Message types", lists the same names; a test compares
- * the two), and the executor's way of sending them. */
+/* The executor's message types (payloads in msgs.h), registered by name
+ * when the executor is created, and its way of sending them. The devices
+ * register their own (dagger.dev.*, devices/dev_setup.c); docs/design.md,
+ * "Message types", lists both (a test compares the table with what is
+ * registered). */
 #include <stddef.h>
 #include <stdio.h>
 
@@ -9,9 +11,8 @@
 #include "core/exec/exec.h"
 #include "core/exec/rewrap.h"
 #include "core/exec/xfer.h"
+#include "core/exec/msgs.h"
 #include "core/base/status_internal.h"
-#include "devices/dev.h"
-#include "devices/space_actor.h"
 
 typedef struct dg_msg_decl {
     const char *name;
@@ -29,12 +30,6 @@ static const dg_msg_decl_t decls[] = {
     {"dagger.mem.recv", DAGGER_MSG_FIXED, sizeof(dg_mem_op_msg_t), offsetof(dg_exec_msgs_t, recv)},
     {"dagger.proc.launch", DAGGER_MSG_FIXED, sizeof(dg_proc_launch_msg_t),
      offsetof(dg_exec_msgs_t, launch)},
-    {"dagger.dev.launch", DAGGER_MSG_FIXED, sizeof(dg_dev_launch_msg_t),
-     offsetof(dg_exec_msgs_t, dev_launch)},
-    {"dagger.dev.poll", DAGGER_MSG_FIXED, sizeof(dg_dev_poll_msg_t),
-     offsetof(dg_exec_msgs_t, dev_poll)},
-    {"dagger.dev.staged", DAGGER_MSG_FIXED, sizeof(dg_dev_staged_msg_t),
-     offsetof(dg_exec_msgs_t, dev_staged)},
     /* On the wire: the 64-byte move_rewrap header; as delivered: where the
      * children are (dg_xfer_arrival_t), so the type allows the larger. */
     {"dagger.mem.rewrap", DAGGER_MSG_BYTES,

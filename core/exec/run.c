@@ -80,7 +80,7 @@ static void count_turn(dg_exec_t *ex)
 {
     const dagger_ctx_t *ctx = dg_act_tls.ctx;
     if (DG_UNLIKELY(!ctx || !ctx->msg || (ctx->msg->hdr.type != ex->msg.launch &&
-                                           ctx->msg->hdr.type != ex->msg.dev_launch)))
+                                           ctx->msg->hdr.type != ex->dev.launch_type)))
         atomic_fetch_add_explicit(&ex->tasks_outside, 1, memory_order_relaxed);
 }
 

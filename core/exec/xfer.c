@@ -14,7 +14,6 @@
 #include "core/base/status_internal.h"
 #include "core/trace/trace.h"
 #include "core/exec/exec_trace.h"
-#include "devices/dev.h"
 #include "transport/tx.h"
 
 /* A tag's meeting point: whichever of the RECV op and the data comes first
@@ -94,7 +93,7 @@ static void fail_xfer(dg_xfer_t *xf, dg_xop_t *op, dagger_status_t st, const cha
 static void xfer_done(dg_xfer_t *xf, dg_xop_t *op)
 {
     if (op->u.xfer.staged)
-        dg_devs_staged(xf->ex, op);
+        xf->ex->dev.staged(xf->ex->dev.ctx, op);
     else
         dg_exec_finish(xf->ex, op);
 }

@@ -14,6 +14,7 @@
 #include "core/base/status_internal.h"
 #include "core/trace/trace.h"
 #include "core/runtime/trace_session.h"
+#include "devices/devices.h"
 #include "transport/coll.h"
 #include "transport/wire.h"
 
@@ -109,10 +110,12 @@ dagger_status_t dg_tasks_create(dagger_runtime_t *rt, struct dg_act_system *acto
             .rank = t->rank, .nranks = t->nranks, .actors = actors, .tx = t->tx,
             .window = (uint32_t)rt->cfg.task_window, .pool_limit = rt->cfg.slot_cache,
             .hang_timeout = rt->cfg.hang_timeout, .hang_exit = rt->cfg.hang_exit,
-            .devs = &t->devs, .gpu_direct = (int)rt->cfg.gpu_direct,
         };
         st = dg_exec_create(&ep, &t->exec);
     }
+    /* The actors that run the executor's ops: the host's and the devices'. */
+    if (st == DAGGER_OK)
+        st = dg_devices_start(t->exec, &t->devs, (int)rt->cfg.gpu_direct);
     if (st == DAGGER_OK) {
         dg_plan_params_t pp = {
             .nranks = t->nranks, .my_rank = t->rank, .ranks = t->rank_descs,

@@ -14,7 +14,8 @@
 #include "actors/system.h"
 #include "core/exec/exec.h"
 #include "core/base/status_internal.h"
-#include "devices/space_actor.h"
+#include "core/exec/msgs.h"
+#include "devices/host/host.h"
 
 /* dagger.proc.launch: a ready task runs on this processor. */
 static dagger_status_t on_launch(dagger_ctx_t *ctx)

@@ -12,7 +12,8 @@
 #include "core/base/status_internal.h"
 #include "core/trace/trace.h"
 #include "core/exec/exec_trace.h"
-#include "devices/space_actor.h"
+#include "core/exec/msgs.h"
+#include "devices/host/host.h"
 
 static dg_exec_t *exec_of(dagger_ctx_t *ctx)
 {

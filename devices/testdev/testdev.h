@@ -4,7 +4,7 @@
 
 #include <stdint.h>
 
-#include "devices/device.h"
+#include "devices/common/device.h"
 
 /* How many test devices this process has (DAGGER_TEST_DEVICES; set at init
  * before discovery). */

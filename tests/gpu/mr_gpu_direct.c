@@ -23,14 +23,15 @@ Test(gpu_direct, device_data_moves_between_ranks_by_the_chosen_path)
     const char *env = getenv("DAGGER_GPU_DIRECT");
     int want_direct = env && strcmp(env, "1") == 0;
     dg_exec_t *ex = rt->tasks->exec;
+    dg_devs_t *ds = dg_devs_of(ex);
     /* the rank's device of the kind under test (a GPU machine's test-device
      * run has its CUDA device too) */
     const char *be = gpu_kind() == DAGGER_PROC_CUDA ? "cuda" : "testdev";
     int d = 0;
-    while (d < ex->ndevs && strcmp(ex->devs[d].be->name, be) != 0)
+    while (d < ds->n && strcmp(ds->dev[d].be->name, be) != 0)
         d++;
-    cr_assert_lt(d, ex->ndevs, "rank %d has no %s", dagger_rank(rt), gpu_kind_name());
-    cr_assert_eq(ex->devs[d].direct, want_direct, "DAGGER_GPU_DIRECT=%s", env ? env : "unset");
+    cr_assert_lt(d, ds->n, "rank %d has no %s", dagger_rank(rt), gpu_kind_name());
+    cr_assert_eq(ds->dev[d].direct, want_direct, "DAGGER_GPU_DIRECT=%s", env ? env : "unset");
     dagger_chunk_t c = mr_chunk2(rt, 16, 16, 0, ramp);
     dagger_codelet_t add1 = GPU_REG(rt, gpu_add1);
     dagger_codelet_t scale2 = GPU_REG(rt, gpu_scale2);
@@ -58,7 +59,7 @@ Test(gpu_direct, device_data_moves_between_ranks_by_the_chosen_path)
         want[k] = in_sub ? 2 * x : x;
     }
     gpu_expect(rt, c, want, 256);
-    uint64_t staged = atomic_load(&ex->devs[d].staged);
+    uint64_t staged = atomic_load(&ds->dev[d].staged);
     uint64_t all_staged = staged;
     MR_OK(dagger_allreduce(rt, &all_staged, 1, DAGGER_REDUCE_U64, DAGGER_OP_SUM));
     if (want_direct || n == 1)

@@ -15,11 +15,11 @@
 static uint64_t device_launches(dagger_runtime_t *rt)
 {
     const char *be = gpu_kind() == DAGGER_PROC_CUDA ? "cuda" : "testdev";
-    dg_exec_t *ex = rt->tasks->exec;
+    const dg_devs_t *ds = dg_devs_of(rt->tasks->exec);
     uint64_t n = 0;
-    for (int d = 0; d < ex->ndevs; d++)
-        if (strcmp(ex->devs[d].be->name, be) == 0)
-            n += atomic_load(&ex->devs[d].launched);
+    for (int d = 0; d < ds->n; d++)
+        if (strcmp(ds->dev[d].be->name, be) == 0)
+            n += atomic_load(&ds->dev[d].launched);
     return n;
 }
 

@@ -1,4 +1,4 @@
-/* Copies on one CUDA GPU through the CUDA device backend (devices/device.h,
+/* Copies on one CUDA GPU through the CUDA device backend (devices/common/device.h,
  * what the device memory-space actor calls), each beside the plain CUDA
  * call that is its ceiling, measured alternately in the same run:
  *
@@ -23,7 +23,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "devices/device.h"
+#include "devices/common/device.h"
 
 #define ROUNDS 9
 #define B dg_cuda_backend

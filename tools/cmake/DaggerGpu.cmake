@@ -1,7 +1,7 @@
 # Optional GPU backends (devices/cuda, devices/hip). AUTO builds a backend
 # when its toolkit is found and never fails when it is not; ON requires it.
 # A found backend defines DAGGER_HAVE_CUDA / DAGGER_HAVE_HIP for every
-# target (devices/device.h declares the backend objects under them) and adds
+# target (devices/common/device.h declares the backend objects under them) and adds
 # its runtime library to DAGGER_EXTRA_LINK_DEPS.
 set(DAGGER_CUDA_ARCHS "90" CACHE STRING
     "CUDA architectures the CUDA backend's kernels are built for (90: H100/H200)")

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "devices/device.h"
+#include "devices/common/device.h"
 
 #define B DG_TEST_BACKEND
 

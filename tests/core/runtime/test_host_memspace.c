@@ -1,9 +1,10 @@
-/* The host memory space: aligned allocation of any size and copies. */
+/* The host memory space (core/exec/host_memspace.c): aligned allocation of
+ * any size and copies. */
 #include <criterion/criterion.h>
 #include <stdint.h>
 #include <string.h>
 
-#include "devices/memspace.h"
+#include "core/exec/memspace.h"
 
 Test(host_memspace, allocations_are_aligned_and_usable)
 {

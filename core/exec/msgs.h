@@ -1,7 +1,11 @@
-/* The actors of the host device kind: CPU processors and host memory.
+/* The messages the executor sends to the processor and memory-space actors
+ * (their handlers are the device kinds': devices/host/, devices/dev_*.c).
+ * The executor defines them, so that it depends on no device kind: a kind
+ * implements the handlers and registers them for these type ids (ex->msg,
+ * registered by core/exec/msgs.c).
  *
- * Memory-space actors: one per memory space of the rank (host memory now,
- * each GPU's memory later). A memory-space actor owns its space's memory:
+ * Memory-space actors: one per memory space of the rank (host memory, each
+ * device's memory). A memory-space actor owns its space's memory:
  * allocation, the pool of released blocks, copies into the space, and the
  * move_rewrap transfers to and from other ranks. The executor reaches it
  * only through the typed messages below (docs/design.md, "Message types").
@@ -10,8 +14,8 @@
  * never leave the process. The one message between ranks, dagger.mem.rewrap,
  * carries the move_rewrap header on the data channel; its children follow
  * in the same active message (eager) or by rendezvous. */
-#ifndef DG_DEV_SPACE_ACTOR_H
-#define DG_DEV_SPACE_ACTOR_H
+#ifndef DG_EXEC_MSGS_H
+#define DG_EXEC_MSGS_H
 
 #include <dagger/actor.h>
 #include <stdatomic.h>
@@ -51,13 +55,5 @@ typedef struct dg_proc_launch_msg {
     int32_t worker;
     int32_t pad;
 } dg_proc_launch_msg_t;
-
-/* Spawns the CPU processor actors of ex (devices/host/host_proc.c): one per
- * worker, pinned to it, and one for the submitting thread. */
-dagger_status_t dg_host_procs_start(struct dg_exec *ex);
-
-/* Spawns the host memory-space actor of ex (space 0) and fills ex->space_actor[0].
- * The executor registered its message types first (ex->msg). */
-dagger_status_t dg_host_space_start(struct dg_exec *ex);
 
 #endif

@@ -2,8 +2,8 @@
  * memory). The executor allocates, frees and copies through these ops only,
  * so a device backend plugs in without touching the planner or the executor.
  * Space 0 of every rank is host memory; space 1 + d is device d. */
-#ifndef DG_DEV_MEMSPACE_H
-#define DG_DEV_MEMSPACE_H
+#ifndef DG_EXEC_MEMSPACE_H
+#define DG_EXEC_MEMSPACE_H
 
 #include <dagger/status.h>
 #include <stddef.h>
@@ -35,8 +35,9 @@ struct dg_memspace {
     void *impl;              /* backend state (the device's stream...) */
 };
 
-/* The host memory space (always present). GPU backends add their own ops
- * tables; until they exist ranks report no devices, so no plan uses them. */
+/* The host memory space (always present, core/exec/host_memspace.c: the
+ * buffer table's pool of released blocks is host memory). The device kinds
+ * add their own ops tables (devices/dev_space.c). */
 extern const dg_memspace_ops_t dg_host_memspace_ops;
 
 #endif

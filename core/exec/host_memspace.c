@@ -1,9 +1,11 @@
-/* Host memory: aligned allocation and memcpy. */
+/* Host memory: aligned allocation and memcpy. The executor's own memory
+ * space (space 0 of every rank), here rather than in devices/host because
+ * the buffer table's pool of released blocks (bufs.c) is host memory. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/base/alloc.h"
-#include "devices/memspace.h"
+#include "core/exec/memspace.h"
 
 #define DG_HOST_ALIGN 64
 

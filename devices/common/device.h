@@ -1,8 +1,10 @@
 /* A device backend: what one device kind (CUDA, HIP, or the test device
  * kind that CI runs without a GPU) gives the runtime. The device's
- * processor actor and memory-space actor (devices/<kind>/) are built on
- * these calls only, so the actors, the executor and the planner are the
- * same code for every kind.
+ * processor actor and memory-space actor (devices/dev_*.c, above the kinds)
+ * are built on these calls only, so the actors, the executor and the
+ * planner are the same code for every kind. Here, below every kind
+ * (devices/testdev, devices/cuda, devices/hip implement it; devices/gpu has
+ * what the GPU kinds share).
  *
  * Threading: discovery (count, info) runs once at init on the init thread.
  * Every other call for device d is made from a turn of one of d's actors;
@@ -23,7 +25,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "devices/memspace.h"
+#include "core/exec/memspace.h"
 
 /* What discovery learns about one device (the processor table carries it). */
 typedef struct dg_dev_info {

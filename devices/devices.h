@@ -1,0 +1,23 @@
+/* devices/: the processor and memory-space actors of a rank, per device
+ * kind (host/, testdev/, cuda/, hip/ over common/device.h), above the
+ * executor. The task runtime calls dg_devices_start after dg_exec_create and
+ * before dg_exec_start (core/runtime/tasks.c); the executor reaches them
+ * through the messages it defines (core/exec/msgs.h) and the hooks given
+ * to it here (dg_exec_devices_t). */
+#ifndef DG_DEV_DEVICES_H
+#define DG_DEV_DEVICES_H
+
+#include <dagger/status.h>
+
+#include "core/exec/exec.h"
+#include "devices/discover.h"
+
+/* Registers the devices' message types, spawns the host actors (the host
+ * memory-space actor first: the same actor id on every rank, which peers
+ * address their transfers to; then the CPU processors) and the two actors
+ * of every device of t, and gives the executor its device hooks. gpu_direct:
+ * DAGGER_GPU_DIRECT (1 on, 0 off, -1 auto). On failure, dg_exec_destroy
+ * frees what was started. */
+dagger_status_t dg_devices_start(dg_exec_t *ex, const dg_dev_table_t *t, int gpu_direct);
+
+#endif
