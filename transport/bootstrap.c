@@ -11,6 +11,7 @@
 #include "core/base/alloc.h"
 #include "core/base/common.h"
 #include "core/base/status_internal.h"
+#include "transport/bootstrap_gds.h"
 #include "transport/bootstrap_guard.h"
 #include "transport/bootstrap_pmix.h"
 
@@ -162,6 +163,7 @@ dagger_status_t dg_boot_init_within(dg_boot_t *boot, double limit_s)
     boot->pmix = dg_calloc(1, sizeof(*boot->pmix));
     if (!boot->pmix)
         return dg_error(DAGGER_ERR_NO_MEMORY, "dg_boot_init: out of memory");
+    dg_boot_gds_select(); /* before the guard's thread starts */
     dg_boot_guard_start(boot, limit_s);
     dg_boot_guard_step(boot, DG_BOOT_STEP_PMIX_INIT);
     pmix_status_t rc = PMIx_Init(&boot->pmix->me, NULL, 0);

@@ -9,7 +9,9 @@
  * same rank (test runners do that), fences then complete without a rank
  * (PMIX_ERR_PARTIAL_SUCCESS) or leave it behind forever. Gets of a key are
  * point-to-point and unaffected; a value left by an earlier process of a
- * rank under a reused key is caught by the caller's check and read again. */
+ * rank under a reused key is caught by the caller's check and read again
+ * (under PMIx's hash store a stale value of a rank of this host stays in
+ * the client's cache: keys must not be reused there, docs/transport.md). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,7 +72,13 @@ void dg_boot_retract(dg_boot_t *boot)
 }
 
 /* One Get of peer's key, waiting at most a second: PMIX_SUCCESS with *out,
- * or the error (see not_yet). */
+ * or the error (see not_yet). refresh asks the server past this client's
+ * cache; only for a value already read and found stale, never for a miss:
+ * OpenPMIx 4.2's server answers a refresh for a rank of its own host at
+ * once and with no data (it expects such data in the shared-memory store),
+ * so under PMIx's hash store (bootstrap_gds.h) a refreshing reader would
+ * never see a record published after its first Get. A plain Get of a key
+ * the client does not hold goes to the server, which waits for it. */
 static pmix_status_t get_once(const pmix_proc_t *peer, const char *key, int refresh,
                               pmix_value_t **out)
 {
@@ -110,8 +118,8 @@ static dagger_status_t fetch(dg_boot_t *boot, int r, const char *key, dg_boot_ch
     pmix_proc_t peer;
     PMIX_LOAD_PROCID(&peer, boot->pmix->me.nspace, (pmix_rank_t)r);
     dg_boot_gone_t gone = {.rank = -1};
-    for (int attempt = 0;; attempt++) {
-        pmix_status_t rc = get_once(&peer, key, attempt > 0, out);
+    for (int stale = 0;;) {
+        pmix_status_t rc = get_once(&peer, key, stale, out);
         const void *bytes = NULL;
         size_t len = 0;
         int live = rc == PMIX_SUCCESS ? dg_boot_value_decode((*out)->data.bo.bytes,
@@ -130,6 +138,7 @@ static dagger_status_t fetch(dg_boot_t *boot, int r, const char *key, dg_boot_ch
         }
         if (rc != PMIX_SUCCESS && !not_yet(rc))
             return dg_boot_pmix_failure("PMIx_Get of a peer's start-up data", rc);
+        stale = *out != NULL; /* a tombstone or a record check refused */
         if (*out)
             PMIX_VALUE_RELEASE(*out);
         *out = NULL;

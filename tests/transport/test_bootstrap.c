@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "transport/bootstrap.h"
+#include "transport/bootstrap_gds.h"
 
 static void no_launcher(void)
 {
@@ -73,4 +74,18 @@ Test(bootstrap, arguments_are_checked)
     void *all;
     cr_assert_eq(dg_boot_allgather(&b, NULL, 4, NULL, NULL, &all, (size_t[2]){0}), DAGGER_ERR_INVALID_ARG);
     cr_assert_eq(dg_boot_watch(NULL, NULL, NULL), DAGGER_ERR_INVALID_ARG);
+}
+
+/* The PMIx data store choice (bootstrap_gds.h): hash unless the user chose. */
+Test(bootstrap, gds_is_hash_unless_the_user_chose)
+{
+    cr_assert_str_eq(dg_boot_gds_choice(NULL), "hash");
+    cr_assert_str_eq(dg_boot_gds_choice("ds21"), "ds21");
+    cr_assert_str_eq(dg_boot_gds_choice(""), "");
+    unsetenv("PMIX_MCA_gds");
+    dg_boot_gds_select();
+    cr_assert_str_eq(getenv("PMIX_MCA_gds"), "hash");
+    setenv("PMIX_MCA_gds", "ds21,ds12", 1);
+    dg_boot_gds_select();
+    cr_assert_str_eq(getenv("PMIX_MCA_gds"), "ds21,ds12", "the user's choice was overwritten");
 }
