@@ -1,6 +1,6 @@
 /* Shared helpers for the planner tests: a "world" of P planners (one per
  * simulated rank) fed the same calls, whose op streams go to the reference
- * executor (core/plan/sim.h); test codelets that do order-sensitive
+ * executor (tests/support/plan_sim.h); test codelets that do order-sensitive
  * arithmetic on exactly the elements of their views; and a sequential
  * reference that runs the same codelets on one copy of every chunk. */
 #ifndef DG_PLAN_FIXTURE_H
@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "core/plan/plan.h"
-#include "core/plan/sim.h"
+#include "support/plan_sim.h"
 
 #define W_MAXP 8
 #define W_MAXTASKS 4096
