@@ -24,6 +24,18 @@
 #include "core/runtime.h"
 #include "planner/plan_fixture.h"
 
+/* Programs per run: fewer under the sanitizers (each program starts a runtime). */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define DIFF_DEFAULT 30
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define DIFF_DEFAULT 30
+#endif
+#endif
+#ifndef DIFF_DEFAULT
+#define DIFF_DEFAULT 150
+#endif
+
 #define NSHAPES 6
 #define MAXARGS 3
 #define MAXC 128
@@ -307,7 +319,7 @@ Test(exec_diff, planned_streams_agree_with_the_reference_executor, .fini = repor
     const char *one = getenv("DG_EXEC_DIFF_SEED");
     const char *env = getenv("DG_EXEC_DIFF_PROGRAMS");
     uint64_t first = one ? strtoull(one, NULL, 0) : 1;
-    uint64_t n = one ? 1 : env ? strtoull(env, NULL, 0) : 150;
+    uint64_t n = one ? 1 : env ? strtoull(env, NULL, 0) : DIFF_DEFAULT;
     for (uint64_t s = first; s < first + n; s++)
         run_seed(s);
     g_running = 0;
