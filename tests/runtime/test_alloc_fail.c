@@ -469,3 +469,86 @@ Test(alloc_fail, every_library_allocation_goes_through_the_hook)
     }
     cr_expect_eq(bad, 0, "%d allocation calls bypass the failure hook", bad);
 }
+
+/* ------------------------------------------------------------ every constructor swept */
+
+/* Public calls that make something (by the verb their name ends with). */
+static int is_constructor(const char *name)
+{
+    static const char *const verbs[] = {"_create", "_register", "_spawn", "_start", "_init",
+                                        "_begin", "_array_zeros", "_array_full", "_array_ones",
+                                        "_array_rand", "_array_randn", "_from_fn", "_from_host",
+                                        "_similar", "_apply_new", "_array_view"};
+    size_t n = strlen(name);
+    for (size_t i = 0; i < sizeof(verbs) / sizeof(verbs[0]); i++) {
+        size_t k = strlen(verbs[i]);
+        if (n >= k && !strcmp(name + n - k, verbs[i]))
+            return 1;
+    }
+    return 0;
+}
+
+/* Checks that every constructor declared in one public header is called by
+ * a sweep (the texts in swept[]); returns how many are not. */
+static int unswept_in(const char *header, char *const *swept, int nswept)
+{
+    char *text = dg_source_text(header);
+    cr_assert(text, "cannot read %s", header);
+    int missing = 0;
+    for (char *p = text; (p = strstr(p, "DAGGER_API")); p += 10) {
+        char *paren = strchr(p + 10, '('), *name = paren;
+        while (name && name > p + 10 && ident_char(name[-1]))
+            name--; /* the identifier right before the parenthesis */
+        if (!paren || paren - name > 60 || strncmp(name, "dagger_", 7))
+            continue;
+        char call[80];
+        snprintf(call, sizeof(call), "%.*s(", (int)(paren - name), name);
+        call[paren - name] = 0;
+        if (!is_constructor(call))
+            continue;
+        call[paren - name] = '(';
+        int found = 0;
+        for (int i = 0; i < nswept && !found; i++)
+            found = strstr(swept[i], call) != NULL;
+        if (!found) {
+            missing++;
+            cr_expect_fail("%s declares %.*s, which no allocation-failure sweep calls: add it to "
+                           "tests/runtime/test_alloc_fail.c or the sweep of its folder",
+                           header, (int)(paren - name), name);
+        }
+    }
+    free(text);
+    return missing;
+}
+
+Test(alloc_fail, every_public_constructor_is_swept)
+{
+    static const char *const sweeps[] = {"tests/runtime/test_alloc_fail.c",
+                                         "tests/core/array/test_alloc_fail.c"};
+    char *swept[2];
+    for (int i = 0; i < 2; i++) {
+        char path[4096];
+        snprintf(path, sizeof(path), "%s/%s", DG_SOURCE_DIR, sweeps[i]);
+        swept[i] = dg_source_text(path);
+        cr_assert(swept[i], "cannot read %s", path);
+    }
+    char dir[4096];
+    snprintf(dir, sizeof(dir), "%s/core/include/dagger", DG_SOURCE_DIR);
+    DIR *d = opendir(dir);
+    cr_assert(d, "cannot open %s", dir);
+    int missing = 0, headers = 0;
+    for (struct dirent *e; (e = readdir(d));) {
+        size_t len = strlen(e->d_name);
+        if (len < 3 || strcmp(e->d_name + len - 2, ".h"))
+            continue;
+        char path[4096 + 256];
+        snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+        missing += unswept_in(path, swept, 2);
+        headers++;
+    }
+    closedir(d);
+    for (int i = 0; i < 2; i++)
+        free(swept[i]);
+    cr_expect_gt(headers, 5, "no public headers found in %s", dir);
+    cr_expect_eq(missing, 0, "%d public constructors are not swept", missing);
+}
