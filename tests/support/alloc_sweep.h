@@ -1,6 +1,6 @@
 /* The allocation-failure sweep (Argobots' leak check is the model): for
  * k = 1, 2, ... the k-th allocation the calling thread makes fails
- * (core/alloc.h) until the call under test succeeds. Every failing call must
+ * (core/base/alloc.h) until the call under test succeeds. Every failing call must
  * return DAGGER_ERR_NO_MEMORY with a detail and free what it took (under
  * ASan each attempt ends with a leak check). Used by
  * tests/runtime/test_alloc_fail.c and the per-folder sweeps (tests/core/...). */
@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/alloc.h"
+#include "core/base/alloc.h"
 
 #if defined(__SANITIZE_ADDRESS__)
 #define DG_HAVE_LSAN 1

@@ -15,9 +15,9 @@
 #include <dagger.h>
 #include <stdio.h>
 
-#include "core/api/tasks.h"
-#include "core/runtime.h"
-#include "planner/plan_fixture.h"
+#include "core/runtime/tasks.h"
+#include "core/runtime/runtime.h"
+#include "tests/core/plan/plan_fixture.h"
 
 #define NSHAPES 6
 #define MAXARGS 3

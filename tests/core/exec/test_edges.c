@@ -12,9 +12,9 @@
 #include <sched.h>
 #include <stdlib.h>
 
-#include "core/alloc.h"
-#include "core/api/tasks.h"
-#include "core/runtime.h"
+#include "core/base/alloc.h"
+#include "core/runtime/tasks.h"
+#include "core/runtime/runtime.h"
 
 #define MAXT 512 /* task ids of one test */
 

@@ -17,9 +17,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/api/tasks.h"
+#include "core/runtime/tasks.h"
 #include "core/exec/xfer.h"
-#include "core/runtime.h"
+#include "core/runtime/runtime.h"
 #include "transport/bootstrap.h"
 #include "transport/tx.h"
 
