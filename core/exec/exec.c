@@ -617,8 +617,11 @@ static int source(void *ctx, int worker)
 {
     dg_exec_t *ex = ctx;
     int did = 0;
-    if (worker == 0 && ex->xfer)
-        did += dg_xfer_poll(ex->xfer);
+    /* Atomic: tests/core/exec/test_xfer.c plugs a transfer layer into a
+     * running one-rank executor; everywhere else it is set before start. */
+    struct dg_xfer *xf = __atomic_load_n(&ex->xfer, __ATOMIC_ACQUIRE);
+    if (worker == 0 && xf)
+        did += dg_xfer_poll(xf);
     if (ex->dev.n)
         did += ex->dev.poll(ex->dev.ctx);
     dg_xop_t *op = NULL;

@@ -1,6 +1,6 @@
 /* Shared helpers for the planner tests: a "world" of P planners (one per
  * simulated rank) fed the same calls, whose op streams go to the reference
- * executor (core/plan/sim.h); test codelets that do order-sensitive
+ * executor (tests/support/plan_sim.h); test codelets that do order-sensitive
  * arithmetic on exactly the elements of their views; and a sequential
  * reference that runs the same codelets on one copy of every chunk. */
 #ifndef DG_PLAN_FIXTURE_H
@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "core/plan/plan.h"
-#include "core/plan/sim.h"
+#include "support/plan_sim.h"
 
 #define W_MAXP 8
 #define W_MAXTASKS 4096
@@ -210,6 +210,42 @@ static inline uint64_t w_count(world_t *w, int rank, dg_plan_op_kind_t kind)
             n += dg_plan_sim_op(w->sim, r, i)->kind == kind;
     }
     return n;
+}
+
+/* ---- random programs (tests/planner/test_fuzz.c, tests/core/exec/test_exec_diff.c) ---- */
+
+/* xorshift64: the programs' only source of randomness (a seed names one). */
+static inline uint64_t w_rnd(uint64_t *state)
+{
+    *state ^= *state << 13;
+    *state ^= *state >> 7;
+    *state ^= *state << 17;
+    return *state;
+}
+
+static inline uint64_t w_below(uint64_t *state, uint64_t n)
+{
+    return n ? w_rnd(state) % n : 0;
+}
+
+/* A random valid view of chunk id (layout g): a third whole, the rest a
+ * random box; on two or more dimensions, half with a random modifier. */
+static inline void w_rnd_view(uint64_t *rng, const dg_plan_geom_t *g, uint64_t id,
+                              dg_plan_view_t *v)
+{
+    char why[256];
+    do {
+        memset(v, 0, sizeof(*v));
+        v->chunk = id;
+        v->ndims = g->ndims;
+        int whole = w_below(rng, 3) == 0;
+        for (uint32_t k = 0; k < g->ndims; k++) {
+            v->off[k] = whole ? 0 : w_below(rng, g->dims[k]);
+            v->ext[k] = whole ? g->dims[k] : 1 + w_below(rng, g->dims[k] - v->off[k]);
+        }
+        v->mod = g->ndims >= 2 && w_below(rng, 2) ? (dagger_modifier_t)w_below(rng, 6)
+                                                  : DAGGER_FULL;
+    } while (dg_plan_view_check(g, v, why, sizeof(why)) != DAGGER_OK);
 }
 
 /* ---- test codelets: order-sensitive integer arithmetic on exact elements ---- */

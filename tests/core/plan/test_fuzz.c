@@ -95,15 +95,12 @@ static void tally(world_t *w)
 
 static uint64_t rnd(prog_t *p)
 {
-    p->rng ^= p->rng << 13;
-    p->rng ^= p->rng >> 7;
-    p->rng ^= p->rng << 17;
-    return p->rng;
+    return w_rnd(&p->rng);
 }
 
 static uint64_t below(prog_t *p, uint64_t n)
 {
-    return n ? rnd(p) % n : 0;
+    return w_below(&p->rng, n);
 }
 
 static void new_chunk(prog_t *p)
@@ -157,19 +154,7 @@ static void free_chunk(prog_t *p, uint64_t id)
 
 static void rnd_view(prog_t *p, uint64_t id, dg_plan_view_t *v)
 {
-    const dg_plan_geom_t *g = &p->c[id].g;
-    char why[256];
-    do {
-        memset(v, 0, sizeof(*v));
-        v->chunk = id;
-        v->ndims = g->ndims;
-        int whole = below(p, 3) == 0;
-        for (uint32_t k = 0; k < g->ndims; k++) {
-            v->off[k] = whole ? 0 : below(p, g->dims[k]);
-            v->ext[k] = whole ? g->dims[k] : 1 + below(p, g->dims[k] - v->off[k]);
-        }
-        v->mod = g->ndims >= 2 && below(p, 2) ? (dagger_modifier_t)below(p, 6) : DAGGER_FULL;
-    } while (dg_plan_view_check(g, v, why, sizeof(why)) != DAGGER_OK);
+    w_rnd_view(&p->rng, &p->c[id].g, id, v);
 }
 
 /* One conjunction: ranks, kinds, exact processors or ranks with kinds.

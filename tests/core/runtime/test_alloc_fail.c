@@ -18,71 +18,8 @@
 #include <sys/stat.h>
 
 #include "core/base/alloc.h"
+#include "support/alloc_sweep.h"
 #include "tests/core/runtime/source_text.h"
-
-#if defined(__SANITIZE_ADDRESS__)
-#define DG_HAVE_LSAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define DG_HAVE_LSAN 1
-#endif
-#endif
-#ifdef DG_HAVE_LSAN
-#include <sanitizer/lsan_interface.h>
-#endif
-
-/* 1 if memory leaked since the last check (always 0 without ASan). */
-static int leaked(void)
-{
-#ifdef DG_HAVE_LSAN
-    return __lsan_do_recoverable_leak_check();
-#else
-    return 0;
-#endif
-}
-
-typedef struct sweep {
-    const char *what;
-    dagger_status_t (*attempt)(void *ctx); /* the call under test */
-    void (*undo)(void *ctx);               /* releases what a successful attempt made */
-    void *ctx;
-} sweep_t;
-
-#define SWEEP_LIMIT 5000
-
-/* Fails allocation k = 1, 2, ... of the attempt until it succeeds; returns
- * the number of allocations the successful attempt made. To debug one site:
- * AF_START=k starts the sweep there, AF_DEBUG=1 prints every attempt. */
-static long run_sweep(const sweep_t *s)
-{
-    long first = getenv("AF_START") ? atol(getenv("AF_START")) : 1;
-    for (long k = first; k <= SWEEP_LIMIT; k++) {
-        dg_alloc_fail_at(k);
-        dagger_status_t st = s->attempt(s->ctx);
-        int fired = dg_alloc_failed();
-        if (getenv("AF_DEBUG"))
-            fprintf(stderr, "%s k=%ld st=%d fired=%d\n", s->what, k, st, fired);
-        dg_alloc_fail_at(0);
-        if (!fired) {
-            cr_assert_eq(st, DAGGER_OK, "%s without a failed allocation: %s (%s)", s->what,
-                         dagger_strerror(st), dagger_error_detail());
-            s->undo(s->ctx);
-            cr_assert_not(leaked(), "%s leaked after a successful attempt", s->what);
-            cr_log_info("%s: %ld allocation sites, each failed once", s->what, k - 1);
-            fprintf(stderr, "alloc sweep: %s: %ld allocations, each failed once\n", s->what, k - 1);
-            return k - 1;
-        }
-        if (st == DAGGER_OK) /* the failure was absorbed (a fallback path) */
-            s->undo(s->ctx);
-        else
-            cr_expect_eq(st, DAGGER_ERR_NO_MEMORY, "%s: allocation %ld failed and it returned %s "
-                         "(%s)", s->what, k, dagger_strerror(st), dagger_error_detail());
-        cr_assert(st == DAGGER_OK || dagger_error_detail()[0], "%s: no detail", s->what);
-        cr_assert_not(leaked(), "%s leaked what it took when allocation %ld failed", s->what, k);
-    }
-    cr_assert_fail("%s still failing after %d allocations", s->what, SWEEP_LIMIT);
-    return -1;
-}
 
 /* ------------------------------------------------------------ init */
 
@@ -110,25 +47,6 @@ Test(alloc_fail, init_path)
 }
 
 /* ------------------------------------------------------------ create paths */
-
-static dagger_runtime_t *RT;
-
-static void init_rt(void)
-{
-    dagger_params_t p = {.num_threads = 2, .no_bind = 1};
-    cr_assert_eq(dagger_init(NULL, NULL, &p, &RT), DAGGER_OK, "%s", dagger_error_detail());
-}
-
-static void fini_rt(void)
-{
-    cr_expect_eq(dagger_finalize(RT), DAGGER_OK, "%s", dagger_error_detail());
-    cr_expect_not(leaked(), "the runtime leaked by the end");
-}
-
-static void undo_nothing(void *ctx)
-{
-    (void)ctx;
-}
 
 static dagger_chunk_t the_chunk;
 
@@ -317,15 +235,6 @@ static dagger_status_t try_norm(void *ctx)
     dagger_future_t f;
     dagger_status_t st = dagger_array_reduce(NULL, DAGGER_ARRAY_NORM2, arrs[0], &f);
     return st == DAGGER_OK ? dagger_future_free(RT, f) : st;
-}
-
-/* These calls run their tasks on this thread too, and a task's own buffer
- * that cannot be had fails the task (DAGGER_ERR_TASK_FAILED, "out of
- * memory"): for the sweep that is the call running out of memory. */
-static dagger_status_t oom_in_task(dagger_status_t st)
-{
-    int oom = st == DAGGER_ERR_TASK_FAILED && strstr(dagger_error_detail(), "out of memory");
-    return oom ? DAGGER_ERR_NO_MEMORY : st;
 }
 
 static dagger_status_t try_reduce_dim(void *ctx)
@@ -559,4 +468,87 @@ Test(alloc_fail, every_library_allocation_goes_through_the_hook)
         bad += walk(dir);
     }
     cr_expect_eq(bad, 0, "%d allocation calls bypass the failure hook", bad);
+}
+
+/* ------------------------------------------------------------ every constructor swept */
+
+/* Public calls that make something (by the verb their name ends with). */
+static int is_constructor(const char *name)
+{
+    static const char *const verbs[] = {"_create", "_register", "_spawn", "_start", "_init",
+                                        "_begin", "_array_zeros", "_array_full", "_array_ones",
+                                        "_array_rand", "_array_randn", "_from_fn", "_from_host",
+                                        "_similar", "_apply_new", "_array_view"};
+    size_t n = strlen(name);
+    for (size_t i = 0; i < sizeof(verbs) / sizeof(verbs[0]); i++) {
+        size_t k = strlen(verbs[i]);
+        if (n >= k && !strcmp(name + n - k, verbs[i]))
+            return 1;
+    }
+    return 0;
+}
+
+/* Checks that every constructor declared in one public header is called by
+ * a sweep (the texts in swept[]); returns how many are not. */
+static int unswept_in(const char *header, char *const *swept, int nswept)
+{
+    char *text = dg_source_text(header);
+    cr_assert(text, "cannot read %s", header);
+    int missing = 0;
+    for (char *p = text; (p = strstr(p, "DAGGER_API")); p += 10) {
+        char *paren = strchr(p + 10, '('), *name = paren;
+        while (name && name > p + 10 && ident_char(name[-1]))
+            name--; /* the identifier right before the parenthesis */
+        if (!paren || paren - name > 60 || strncmp(name, "dagger_", 7))
+            continue;
+        char call[80];
+        snprintf(call, sizeof(call), "%.*s(", (int)(paren - name), name);
+        call[paren - name] = 0;
+        if (!is_constructor(call))
+            continue;
+        call[paren - name] = '(';
+        int found = 0;
+        for (int i = 0; i < nswept && !found; i++)
+            found = strstr(swept[i], call) != NULL;
+        if (!found) {
+            missing++;
+            cr_expect_fail("%s declares %.*s, which no allocation-failure sweep calls: add it to "
+                           "tests/core/runtime/test_alloc_fail.c or the sweep of its folder",
+                           header, (int)(paren - name), name);
+        }
+    }
+    free(text);
+    return missing;
+}
+
+Test(alloc_fail, every_public_constructor_is_swept)
+{
+    static const char *const sweeps[] = {"tests/core/runtime/test_alloc_fail.c",
+                                         "tests/core/array/test_alloc_fail.c"};
+    char *swept[2];
+    for (int i = 0; i < 2; i++) {
+        char path[4096];
+        snprintf(path, sizeof(path), "%s/%s", DG_SOURCE_DIR, sweeps[i]);
+        swept[i] = dg_source_text(path);
+        cr_assert(swept[i], "cannot read %s", path);
+    }
+    char dir[4096];
+    snprintf(dir, sizeof(dir), "%s/core/include/dagger", DG_SOURCE_DIR);
+    DIR *d = opendir(dir);
+    cr_assert(d, "cannot open %s", dir);
+    int missing = 0, headers = 0;
+    for (struct dirent *e; (e = readdir(d));) {
+        size_t len = strlen(e->d_name);
+        if (len < 3 || strcmp(e->d_name + len - 2, ".h"))
+            continue;
+        char path[4096 + 256];
+        snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+        missing += unswept_in(path, swept, 2);
+        headers++;
+    }
+    closedir(d);
+    for (int i = 0; i < 2; i++)
+        free(swept[i]);
+    cr_expect_gt(headers, 5, "no public headers found in %s", dir);
+    cr_expect_eq(missing, 0, "%d public constructors are not swept", missing);
 }

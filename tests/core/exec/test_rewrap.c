@@ -1,7 +1,9 @@
 /* The move_rewrap header (core/exec/rewrap.h): what a transfer carries in
  * front of its bytes, and the error a receiver gives when it does not match
- * the transfer it planned. */
+ * the transfer it planned: every truncation refused, every corrupted byte of
+ * a compared field caught, garbage never a crash. */
 #include <criterion/criterion.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "core/exec/rewrap.h"
@@ -47,8 +49,14 @@ Test(rewrap, a_short_header_is_refused)
     dg_rewrap_hdr_t h = planned(), back;
     unsigned char buf[DG_REWRAP_HDR_LEN];
     dg_rewrap_encode(&h, buf);
-    for (size_t len = 0; len < DG_REWRAP_HDR_LEN; len += 7)
+    for (size_t len = 0; len < DG_REWRAP_HDR_LEN; len++)
         cr_assert_eq(dg_rewrap_decode(buf, len, &back), -1, "%zu bytes", len);
+    cr_assert_eq(dg_rewrap_decode(NULL, 0, &back), -1, "nothing at all is refused too");
+    /* a longer message (the transport's header) decodes its first 64 bytes */
+    unsigned char longer[DG_REWRAP_HDR_LEN + 8] = {0};
+    dg_rewrap_encode(&h, longer);
+    cr_assert_eq(dg_rewrap_decode(longer, sizeof(longer), &back), 0);
+    cr_assert_eq(back.span_hash, h.span_hash);
 }
 
 Test(rewrap, a_mismatch_names_the_tag_and_both_views)
@@ -69,4 +77,52 @@ Test(rewrap, a_mismatch_names_the_tag_and_both_views)
     dg_rewrap_describe(&theirs, mine.tag, 42, 5, 8, moved, 3);
     cr_assert_eq(dg_rewrap_match(&mine, &theirs, why, sizeof(why)), 0);
     cr_assert(strstr(why, "span lists differ"), "%s", why);
+}
+
+/* A flipped bit in any compared field makes the receiver refuse the data,
+ * and the message says what each side has. first and last only serve the
+ * message (span_hash covers them). */
+Test(rewrap, a_corrupted_header_does_not_match)
+{
+    dg_rewrap_hdr_t h = planned();
+    unsigned char good[DG_REWRAP_HDR_LEN];
+    dg_rewrap_encode(&h, good);
+    for (size_t byte = 0; byte < 48; byte++)
+        for (int bit = 0; bit < 8; bit += 3) {
+            unsigned char bad[DG_REWRAP_HDR_LEN];
+            memcpy(bad, good, sizeof(bad));
+            bad[byte] ^= (unsigned char)(1u << bit);
+            dg_rewrap_hdr_t theirs;
+            cr_assert_eq(dg_rewrap_decode(bad, sizeof(bad), &theirs), 0);
+            char why[400] = "";
+            cr_assert_eq(dg_rewrap_match(&h, &theirs, why, sizeof(why)), 0,
+                         "byte %zu bit %d flipped and the header still matched", byte, bit);
+            cr_assert(strstr(why, "this rank expects chunk 42 v5"), "%s", why);
+        }
+    char tiny[4];
+    dg_rewrap_hdr_t other = h;
+    other.version++;
+    cr_assert_eq(dg_rewrap_match(&h, &other, tiny, sizeof(tiny)), 0);
+    cr_assert_eq(strlen(tiny), 3, "the message is cut to the caller's buffer");
+}
+
+Test(rewrap, garbage_never_crashes)
+{
+    uint64_t x = 88172645463325252ull;
+    dg_rewrap_hdr_t h = planned();
+    for (int i = 0; i < 20000; i++) {
+        unsigned char buf[DG_REWRAP_HDR_LEN];
+        for (size_t b = 0; b < sizeof(buf); b++) {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            buf[b] = (unsigned char)x;
+        }
+        dg_rewrap_hdr_t theirs;
+        if (dg_rewrap_decode(buf, (size_t)(x % (DG_REWRAP_HDR_LEN + 1)), &theirs))
+            continue;
+        char why[400];
+        cr_assert_eq(dg_rewrap_match(&h, &theirs, why, sizeof(why)), 0);
+        cr_assert_lt(strlen(why), sizeof(why));
+    }
 }

@@ -1,6 +1,6 @@
-/* Reference executor (see sim.h). Test-speed code: plain malloc, linear
+/* Reference executor (see plan_sim.h). Test-speed code: plain malloc, linear
  * buffer lookup. */
-#include "core/plan/sim.h"
+#include "support/plan_sim.h"
 
 #include <stdlib.h>
 #include <string.h>

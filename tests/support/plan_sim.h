@@ -6,8 +6,8 @@
  * and are allocated once, REGION_END orders a rank's regions, and every op
  * eventually runs. Tests and the executor's authors use it as the model of
  * what an executor must do. */
-#ifndef DG_PLAN_SIM_H
-#define DG_PLAN_SIM_H
+#ifndef DG_TEST_PLAN_SIM_H
+#define DG_TEST_PLAN_SIM_H
 
 #include "core/plan/plan.h"
 
