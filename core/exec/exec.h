@@ -56,6 +56,7 @@ typedef struct dg_exec_params {
     double hang_exit;                 /* seconds more, then the rank exits; 0 = never */
     const struct dg_dev_table *devs;  /* this rank's devices (NULL: none) */
     int gpu_direct;                   /* DAGGER_GPU_DIRECT: 1 on, 0 off, -1 auto */
+    int no_signals;                   /* 1: no SIGUSR1 handler (dagger_params_t) */
 } dg_exec_params_t;
 
 typedef struct dg_exec dg_exec_t;
@@ -72,6 +73,7 @@ struct dg_exec {
     struct dg_tx *tx;
     const dg_plan_t *plan;
     double hang_timeout, hang_exit;
+    int no_signals;
 
     /* the ring of ops in flight */
     dg_xop_t *ring;

@@ -15,6 +15,7 @@
 #include <dagger/task.h>
 #include <dagger/region.h>
 #include <dagger/array.h>
+#include <dagger/stencil.h>
 #include <dagger/linalg.h>
 
 #endif
