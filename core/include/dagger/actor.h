@@ -299,9 +299,8 @@ dagger_status_t dagger_timer_cancel(dagger_runtime_t *rt, dagger_timer_t timer);
 
 /* ------------------------------------------------- inside a handler: context */
 
-/* These return zero values (dagger_actor_none(), 0, NULL; -1 for
- * dagger_ctx_worker) for a NULL ctx. A ctx is valid only during its
- * handler call: one kept past it cannot be detected. */
+/* For a NULL ctx these return the sentinels of dagger.h. A ctx is valid
+ * only during its handler call: one kept past it cannot be detected. */
 DAGGER_API
 dagger_actor_addr_t dagger_ctx_self(const dagger_ctx_t *ctx);
 DAGGER_API

@@ -187,7 +187,7 @@ dagger_status_t dagger_array_destroy(dagger_array_t *a);
 DAGGER_API
 dagger_status_t dagger_array_info(const dagger_array_t *a, dagger_array_desc_t *desc);
 
-/* Number of blocks (0 for a bad handle). */
+/* Number of blocks. */
 DAGGER_API
 size_t dagger_array_nblocks(const dagger_array_t *a);
 

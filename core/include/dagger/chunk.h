@@ -58,7 +58,7 @@ DAGGER_API
 dagger_status_t dagger_chunk_data(dagger_runtime_t *rt, dagger_chunk_t c, void **data,
                                   size_t strides[DAGGER_MAX_DIMS]);
 
-/* The owning rank of a chunk, or -1 for a bad runtime or chunk handle. */
+/* The owning rank of a chunk. */
 DAGGER_API
 int dagger_chunk_owner(dagger_runtime_t *rt, dagger_chunk_t c);
 

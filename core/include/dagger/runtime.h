@@ -55,13 +55,13 @@ dagger_status_t dagger_init(int *argc, char ***argv, const dagger_params_t *para
 DAGGER_API
 dagger_status_t dagger_finalize(dagger_runtime_t *rt);
 
-/* This process's rank and the number of ranks (-1 for a bad handle). */
+/* This process's rank and the number of ranks. */
 DAGGER_API
 int dagger_rank(const dagger_runtime_t *rt);
 DAGGER_API
 int dagger_nranks(const dagger_runtime_t *rt);
 
-/* Number of CPU worker threads of this rank (-1 for a bad handle). */
+/* Number of CPU worker threads of this rank. */
 DAGGER_API
 int dagger_num_threads(const dagger_runtime_t *rt);
 

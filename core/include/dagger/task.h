@@ -47,8 +47,8 @@ typedef struct dagger_proc_info {
     int index;               /* thread or device index within the rank */
 } dagger_proc_info_t;
 
-/* Number of processors in the job (-1 for a bad handle); with procs non-NULL,
- * writes up to cap entries (none for cap <= 0). */
+/* Number of processors in the job; with procs non-NULL, writes up to cap
+ * entries (none for cap <= 0). */
 DAGGER_API
 int dagger_procs(dagger_runtime_t *rt, dagger_proc_info_t *procs, int cap);
 
@@ -172,8 +172,9 @@ typedef struct dagger_slot {
     size_t bytes;                    /* for values and futures: their length */
 } dagger_slot_t;
 
-/* Argument i of the running task. For a value or a future, data points to its
- * bytes and bytes is the length. An index out of range gives data == NULL. */
+/* Argument i of the running task, and their count. For a value or a future,
+ * data points to its bytes and bytes is the length. Bad input (a NULL t, an
+ * index out of range) gives the sentinels of dagger.h. */
 DAGGER_API
 dagger_slot_t dagger_task_arg(dagger_task_t *t, int i);
 DAGGER_API
@@ -201,8 +202,7 @@ void *dagger_task_result(dagger_task_t *t, size_t *size);
 DAGGER_API
 int dagger_task_fail(dagger_task_t *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* The task's sequence number (the one dagger_submit gave; 0 for a NULL t)
- * and its rank (-1 for a NULL t). */
+/* The task's sequence number (the one dagger_submit gave) and its rank. */
 DAGGER_API
 uint64_t dagger_task_seq(dagger_task_t *t);
 DAGGER_API
