@@ -14,14 +14,14 @@
  * back; mail posted during the hand-back is handled by the caller too (as
  * after a direct turn). Whoever unbinds must be the only thread using b
  * (the holder, or a thread that took the binding over from an idle holder
- * by its own agreement, core/api/planner.c). A bound actor must be unbound
+ * by its own agreement, core/runtime/planner.c). A bound actor must be unbound
  * before it is joined. */
 #ifndef DG_ACT_BOUND_H
 #define DG_ACT_BOUND_H
 
 #include "actors/ctx.h"
 #include "actors/system.h"
-#include "core/common.h"
+#include "core/base/common.h"
 #include "core/trace/trace.h"
 
 typedef struct dg_act_bound {
@@ -46,7 +46,7 @@ static inline __attribute__((always_inline)) int dg_act_run_bound(dg_act_bound_t
     dg_actor_t *a = ctx->actor;
     dagger_ctx_t *outer = dg_act_tls.ctx;
     if (DG_UNLIKELY((outer && outer->actor == a) || !dg_mpsc_is_empty(&a->mbox) ||
-                    DG_TRACE_WORKER_ON() ||
+                    DG_TRACE_ON() ||
                     atomic_load_explicit(&a->state, memory_order_relaxed) != DG_ACTOR_RUNNING))
         return dg_act_run_bound_slow(b, m, fn);
     /* A turn nested in one of the same binding (a task's codelet runs with

@@ -17,7 +17,7 @@
 #include "actors/dispatch.h"
 #include "actors/send.h"
 #include "actors/system_impl.h"
-#include "core/status_internal.h"
+#include "core/base/status_internal.h"
 
 /* The actor was busy: m (made durable by keep) waits in its mailbox. The
  * holder re-checks the mailbox after it lets go, so either it sees m or

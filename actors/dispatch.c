@@ -8,8 +8,8 @@
 #include "actors/ctx.h"
 #include "actors/send.h"
 #include "actors/system_impl.h"
-#include "core/log.h"
-#include "core/status_internal.h"
+#include "core/base/log.h"
+#include "core/base/status_internal.h"
 #include "core/trace/trace.h"
 
 /* A message the stopped actor will never handle. */
@@ -45,8 +45,8 @@ static void handle_with(dg_act_system_t *sys, dagger_ctx_t *ctx, dg_msg_t *m, da
     dg_actor_t *a = ctx->actor;
     ctx->msg = m;
     ctx->replied = 0;
-    if (DG_TRACE_WORKER_ON())
-        dg_trace_msg(a->id, &m->hdr);
+    if (DG_TRACE_ON())
+        dg_trace_msg(a->id, m->hdr.type, m->hdr.from.rank, m->hdr.from.id, m->hdr.size);
     dagger_status_t st = fn(ctx);
     dg_count(&a->handled);
     if (DG_UNLIKELY(st != DAGGER_OK)) {

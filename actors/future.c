@@ -6,8 +6,8 @@
 #include <string.h>
 
 #include "actors/clock.h"
-#include "core/alloc.h"
-#include "core/status_internal.h"
+#include "core/base/alloc.h"
+#include "core/base/status_internal.h"
 
 struct dg_future {
     uint64_t id;

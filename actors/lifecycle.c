@@ -6,9 +6,9 @@
 #include "actors/clock.h"
 #include "actors/ctx.h"
 #include "actors/system_impl.h"
-#include "core/alloc.h"
-#include "core/log.h"
-#include "core/status_internal.h"
+#include "core/base/alloc.h"
+#include "core/base/log.h"
+#include "core/base/status_internal.h"
 #include "core/trace/trace.h"
 
 static dagger_status_t check_desc(dg_act_system_t *sys, const dagger_actor_desc_t *desc)
@@ -68,7 +68,7 @@ dagger_status_t dg_act_spawn(dg_act_system_t *sys, const dagger_actor_desc_t *de
     }
     addr->rank = sys->rank;
     addr->id = a->id;
-    if (DG_TRACE_WORKER_ON())
+    if (DG_TRACE_ON())
         dg_trace_named(DG_TRE_ACTOR_NAME, a->id, a->name);
     return DAGGER_OK;
 }

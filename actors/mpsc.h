@@ -15,7 +15,7 @@
 #include <stdatomic.h>
 #include <stddef.h>
 
-#include "core/common.h"
+#include "core/base/common.h"
 
 typedef struct dg_mpsc_node {
     _Atomic(struct dg_mpsc_node *) next;

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/status_internal.h"
+#include "core/base/status_internal.h"
 
 /* A message block whose link and header the caller fills in whole. */
 static dg_msg_t *alloc_unset(size_t size)

@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/alloc.h"
-#include "core/common.h"
+#include "core/base/alloc.h"
+#include "core/base/common.h"
 
 /* Every block starts with this 16-byte prefix, so the caller's memory stays
  * 16-byte aligned. */

@@ -4,10 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/alloc.h"
-#include "core/common.h"
-#include "core/hash.h"
-#include "core/status_internal.h"
+#include "core/base/alloc.h"
+#include "core/base/common.h"
+#include "core/base/hash.h"
+#include "core/base/status_internal.h"
 #include "core/trace/trace.h"
 
 #define DG_MSGTYPE_INITIAL_CAP 64
@@ -145,7 +145,7 @@ dagger_status_t dg_msgtypes_register(dg_msgtypes_t *reg, const dagger_msg_type_d
     t = atomic_load_explicit(&reg->table, memory_order_relaxed);
     atomic_store_explicit(&t->slot[table_probe(t, tid)], n, memory_order_release);
     reg->count++;
-    if (DG_TRACE_WORKER_ON())
+    if (DG_TRACE_ON())
         dg_trace_named(DG_TRE_TYPE_NAME, tid, n->name);
 out:
     pthread_mutex_unlock(&reg->lock);

@@ -4,7 +4,7 @@
 #include <sched.h>
 #include <stdlib.h>
 
-#include "core/alloc.h"
+#include "core/base/alloc.h"
 
 static dg_reg_slot_t *slot_of(dg_registry_t *reg, uint32_t index)
 {

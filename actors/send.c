@@ -6,8 +6,8 @@
 
 #include "actors/ctx.h"
 #include "actors/system_impl.h"
-#include "core/log.h"
-#include "core/status_internal.h"
+#include "core/base/log.h"
+#include "core/base/status_internal.h"
 
 dagger_actor_addr_t dg_act_self_or_none(dg_act_system_t *sys)
 {

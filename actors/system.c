@@ -6,9 +6,9 @@
 
 #include "actors/ctx.h"
 #include "actors/system_impl.h"
-#include "core/alloc.h"
-#include "core/log.h"
-#include "core/status_internal.h"
+#include "core/base/alloc.h"
+#include "core/base/log.h"
+#include "core/base/status_internal.h"
 
 _Thread_local dg_act_tls_t dg_act_tls DG_TLS_IE = {NULL, -1, NULL};
 

@@ -7,9 +7,9 @@
 
 #include "actors/clock.h"
 #include "actors/system.h"
-#include "core/alloc.h"
-#include "core/log.h"
-#include "core/status_internal.h"
+#include "core/base/alloc.h"
+#include "core/base/log.h"
+#include "core/base/status_internal.h"
 
 struct dg_timer {
     uint64_t id;

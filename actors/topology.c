@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/alloc.h"
-#include "core/status_internal.h"
+#include "core/base/alloc.h"
+#include "core/base/status_internal.h"
 
 /* The PUs this process may run on: its binding, or every allowed PU when
  * the binding cannot be read. */

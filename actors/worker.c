@@ -14,9 +14,9 @@
 #include "actors/dispatch.h"
 #include "actors/msg.h"
 #include "actors/system_impl.h"
-#include "core/alloc.h"
-#include "core/log.h"
-#include "core/status_internal.h"
+#include "core/base/alloc.h"
+#include "core/base/log.h"
+#include "core/base/status_internal.h"
 #include "core/trace/trace.h"
 
 /* How long an idle worker keeps looking for work before it sleeps, and how
@@ -308,7 +308,7 @@ static void *worker_main(void *arg)
         if ((!a && !did) || (tick & 15) == 0)
             did |= poll_idle_sources(sys, w->index);
         if (a || did) {
-            if (DG_TRACE_WORKER_ON())
+            if (DG_TRACE_ON())
                 dg_trace_worker_busy(a != NULL);
             if (spinning)
                 atomic_fetch_sub_explicit(&sys->nspinning, 1, memory_order_seq_cst);
@@ -318,7 +318,7 @@ static void *worker_main(void *arg)
         if (atomic_load_explicit(&sys->quit, memory_order_acquire))
             break;
         if (!spinning) {
-            if (DG_TRACE_WORKER_ON())
+            if (DG_TRACE_ON())
                 dg_trace_worker_idle(w->index);
             spinning = 1;
             spin_since = dg_now_ns();

@@ -33,7 +33,7 @@
 
 #include "actors/actor.h"
 #include "actors/mpsc.h"
-#include "core/common.h"
+#include "core/base/common.h"
 
 struct dg_act_system;
 struct dg_msg;

@@ -5,9 +5,9 @@
 #include <string.h>
 
 #include "actors/system.h"
-#include "core/alloc.h"
+#include "core/base/alloc.h"
 #include "core/exec/exec.h"
-#include "core/status_internal.h"
+#include "core/base/status_internal.h"
 #include "devices/dev.h"
 
 /* The backend's thread: the work queued before it is done, so an event of

@@ -9,7 +9,7 @@
 
 #include "actors/system.h"
 #include "core/exec/exec.h"
-#include "core/status_internal.h"
+#include "core/base/status_internal.h"
 #include "devices/dev.h"
 
 /* The task's work is done: its check (cuSOLVER's info) runs now; a device

@@ -4,9 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/alloc.h"
+#include "core/base/alloc.h"
 #include "core/exec/exec.h"
-#include "core/status_internal.h"
+#include "core/base/status_internal.h"
 #include "devices/dev.h"
 #include "devices/discover.h"
 #include "transport/tx.h"

@@ -14,11 +14,12 @@
 #include <string.h>
 
 #include "actors/system.h"
-#include "core/alloc.h"
+#include "core/base/alloc.h"
 #include "core/exec/exec.h"
 #include "core/exec/xfer.h"
-#include "core/status_internal.h"
+#include "core/base/status_internal.h"
 #include "core/trace/trace.h"
+#include "core/exec/exec_trace.h"
 #include "devices/dev.h"
 #include "devices/space_actor.h"
 

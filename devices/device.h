@@ -11,7 +11,7 @@
  * share. set_current is called before the first call of each turn.
  *
  * Errors: a call that fails returns a status other than DAGGER_OK and
- * records the reason with dg_error() (core/status_internal.h), naming the
+ * records the reason with dg_error() (core/base/status_internal.h), naming the
  * device and the backend's own error string. Nothing here blocks on the
  * device: work is queued on a stream, and its end is seen by polling an
  * event recorded after it. The only waiting calls are stream_destroy and

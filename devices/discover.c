@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "core/status_internal.h"
+#include "core/base/status_internal.h"
 #include "devices/testdev/testdev.h"
 
 /* Appends one kind's line to the summary ("; " between kinds). */

@@ -2,7 +2,7 @@
  * this environment and what it does. */
 #include <stdio.h>
 
-#include "core/config.h"
+#include "core/base/config.h"
 #include "devices/discover.h"
 
 int main(void)

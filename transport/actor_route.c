@@ -5,10 +5,10 @@
  * copy) and is freed when the send completes. */
 #include <stdlib.h>
 
-#include "core/alloc.h"
-#include "core/common.h"
-#include "core/log.h"
-#include "core/status_internal.h"
+#include "core/base/alloc.h"
+#include "core/base/common.h"
+#include "core/base/log.h"
+#include "core/base/status_internal.h"
 #include "transport/actor_route.h"
 
 struct dg_tx_actors {

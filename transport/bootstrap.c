@@ -8,9 +8,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "core/alloc.h"
-#include "core/common.h"
-#include "core/status_internal.h"
+#include "core/base/alloc.h"
+#include "core/base/common.h"
+#include "core/base/status_internal.h"
 #include "transport/bootstrap_guard.h"
 #include "transport/bootstrap_pmix.h"
 

@@ -6,8 +6,8 @@
  * of several detectors (see tx_liveness.c for the others). */
 #include <stdatomic.h>
 
-#include "core/common.h"
-#include "core/status_internal.h"
+#include "core/base/common.h"
+#include "core/base/status_internal.h"
 #include "transport/bootstrap_pmix.h"
 
 /* The events that mean "a process of the job is gone", and

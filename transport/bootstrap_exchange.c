@@ -15,8 +15,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "core/alloc.h"
-#include "core/status_internal.h"
+#include "core/base/alloc.h"
+#include "core/base/status_internal.h"
 #include "transport/bootstrap_guard.h"
 #include "transport/bootstrap_pmix.h"
 #include "transport/bootstrap_value.h"

@@ -19,7 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "core/common.h"
+#include "core/base/common.h"
 #include "transport/bootstrap_pmix.h"
 
 #define DG_BOOT_GONE_S 2.0

@@ -12,9 +12,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "core/alloc.h"
-#include "core/common.h"
-#include "core/status_internal.h"
+#include "core/base/alloc.h"
+#include "core/base/common.h"
+#include "core/base/status_internal.h"
 #include "transport/coll_internal.h"
 
 dagger_status_t dg_coll_buf_append(dg_coll_buf_t *b, const void *src, size_t len)

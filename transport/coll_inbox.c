@@ -6,10 +6,10 @@
 #include <string.h>
 #include <time.h>
 
-#include "core/alloc.h"
-#include "core/common.h"
-#include "core/log.h"
-#include "core/status_internal.h"
+#include "core/base/alloc.h"
+#include "core/base/common.h"
+#include "core/base/log.h"
+#include "core/base/status_internal.h"
 #include "transport/coll_internal.h"
 
 void dg_coll_msg_free(dg_coll_msg_t *m)

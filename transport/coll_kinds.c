@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/common.h"
-#include "core/status_internal.h"
+#include "core/base/common.h"
+#include "core/base/status_internal.h"
 #include "transport/coll_internal.h"
 #include "transport/wire.h"
 

@@ -17,7 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "core/config.h"
+#include "core/base/config.h"
 #include "transport/bootstrap.h"
 
 typedef struct dg_tx dg_tx_t;

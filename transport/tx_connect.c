@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "core/status_internal.h"
+#include "core/base/status_internal.h"
 #include "transport/tx_internal.h"
 #include "transport/tx_startup.h"
 

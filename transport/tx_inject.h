@@ -8,7 +8,7 @@
 
 #include <stdatomic.h>
 
-#include "core/common.h"
+#include "core/base/common.h"
 
 extern _Atomic long dg_tx_send_countdown;
 

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "core/alloc.h"
+#include "core/base/alloc.h"
 #include "transport/tx_proc.h"
 
 #define DG_ENVIRON_MAX (1 << 20)

@@ -5,11 +5,11 @@
 #include <string.h>
 #include <time.h>
 
-#include "core/alloc.h"
-#include "core/common.h"
-#include "core/hash.h"
-#include "core/log.h"
-#include "core/status_internal.h"
+#include "core/base/alloc.h"
+#include "core/base/common.h"
+#include "core/base/hash.h"
+#include "core/base/log.h"
+#include "core/base/status_internal.h"
 #include "transport/bootstrap_guard.h"
 #include "transport/coll.h"
 #include "transport/tx_internal.h"

@@ -19,10 +19,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "core/alloc.h"
-#include "core/common.h"
-#include "core/log.h"
-#include "core/status_internal.h"
+#include "core/base/alloc.h"
+#include "core/base/common.h"
+#include "core/base/log.h"
+#include "core/base/status_internal.h"
 #include "transport/bootstrap_guard.h"
 #include "transport/tx_internal.h"
 

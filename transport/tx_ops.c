@@ -3,10 +3,10 @@
  * order), completion and done callbacks. */
 #include <stdlib.h>
 
-#include "core/alloc.h"
-#include "core/common.h"
-#include "core/log.h"
-#include "core/status_internal.h"
+#include "core/base/alloc.h"
+#include "core/base/common.h"
+#include "core/base/log.h"
+#include "core/base/status_internal.h"
 #include "transport/tx_internal.h"
 
 dg_tx_op_t *dg_tx_op_new(dg_tx_t *tx, dg_tx_op_kind_t kind, int peer, size_t extra)

@@ -2,8 +2,8 @@
  * call; completion, immediate or later, goes through dg_tx_op_finished. */
 #include <stdio.h>
 
-#include "core/common.h"
-#include "core/log.h"
+#include "core/base/common.h"
+#include "core/base/log.h"
 #include "transport/tx_inject.h"
 #include "transport/tx_internal.h"
 

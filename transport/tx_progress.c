@@ -7,9 +7,9 @@
 #include <stdio.h>
 #include <time.h>
 
-#include "core/common.h"
-#include "core/log.h"
-#include "core/status_internal.h"
+#include "core/base/common.h"
+#include "core/base/log.h"
+#include "core/base/status_internal.h"
 #include "transport/tx_internal.h"
 
 /* Longest sleep between checks of the lost-peer state and deadlines. */

@@ -1,9 +1,9 @@
 /* Receiving: one UCX active-message handler per channel, which checks the
  * frame header and hands the message to the channel's handler; rendezvous
  * payloads are pulled straight into the buffer the handler names. */
-#include "core/common.h"
-#include "core/log.h"
-#include "core/status_internal.h"
+#include "core/base/common.h"
+#include "core/base/log.h"
+#include "core/base/status_internal.h"
 #include "transport/tx_internal.h"
 #include "transport/wire.h"
 

@@ -2,9 +2,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/alloc.h"
-#include "core/common.h"
-#include "core/status_internal.h"
+#include "core/base/alloc.h"
+#include "core/base/common.h"
+#include "core/base/status_internal.h"
 #include "transport/tx_internal.h"
 
 dagger_status_t dg_tx_mem_map(dg_tx_t *tx, void *addr, size_t len, dg_tx_mem_t **out)

@@ -2,8 +2,8 @@
  * put/get. They are validated here, then handed to the owner. */
 #include <string.h>
 
-#include "core/common.h"
-#include "core/status_internal.h"
+#include "core/base/common.h"
+#include "core/base/status_internal.h"
 #include "transport/tx_inject.h"
 #include "transport/tx_internal.h"
 #include "transport/wire.h"

@@ -4,9 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/alloc.h"
+#include "core/base/alloc.h"
 #include "core/array/array_internal.h"
-#include "core/status_internal.h"
+#include "core/base/status_internal.h"
 
 dagger_array_t *dg_arr_get(const dagger_array_t *a, const char *fn)
 {

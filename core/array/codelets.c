@@ -1,8 +1,8 @@
 /* The array layer's codelets: registered by name on first use in each
  * runtime (registration is idempotent), implemented in one file each. */
 #include "core/array/array_internal.h"
-#include "core/common.h"
-#include "core/status_internal.h"
+#include "core/base/common.h"
+#include "core/base/status_internal.h"
 
 typedef struct cl_def {
     const char *name;

@@ -7,7 +7,7 @@
 
 #include "core/array/params.h"
 #include "core/array/tiles.h"
-#include "core/status_internal.h"
+#include "core/base/status_internal.h"
 
 static dagger_status_t check_box(const dagger_array_t *a, const size_t off[], const size_t ext[],
                                  const char *fn)

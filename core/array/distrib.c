@@ -3,9 +3,9 @@
  * agrees on who owns what without a message. */
 #include <stdlib.h>
 
-#include "core/alloc.h"
+#include "core/base/alloc.h"
 #include "core/array/array_internal.h"
-#include "core/status_internal.h"
+#include "core/base/status_internal.h"
 
 /* Blocks dealt over the CPU processors of all ranks, in table order. */
 static dagger_status_t deal_over_procs(const dagger_array_t *a, int *owners, const char *fn)

@@ -5,7 +5,7 @@
 
 #include "core/array/params.h"
 #include "core/array/tiles.h"
-#include "core/status_internal.h"
+#include "core/base/status_internal.h"
 
 /* Checks the handles and that every input matches out (transposed when
  * dim_of is given). */

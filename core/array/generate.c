@@ -4,10 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/alloc.h"
+#include "core/base/alloc.h"
 #include "core/array/params.h"
 #include "core/array/tiles.h"
-#include "core/status_internal.h"
+#include "core/base/status_internal.h"
 
 /* The tile's global offset goes into its copy of the parameters. */
 static void patch_offset(void *value, const dg_arr_tile_t *tile)

@@ -5,8 +5,8 @@
 #include <pthread.h>
 
 #include "core/array/array_internal.h"
-#include "core/hash.h"
-#include "core/status_internal.h"
+#include "core/base/hash.h"
+#include "core/base/status_internal.h"
 
 #define MAX_BINDS 16
 

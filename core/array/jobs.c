@@ -2,10 +2,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/alloc.h"
+#include "core/base/alloc.h"
 #include "core/array/tiles.h"
-#include "core/common.h"
-#include "core/status_internal.h"
+#include "core/base/common.h"
+#include "core/base/status_internal.h"
 
 static dagger_status_t submit_tiles(dagger_region_t *r, dagger_codelet_t cl, const dg_arr_job_t *job,
                                     const dg_arr_tiles_t *t, void *scratch)

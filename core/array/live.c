@@ -5,7 +5,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "core/alloc.h"
+#include "core/base/alloc.h"
 #include "core/array/array_internal.h"
 
 #define TOMB ((uintptr_t)1)

@@ -3,10 +3,10 @@
  * order depends only on the block layout, never on the number of ranks. */
 #include <stdlib.h>
 
-#include "core/alloc.h"
+#include "core/base/alloc.h"
 #include "core/array/params.h"
 #include "core/array/tiles.h"
-#include "core/status_internal.h"
+#include "core/base/status_internal.h"
 
 /* The codelets of one kind of reduction: NORM2 has its own, with 24-byte
  * partial results (nrm2.h) and a last task that makes them the norm. */

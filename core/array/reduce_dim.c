@@ -10,7 +10,7 @@
 
 #include "core/array/params.h"
 #include "core/array/tiles.h"
-#include "core/status_internal.h"
+#include "core/base/status_internal.h"
 
 static const char fn_rd[] = "dagger_array_reduce_dim";
 

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/alloc.h"
+#include "core/base/alloc.h"
 #include "core/array/array_internal.h"
 #include "core/array/nrm2.h"
 #include "core/array/params.h"

@@ -1,9 +1,7 @@
 /* Array operations submit into the caller's region, or open and end one of
  * their own: the same code serves both. */
-#include "core/api/tasks.h"
 #include "core/array/array_internal.h"
-#include "core/handles.h"
-#include "core/status_internal.h"
+#include "core/base/status_internal.h"
 
 dagger_status_t dg_arr_open(dagger_runtime_t *rt, dagger_region_t *user, dg_arr_sub_t *s,
                             const char *fn)
@@ -15,13 +13,13 @@ dagger_status_t dg_arr_open(dagger_runtime_t *rt, dagger_region_t *user, dg_arr_
         s->own = st == DAGGER_OK;
         return st;
     }
-    /* The region handle is opaque to users; here we only check it belongs
-     * to the arrays' runtime, so chunks of one runtime never reach another's
-     * planner. */
-    if (!dg_handle_live_kind(user, DG_HANDLE_REGION) || !user->tasks || user->tasks->region != user)
+    /* The region must belong to the arrays' runtime, so chunks of one
+     * runtime never reach another's planner. */
+    dagger_runtime_t *owner;
+    if (dagger_region_runtime(user, &owner) != DAGGER_OK)
         return dg_error(DAGGER_ERR_BAD_HANDLE, "%s: not an open region (NULL for a region of the "
                         "call's own)", fn);
-    if (user->tasks->rt != rt)
+    if (owner != rt)
         return dg_error(DAGGER_ERR_INVALID_ARG, "%s: the region belongs to another runtime than "
                         "the arrays", fn);
     s->r = user;

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "core/array/array_internal.h"
-#include "core/status_internal.h"
+#include "core/base/status_internal.h"
 
 const char *dg_arr_dtype_name(dagger_dtype_t t)
 {

@@ -4,10 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/alloc.h"
-#include "core/api/tasks.h"
+#include "core/base/alloc.h"
 #include "core/array/stencil_internal.h"
-#include "core/status_internal.h"
+#include "core/base/status_internal.h"
 
 static const char fn_create[] = "dagger_stencil_create";
 
@@ -426,10 +425,11 @@ dagger_status_t dg_st_create(dagger_runtime_t *rt, int nexpr, const dagger_stenc
 {
     DG_CHECK_ARG(out, "%s: NULL output", fn_create);
     *out = NULL;
-    dg_tasks_t *t = dg_tasks_get(rt, fn_create);
-    if (!t)
-        return DAGGER_ERR_BAD_HANDLE;
-    if (t->region) /* its padded buffers are chunks, created between regions */
+    dagger_region_t *open;
+    if (dagger_region_current(rt, &open) != DAGGER_OK)
+        return dg_error(DAGGER_ERR_BAD_HANDLE, "%s: not a live runtime handle (NULL or finalized)",
+                        fn_create);
+    if (open) /* its padded buffers are chunks, created between regions */
         return dg_error(DAGGER_ERR_STATE, "%s: a region is open; prepare stencils before "
                         "dagger_region_begin (dagger_stencil_run may then run inside it)", fn_create);
     DG_CHECK_ARG(nexpr >= 1 && exprs, "%s: %d expressions (at least 1, non-NULL)", fn_create, nexpr);

@@ -6,7 +6,7 @@
 
 #include "core/array/stencil_internal.h"
 #include "core/array/tiles.h"
-#include "core/status_internal.h"
+#include "core/base/status_internal.h"
 
 static const char fn_new[] = "dagger_stencil_apply_new";
 static const char fn_bin[] = "dagger_stencil_apply_binop";

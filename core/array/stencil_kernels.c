@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/alloc.h"
+#include "core/base/alloc.h"
 #include "core/array/stencil_internal.h"
 
 /* ------------------------------------------------------------ pack */

@@ -7,8 +7,8 @@
 #include <stddef.h>
 
 #include "core/array/stencil_internal.h"
-#include "core/common.h"
-#include "core/status_internal.h"
+#include "core/base/common.h"
+#include "core/base/status_internal.h"
 
 #define MAX_PIECES 64
 

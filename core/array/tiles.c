@@ -3,10 +3,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/alloc.h"
+#include "core/base/alloc.h"
 #include "core/array/tiles.h"
-#include "core/common.h"
-#include "core/status_internal.h"
+#include "core/base/common.h"
+#include "core/base/status_internal.h"
 
 static int cmp_size(const void *x, const void *y)
 {

@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/alloc.h"
+#include "core/base/alloc.h"
 #include "core/array/array_internal.h"
-#include "core/status_internal.h"
+#include "core/base/status_internal.h"
 
 static const char fn_view[] = "dagger_array_view";
 

@@ -5,9 +5,9 @@
 #include <string.h>
 
 #include "actors/system.h"
-#include "core/alloc.h"
-#include "core/common.h"
-#include "core/status_internal.h"
+#include "core/base/alloc.h"
+#include "core/base/common.h"
+#include "core/base/status_internal.h"
 #include "core/trace/trace.h"
 
 #define DG_TOMB UINT64_MAX

@@ -11,15 +11,15 @@
  *    new table and publishes it whole; the old one is kept (readers may
  *    hold entries of it) until the executor is destroyed. Growth doubles,
  *    so the tables kept for growth total less than the current one. */
-#include "core/alloc.h"
+#include "core/base/alloc.h"
 #include "core/exec/exec.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/alloc.h"
-#include "core/status_internal.h"
+#include "core/base/alloc.h"
+#include "core/base/status_internal.h"
 
 #define DG_CODELET_SLOTS0 256
 

@@ -174,10 +174,13 @@ void dg_exec_run(dg_exec_t *ex, dg_xop_t *op, int worker);
  * processor actor; the caller finishes the op once the device is done. */
 void dg_exec_run_device(dg_exec_t *ex, dg_xop_t *op, dg_plan_kind_t kind, void *stream,
                         uint32_t proc, int worker);
-/* Runs the check a LAUNCH op's implementation registered (dg_task_after),
+/* Runs the check a LAUNCH op's implementation registered (dagger_task_after),
  * if any, once its work is done (ok = 0: the work failed); records the
  * failure it reports. Before dg_exec_finish. */
 void dg_exec_after(dg_exec_t *ex, dg_xop_t *op, int ok);
+/* Records that the LAUNCH op's task failed with this detail, in the form
+ * every rank reports ("task N (name) failed on rank R: detail"). */
+void dg_exec_fail_task(dg_exec_t *ex, const dg_xop_t *op, const char *detail);
 
 /* Allocates the buffer of (chunk, space): a dagger.mem.alloc request to the
  * space's memory-space actor, whose turn usually runs on this thread (it

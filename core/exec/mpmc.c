@@ -5,7 +5,7 @@
 
 #include <stdlib.h>
 
-#include "core/alloc.h"
+#include "core/base/alloc.h"
 
 int dg_mpmc_init(dg_mpmc_t *q, size_t cap)
 {

@@ -9,7 +9,7 @@
 #include "core/exec/exec.h"
 #include "core/exec/rewrap.h"
 #include "core/exec/xfer.h"
-#include "core/status_internal.h"
+#include "core/base/status_internal.h"
 #include "devices/dev.h"
 #include "devices/space_actor.h"
 

@@ -3,7 +3,7 @@
 
 #include <stdlib.h>
 
-#include "core/alloc.h"
+#include "core/base/alloc.h"
 
 static int32_t prio(const dg_xop_t *op)
 {

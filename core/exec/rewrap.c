@@ -3,7 +3,7 @@
 
 #include <stdio.h>
 
-#include "core/hash.h"
+#include "core/base/hash.h"
 #include "transport/wire.h"
 
 void dg_rewrap_describe(dg_rewrap_hdr_t *h, uint64_t tag, uint64_t chunk, uint64_t version,

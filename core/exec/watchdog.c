@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "core/exec/exec.h"
-#include "core/log.h"
+#include "core/base/log.h"
 #include "transport/coll.h"
 
 #define DG_WATCH_TICK_NS (200 * 1000 * 1000L)

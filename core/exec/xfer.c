@@ -7,12 +7,13 @@
 #include <string.h>
 
 #include "actors/system.h"
-#include "core/alloc.h"
-#include "core/common.h"
+#include "core/base/alloc.h"
+#include "core/base/common.h"
 #include "core/exec/rewrap.h"
-#include "core/log.h"
-#include "core/status_internal.h"
+#include "core/base/log.h"
+#include "core/base/status_internal.h"
 #include "core/trace/trace.h"
+#include "core/exec/exec_trace.h"
 #include "devices/dev.h"
 #include "transport/tx.h"
 

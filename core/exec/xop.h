@@ -13,7 +13,8 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
-#include "core/exec/task_after.h"
+#include <dagger/task.h>
+
 #include "core/plan/plan.h"
 
 typedef struct dg_xop dg_xop_t;
@@ -51,9 +52,9 @@ typedef struct dg_xlaunch {
     dg_xarg_t *args;
     void *ret;                        /* return value buffer, NULL if none */
     uint32_t ret_size;
-    /* A device task's check once its queued work is done (dg_task_after);
+    /* A device task's check once its queued work is done (dagger_task_after);
      * NULL: none. Set by the implementation, cleared when it ran. */
-    dg_task_after_fn after;
+    dagger_task_check_fn after;
     void *after_arg;
 } dg_xlaunch_t;
 

@@ -3,7 +3,7 @@
 #include <stdio.h>
 
 #include "core/linalg/linalg_internal.h"
-#include "core/status_internal.h"
+#include "core/base/status_internal.h"
 
 dagger_status_t dg_la_mat(dagger_array_t *a, int ndims, const char *fn, const char *name,
                           dg_la_mat_t *out)

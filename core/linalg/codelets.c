@@ -5,7 +5,7 @@
  * one: Debian ships no rocBLAS/rocSOLVER (docs/linalg.md, "GPUs"). */
 #include <string.h>
 
-#include "core/common.h"
+#include "core/base/common.h"
 #include "core/linalg/linalg_internal.h"
 
 typedef struct cl_def {

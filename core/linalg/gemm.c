@@ -2,7 +2,7 @@
  * outermost so that every output tile's first product is ready at once;
  * beta is applied by the first product of each output tile. */
 #include "core/linalg/linalg_internal.h"
-#include "core/status_internal.h"
+#include "core/base/status_internal.h"
 
 /* op(X)'s dims and blocks. */
 typedef struct op_shape {

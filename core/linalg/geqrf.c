@@ -6,7 +6,7 @@
  * triangular factors in T. View modifiers let gemqrt (reading V, strictly
  * lower) and tpqrt (rewriting R, upper) of one diagonal tile run at once. */
 #include "core/linalg/linalg_internal.h"
-#include "core/status_internal.h"
+#include "core/base/status_internal.h"
 
 /* T of A: one ib x nb tile per tile of A's square-tile grid (nb = A's
  * column block). */

@@ -8,7 +8,7 @@
  * below, split into row blocks of A's height for parallelism. The next
  * block column's tasks get higher priorities (look-ahead). */
 #include "core/linalg/linalg_internal.h"
-#include "core/status_internal.h"
+#include "core/base/status_internal.h"
 
 /* Rows [r0, r0 + m) and columns [0, n) of block column j of w. */
 static dagger_view_t rows(const dg_la_mat_t *w, size_t j, size_t r0, size_t m, size_t n)

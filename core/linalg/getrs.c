@@ -5,9 +5,9 @@
 #include <lapacke.h>
 #include <stdlib.h>
 
-#include "core/alloc.h"
+#include "core/base/alloc.h"
 #include "core/linalg/linalg_internal.h"
-#include "core/status_internal.h"
+#include "core/base/status_internal.h"
 
 /* The pivots as LAPACK's 1-based lapack_int, for the laswp tasks. */
 static dagger_status_t local_pivots(const int64_t *ipiv, size_t n, lapack_int **out,

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/alloc.h"
+#include "core/base/alloc.h"
 #include "core/linalg/linalg_internal.h"
 
 /* The slots and parameters of a task with nviews view arguments and

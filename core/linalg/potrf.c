@@ -4,7 +4,7 @@
  * coordinates. Tasks of the next panel get higher priorities, so the
  * factorisation looks ahead instead of finishing each trailing update first. */
 #include "core/linalg/linalg_internal.h"
-#include "core/status_internal.h"
+#include "core/base/status_internal.h"
 
 /* Tile (i, j) of the lower triangle, or its mirror (j, i) for UPPER. */
 static dagger_view_t tri(const dg_la_mat_t *a, int upper, size_t i, size_t j)

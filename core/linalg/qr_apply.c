@@ -3,7 +3,7 @@
  * Q^T runs the steps forward, Q backward (and each step's eliminations in
  * reverse). */
 #include "core/linalg/linalg_internal.h"
-#include "core/status_internal.h"
+#include "core/base/status_internal.h"
 
 
 /* Step k's diagonal reflectors on row k of C. */

@@ -6,7 +6,7 @@
 #include <lapacke.h>
 #include <stdlib.h>
 
-#include "core/alloc.h"
+#include "core/base/alloc.h"
 #include "core/linalg/linalg_internal.h"
 
 #define MIN(a, b) ((a) < (b) ? (a) : (b))

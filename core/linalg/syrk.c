@@ -2,7 +2,7 @@
  * tiles are syrk tasks, the others gemm tasks; beta rides on the first
  * product of each tile. */
 #include "core/linalg/linalg_internal.h"
-#include "core/status_internal.h"
+#include "core/base/status_internal.h"
 
 static dagger_status_t syrk_check(int uplo, int ta, const dg_la_mat_t *a, const dg_la_mat_t *c,
                                   const char *fn)

@@ -4,7 +4,7 @@
  * solve, forward or backward by which triangle op(A) is. Alpha scales each
  * line once: by the first step's update (or solve, for the first line). */
 #include "core/linalg/linalg_internal.h"
-#include "core/status_internal.h"
+#include "core/base/status_internal.h"
 
 /* 1 when the sweep runs from the first line to the last. */
 static int forward(const dg_la_par_t *p)

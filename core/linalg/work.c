@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "core/linalg/linalg_internal.h"
-#include "core/status_internal.h"
+#include "core/base/status_internal.h"
 
 static size_t eff(size_t block, size_t dim)
 {

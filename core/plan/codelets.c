@@ -2,10 +2,10 @@
  * by a function pointer, so every rank names them alike. */
 #include <string.h>
 
-#include "core/hash.h"
+#include "core/base/hash.h"
 #include "core/plan/uhash.h"
 #include "core/plan/planner_internal.h"
-#include "core/status_internal.h"
+#include "core/base/status_internal.h"
 
 static int same_desc(const dg_plan_codelet_t *c, const dg_plan_codelet_desc_t *d)
 {

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/common.h"
+#include "core/base/common.h"
 
 struct dg_plan_hnode {
     dg_plan_hnode_t *l, *r;

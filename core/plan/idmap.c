@@ -3,7 +3,7 @@
 
 #include <string.h>
 
-#include "core/common.h"
+#include "core/base/common.h"
 
 static inline uint32_t slot_of(uint64_t key, uint32_t cap)
 {

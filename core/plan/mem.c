@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/alloc.h"
-#include "core/common.h"
+#include "core/base/alloc.h"
+#include "core/base/common.h"
 
 typedef struct dg_plan_big {
     struct dg_plan_big *prev, *next;

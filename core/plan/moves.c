@@ -4,7 +4,7 @@
  * histories only for this rank (they decide this rank's op dependencies). */
 #include <string.h>
 
-#include "core/common.h"
+#include "core/base/common.h"
 #include "core/plan/planner_internal.h"
 
 static int is_me(const dg_plan_t *p, int32_t rank)

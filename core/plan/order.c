@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/alloc.h"
+#include "core/base/alloc.h"
 #include "core/plan/plan.h"
-#include "core/status_internal.h"
+#include "core/base/status_internal.h"
 
 dagger_status_t dg_plan_launch_order(uint32_t n, const uint32_t *dep_off, const uint32_t *deps,
                                      uint32_t *order)

@@ -2,13 +2,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/alloc.h"
-#include "core/common.h"
+#include "core/base/alloc.h"
+#include "core/base/common.h"
 
-#include "core/hash.h"
+#include "core/base/hash.h"
 #include "core/plan/uhash.h"
 #include "core/plan/planner_internal.h"
-#include "core/status_internal.h"
+#include "core/base/status_internal.h"
 
 #define DEFAULT_DEP_WINDOW 65536u
 

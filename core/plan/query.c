@@ -2,7 +2,7 @@
  * request fetch makes of it (bring a chunk home inside a region). */
 #include "core/plan/planner_internal.h"
 #include "core/plan/uhash.h"
-#include "core/status_internal.h"
+#include "core/base/status_internal.h"
 
 static const dg_plan_chunk_t *live(const dg_plan_t *p, uint64_t id)
 {

@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/alloc.h"
-#include "core/status_internal.h"
+#include "core/base/alloc.h"
+#include "core/base/status_internal.h"
 
 #define POISON 0xA5
 

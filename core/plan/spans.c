@@ -4,7 +4,7 @@
 
 #include <string.h>
 
-#include "core/common.h"
+#include "core/base/common.h"
 
 void dg_plan_spans_release(dg_plan_mem_t *m, dg_plan_spans_t *s)
 {

@@ -4,10 +4,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "core/hash.h"
+#include "core/base/hash.h"
 #include "core/plan/uhash.h"
 #include "core/plan/planner_internal.h"
-#include "core/status_internal.h"
+#include "core/base/status_internal.h"
 
 #define WHY 320
 

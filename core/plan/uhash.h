@@ -1,6 +1,6 @@
 /* The running uniformity hash over planning inputs: word-at-a-time mixing
  * (pure integer arithmetic, so identical on every rank and build). The
- * byte-wise FNV of core/hash.h costs ~1 ns per byte, which would be a third
+ * byte-wise FNV of core/base/hash.h costs ~1 ns per byte, which would be a third
  * of the planning budget for a three-argument task. */
 #ifndef DG_PLAN_UHASH_H
 #define DG_PLAN_UHASH_H

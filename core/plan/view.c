@@ -4,8 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "core/common.h"
-#include "core/status_internal.h"
+#include "core/base/common.h"
+#include "core/base/status_internal.h"
 
 dagger_status_t dg_plan_geom_check(dg_plan_geom_t *g, char *why, size_t whylen)
 {

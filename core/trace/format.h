@@ -72,7 +72,7 @@ typedef enum dg_trf_type {
     DG_TRE_PHASE = 5,    /* a phase of the submitting thread: aux = dg_trf_phase_t */
     DG_TRE_IDLE = 6,     /* a worker had nothing to do: aux = worker */
     DG_TRE_ACTOR = 7,    /* actor turns of a worker so far: aux = worker */
-    DG_TRE_CHECK = 8,    /* a uniformity check: aux = check kind (core/api/tasks.h) */
+    DG_TRE_CHECK = 8,    /* a uniformity check: aux = check kind (core/runtime/tasks.h) */
     DG_TRE_HANG = 9,     /* a part of a hang dump: aux = dg_trf_hang_kind_t */
     DG_TRE_CODELET = 10, /* a codelet's name: aux = codelet id */
     DG_TRE_COPY = 11,    /* a local copy between buffers ran: aux = worker */

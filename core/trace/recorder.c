@@ -17,10 +17,10 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#include "core/alloc.h"
-#include "core/common.h"
-#include "core/log.h"
-#include "core/status_internal.h"
+#include "core/base/alloc.h"
+#include "core/base/common.h"
+#include "core/base/log.h"
+#include "core/base/status_internal.h"
 #include "core/trace/trace.h"
 
 typedef struct dg_trace_buf {

@@ -1,6 +1,7 @@
 /* The process-wide recorder under the hooks: this rank's file, the buffers
  * of the threads that record, and the table of tasks running per worker
- * (for hang dumps). Internal to core/trace. */
+ * (for hang dumps). Used by the hooks of core/trace, core/exec and
+ * core/runtime. */
 #ifndef DG_TRACE_RECORDER_H
 #define DG_TRACE_RECORDER_H
 
@@ -37,6 +38,9 @@ int dg_rec_busy(const void *owner);
 void *dg_rec_event(dg_trf_type_t type, uint32_t aux, size_t size);
 /* The calling thread's state, NULL when the recorder is off. */
 dg_trace_thread_t *dg_rec_thread(void);
+/* Ends the calling worker's idle span at t, if it has one (an IDLE event
+ * when it lasted long enough to matter). */
+void dg_rec_idle_ends(dg_trace_thread_t *th, uint64_t t);
 /* Writes the calling thread's buffer now. */
 void dg_rec_flush_mine(void);
 

@@ -3,7 +3,7 @@
 #include <hip/hip_runtime_api.h>
 #include <stdlib.h>
 
-#include "core/alloc.h"
+#include "core/base/alloc.h"
 
 /* HIP 5.2 declares hipLaunchHostFunc but its library does not export it:
  * a stream callback carries the call instead (it too runs once the work

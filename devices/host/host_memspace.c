@@ -2,7 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/alloc.h"
+#include "core/base/alloc.h"
 #include "devices/memspace.h"
 
 #define DG_HOST_ALIGN 64

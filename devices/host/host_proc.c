@@ -13,7 +13,7 @@
 #include "actors/bound.h"
 #include "actors/system.h"
 #include "core/exec/exec.h"
-#include "core/status_internal.h"
+#include "core/base/status_internal.h"
 #include "devices/space_actor.h"
 
 /* dagger.proc.launch: a ready task runs on this processor. */

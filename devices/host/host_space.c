@@ -9,8 +9,9 @@
 #include "actors/system.h"
 #include "core/exec/exec.h"
 #include "core/exec/xfer.h"
-#include "core/status_internal.h"
+#include "core/base/status_internal.h"
 #include "core/trace/trace.h"
+#include "core/exec/exec_trace.h"
 #include "devices/space_actor.h"
 
 static dg_exec_t *exec_of(dagger_ctx_t *ctx)

@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/alloc.h"
-#include "core/status_internal.h"
+#include "core/base/alloc.h"
+#include "core/base/status_internal.h"
 
 #define TD_ALIGN 64
 #define TD_MEM_BYTES (1ull << 34) /* what info reports: 16 GiB, nominal */

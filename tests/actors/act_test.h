@@ -11,8 +11,8 @@
 
 #include "actors/msgtype.h"
 #include "actors/system.h"
-#include "core/handles.h"
-#include "core/runtime.h"
+#include "core/base/handles.h"
+#include "core/runtime/runtime.h"
 
 static inline dg_act_system_t *act_test_system_ranked(int nthreads, void *owner, int rank, int nranks)
 {

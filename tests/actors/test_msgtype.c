@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "actors/msgtype.h"
-#include "core/hash.h"
+#include "core/base/hash.h"
 
 static dg_msgtypes_t reg;
 

@@ -5,7 +5,7 @@
 
 #include "act_test.h"
 #include "actors/system_impl.h"
-#include "core/status_internal.h"
+#include "core/base/status_internal.h"
 
 static dagger_runtime_t rt_storage, *rt = &rt_storage;
 static dg_act_system_t *sys;

@@ -54,7 +54,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     return 0;
 }
 
-/* The seeds are rank files of real traces (tests/trace/trace_prog), kept
+/* The seeds are rank files of real traces (tests/core/trace/trace_prog), kept
  * as bytes in corpus/trace_rank/: the recorder needs a running job. */
 void dg_fuzz_seeds(dg_fuzz_emit_fn emit)
 {

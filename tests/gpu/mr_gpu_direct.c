@@ -4,8 +4,8 @@
  * Every allocation and task ran inside its owner actor's turn. */
 #include <stdio.h>
 
-#include "core/api/tasks.h"
-#include "core/runtime.h"
+#include "core/runtime/tasks.h"
+#include "core/runtime/runtime.h"
 #include "devices/dev.h"
 #include "gpu/mr_gpu_util.h"
 

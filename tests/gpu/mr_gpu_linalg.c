@@ -5,12 +5,11 @@
  * LAPACK's results to the same bounds as on CPUs. A HIP scope fails on every
  * rank: no linalg codelet has a HIP implementation (Debian ships no
  * rocBLAS/rocSOLVER). */
-#include "core/api/tasks.h"
-#include "core/exec/task_after.h"
-#include "core/runtime.h"
+#include "core/runtime/tasks.h"
+#include "core/runtime/runtime.h"
 #include "devices/dev.h"
 #include "gpu/gpu_kind.h"
-#include "linalg/la_util.h"
+#include "tests/core/linalg/la_util.h"
 
 /* Tasks this rank's devices of the kind under test have run so far. */
 static uint64_t device_launches(dagger_runtime_t *rt)
@@ -110,7 +109,7 @@ Test(gpu_linalg, not_positive_definite_fails_on_every_rank)
 }
 
 /* The path cuSOLVER's info takes: a device task's completion check
- * (dg_task_after) runs once its work is done and its failure is the task's,
+ * (dagger_task_after) runs once its work is done and its failure is the task's,
  * on every rank, with dagger_task_fail's message form. */
 static int late_check(void *arg, int ok, char *detail, size_t cap)
 {
@@ -122,7 +121,7 @@ static int late_check(void *arg, int ok, char *detail, size_t cap)
 
 static int with_late_check(dagger_task_t *t)
 {
-    dg_task_after(t, late_check, NULL);
+    dagger_task_after(t, late_check, NULL);
     return DAGGER_OK;
 }
 

@@ -10,7 +10,7 @@
 #     declaration, core/include/dagger/export.h) is exported: a definition
 #     that does not see its declaration would be hidden.
 #  (That every declaration carries DAGGER_API is checked by the header scan of
-#  api_table.covers_every_public_function, tests/runtime/test_bad_input.c.)
+#  api_table.covers_every_public_function, tests/core/runtime/test_bad_input.c.)
 set -euo pipefail
 lib=$1 inc=$2
 syms=$(nm -D --defined-only "$lib" | awk '{print $NF}' | sort -u)

@@ -43,6 +43,7 @@
 
 #include "cr_main.h"
 #include "transport/bootstrap_guard.h"
+#include "launcher_need.h"
 
 #define NRANKS 4
 #define END_LIMIT_S 5.0     /* what the survivors must meet (issue 11, section 3) */
@@ -595,8 +596,8 @@ static void check_kill(const char *launcher)
 
 Test(kill_rank, under_mpirun, .timeout = 150)
 {
-    if (system("command -v mpirun >/dev/null 2>&1"))
-        cr_skip_test("needs Open MPI's mpirun");
+    DG_NEED_LAUNCHER("mpirun", !system("command -v mpirun >/dev/null 2>&1"),
+                     "needs Open MPI's mpirun");
     check_kill("mpirun");
 }
 
@@ -604,8 +605,8 @@ Test(kill_rank, under_mpirun, .timeout = 150)
  * PATH (docs/transport.md says how). */
 Test(kill_rank, under_prterun, .timeout = 150)
 {
-    if (system("command -v prterun >/dev/null 2>&1"))
-        cr_skip_test("needs PRRTE's prterun on PATH");
+    DG_NEED_LAUNCHER("prterun", !system("command -v prterun >/dev/null 2>&1"),
+                     "needs PRRTE's prterun on PATH");
     check_kill("prterun");
 }
 
@@ -616,8 +617,8 @@ static int slurm_answers(void)
 
 Test(kill_rank, under_srun, .timeout = 150)
 {
-    if (!slurm_answers())
-        cr_skip_test("no Slurm controller answers (tools/slurm-up starts one)");
+    DG_NEED_LAUNCHER("srun", slurm_answers(),
+                     "no Slurm controller answers (tools/slurm-up starts one)");
     check_kill("srun");
 }
 
@@ -688,21 +689,21 @@ static void check_start_up_kills(const char *launcher)
 
 Test(kill_rank, in_start_up_under_mpirun, .timeout = 250)
 {
-    if (system("command -v mpirun >/dev/null 2>&1"))
-        cr_skip_test("needs Open MPI's mpirun");
+    DG_NEED_LAUNCHER("mpirun", !system("command -v mpirun >/dev/null 2>&1"),
+                     "needs Open MPI's mpirun");
     check_start_up_kills("mpirun");
 }
 
 Test(kill_rank, in_start_up_under_prterun, .timeout = 250)
 {
-    if (system("command -v prterun >/dev/null 2>&1"))
-        cr_skip_test("needs PRRTE's prterun on PATH");
+    DG_NEED_LAUNCHER("prterun", !system("command -v prterun >/dev/null 2>&1"),
+                     "needs PRRTE's prterun on PATH");
     check_start_up_kills("prterun");
 }
 
 Test(kill_rank, in_start_up_under_srun, .timeout = 250)
 {
-    if (!slurm_answers())
-        cr_skip_test("no Slurm controller answers (tools/slurm-up starts one)");
+    DG_NEED_LAUNCHER("srun", slurm_answers(),
+                     "no Slurm controller answers (tools/slurm-up starts one)");
     check_start_up_kills("srun");
 }

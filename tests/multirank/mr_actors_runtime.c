@@ -7,8 +7,8 @@
 #include <pthread.h>
 #include <unistd.h>
 
-#include "core/api/tasks.h"
-#include "core/runtime.h"
+#include "core/runtime/tasks.h"
+#include "core/runtime/runtime.h"
 #include "mr_codelets.h"
 #include "mr_util.h"
 

@@ -4,8 +4,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "core/api/tasks.h"
-#include "core/runtime.h"
+#include "core/runtime/tasks.h"
+#include "core/runtime/runtime.h"
 #include "mr_codelets.h"
 #include "mr_util.h"
 

@@ -24,6 +24,7 @@
 #include "job_launch.h"
 #include "transport/coll.h"
 #include "transport/tx.h"
+#include "launcher_need.h"
 
 /* ---- victim mode: the program the launcher runs ---- */
 
@@ -99,8 +100,8 @@ static int launcher_available(void)
 
 Test(lost, killed_rank_ends_the_job_and_is_named, .timeout = 120)
 {
-    if (!launcher_available())
-        cr_skip_test("no launcher (prterun, mpirun or a Slurm controller)");
+    DG_NEED_LAUNCHER("mpirun", launcher_available(),
+                     "no launcher (prterun, mpirun or a Slurm controller)");
     outcome_t o;
     launch("kill", NULL, 60, &o);
     cr_assert(!o.timed_out, "the survivors hung after rank 1 was killed:\n%s", o.out);
@@ -111,8 +112,8 @@ Test(lost, killed_rank_ends_the_job_and_is_named, .timeout = 120)
 
 Test(lost, rank_leaving_early_ends_the_job_and_is_named, .timeout = 120)
 {
-    if (!launcher_available())
-        cr_skip_test("no launcher (prterun, mpirun or a Slurm controller)");
+    DG_NEED_LAUNCHER("mpirun", launcher_available(),
+                     "no launcher (prterun, mpirun or a Slurm controller)");
     outcome_t o;
     launch("exit", NULL, 60, &o);
     cr_assert(!o.timed_out, "the survivors hung after rank 1 left:\n%s", o.out);
@@ -125,8 +126,8 @@ Test(lost, rank_leaving_early_ends_the_job_and_is_named, .timeout = 120)
  * the job: the transport's own detection must. */
 Test(lost, detected_without_the_launchers_help, .timeout = 120)
 {
-    if (system("command -v mpirun >/dev/null 2>&1"))
-        cr_skip_test("needs Open MPI's mpirun");
+    DG_NEED_LAUNCHER("mpirun", !system("command -v mpirun >/dev/null 2>&1"),
+                     "needs Open MPI's mpirun");
     setenv("DAGGER_LAUNCHER", "mpirun", 1);
     outcome_t o;
     launch("exit", "OMPI_MCA_orte_allowed_exit_without_sync=1", 60, &o);

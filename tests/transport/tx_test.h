@@ -13,7 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "core/common.h"
+#include "core/base/common.h"
 #include "transport/bootstrap.h"
 #include "transport/coll.h"
 #include "transport/tx.h"

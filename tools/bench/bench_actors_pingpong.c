@@ -37,8 +37,8 @@
 #include <unistd.h>
 
 #include "actors/system.h"
-#include "core/handles.h"
-#include "core/runtime.h"
+#include "core/base/handles.h"
+#include "core/runtime/runtime.h"
 
 #define WINDOW 4096      /* messages in flight per stream */
 #define ACK_EVERY 1024   /* consumer acknowledges this many at a time */

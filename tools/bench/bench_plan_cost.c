@@ -16,7 +16,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "core/hash.h"
+#include "core/base/hash.h"
 #include "core/plan/plan.h"
 
 static uint64_t g_ops;

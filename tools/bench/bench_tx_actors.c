@@ -23,8 +23,8 @@
 
 #include "actors/system.h"
 #include "bench_tx_perftest.h"
-#include "core/handles.h"
-#include "core/runtime.h"
+#include "core/base/handles.h"
+#include "core/runtime/runtime.h"
 #include "transport/actor_route.h"
 #include "transport/coll.h"
 #include "transport/tx.h"

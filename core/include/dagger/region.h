@@ -125,6 +125,19 @@ dagger_status_t dagger_spawn(dagger_region_t *r, dagger_codelet_t cl, ...);
 DAGGER_API
 dagger_status_t dagger_region_end(dagger_region_t *r);
 
+/* For libraries that submit into their caller's region or open one of their
+ * own (the arrays of dagger/array.h do): the region open on rt, or NULL in
+ * *out when none is. Errors: DAGGER_ERR_BAD_HANDLE (rt), DAGGER_ERR_INVALID_ARG
+ * (out NULL). */
+DAGGER_API
+dagger_status_t dagger_region_current(dagger_runtime_t *rt, dagger_region_t **out);
+
+/* The runtime an open region belongs to, so a library can refuse a region of
+ * another runtime. Errors: DAGGER_ERR_BAD_HANDLE (r NULL, already ended, or
+ * not a region), DAGGER_ERR_INVALID_ARG (out NULL). */
+DAGGER_API
+dagger_status_t dagger_region_runtime(const dagger_region_t *r, dagger_runtime_t **out);
+
 /* Counters of this rank's share of the current or last region, from the plan. */
 typedef struct dagger_region_stats {
     uint64_t tasks;          /* tasks planned (all ranks) */

@@ -220,6 +220,25 @@ int dagger_task_proc(dagger_task_t *t);
 DAGGER_API
 void *dagger_task_stream(dagger_task_t *t);
 
+/* For device implementations: a check that runs once the work the task
+ * queued on its stream is done. A device implementation only queues work
+ * and returns; what that work finds (a factorisation's info, in device
+ * memory) is known later. Queue a copy of it into host memory, then register
+ * a check: the processor actor runs it when the task's work has passed, before
+ * the task counts as finished, so a failure it reports is the task's failure,
+ * on every rank like any other (dagger_task_fail's message form). Nothing
+ * waits for the device. ok = 0: the device work itself failed (already
+ * reported); the check then only releases what it holds. Return nonzero,
+ * with a message in detail (at most cap bytes), when the task failed. */
+typedef int (*dagger_task_check_fn)(void *arg, int ok, char *detail, size_t cap);
+
+/* Registers fn(arg) as t's check (at most one per task: a second call
+ * replaces the first; fn = NULL removes it). A CPU task's work is done when
+ * its implementation returns, so a CPU task's check runs right after it.
+ * DAGGER_ERR_INVALID_ARG for a NULL t. */
+DAGGER_API
+dagger_status_t dagger_task_after(dagger_task_t *t, dagger_task_check_fn fn, void *arg);
+
 #ifdef __cplusplus
 }
 

@@ -27,7 +27,7 @@ int dg_la_cublas_ok(dagger_task_t *t, cublasStatus_t st, const char *what);
 
 /* A factorisation's info, in page-locked host memory: cuSOLVER writes info
  * to device memory, the task's stream copies it here after the routine,
- * and the completion check (dg_task_after) reads it once the stream's work
+ * and the completion check (dagger_task_after) reads it once the stream's work
  * passed. par says what the message names (tile step, first row). */
 typedef struct dg_la_info {
     int info;                  /* written by the device copy */
@@ -39,7 +39,7 @@ typedef struct dg_la_info {
 /* A free slot (NULL, with the task failed, when the pool is exhausted or
  * cannot be allocated). */
 dg_la_info_t *dg_la_info_get(dagger_task_t *t);
-/* The completion check of a slot (a dg_task_after_fn): gives it back and
+/* The completion check of a slot (a dagger_task_check_fn): gives it back and
  * reports a positive info the way the CPU kernels do. */
 int dg_la_info_check(void *arg, int ok, char *detail, size_t cap);
 

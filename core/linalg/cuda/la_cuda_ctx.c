@@ -5,7 +5,6 @@
 #include <pthread.h>
 #include <stdio.h>
 
-#include "core/exec/task_after.h"
 #include "core/linalg/cuda/la_cuda.h"
 
 /* Streams seen: each runtime makes a few per device, and a process may

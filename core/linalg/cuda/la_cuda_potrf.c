@@ -2,10 +2,9 @@
  * workspace and devInfo come from the stream-ordered allocator
  * (cudaMallocAsync: the device's memory pool, freed in stream order, so no
  * call waits for the device); info is copied to a pinned slot after the
- * routine and checked when the task's event passes (dg_task_after), so a
+ * routine and checked when the task's event passes (dagger_task_after), so a
  * matrix that is not positive definite fails the task with the CPU
  * kernel's message. */
-#include "core/exec/task_after.h"
 #include "core/linalg/cuda/la_cuda.h"
 
 /* Queues potrf on A with workspace lwork elements; frees it in order. */
@@ -54,7 +53,7 @@ int dg_la_potrf_cuda(dagger_task_t *t)
                                 p.uplo ? CUBLAS_FILL_MODE_UPPER : CUBLAS_FILL_MODE_LOWER, slot,
                                 &ce);
     /* registered even on failure: the check gives the slot back */
-    dg_task_after(t, dg_la_info_check, slot);
+    dagger_task_after(t, dg_la_info_check, slot);
     if (ce != cudaSuccess)
         return dagger_task_fail(t, "potrf: %s", cudaGetErrorString(ce));
     if (st != CUSOLVER_STATUS_SUCCESS)

@@ -1,0 +1,24 @@
+/* The allocation hook's test side: the per-thread failure countdown. */
+#include "core/base/alloc.h"
+
+_Thread_local long dg_alloc_countdown;
+static _Thread_local int dg_alloc_fired;
+
+int dg_alloc_tick(void)
+{
+    if (--dg_alloc_countdown != 0)
+        return 0;
+    dg_alloc_fired = 1;
+    return 1;
+}
+
+void dg_alloc_fail_at(long k)
+{
+    dg_alloc_countdown = k > 0 ? k : 0;
+    dg_alloc_fired = 0;
+}
+
+int dg_alloc_failed(void)
+{
+    return dg_alloc_fired;
+}

@@ -1,0 +1,59 @@
+/* Allocation for every layer of the library: malloc, calloc, realloc and
+ * aligned_alloc behind one hook, so that tests can make the k-th allocation
+ * fail and check that each init and create path returns
+ * DAGGER_ERR_NO_MEMORY and frees what it took (tests/core/runtime/test_alloc_fail.c).
+ *
+ * The countdown is per thread: only allocations made by the thread that
+ * armed it count, so a test's count does not depend on what worker threads
+ * do meanwhile. Disarmed (always, outside those tests) it costs one
+ * predictable branch on a thread-local load. */
+#ifndef DG_ALLOC_H
+#define DG_ALLOC_H
+
+#include <stddef.h>
+#include <stdlib.h>
+
+#include "core/base/common.h"
+
+/* Allocations left before the one that fails on this thread; 0 = disarmed. */
+extern _Thread_local long dg_alloc_countdown;
+
+/* Counts one allocation down; 1 when this one is to fail (out of line: only
+ * armed threads get here). */
+int dg_alloc_tick(void);
+
+static inline int dg_alloc_refused(void)
+{
+    return DG_UNLIKELY(dg_alloc_countdown != 0) && dg_alloc_tick();
+}
+
+static inline void *dg_malloc(size_t n)
+{
+    return dg_alloc_refused() ? NULL : malloc(n);
+}
+
+static inline void *dg_calloc(size_t n, size_t size)
+{
+    return dg_alloc_refused() ? NULL : calloc(n, size);
+}
+
+static inline void *dg_realloc(void *p, size_t n)
+{
+    return dg_alloc_refused() ? NULL : realloc(p, n);
+}
+
+static inline void *dg_aligned_alloc(size_t align, size_t n)
+{
+    return dg_alloc_refused() ? NULL : aligned_alloc(align, n);
+}
+
+/* ---- for tests ---- */
+
+/* Arms this thread: its k-th allocation from now (k >= 1) fails, once, and
+ * later ones succeed again. k = 0 disarms. */
+void dg_alloc_fail_at(long k);
+
+/* 1 if the armed failure has happened on this thread since dg_alloc_fail_at. */
+int dg_alloc_failed(void);
+
+#endif

@@ -1,0 +1,217 @@
+/* Public chunk and view calls. */
+#include <dagger/chunk.h>
+#include <string.h>
+
+#include "core/runtime/planner.h"
+#include "core/runtime/tasks.h"
+#include "core/base/hash.h"
+#include "core/base/status_internal.h"
+
+#define DG_CHUNK_MAX_DIM (1ull << 40)
+#define DG_CHUNK_MAX_ELEMS (1ull << 50)
+
+/* The geometry of a user's chunk, or NULL (with the error set) for an id
+ * that is not one: never created, freed, or a future's value (futures live
+ * in the planner as chunks, but only dagger_fetch and dagger_future_free
+ * may touch them). */
+static const dg_plan_geom_t *user_chunk(dg_tasks_t *t, dagger_chunk_t c, const char *fn)
+{
+    const dg_plan_geom_t *g = dg_plan_chunk_geom(t->plan, c.id);
+    int owner;
+    size_t size;
+    if (!g || dg_tasks_future_find(t, c.id, &owner, &size)) {
+        dg_error(DAGGER_ERR_BAD_HANDLE, "%s: chunk %llu does not exist (never created, already "
+                 "freed, or a future)", fn, (unsigned long long)c.id);
+        return NULL;
+    }
+    return g;
+}
+
+dagger_status_t dagger_chunk_create(dagger_runtime_t *rt, const dagger_chunk_desc_t *desc,
+                                    dagger_chunk_t *out)
+{
+    dg_tasks_t *t = dg_tasks_get(rt, "dagger_chunk_create");
+    if (!t)
+        return DAGGER_ERR_BAD_HANDLE;
+    DG_CHECK_ARG(desc && out, "dagger_chunk_create: NULL description or output");
+    out->id = 0;
+    if (t->region)
+        return dg_error(DAGGER_ERR_STATE, "dagger_chunk_create: a region is open; create chunks "
+                        "before dagger_region_begin or after dagger_region_end");
+    DG_CHECK_ARG(desc->ndims >= 1 && desc->ndims <= DAGGER_MAX_DIMS,
+                 "dagger_chunk_create: ndims is %d; it must be 1 to %d", desc->ndims, DAGGER_MAX_DIMS);
+    if (!dagger_dtype_size(desc->dtype))
+        return dg_error(DAGGER_ERR_DTYPE, "dagger_chunk_create: unknown dtype %d", (int)desc->dtype);
+    DG_CHECK_ARG(desc->owner < t->nranks, "dagger_chunk_create: owner rank %d, but the job has %d "
+                 "ranks", desc->owner, t->nranks);
+    dg_plan_chunk_desc_t d = {.owner = desc->owner, .home_space = 0};
+    d.geom.dtype = desc->dtype;
+    d.geom.ndims = (uint32_t)desc->ndims;
+    uint64_t elems = 1;
+    for (int k = 0; k < desc->ndims; k++) {
+        DG_CHECK_ARG(desc->dims[k] > 0, "dagger_chunk_create: dimension %d is 0", k);
+        /* The planner's limits: 2^40 per dimension, 2^50 elements in all. */
+        if (desc->dims[k] > DG_CHUNK_MAX_DIM || elems > DG_CHUNK_MAX_ELEMS / desc->dims[k])
+            return dg_error(DAGGER_ERR_OVERFLOW, "dagger_chunk_create: dimension %d of %zu makes "
+                            "the chunk too large (at most 2^40 per dimension, 2^50 elements)",
+                            k, desc->dims[k]);
+        elems *= desc->dims[k];
+        d.geom.dims[k] = desc->dims[k];
+    }
+    if (d.owner < 0)
+        d.owner = (int32_t)(t->default_owner % (uint64_t)t->nranks);
+    dg_check_point_t cp = {.kind = DG_CHECK_CHUNK};
+    cp.hash = dg_hash_bytes(dg_plan_hash(t->plan), &d, sizeof(d));
+    dagger_status_t st = dg_tasks_check(t, &cp);
+    if (st != DAGGER_OK)
+        return st;
+    uint64_t id;
+    st = dg_planner_chunk_create(t, &d, &id);
+    if (st != DAGGER_OK)
+        return st;
+    if (desc->owner < 0)
+        t->default_owner++;
+    if (d.owner == t->rank) {
+        const dg_plan_geom_t *g = dg_plan_chunk_geom(t->plan, id);
+        st = dg_exec_alloc(t->exec, id, 0, (size_t)(g->extent * g->elsize), 1);
+        if (st != DAGGER_OK) {
+            dg_planner_chunk_free(t, id);
+            return st;
+        }
+    }
+    out->id = id;
+    return DAGGER_OK;
+}
+
+dagger_status_t dagger_chunk_free(dagger_runtime_t *rt, dagger_chunk_t c)
+{
+    dg_tasks_t *t = dg_tasks_get(rt, "dagger_chunk_free");
+    if (!t)
+        return DAGGER_ERR_BAD_HANDLE;
+    if (!user_chunk(t, c, "dagger_chunk_free"))
+        return DAGGER_ERR_BAD_HANDLE;
+    dg_check_point_t cp = {.kind = DG_CHECK_CHUNK};
+    cp.hash = dg_hash_u64(dg_plan_hash(t->plan), c.id);
+    dagger_status_t st = dg_tasks_check(t, &cp);
+    if (st != DAGGER_OK)
+        return st;
+    return dg_planner_chunk_free(t, c.id);
+}
+
+int dagger_chunk_owner(dagger_runtime_t *rt, dagger_chunk_t c)
+{
+    dg_tasks_t *t = dg_tasks_get(rt, "dagger_chunk_owner");
+    if (!t)
+        return -1;
+    /* The owner lives in the planner; the home buffer tells us only for this rank. */
+    int32_t owner = -1;
+    if (!user_chunk(t, c, "dagger_chunk_owner") ||
+        dg_plan_chunk_owner(t->plan, c.id, &owner) != DAGGER_OK)
+        return -1;
+    return owner;
+}
+
+dagger_status_t dagger_chunk_data(dagger_runtime_t *rt, dagger_chunk_t c, void **data,
+                                  size_t strides[DAGGER_MAX_DIMS])
+{
+    dg_tasks_t *t = dg_tasks_get(rt, "dagger_chunk_data");
+    if (!t)
+        return DAGGER_ERR_BAD_HANDLE;
+    DG_CHECK_ARG(data, "dagger_chunk_data: NULL data pointer");
+    *data = NULL;
+    const dg_plan_geom_t *g = user_chunk(t, c, "dagger_chunk_data");
+    if (!g)
+        return DAGGER_ERR_BAD_HANDLE;
+    if (t->region)
+        return dg_error(DAGGER_ERR_STATE, "dagger_chunk_data: a region is open and the chunk's "
+                        "data may be elsewhere; read it after dagger_region_end");
+    if (strides) {
+        size_t s = 1;
+        for (uint32_t k = 0; k < DAGGER_MAX_DIMS; k++) {
+            strides[k] = k < g->ndims ? (g->strides[k] ? (size_t)g->strides[k] : s) : 0;
+            if (k < g->ndims)
+                s *= (size_t)g->dims[k];
+        }
+    }
+    dg_buf_entry_t *e = dg_bufs_find(&t->exec->bufs, c.id, 0);
+    if (e && e->home)
+        *data = e->ptr;
+    return DAGGER_OK;
+}
+
+/* ------------------------------------------------------------ views */
+
+dg_plan_view_t dg_view_to_plan(dagger_view_t v)
+{
+    dg_plan_view_t p;
+    memset(&p, 0, sizeof(p));
+    p.chunk = v.chunk.id;
+    p.ndims = v.ndims > 0 ? (uint32_t)v.ndims : 0;
+    p.mod = v.mod;
+    for (int k = 0; k < v.ndims && k < DAGGER_MAX_DIMS; k++) {
+        p.off[k] = v.off[k];
+        p.ext[k] = v.ext[k];
+    }
+    return p;
+}
+
+static dagger_view_t from_plan(const dg_plan_view_t *p)
+{
+    dagger_view_t v;
+    memset(&v, 0, sizeof(v));
+    v.chunk.id = p->chunk;
+    v.ndims = (int)p->ndims;
+    v.mod = p->mod;
+    for (uint32_t k = 0; k < p->ndims; k++) {
+        v.off[k] = (size_t)p->off[k];
+        v.ext[k] = (size_t)p->ext[k];
+    }
+    return v;
+}
+
+dagger_view_t dagger_view(dagger_runtime_t *rt, dagger_chunk_t c)
+{
+    dagger_view_t v;
+    memset(&v, 0, sizeof(v));
+    dg_tasks_t *t = dg_tasks_get(rt, "dagger_view");
+    const dg_plan_geom_t *g = t ? user_chunk(t, c, "dagger_view") : NULL;
+    if (!g) {
+        v.chunk = c; /* ndims 0: rejected when used, naming the chunk */
+        return v;
+    }
+    dg_plan_view_t p;
+    dg_plan_view_full(g, c.id, &p);
+    return from_plan(&p);
+}
+
+dagger_view_t dagger_view_sub(dagger_view_t v, const size_t off[], const size_t ext[])
+{
+    dagger_view_t bad = v;
+    bad.ndims = 0;
+    if (v.ndims < 1 || v.ndims > DAGGER_MAX_DIMS || !off || !ext)
+        return bad;
+    uint64_t o[DAGGER_MAX_DIMS] = {0}, e[DAGGER_MAX_DIMS] = {0};
+    for (int k = 0; k < v.ndims; k++) {
+        o[k] = off[k];
+        e[k] = ext[k];
+    }
+    dg_plan_view_t parent = dg_view_to_plan(v), out;
+    if (dg_plan_view_sub(&parent, o, e, DAGGER_FULL, &out) != DAGGER_OK)
+        return bad;
+    return from_plan(&out);
+}
+
+dagger_view_t dagger_view_mod(dagger_view_t v, dagger_modifier_t mod)
+{
+    dagger_view_t bad = v;
+    bad.ndims = 0;
+    if (v.ndims < 1 || v.ndims > DAGGER_MAX_DIMS)
+        return bad;
+    uint64_t o[DAGGER_MAX_DIMS] = {0}, e[DAGGER_MAX_DIMS] = {0};
+    for (int k = 0; k < v.ndims; k++)
+        e[k] = v.ext[k];
+    dg_plan_view_t parent = dg_view_to_plan(v), out;
+    if (dg_plan_view_sub(&parent, o, e, mod, &out) != DAGGER_OK)
+        return bad;
+    return from_plan(&out);
+}

@@ -1,0 +1,105 @@
+/* gemm, gemv, syrk and trsm on distributed arrays against one BLAS call on
+ * the collected matrices (1..4 ranks; blocks that divide the sizes and
+ * blocks that do not, square and not). */
+#include "tests/core/linalg/la_util.h"
+
+/* gemm, all four op combinations: C (70 x 50) in 32 x 24 blocks, K = 60 in
+ * blocks of 20, f64 and f32. */
+Test(linalg_blas, gemm)
+{
+    dagger_runtime_t *rt = ar_init();
+    dagger_dtype_t types[] = LA_DTYPES;
+    size_t M = 70, N = 50, K = 60, mb = 32, nb = 24, kb = 20;
+    for (int d = 0; d < 2; d++)
+        for (int ta = 0; ta < 2; ta++)
+            for (int tb = 0; tb < 2; tb++) {
+                la_gemm_case_t g = la_gemm_case(rt, types[d], ta, tb, M, N, K, mb, nb, kb);
+                AR_OK(dagger_linalg_gemm(NULL, ta, tb, 1.5, g.A, g.B, -0.5, g.C));
+                la_gemm_check(&g, 1.5, -0.5, "gemm");
+            }
+    AR_OK(dagger_finalize(rt));
+}
+
+/* gemv both ways: A 90 x 70 in 32 x 24 blocks, inside a region of ours. */
+Test(linalg_blas, gemv)
+{
+    dagger_runtime_t *rt = ar_init();
+    dagger_dtype_t types[] = LA_DTYPES;
+    size_t M = 90, N = 70;
+    for (int d = 0; d < 2; d++)
+        for (int ta = 0; ta < 2; ta++) {
+            dagger_dtype_t t = types[d];
+            dagger_array_t *A = la_rand(rt, t, M, N, 32, 24, 4);
+            dagger_array_t *x = la_vec(rt, t, ta ? M : N, ta ? 32 : 24, 5);
+            dagger_array_t *y = la_vec(rt, t, ta ? N : M, ta ? 24 : 32, 6);
+            double *a = ar_collect(A), *vx = ar_collect(x), *vy = ar_collect(y);
+            dagger_region_t *r;
+            AR_OK(dagger_region_begin(rt, NULL, &r));
+            AR_OK(dagger_linalg_gemv(r, ta, 2.0, A, x, 0.25, y));
+            AR_OK(dagger_region_end(r));
+            cblas_dgemv(CblasColMajor, ta ? CblasTrans : CblasNoTrans, (int)M, (int)N, 2.0, a,
+                        (int)M, vx, 1, 0.25, vy, 1);
+            double *got = ar_collect(y);
+            LA_CLOSE(got, vy, ta ? N : M, 1, 0, t, "gemv");
+            free(a), free(vx), free(vy), free(got);
+            dagger_array_destroy(A), dagger_array_destroy(x), dagger_array_destroy(y);
+        }
+    AR_OK(dagger_finalize(rt));
+}
+
+/* syrk, both triangles and both ops: C 75 x 75 in 25 x 25 tiles, K = 40 in
+ * blocks of 16; the other triangle must stay as it was. */
+Test(linalg_blas, syrk)
+{
+    dagger_runtime_t *rt = ar_init();
+    dagger_dtype_t types[] = LA_DTYPES;
+    size_t N = 75, K = 40;
+    for (int d = 0; d < 2; d++)
+        for (int up = 0; up < 2; up++)
+            for (int ta = 0; ta < 2; ta++) {
+                dagger_dtype_t t = types[d];
+                dagger_array_t *A = ta ? la_rand(rt, t, K, N, 16, 25, 7) : la_rand(rt, t, N, K, 25, 16, 7);
+                dagger_array_t *C = la_rand(rt, t, N, N, 25, 25, 8);
+                double *a = ar_collect(A), *c = ar_collect(C);
+                AR_OK(dagger_linalg_syrk(NULL, up, ta, -1.0, A, 2.0, C));
+                double *got = ar_collect(C);
+                LA_CLOSE(got, c, N, N, up ? 'l' : 'u', t, "syrk: untouched triangle");
+                cblas_dsyrk(CblasColMajor, up ? CblasUpper : CblasLower,
+                            ta ? CblasTrans : CblasNoTrans, (int)N, (int)K, -1.0, a,
+                            ta ? (int)K : (int)N, 2.0, c, (int)N);
+                LA_CLOSE(got, c, N, N, up ? 'U' : 'L', t, "syrk");
+                free(a), free(c), free(got);
+                dagger_array_destroy(A), dagger_array_destroy(C);
+            }
+    AR_OK(dagger_finalize(rt));
+}
+
+/* trsm, all 16 side/uplo/op/diag cases: A 60 x 60 in 24 x 24 tiles, B
+ * 60 x 45 (LEFT) or 45 x 60 (RIGHT) in 24 x 20 or 20 x 24 blocks. */
+Test(linalg_blas, trsm)
+{
+    dagger_runtime_t *rt = ar_init();
+    dagger_dtype_t types[] = LA_DTYPES;
+    size_t n = 60, o = 45;
+    for (int d = 0; d < 2; d++)
+        for (int c = 0; c < 16; c++) {
+            int side = c & 1, up = (c >> 1) & 1, ta = (c >> 2) & 1, unit = (c >> 3) & 1;
+            dagger_dtype_t t = types[d];
+            dagger_array_t *A = la_spd(rt, t, n, 24, 24) /* well conditioned */;
+            dagger_array_t *B = side ? la_rand(rt, t, o, n, 20, 24, 9) : la_rand(rt, t, n, o, 24, 20, 9);
+            if (unit) /* off-diagonal entries below 1/n: well conditioned with a unit diagonal */
+                AR_OK(dagger_array_scalar(NULL, DAGGER_OP_DIV, A, A, (double)n));
+            double *a = ar_collect(A), *b = ar_collect(B);
+            AR_OK(dagger_linalg_trsm(NULL, side, up, ta, unit, 0.5, A, B));
+            size_t bm = side ? o : n, bn = side ? n : o;
+            cblas_dtrsm(CblasColMajor, side ? CblasRight : CblasLeft, up ? CblasUpper : CblasLower,
+                        ta ? CblasTrans : CblasNoTrans, unit ? CblasUnit : CblasNonUnit, (int)bm,
+                        (int)bn, 0.5, a, (int)n, b, (int)bm);
+            double *got = ar_collect(B);
+            cr_assert(la_rel(got, b, bm, bn, 0) < LA_TOL(t), "trsm case %d %s: residual %.3e", c,
+                      t == DAGGER_F64 ? "f64" : "f32", la_rel(got, b, bm, bn, 0));
+            free(a), free(b), free(got);
+            dagger_array_destroy(A), dagger_array_destroy(B);
+        }
+    AR_OK(dagger_finalize(rt));
+}

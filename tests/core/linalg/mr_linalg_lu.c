@@ -1,0 +1,115 @@
+/* LU with partial pivoting against LAPACK's getrf on the collected matrix
+ * (the same pivots, the same factors to rounding, P A = L U), solves through
+ * it, and a singular matrix failing alike on every rank. */
+#include "tests/core/linalg/la_util.h"
+
+/* m, n, tile rows, tile columns. */
+static const size_t shapes[][4] = {
+    {96, 96, 32, 32}, {100, 100, 32, 32}, {90, 90, 32, 24}, {100, 70, 24, 32}, {70, 100, 32, 24}};
+
+/* ||P A - L U|| / ||A|| from the factors lu and pivots of an m x n matrix a. */
+static double plu_residual(const double *a, const double *lu, const lapack_int *piv, size_t m,
+                           size_t n)
+{
+    size_t k = m < n ? m : n;
+    double *pa = malloc(m * n * sizeof(double)), *l = calloc(m * k, sizeof(double)),
+           *u = calloc(k * n, sizeof(double));
+    memcpy(pa, a, m * n * sizeof(double));
+    LAPACKE_dlaswp(LAPACK_COL_MAJOR, (int)n, pa, (int)m, 1, (int)k, piv, 1);
+    for (size_t j = 0; j < k; j++)
+        for (size_t i = 0; i < m; i++)
+            l[i + j * m] = i == j ? 1.0 : i > j ? lu[i + j * m] : 0.0;
+    for (size_t j = 0; j < n; j++)
+        for (size_t i = 0; i < k && i <= j; i++)
+            u[i + j * k] = lu[i + j * m];
+    double *prod = calloc(m * n, sizeof(double));
+    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, (int)m, (int)n, (int)k, 1.0, l, (int)m,
+                u, (int)k, 0.0, prod, (int)m);
+    double e = la_rel(prod, pa, m, n, 0);
+    free(pa), free(l), free(u), free(prod);
+    return e;
+}
+
+Test(linalg_lu, getrf_equals_lapack)
+{
+    dagger_runtime_t *rt = ar_init();
+    dagger_dtype_t types[] = LA_DTYPES;
+    for (int d = 0; d < 2; d++)
+        for (int s = 0; s < 5; s++) {
+            dagger_dtype_t t = types[d];
+            size_t m = shapes[s][0], n = shapes[s][1], k = m < n ? m : n;
+            dagger_array_t *A = la_rand(rt, t, m, n, shapes[s][2], shapes[s][3], 11);
+            double *a = ar_collect(A), *ref = ar_collect(A);
+            int64_t *ipiv = malloc(k * sizeof(int64_t));
+            lapack_int *rpiv = malloc(k * sizeof(lapack_int));
+            AR_OK(dagger_linalg_getrf(NULL, A, ipiv));
+            cr_assert_eq(LAPACKE_dgetrf(LAPACK_COL_MAJOR, (int)m, (int)n, ref, (int)m, rpiv), 0);
+            for (size_t i = 0; i < k; i++)
+                cr_assert_eq(ipiv[i], (int64_t)rpiv[i], "shape %d: ipiv[%zu] %lld, LAPACK %d", s,
+                             i, (long long)ipiv[i], (int)rpiv[i]);
+            double *got = ar_collect(A);
+            LA_CLOSE(got, ref, m, n, 0, t, "getrf against LAPACK");
+            double e = plu_residual(a, got, rpiv, m, n);
+            cr_assert(e < LA_TOL(t), "shape %d: ||P A - L U|| / ||A|| = %.3e", s, e);
+            free(a), free(ref), free(got), free(ipiv), free(rpiv);
+            dagger_array_destroy(A);
+        }
+    AR_OK(dagger_finalize(rt));
+}
+
+/* gesv (getrf + getrs): ||A x - b|| small, for n = 100 in 32 x 32 and 32 x 24 blocks. */
+Test(linalg_lu, gesv)
+{
+    dagger_runtime_t *rt = ar_init();
+    dagger_dtype_t types[] = LA_DTYPES;
+    size_t n = 100, nrhs = 5;
+    for (int d = 0; d < 2; d++)
+        for (int s = 0; s < 2; s++) {
+            dagger_dtype_t t = types[d];
+            dagger_array_t *A = la_rand(rt, t, n, n, 32, s ? 24 : 32, 12);
+            dagger_array_t *B = la_rand(rt, t, n, nrhs, 32, 2, 13);
+            double *a = ar_collect(A), *b = ar_collect(B);
+            int64_t ipiv[100];
+            AR_OK(dagger_linalg_gesv(NULL, A, ipiv, B));
+            double *x = ar_collect(B);
+            double *zero = calloc(n * n, sizeof(double)); /* n >= nrhs */
+            double an = la_rel(a, zero, n, n, 0), xn = la_rel(x, zero, n, nrhs, 0);
+            cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, (int)n, (int)nrhs, (int)n, -1.0,
+                        a, (int)n, x, (int)n, 1.0, b, (int)n);
+            double res = la_rel(b, zero, n, nrhs, 0) / (an * xn);
+            cr_assert(res < LA_TOL(t), "gesv: ||b - A x|| / (||A|| ||x||) = %.3e", res);
+            free(a), free(b), free(x), free(zero);
+            dagger_array_destroy(A), dagger_array_destroy(B);
+        }
+    AR_OK(dagger_finalize(rt));
+}
+
+/* Column 40 zero: U(41, 41) is exactly zero (LAPACK info 41), in tile
+ * step 1 of 32-wide steps; the same status and detail on every rank. */
+Test(linalg_lu, singular)
+{
+    dagger_runtime_t *rt = ar_init();
+    size_t n = 100;
+    dagger_array_t *A = la_rand(rt, DAGGER_F64, n, n, 32, 32, 14);
+    double *host = ar_collect(A);
+    for (size_t i = 0; i < n; i++)
+        host[i + 40 * n] = 0.0;
+    AR_OK(dagger_array_scatter(A, host));
+    lapack_int rpiv[100];
+    cr_assert_eq(LAPACKE_dgetrf(LAPACK_COL_MAJOR, (int)n, (int)n, host, (int)n, rpiv), 41);
+    int64_t ipiv[100];
+    AR_FAILS(dagger_linalg_getrf(NULL, A, ipiv), DAGGER_ERR_TASK_FAILED,
+             "U(41, 41) is exactly zero (1-based, tile step 1");
+    char detail[256] = {0}, root[256];
+    snprintf(detail, sizeof(detail), "%s", dagger_error_detail());
+    memcpy(root, detail, sizeof(root));
+    AR_OK(dagger_bcast(rt, root, sizeof(root), 0));
+    cr_assert_str_eq(detail, root);
+    dagger_region_t *r;
+    AR_OK(dagger_region_begin(rt, NULL, &r));
+    AR_FAILS(dagger_linalg_getrf(r, A, ipiv), DAGGER_ERR_INVALID_ARG, "pass r = NULL");
+    AR_OK(dagger_region_end(r));
+    free(host);
+    dagger_array_destroy(A);
+    AR_OK(dagger_finalize(rt));
+}
