@@ -154,16 +154,6 @@ static dagger_status_t send_checked(dg_act_system_t *sys, dg_msg_t *msg, const c
     return st;
 }
 
-dagger_status_t dg_act_msg_send(dg_act_system_t *sys, dg_msg_t *msg, const char *what)
-{
-    dagger_status_t st = check_msg(sys, msg, what);
-    if (st != DAGGER_OK) {
-        dg_msg_free(msg);
-        return st;
-    }
-    return send_checked(sys, msg, what);
-}
-
 /* Largest payload that the send_now shortcut builds on the stack. */
 #define DG_ACT_SEND_NOW_MAX 256
 

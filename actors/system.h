@@ -139,10 +139,6 @@ dagger_status_t dg_act_send(dg_act_system_t *sys, dagger_actor_addr_t from, dagg
                             uint32_t type, uint32_t flags, uint64_t corr, const void *payload,
                             size_t size, const char *what);
 
-/* Sends a message built with dg_msg_alloc (no copy). Takes ownership of msg
- * in every case (freed on error). */
-dagger_status_t dg_act_msg_send(dg_act_system_t *sys, dg_msg_t *msg, const char *what);
-
 /* A message for dg_act_post. from_set 0: from the running actor (or from
  * no actor). keep (optional): called on the message's payload copy when the
  * message must wait in the mailbox (the actor is busy on another thread),

@@ -30,7 +30,4 @@ dagger_status_t dg_coll_allreduce_bytes(dg_tx_t *tx, void *buf, size_t len, dagg
  * by the hang detector from another thread. */
 int dg_coll_waiting(const dg_tx_t *tx, unsigned long long *seq, int *src, double *since);
 
-/* Number of collectives this rank has started (the next one's sequence number). */
-unsigned long long dg_coll_count(const dg_tx_t *tx);
-
 #endif

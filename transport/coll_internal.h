@@ -35,7 +35,7 @@ struct dg_coll {
     _Atomic long long wait_since_ms; /* CLOCK_MONOTONIC; 0: not waiting */
 };
 
-/* coll_inbox.c: the channel handler and waiting for one message. */
+/* chan_coll.c: the COLL channel's handler and waiting for one message. */
 int dg_coll_on_msg(void *ctx, const dg_tx_msg_t *msg);
 dagger_status_t dg_coll_take(dg_coll_t *c, uint64_t seq, int phase, int src, dg_coll_msg_t **out);
 void dg_coll_msg_free(dg_coll_msg_t *m);

@@ -1,12 +1,12 @@
 /* The messaging layer: one UCX context and worker per rank, an endpoint to
  * every rank (itself included), active messages on channels, rendezvous
- * straight into the receiver's buffer, RMA, flow control per peer, and
- * failure detection.
+ * straight into the receiver's buffer, flow control per peer, and failure
+ * detection.
  *
  * Threads. The worker belongs to one thread at a time, the owner (in the
  * runtime: actor worker 0; in tests: the test thread). Only the owner calls
- * dg_tx_progress/arm, dg_tx_recv_into, dg_tx_drop and the RMA set-up calls.
- * Any thread may call dg_tx_send/put/get: from a non-owner they go through a
+ * dg_tx_progress/arm, dg_tx_recv_into and dg_tx_drop. Any thread may call
+ * dg_tx_send: from a non-owner it goes through a
  * lock-free outbox and the owner is woken (params.wake). Completion
  * callbacks and channel handlers run on the owner, inside dg_tx_progress,
  * never inside the call that started the operation. */
@@ -21,16 +21,24 @@
 #include "transport/bootstrap.h"
 
 typedef struct dg_tx dg_tx_t;
-typedef struct dg_tx_mem dg_tx_mem_t;
-typedef struct dg_tx_rkey dg_tx_rkey_t;
 
-/* Channels: one UCX active-message id each. */
+/* Channels: one UCX active-message id each. Each line names the file of
+ * the channel's handler and the handler, installed with dg_tx_set_handler
+ * in that file (tests/transport/test_channels.c checks it). Every handler
+ * runs inside the progress engine's round (progress.h). */
 typedef enum dg_tx_channel {
-    DG_TX_CH_COLL = 0,  /* collectives (coll.c registers it) */
-    DG_TX_CH_ACTOR = 1, /* actor messages */
-    DG_TX_CH_DATA = 2,  /* data transfers (move_rewrap) */
-    DG_TX_CH_TEST = 3,  /* free for tests and benchmarks */
-    DG_TX_CH_CTRL = 4,  /* the transport's own (connection handshake) */
+    /* collectives: handler: `transport/chan_coll.c` `dg_coll_on_msg` */
+    DG_TX_CH_COLL = 0,
+    /* actor messages: handler: `transport/chan_actor.c` `on_actor_msg` */
+    DG_TX_CH_ACTOR = 1,
+    /* the executor's transfers (move_rewrap), owned by the executor:
+     * handler: `core/exec/xfer.c` `on_data` */
+    DG_TX_CH_DATA = 2,
+    /* free for tests and benchmarks: handler: none in the library */
+    DG_TX_CH_TEST = 3,
+    /* the transport's own, the start-up connection handshake:
+     * handler: `transport/chan_ctrl.c` `on_hello` */
+    DG_TX_CH_CTRL = 4,
     DG_TX_NCHANNELS = 5
 } dg_tx_channel_t;
 
@@ -54,7 +62,7 @@ typedef struct dg_tx_msg {
 #define DG_TX_KEEP 1
 typedef int (*dg_tx_handler_fn)(void *ctx, const dg_tx_msg_t *msg);
 
-/* Completion of a send, put, get or receive: DAGGER_OK, or the error (for
+/* Completion of a send or receive: DAGGER_OK, or the error (for
  * example DAGGER_ERR_PEER_LOST). Called once, on the owner thread. */
 typedef void (*dg_tx_done_fn)(void *arg, dagger_status_t status);
 
@@ -131,7 +139,8 @@ dagger_status_t dg_tx_recv_into(dg_tx_t *tx, void *rndv, void *buf, size_t len,
 /* Owner only: discards a kept rendezvous payload (the sender completes). */
 void dg_tx_drop(dg_tx_t *tx, void *rndv);
 
-/* Owner only: one round of progress. Returns >0 when something happened
+/* The progress engine (progress.h says who drives it, on which thread).
+ * Owner only: one round of progress. Returns >0 when something happened
  * (a message, a completion, a queued send went out), 0 when idle. */
 int dg_tx_progress(dg_tx_t *tx);
 /* Owner only: prepares to sleep on dg_tx_fd. 0: armed, the caller may block
@@ -183,21 +192,5 @@ void dg_tx_get_stats(const dg_tx_t *tx, dg_tx_stats_t *out);
  * why (may be NULL) says what UCX reported. */
 enum { DG_TX_MEM_CUDA = 1, DG_TX_MEM_ROCM = 2 };
 int dg_tx_device_memory(dg_tx_t *tx, int kind, char *why, size_t cap);
-
-/* RMA (owner only for set-up). Registers [addr, addr+len) for remote access. */
-dagger_status_t dg_tx_mem_map(dg_tx_t *tx, void *addr, size_t len, dg_tx_mem_t **out);
-void dg_tx_mem_unmap(dg_tx_t *tx, dg_tx_mem_t *mem);
-/* Packs the remote key of mem into a malloc'ed buffer (free() it) to send to peers. */
-dagger_status_t dg_tx_mem_pack(dg_tx_t *tx, const dg_tx_mem_t *mem, void **buf, size_t *len);
-/* Unpacks a peer's packed key for use with dg_tx_put/get towards that peer. */
-dagger_status_t dg_tx_rkey_unpack(dg_tx_t *tx, int peer, const void *buf, dg_tx_rkey_t **out);
-void dg_tx_rkey_destroy(dg_tx_rkey_t *rkey);
-/* Writes len bytes from local to remote_addr at peer. done runs once the
- * bytes are visible at the peer; local stays untouched until then. */
-dagger_status_t dg_tx_put(dg_tx_t *tx, int peer, const void *local, size_t len,
-                          uint64_t remote_addr, dg_tx_rkey_t *rkey, dg_tx_done_fn done, void *arg);
-/* Reads len bytes at remote_addr of peer into local; done runs once they are there. */
-dagger_status_t dg_tx_get(dg_tx_t *tx, int peer, void *local, size_t len, uint64_t remote_addr,
-                          dg_tx_rkey_t *rkey, dg_tx_done_fn done, void *arg);
 
 #endif

@@ -15,8 +15,6 @@ struct dg_tx_liveness;
 
 typedef enum dg_tx_op_kind {
     DG_TX_OP_SEND,
-    DG_TX_OP_PUT,
-    DG_TX_OP_GET,
     DG_TX_OP_RECV
 } dg_tx_op_kind_t;
 
@@ -32,27 +30,14 @@ typedef struct dg_tx_op {
     int large;                  /* counts against DG_TX_LARGE_INFLIGHT */
     int posted;                 /* counts against the peer's in-flight bound */
     dagger_status_t status;
-    const void *buf;            /* payload or local RMA buffer */
+    const void *buf;            /* payload, or the receive buffer */
     size_t len;
-    uint64_t raddr;             /* RMA */
     void *rndv;                 /* receive: the rendezvous descriptor */
-    dg_tx_rkey_t *rkey;
     dg_tx_done_fn done;
     void *arg;
     size_t hdr_len;             /* frame + channel header */
     unsigned char hdr[];        /* then the copied payload with DG_TX_COPY */
 } dg_tx_op_t;
-
-struct dg_tx_mem {
-    ucp_mem_h memh;
-    void *addr;
-    size_t len;
-};
-
-struct dg_tx_rkey {
-    ucp_rkey_h rkey;
-    int peer;
-};
 
 /* A FIFO of operations touched by the owner only. */
 typedef struct dg_tx_queue {
@@ -102,7 +87,7 @@ struct dg_tx {
         void *ctx;
     } chans[DG_TX_NCHANNELS];
 
-    _Atomic(uintptr_t) owner;   /* thread tag of the owner (tx_progress.c) */
+    _Atomic(uintptr_t) owner;   /* thread tag of the owner (progress.c) */
     _Atomic(dg_tx_op_t *) outbox; /* LIFO of operations from other threads */
     dg_tx_queue_t completed;    /* owner: finished, done callbacks not yet run */
     long queued_ops;            /* owner: operations in the peers' pending queues */
@@ -168,7 +153,8 @@ dagger_status_t dg_tx_reread_record(dg_tx_t *tx, int r, double wait_s, struct dg
 /* tx_lifecycle.c: an endpoint to rank r at address (replacing one there). */
 dagger_status_t dg_tx_connect_peer(dg_tx_t *tx, int r, const void *address);
 
-/* tx_connect.c: the start-up handshake (listen before the exchange). */
+/* chan_ctrl.c: the CTRL channel, the start-up handshake (listen before the
+ * exchange). */
 dagger_status_t dg_tx_listen_hello(dg_tx_t *tx);
 dagger_status_t dg_tx_handshake(dg_tx_t *tx);
 
@@ -178,7 +164,7 @@ void dg_tx_liveness_stop(dg_tx_t *tx);
 /* Installs the SIGTERM handler (once the start-up guard has let go of it). */
 void dg_tx_liveness_arm_sigterm(dg_tx_t *tx);
 
-/* coll.c */
+/* chan_coll.c: the COLL channel's state and handler. */
 dagger_status_t dg_coll_create(dg_tx_t *tx);
 void dg_coll_destroy(dg_tx_t *tx);
 

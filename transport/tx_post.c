@@ -88,30 +88,6 @@ static void post_send(dg_tx_t *tx, dg_tx_op_t *op)
     track(op, ucp_am_send_nbx(ep, op->channel, op->hdr, op->hdr_len, op->buf, op->len, &p));
 }
 
-/* A put completes locally; the flush that follows completes once the
- * bytes are at the target, which is what done promises. */
-static void post_put(dg_tx_t *tx, dg_tx_op_t *op)
-{
-    ucp_ep_h ep = tx->peers[op->peer].ep;
-    ucp_request_param_t quiet = {0};
-    ucs_status_ptr_t req = ucp_put_nbx(ep, op->buf, op->len, op->raddr, op->rkey->rkey, &quiet);
-    if (UCS_PTR_IS_ERR(req)) {
-        finish_ucs(op, UCS_PTR_STATUS(req));
-        return;
-    }
-    if (req)
-        ucp_request_free(req); /* released by UCX when it completes */
-    ucp_request_param_t p = param_for(op);
-    track(op, ucp_ep_flush_nbx(ep, &p));
-}
-
-static void post_get(dg_tx_t *tx, dg_tx_op_t *op)
-{
-    ucp_request_param_t p = param_for(op);
-    ucp_ep_h ep = tx->peers[op->peer].ep;
-    track(op, ucp_get_nbx(ep, (void *)(uintptr_t)op->buf, op->len, op->raddr, op->rkey->rkey, &p));
-}
-
 static void post_recv(dg_tx_t *tx, dg_tx_op_t *op)
 {
     ucp_request_param_t p = {
@@ -126,8 +102,6 @@ void dg_tx_post(dg_tx_t *tx, dg_tx_op_t *op)
 {
     switch (op->kind) {
     case DG_TX_OP_SEND: post_send(tx, op); break;
-    case DG_TX_OP_PUT: post_put(tx, op); break;
-    case DG_TX_OP_GET: post_get(tx, op); break;
     case DG_TX_OP_RECV: post_recv(tx, op); break;
     }
 }

@@ -1,5 +1,5 @@
-/* The operations any thread may start: active-message sends and RMA
- * put/get. They are validated here, then handed to the owner. */
+/* The operations any thread may start: active-message sends. They are
+ * validated here, then handed to the owner. */
 #include <string.h>
 
 #include "core/base/common.h"
@@ -74,40 +74,4 @@ dagger_status_t dg_tx_send(dg_tx_t *tx, int dest, unsigned channel, const void *
     op->done = done;
     op->arg = arg;
     return dg_tx_submit(tx, op);
-}
-
-static dagger_status_t rma(dg_tx_t *tx, dg_tx_op_kind_t kind, int peer, const void *local,
-                           size_t len, uint64_t remote_addr, dg_tx_rkey_t *rkey,
-                           dg_tx_done_fn done, void *arg)
-{
-    const char *name = kind == DG_TX_OP_PUT ? "dg_tx_put" : "dg_tx_get";
-    DG_CHECK_ARG(tx && peer >= 0 && peer < tx->size, "%s: NULL transport or rank %d outside 0..%d",
-                 name, peer, tx ? tx->size - 1 : -1);
-    DG_CHECK_ARG(rkey && rkey->peer == peer,
-                 "%s: the remote key is NULL or was unpacked for rank %d, not rank %d", name,
-                 rkey ? rkey->peer : -1, peer);
-    DG_CHECK_ARG(local || !len, "%s: NULL local buffer of %zu bytes", name, len);
-    dg_tx_op_t *op = dg_tx_op_new(tx, kind, peer, 0);
-    if (!op)
-        return dg_error(DAGGER_ERR_NO_MEMORY, "%s: out of memory", name);
-    op->buf = local;
-    op->len = len;
-    op->large = len > tx->eager_limit;
-    op->raddr = remote_addr;
-    op->rkey = rkey;
-    op->done = done;
-    op->arg = arg;
-    return dg_tx_submit(tx, op);
-}
-
-dagger_status_t dg_tx_put(dg_tx_t *tx, int peer, const void *local, size_t len,
-                          uint64_t remote_addr, dg_tx_rkey_t *rkey, dg_tx_done_fn done, void *arg)
-{
-    return rma(tx, DG_TX_OP_PUT, peer, local, len, remote_addr, rkey, done, arg);
-}
-
-dagger_status_t dg_tx_get(dg_tx_t *tx, int peer, void *local, size_t len, uint64_t remote_addr,
-                          dg_tx_rkey_t *rkey, dg_tx_done_fn done, void *arg)
-{
-    return rma(tx, DG_TX_OP_GET, peer, local, len, remote_addr, rkey, done, arg);
 }

@@ -31,7 +31,7 @@ void dg_tx_record_encode(const dg_tx_record_t *rec, void *buf);
  * terminated or with a NUL inside). */
 int dg_tx_record_decode(const void *buf, size_t len, dg_tx_record_t *rec);
 
-/* The hello of the connection handshake (tx_connect.c): the sender's
+/* The hello of the connection handshake (chan_ctrl.c): the sender's
  * process identity, so a receiver can tell a stale record of that rank. */
 #define DG_TX_HELLO_LEN 12
 void dg_tx_hello_encode(const dg_proc_id_t *me, void *buf);

@@ -104,13 +104,6 @@ static void locate(const dg_arr_tiles_t *t, int i, const dg_arr_tile_t *tile,
     }
 }
 
-size_t dg_arr_tile_block(const dg_arr_tiles_t *t, int i, const dg_arr_tile_t *tile)
-{
-    size_t idx[DAGGER_MAX_DIMS], off[DAGGER_MAX_DIMS], ext[DAGGER_MAX_DIMS];
-    locate(t, i, tile, idx, off, ext);
-    return dg_arr_block_at(dg_arr_root(t->ops[i]), idx);
-}
-
 dagger_view_t dg_arr_tile_view(const dg_arr_tiles_t *t, int i, const dg_arr_tile_t *tile)
 {
     size_t idx[DAGGER_MAX_DIMS], off[DAGGER_MAX_DIMS], ext[DAGGER_MAX_DIMS];

@@ -33,8 +33,7 @@ void dg_arr_tiles_cleanup(dg_arr_tiles_t *t);
 
 /* Tile n (0 .. count-1, column-major over the tile grid). */
 void dg_arr_tile_get(const dg_arr_tiles_t *t, size_t n, dg_arr_tile_t *tile);
-/* Operand i's block holding the tile, and the view of the tile inside it. */
-size_t dg_arr_tile_block(const dg_arr_tiles_t *t, int i, const dg_arr_tile_t *tile);
+/* The view of the tile inside operand i's block that holds it. */
 dagger_view_t dg_arr_tile_view(const dg_arr_tiles_t *t, int i, const dg_arr_tile_t *tile);
 
 /* Checks that b's dims equal a's (permuted by dim_of when not NULL: b's

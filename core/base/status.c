@@ -21,8 +21,3 @@ dagger_status_t dg_error(dagger_status_t status, const char *fmt, ...)
     va_end(ap);
     return status;
 }
-
-void dg_error_clear(void)
-{
-    dg_detail[0] = '\0';
-}

@@ -8,7 +8,6 @@
  * failing path reads: return dg_error(DAGGER_ERR_INVALID_ARG, "%s: ...", __func__). */
 dagger_status_t dg_error(dagger_status_t status, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
-void dg_error_clear(void);
 /* This thread's detail message (what dagger_error_detail returns). */
 const char *dg_error_text(void);
 

@@ -102,15 +102,10 @@ dg_plan_cur_t *dg_plan_cur_get(dg_plan_t *p, dg_plan_chunk_t *c, dg_plan_loc_t l
     dg_plan_cur_t *cu = dg_plan_cur_find(c, loc);
     if (cu)
         return cu;
-    if (c->ncur == c->capcur) {
-        uint32_t cap = c->capcur ? c->capcur * 2 : 2;
-        void *nv = dg_plan_mem_realloc(&p->mem, c->cur, c->capcur * sizeof(*c->cur),
-                                       cap * sizeof(*c->cur));
-        if (!nv)
-            return NULL;
-        c->cur = nv;
-        c->capcur = cap;
-    }
+    void *nv = dg_plan_mem_grow(&p->mem, c->cur, &c->capcur, c->ncur, sizeof(*c->cur));
+    if (!nv)
+        return NULL;
+    c->cur = nv;
     cu = &c->cur[c->ncur++];
     cu->loc = loc;
     dg_plan_spans_init(&cu->cur);

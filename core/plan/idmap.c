@@ -16,13 +16,6 @@ void dg_plan_idmap_init(dg_plan_idmap_t *m)
     memset(m, 0, sizeof(*m));
 }
 
-void dg_plan_idmap_cleanup(dg_plan_mem_t *mem, dg_plan_idmap_t *m)
-{
-    dg_plan_mem_free(mem, m->keys, (size_t)m->cap * sizeof(*m->keys));
-    dg_plan_mem_free(mem, m->vals, (size_t)m->cap * sizeof(*m->vals));
-    memset(m, 0, sizeof(*m));
-}
-
 void *dg_plan_idmap_get(const dg_plan_idmap_t *m, uint64_t key)
 {
     if (!m->cap)

@@ -16,7 +16,6 @@ typedef struct dg_plan_idmap {
 } dg_plan_idmap_t;
 
 void dg_plan_idmap_init(dg_plan_idmap_t *m);
-void dg_plan_idmap_cleanup(dg_plan_mem_t *mem, dg_plan_idmap_t *m);
 void *dg_plan_idmap_get(const dg_plan_idmap_t *m, uint64_t key);
 /* 0 on success, -1 when out of memory. key must not be present. */
 int dg_plan_idmap_put(dg_plan_mem_t *mem, dg_plan_idmap_t *m, uint64_t key, void *val);

@@ -171,3 +171,14 @@ void *dg_plan_mem_realloc(dg_plan_mem_t *m, void *ptr, size_t old_size, size_t n
     }
     return q;
 }
+
+void *dg_plan_mem_grow(dg_plan_mem_t *m, void *arr, uint32_t *cap, uint32_t n, size_t size)
+{
+    if (n < *cap)
+        return arr;
+    uint32_t ncap = *cap ? *cap * 2 : 2;
+    void *nv = dg_plan_mem_realloc(m, arr, *cap * size, ncap * size);
+    if (nv)
+        *cap = ncap;
+    return nv;
+}

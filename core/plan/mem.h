@@ -41,5 +41,10 @@ void *dg_plan_mem_alloc(dg_plan_mem_t *m, size_t size);
 void dg_plan_mem_free(dg_plan_mem_t *m, void *ptr, size_t size);
 /* Grows or shrinks a block, keeping min(old, new) bytes. */
 void *dg_plan_mem_realloc(dg_plan_mem_t *m, void *ptr, size_t old_size, size_t new_size);
+/* Room for element n of an array of `size`-byte elements with *cap slots:
+ * returns the array (moved when it had to grow, doubling from 2 slots, and
+ * *cap updated), or NULL with the array and *cap unchanged when out of
+ * memory. The find-or-append tables of the planner share it. */
+void *dg_plan_mem_grow(dg_plan_mem_t *m, void *arr, uint32_t *cap, uint32_t n, size_t size);
 
 #endif

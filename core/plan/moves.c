@@ -86,15 +86,10 @@ dg_plan_bufst_t *dg_plan_buf_get(dg_plan_t *p, dg_plan_chunk_t *c, uint32_t spac
     dg_plan_bufst_t *b = dg_plan_buf_find(c, space);
     if (b)
         return b;
-    if (c->nbufs == c->capbufs) {
-        uint32_t cap = c->capbufs ? c->capbufs * 2 : 2;
-        void *nv = dg_plan_mem_realloc(&p->mem, c->bufs, c->capbufs * sizeof(*c->bufs),
-                                       cap * sizeof(*c->bufs));
-        if (!nv)
-            return NULL;
-        c->bufs = nv;
-        c->capbufs = cap;
-    }
+    void *nv = dg_plan_mem_grow(&p->mem, c->bufs, &c->capbufs, c->nbufs, sizeof(*c->bufs));
+    if (!nv)
+        return NULL;
+    c->bufs = nv;
     b = &c->bufs[c->nbufs++];
     memset(b, 0, sizeof(*b));
     b->space = space;
@@ -128,13 +123,56 @@ static void buf_deps(dg_plan_t *p, dg_plan_bufst_t *b, const dg_plan_spans_t *s,
     dg_plan_hist_deps(&p->hc, &b->hist, s, write, &p->deps);
 }
 
-static void fill_xfer(dg_plan_op_t *op, const dg_plan_chunk_t *c, const dg_plan_spans_t *piece)
+/* A COPY between two spaces of this rank. */
+static void copy_local(dg_plan_t *p, dg_plan_chunk_t *c, uint32_t src, uint32_t dst,
+                       const dg_plan_spans_t *piece, uint64_t bytes)
 {
-    op->u.xfer.version = c->version;
-    op->u.xfer.elsize = c->g.elsize;
-    op->u.xfer.nspans = piece->n;
-    op->u.xfer.spans = piece->v;
-    op->u.xfer.bytes = dg_plan_spans_count(piece) * c->g.elsize;
+    /* Creating one buffer may move the other: look both up afterwards. */
+    if (!dg_plan_buf_get(p, c, src) || !dg_plan_buf_get(p, c, dst))
+        return;
+    dg_plan_bufst_t *bs = dg_plan_buf_find(c, src);
+    dg_plan_bufst_t *bd = dg_plan_buf_find(c, dst);
+    p->deps.n = 0;
+    buf_deps(p, bs, piece, 0);
+    buf_deps(p, bd, piece, 1);
+    dg_plan_op_t op = {.kind = DG_PLAN_OP_COPY};
+    op.u.copy.src = (dg_plan_buf_t){c->id, src};
+    op.u.copy.dst = (dg_plan_buf_t){c->id, dst};
+    op.u.copy.elsize = c->g.elsize;
+    op.u.copy.nspans = piece->n;
+    op.u.copy.spans = piece->v;
+    op.u.copy.bytes = bytes;
+    uint64_t seq = dg_plan_emit(p, &op, &p->deps);
+    dg_plan_buf_access(p, bs, piece, 0, seq);
+    dg_plan_buf_access(p, bd, piece, 1, seq);
+    p->st.copies++;
+    p->st.bytes_moved += bytes;
+}
+
+/* This rank's half of a transfer between ranks: the SEND that reads the
+ * piece of its buffer in `space` (kind SEND) or the RECV that writes it
+ * (kind RECV), towards `peer`. Returns 1 when the op was emitted. */
+static int transfer_half(dg_plan_t *p, dg_plan_chunk_t *c, dg_plan_op_kind_t kind,
+                         uint32_t space, int32_t peer, uint64_t tag, const dg_plan_spans_t *piece)
+{
+    int write = kind == DG_PLAN_OP_RECV;
+    dg_plan_bufst_t *b = dg_plan_buf_get(p, c, space);
+    if (!b)
+        return 0;
+    p->deps.n = 0;
+    buf_deps(p, b, piece, write);
+    dg_plan_op_t op = {.kind = kind};
+    op.u.xfer.tag = tag;
+    op.u.xfer.peer = peer;
+    op.u.xfer.buf = (dg_plan_buf_t){c->id, space};
+    op.u.xfer.version = c->version;
+    op.u.xfer.elsize = c->g.elsize;
+    op.u.xfer.nspans = piece->n;
+    op.u.xfer.spans = piece->v;
+    op.u.xfer.bytes = dg_plan_spans_count(piece) * c->g.elsize;
+    dg_plan_buf_access(p, b, piece, write, dg_plan_emit(p, &op, &p->deps));
+    p->st.transfers++;
+    return 1;
 }
 
 /* Moves `piece` of c from src to dst: one COPY on a rank, or a SEND on the
@@ -146,61 +184,18 @@ static void transfer(dg_plan_t *p, dg_plan_chunk_t *c, dg_plan_loc_t src, dg_pla
     uint64_t bytes = dg_plan_spans_count(piece) * c->g.elsize;
     if (src.rank == dst.rank) {
         p->st.planned_copies++;
-        if (!is_me(p, src.rank))
-            return;
-        /* Creating one buffer may move the other: look both up afterwards. */
-        if (!dg_plan_buf_get(p, c, src.space) || !dg_plan_buf_get(p, c, dst.space))
-            return;
-        dg_plan_bufst_t *bs = dg_plan_buf_find(c, src.space);
-        dg_plan_bufst_t *bd = dg_plan_buf_find(c, dst.space);
-        p->deps.n = 0;
-        buf_deps(p, bs, piece, 0);
-        buf_deps(p, bd, piece, 1);
-        dg_plan_op_t op = {.kind = DG_PLAN_OP_COPY};
-        op.u.copy.src = (dg_plan_buf_t){c->id, src.space};
-        op.u.copy.dst = (dg_plan_buf_t){c->id, dst.space};
-        op.u.copy.elsize = c->g.elsize;
-        op.u.copy.nspans = piece->n;
-        op.u.copy.spans = piece->v;
-        op.u.copy.bytes = bytes;
-        uint64_t seq = dg_plan_emit(p, &op, &p->deps);
-        dg_plan_buf_access(p, bs, piece, 0, seq);
-        dg_plan_buf_access(p, bd, piece, 1, seq);
-        p->st.copies++;
-        p->st.bytes_moved += bytes;
+        if (is_me(p, src.rank))
+            copy_local(p, c, src.space, dst.space, piece, bytes);
         return;
     }
     uint64_t tag = (p->region << 32) | (p->xfer_index++ & 0xffffffffu);
     p->st.planned_transfers++;
-    if (is_me(p, src.rank)) {
-        dg_plan_bufst_t *bs = dg_plan_buf_get(p, c, src.space);
-        if (!bs)
-            return;
-        p->deps.n = 0;
-        buf_deps(p, bs, piece, 0);
-        dg_plan_op_t op = {.kind = DG_PLAN_OP_SEND};
-        op.u.xfer.tag = tag;
-        op.u.xfer.peer = dst.rank;
-        op.u.xfer.buf = (dg_plan_buf_t){c->id, src.space};
-        fill_xfer(&op, c, piece);
-        dg_plan_buf_access(p, bs, piece, 0, dg_plan_emit(p, &op, &p->deps));
-        p->st.transfers++;
+    /* src.rank != dst.rank: at most one half is this rank's. */
+    if (is_me(p, src.rank) &&
+        transfer_half(p, c, DG_PLAN_OP_SEND, src.space, dst.rank, tag, piece))
         p->st.bytes_moved += bytes;
-    }
-    if (is_me(p, dst.rank)) {
-        dg_plan_bufst_t *bd = dg_plan_buf_get(p, c, dst.space);
-        if (!bd)
-            return;
-        p->deps.n = 0;
-        buf_deps(p, bd, piece, 1);
-        dg_plan_op_t op = {.kind = DG_PLAN_OP_RECV};
-        op.u.xfer.tag = tag;
-        op.u.xfer.peer = src.rank;
-        op.u.xfer.buf = (dg_plan_buf_t){c->id, dst.space};
-        fill_xfer(&op, c, piece);
-        dg_plan_buf_access(p, bd, piece, 1, dg_plan_emit(p, &op, &p->deps));
-        p->st.transfers++;
-    }
+    if (is_me(p, dst.rank))
+        transfer_half(p, c, DG_PLAN_OP_RECV, dst.space, src.rank, tag, piece);
 }
 
 /* Source preference: same rank as dst, then the home location, then the

@@ -12,9 +12,10 @@
 #include "core/runtime/tasks.h"
 #include "core/base/log.h"
 #include "core/base/status_internal.h"
-#include "transport/actor_route.h"
 #include "transport/bootstrap.h"
+#include "transport/chan_actor.h"
 #include "transport/coll.h"
+#include "transport/progress.h"
 #include "transport/tx.h"
 
 /* After a rank is lost, a rank that keeps running (a computation that never
@@ -50,7 +51,7 @@ static dagger_status_t start_transport(dagger_runtime_t *rt)
     dg_tx_params_t p = {
         .boot = rt->boot,
         .cfg = &rt->cfg,
-        .wake = dg_tx_actors_wake,
+        .wake = dg_tx_engine_wake,
         .wake_ctx = rt->actors,
         .lost_grace_s = DG_LOST_GRACE_S,
     };
@@ -68,7 +69,7 @@ static dagger_status_t teardown(dagger_runtime_t *rt)
 {
     dagger_status_t st = DAGGER_OK;
     if (rt->txa) {
-        dg_tx_actors_stop_polling(rt->txa);
+        dg_tx_engine_stop(rt->tx, rt->actors);
         dg_tx_actors_detach(rt->txa);
         rt->txa = NULL;
     }
@@ -134,7 +135,7 @@ static dagger_status_t start(dagger_runtime_t *rt, const dagger_params_t *params
     if (st == DAGGER_OK)
         st = dg_coll_barrier(rt->tx);
     if (st == DAGGER_OK)
-        dg_tx_actors_start_polling(rt->txa);
+        dg_tx_engine_start(rt->tx, rt->actors);
     return st;
 }
 

@@ -25,8 +25,8 @@ struct dagger_runtime {
     dg_config_t cfg;
     struct dg_boot *boot;    /* PMIx or singleton (transport/bootstrap.h) */
     struct dg_act_system *actors;
-    struct dg_tx *tx;        /* messages, RMA, collectives (transport/tx.h) */
-    struct dg_tx_actors *txa; /* actor messages between ranks (transport/actor_route.h) */
+    struct dg_tx *tx;        /* messages, collectives (transport/tx.h) */
+    struct dg_tx_actors *txa; /* actor messages between ranks (transport/chan_actor.h) */
     struct dg_tasks *tasks;  /* planner + executor + regions (core/runtime/tasks.h) */
 };
 

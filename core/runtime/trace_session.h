@@ -28,8 +28,6 @@ void dg_trace_on_task(void *ctx, const struct dg_plan_task_info *info);
  * works out logical dependencies only for a callback that wants them. */
 typedef void (*dg_trace_task_fn)(void *ctx, const struct dg_plan_task_info *info);
 dg_trace_task_fn dg_trace_task_hook(const struct dagger_runtime *rt);
-/* 1 while t is the runtime being recorded. */
-int dg_trace_records(const struct dg_tasks *t);
 /* Before dg_plan_submit: the planner's time for the task ends in on_task. */
 void dg_trace_plan_begin(void);
 

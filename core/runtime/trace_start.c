@@ -289,11 +289,6 @@ void dg_trace_stop(dg_tasks_t *t)
         dg_rec_close();
 }
 
-int dg_trace_records(const dg_tasks_t *t)
-{
-    return dg_rec_busy(t);
-}
-
 /* ------------------------------------------------------------ planning */
 
 void dg_trace_plan_begin(void)

@@ -1,5 +1,5 @@
 /* Actor message envelopes from another rank (actors/msg.c: the 40-byte
- * header and its payload, rebuilt by transport/actor_route.c), and the
+ * header and its payload, rebuilt by transport/chan_actor.c), and the
  * error-reply payload a future reads from one (actors/future.c). */
 #include <string.h>
 

@@ -1,5 +1,5 @@
 /* The channel header of every collective message (transport/coll_wire.c,
- * read by coll_inbox.c's handler). */
+ * read by chan_coll.c's handler). */
 #include <string.h>
 
 #include "fuzz.h"

@@ -1,5 +1,5 @@
 /* The hello of the connection handshake (transport/tx_record.c, read by
- * tx_connect.c). */
+ * chan_ctrl.c). */
 #include <string.h>
 
 #include "fuzz.h"

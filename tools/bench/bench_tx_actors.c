@@ -25,8 +25,9 @@
 #include "bench_tx_perftest.h"
 #include "core/base/handles.h"
 #include "core/runtime/runtime.h"
-#include "transport/actor_route.h"
+#include "transport/chan_actor.h"
 #include "transport/coll.h"
+#include "transport/progress.h"
 #include "transport/tx.h"
 
 static void die(const char *what)
@@ -70,20 +71,20 @@ static void bring_up(int tcp)
                           .owner = &the_rt};
     CHECK(dg_act_system_create(&ap, &the_rt.actors));
     the_rt.num_threads = 1;
-    dg_tx_params_t tp = {.boot = &boot, .wake = dg_tx_actors_wake, .wake_ctx = the_rt.actors};
+    dg_tx_params_t tp = {.boot = &boot, .wake = dg_tx_engine_wake, .wake_ctx = the_rt.actors};
     CHECK(dg_tx_create(&tp, &the_rt.tx));
     CHECK(dg_tx_actors_attach(the_rt.tx, the_rt.actors, &the_rt.txa));
     if (dg_handle_add(&the_rt))
         die("dg_handle_add");
     CHECK(dg_coll_barrier(the_rt.tx));
-    dg_tx_actors_start_polling(the_rt.txa);
+    dg_tx_engine_start(the_rt.tx, the_rt.actors);
 }
 
 static void take_down(void)
 {
     dg_act_system_stop_all(the_rt.actors);
     dg_coll_barrier(the_rt.tx);
-    dg_tx_actors_stop_polling(the_rt.txa);
+    dg_tx_engine_stop(the_rt.tx, the_rt.actors);
     dg_tx_actors_detach(the_rt.txa);
     dg_act_system_destroy(the_rt.actors);
     dg_handle_remove(&the_rt);

@@ -1,5 +1,6 @@
 /* Reading the library's own sources from a test (DG_SOURCE_DIR): the text of
- * a file with its comments blanked out, so that prose does not count. */
+ * a file as it is, or with its comments blanked out, so that prose does not
+ * count. */
 #ifndef DG_TEST_SOURCE_TEXT_H
 #define DG_TEST_SOURCE_TEXT_H
 
@@ -7,9 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The file's text (malloc'ed, NUL-terminated) with comments replaced by
- * blanks; NULL if it cannot be read. */
-static inline char *dg_source_text(const char *path)
+/* The file's text (malloc'ed, NUL-terminated); NULL if it cannot be read. */
+static inline char *dg_source_raw(const char *path)
 {
     FILE *f = fopen(path, "r");
     if (!f)
@@ -23,7 +23,15 @@ static inline char *dg_source_text(const char *path)
     if (!s)
         return NULL;
     s[got] = 0;
-    for (char *p = s; (p = strstr(p, "/*"));) {
+    return s;
+}
+
+/* The file's text (malloc'ed, NUL-terminated) with comments replaced by
+ * blanks; NULL if it cannot be read. */
+static inline char *dg_source_text(const char *path)
+{
+    char *s = dg_source_raw(path);
+    for (char *p = s; p && (p = strstr(p, "/*"));) {
         char *end = strstr(p + 2, "*/");
         size_t len = end ? (size_t)(end + 2 - p) : strlen(p);
         for (size_t i = 0; i < len; i++)

@@ -1,4 +1,5 @@
-/* Actor messages between ranks (see actor_route.h). A message travels as its
+/* The ACTOR channel: actor messages between ranks (see chan_actor.h), the
+ * kernel's route out and the channel's handler in. A message travels as its
  * wire bytes (the 40-byte header, then the payload) in the payload of one
  * active message: eagerly when small, by rendezvous straight into a new
  * message's buffer when large. The sender's dg_msg_t is the send buffer (no
@@ -6,21 +7,14 @@
 #include <stdlib.h>
 
 #include "core/base/alloc.h"
-#include "core/base/common.h"
 #include "core/base/log.h"
 #include "core/base/status_internal.h"
-#include "transport/actor_route.h"
+#include "transport/chan_actor.h"
 
 struct dg_tx_actors {
     dg_tx_t *tx;
     dg_act_system_t *sys;
-    int adopted;           /* worker 0 has adopted the UCX worker */
 };
-
-void dg_tx_actors_wake(void *sys)
-{
-    dg_act_system_wake(sys, 0);
-}
 
 static void sent(void *arg, dagger_status_t st)
 {
@@ -96,7 +90,8 @@ static void pull(dg_tx_actors_t *a, const dg_tx_msg_t *m)
         pulled(p, DAGGER_ERR_NO_MEMORY);
 }
 
-/* Actor channel handler (owner thread: worker 0 once it polls). */
+/* The ACTOR channel's handler (the progress engine's owner thread: worker 0
+ * once the engine runs there). */
 static int on_actor_msg(void *ctx, const dg_tx_msg_t *m)
 {
     dg_tx_actors_t *a = ctx;
@@ -144,45 +139,13 @@ dagger_status_t dg_tx_actors_attach(dg_tx_t *tx, dg_act_system_t *sys, dg_tx_act
     return DAGGER_OK;
 }
 
-/* Worker 0's poller: the first poll adopts the worker (the hand-over). */
-static int poll_tx(void *ctx)
-{
-    dg_tx_actors_t *a = ctx;
-    if (DG_UNLIKELY(!a->adopted)) {
-        dg_tx_adopt(a->tx);
-        a->adopted = 1;
-    }
-    return dg_tx_progress(a->tx);
-}
-
 /* Worker 0's shortcut for small messages (the kernel's stack copy): out at
- * once, or declined so the kernel takes route() with a heap copy. */
-static int send_now_tx(void *ctx, dg_msg_t *msg)
+ * once, or declined (dg_tx_try_send declines until worker 0 owns the UCX
+ * worker) so the kernel takes route() with a heap copy. */
+int dg_tx_actors_send_now(void *tx, dg_msg_t *msg)
 {
-    dg_tx_actors_t *a = ctx;
-    return a->adopted && dg_tx_try_send(a->tx, (int)msg->hdr.to.rank, DG_TX_CH_ACTOR, NULL, 0,
-                                        dg_msg_wire(msg), dg_msg_wire_size(msg));
-}
-
-static int arm_tx(void *ctx)
-{
-    dg_tx_actors_t *a = ctx;
-    return a->adopted ? dg_tx_arm(a->tx) : 1;
-}
-
-void dg_tx_actors_start_polling(dg_tx_actors_t *a)
-{
-    a->adopted = 0;
-    dg_tx_release(a->tx);
-    dg_act_poller_t p = {.poll = poll_tx, .arm = arm_tx, .fd = dg_tx_fd(a->tx), .ctx = a,
-                         .send_now = send_now_tx};
-    dg_act_system_set_poller(a->sys, &p);
-}
-
-void dg_tx_actors_stop_polling(dg_tx_actors_t *a)
-{
-    dg_act_system_set_poller(a->sys, NULL);
-    dg_tx_adopt(a->tx);
+    return dg_tx_try_send(tx, (int)msg->hdr.to.rank, DG_TX_CH_ACTOR, NULL, 0, dg_msg_wire(msg),
+                          dg_msg_wire_size(msg));
 }
 
 void dg_tx_actors_detach(dg_tx_actors_t *a)

@@ -1,6 +1,8 @@
-/* The connection handshake at start-up: every rank sends one empty message
- * to every rank (itself included) and waits for one from each. Afterwards
- * every endpoint is wired up in both directions, so
+/* The CTRL channel (DG_TX_CH_CTRL), the transport's own, and the one thing
+ * it carries: the connection handshake at start-up (its handler: on_hello).
+ * Every rank sends one hello (no payload) to every rank (itself included)
+ * and waits for one from each. Afterwards every endpoint is wired up in
+ * both directions, so
  *  - an unreachable peer is reported by dg_tx_create, not by a later hang;
  *  - closing the endpoints at the end needs no help from the peer (UCX
  *    finishes a half-wired endpoint's wire-up before closing it, which a

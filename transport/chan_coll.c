@@ -1,7 +1,9 @@
-/* Arrived collective messages. The channel handler (owner thread) stores
- * each one, pulling rendezvous payloads into a buffer of its own; the
- * thread running the collective takes them by (sequence, phase, sender),
- * so messages of a collective a peer already started simply wait here. */
+/* The COLL channel (DG_TX_CH_COLL): its state, its handler and the inbox of
+ * arrived collective messages. The handler (dg_coll_on_msg, run by the
+ * progress engine on the owner thread, progress.h) stores each one, pulling
+ * rendezvous payloads into a buffer of its own; the thread running the
+ * collective takes them by (sequence, phase, sender), so messages of a
+ * collective a peer already started simply wait here. */
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -149,7 +151,3 @@ int dg_coll_waiting(const dg_tx_t *tx, unsigned long long *seq, int *src, double
     return 1;
 }
 
-unsigned long long dg_coll_count(const dg_tx_t *tx)
-{
-    return tx && tx->coll ? (unsigned long long)tx->coll->seq : 0;
-}

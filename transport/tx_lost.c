@@ -1,0 +1,43 @@
+/* The lost-peer state: the first rank found lost, and the detail every
+ * later call reports. The detectors (tx_liveness.c, the handshake in
+ * chan_ctrl.c, UCX endpoint errors) set it once; waits end on it. */
+#include <sched.h>
+#include <stdio.h>
+
+#include "core/base/status_internal.h"
+#include "transport/tx_internal.h"
+
+int dg_tx_lost_rank(const dg_tx_t *tx)
+{
+    return atomic_load(&((dg_tx_t *)tx)->lost_rank);
+}
+
+dagger_status_t dg_tx_health(dg_tx_t *tx)
+{
+    int r = atomic_load(&tx->lost_rank);
+    if (r < 0)
+        return DAGGER_OK;
+    while (!atomic_load(&tx->lost_ready)) /* its writer is a few instructions away */
+        sched_yield();
+    return dg_error(DAGGER_ERR_PEER_LOST, "%s", tx->lost_why);
+}
+
+void dg_tx_mark_lost(dg_tx_t *tx, int r, const char *why)
+{
+    if (!tx || atomic_load(&tx->leaving))
+        return;
+    int none = -1;
+    if (!atomic_compare_exchange_strong(&tx->lost_rank, &none, r < 0 ? tx->size : r))
+        return;
+    if (r >= 0 && r < tx->size) {
+        const dg_tx_peer_t *p = &tx->peers[r];
+        snprintf(tx->lost_why, sizeof(tx->lost_why),
+                 "rank %d (pid %d on %s) was lost: %s; the job cannot continue", r,
+                 (int)p->proc.pid, p->hostname ? p->hostname : "?", why);
+    } else {
+        snprintf(tx->lost_why, sizeof(tx->lost_why), "the job was lost: %s", why);
+    }
+    atomic_store(&tx->lost_ready, 1);
+    dg_tx_wake_owner(tx);
+    dg_tx_notify(tx);
+}
