@@ -114,7 +114,7 @@ dagger_status_t dg_future_wait(dg_futures_t *fs, uint64_t id, uint64_t deadline_
     if (!f) {
         pthread_mutex_unlock(&fs->lock);
         return dg_error(DAGGER_ERR_BAD_HANDLE,
-                        "request %llu is unknown or was destroyed (dagger_request_destroy)",
+                        "request %llu is unknown or was freed (dagger_request_free)",
                         (unsigned long long)id);
     }
     if (f->waiting) {
@@ -142,7 +142,7 @@ dagger_status_t dg_future_destroy(dg_futures_t *fs, uint64_t id)
         pthread_mutex_unlock(&fs->lock);
         return f ? dg_error(DAGGER_ERR_STATE, "a thread is waiting on request %llu",
                             (unsigned long long)id)
-                 : dg_error(DAGGER_ERR_BAD_HANDLE, "request %llu is unknown or already destroyed",
+                 : dg_error(DAGGER_ERR_BAD_HANDLE, "request %llu is unknown or already freed",
                             (unsigned long long)id);
     }
     *p = f->next;

@@ -149,13 +149,14 @@ static dagger_status_t read_identity(dg_boot_t *boot)
 
 dagger_status_t dg_boot_init(dg_boot_t *boot)
 {
-    return dg_boot_init_within(boot, DG_BOOT_TIMEOUT_S);
+    return dg_boot_init_within(boot, DG_BOOT_TIMEOUT_S, 0);
 }
 
-dagger_status_t dg_boot_init_within(dg_boot_t *boot, double limit_s)
+dagger_status_t dg_boot_init_within(dg_boot_t *boot, double limit_s, unsigned effects)
 {
     DG_CHECK_ARG(boot, "dg_boot_init: boot is NULL");
     memset(boot, 0, sizeof(*boot));
+    boot->effects = effects;
     if (!launched_by_pmix()) {
         init_singleton(boot);
         return DAGGER_OK;

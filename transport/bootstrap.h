@@ -15,6 +15,12 @@
 
 struct dg_boot_pmix; /* PMIx state, private to bootstrap.c */
 
+/* What the library may do to the whole process, off by default
+ * (dagger_params_t.no_signal_handlers and .no_exit): the start-up guard, the
+ * transport's liveness watch and the hang watchdog read them here. */
+#define DG_BOOT_NO_SIGNALS 1u /* install no signal handler */
+#define DG_BOOT_NO_EXIT 2u    /* never end the process: say what happened, go on */
+
 typedef struct dg_boot {
     int rank;        /* this process, 0 .. size-1 */
     int size;        /* ranks in the job */
@@ -30,6 +36,7 @@ typedef struct dg_boot {
      * a reused key, or none, for a while after that process finalized. */
     char tag[96];
     struct dg_boot_pmix *pmix;           /* NULL for a singleton */
+    unsigned effects;                    /* DG_BOOT_NO_SIGNALS | DG_BOOT_NO_EXIT */
 } dg_boot_t;
 
 /* Called on a PMIx thread when the launcher reports that another process
@@ -46,8 +53,9 @@ typedef void (*dg_boot_lost_fn)(void *ctx, int rank, const char *why);
 dagger_status_t dg_boot_init(dg_boot_t *boot);
 /* The same with limit_s (> 0) as the longest each start-up step may take
  * before the process exits naming it (bootstrap_guard.h; dg_boot_init uses
- * DG_BOOT_TIMEOUT_S). The guard runs until dg_boot_end_start_up. */
-dagger_status_t dg_boot_init_within(dg_boot_t *boot, double limit_s);
+ * DG_BOOT_TIMEOUT_S), and effects (DG_BOOT_NO_*; dg_boot_init: 0) kept in
+ * boot->effects. The guard runs until dg_boot_end_start_up. */
+dagger_status_t dg_boot_init_within(dg_boot_t *boot, double limit_s, unsigned effects);
 
 /* Start-up is over: the start-up guard stops (the transport's lost-peer
  * detection takes over). Also done by dg_boot_finalize. */

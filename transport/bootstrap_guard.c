@@ -74,6 +74,8 @@ static struct dg_boot_guard {
     int stop;
     struct sigaction old_term;
     int term_installed;
+    unsigned effects;                       /* DG_BOOT_NO_SIGNALS | DG_BOOT_NO_EXIT */
+    int limit_said;                         /* an overlong step was said (NO_EXIT) */
 } dg_guard = {.lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER};
 
 static double now_s(void)
@@ -209,7 +211,8 @@ static void check_losses(double now)
 {
     char line[1024];
     if (dg_guard.reported) {
-        if (now - dg_guard.reported_at < DG_GUARD_LOSS_GRACE_S)
+        if (now - dg_guard.reported_at < DG_GUARD_LOSS_GRACE_S ||
+            (dg_guard.effects & DG_BOOT_NO_EXIT))
             return;
         line_start(line, sizeof(line));
         dg_str_append(line, sizeof(line), "ending this rank: its start-up did not end within ");
@@ -238,7 +241,8 @@ static void check_losses(double now)
 static void check_limit(int step, double now)
 {
     double limit = dg_guard.limit_s + (dg_steps[step].bounded ? DG_GUARD_SLACK_S : 0);
-    if (dg_guard.limit_s <= 0 || now - atomic_load(&dg_guard.step_since) < limit)
+    if (dg_guard.limit_s <= 0 || now - atomic_load(&dg_guard.step_since) < limit ||
+        dg_guard.limit_said)
         return;
     char uri[256];
     const char *server = getenv("PMIX_SERVER_URI41");
@@ -247,7 +251,9 @@ static void check_limit(int step, double now)
             "(DAGGER_START_TIMEOUT=%.0f; the launcher's PMIx server is %s): ending this rank\n",
             dg_guard.rank, dg_steps[step].name, now - atomic_load(&dg_guard.step_since),
             dg_guard.limit_s, uri);
-    _exit(124);
+    if (!(dg_guard.effects & DG_BOOT_NO_EXIT))
+        _exit(124);
+    dg_guard.limit_said = 1; /* no_exit: said once, the step goes on */
 }
 
 static void *watch(void *arg)
@@ -282,7 +288,8 @@ static void *watch(void *arg)
 static void install_sigterm(void)
 {
     struct sigaction cur, sa;
-    if (sigaction(SIGTERM, NULL, &cur) || cur.sa_handler != SIG_DFL)
+    if ((dg_guard.effects & DG_BOOT_NO_SIGNALS) || sigaction(SIGTERM, NULL, &cur) ||
+        cur.sa_handler != SIG_DFL)
         return;
     memset(&sa, 0, sizeof(sa));
     sa.sa_handler = on_sigterm;
@@ -299,9 +306,11 @@ static int take(dg_boot_t *boot, dg_boot_step_t step)
     if (!ns || !rank || !atomic_compare_exchange_strong(&dg_guard.owner, &none, boot))
         return 0;
     dg_guard.rank = atoi(rank);
+    dg_guard.effects = boot->effects;
     snprintf(dg_guard.ns_entry, sizeof(dg_guard.ns_entry), "PMIX_NAMESPACE=%s", ns);
     atomic_store(&dg_guard.step, (int)step);
     dg_guard.reported = 0;
+    dg_guard.limit_said = 0;
     dg_guard.stop = 0;
     scan(); /* who is here already: a rank killed in PMIx_Init is then known */
     install_sigterm();

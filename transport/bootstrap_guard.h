@@ -37,8 +37,10 @@ typedef enum dg_boot_step {
 extern void (*volatile dg_boot_step_hook)(dg_boot_step_t step);
 
 /* Starts the guard for boot (a PMIx client, before PMIx_Init): limit_s > 0
- * is the longest a step may take. A no-op when the process already has a
- * guard or the guard cannot start (start-up then runs unguarded). */
+ * is the longest a step may take. boot->effects (DG_BOOT_NO_*): without a
+ * SIGTERM handler; saying a loss or an overlong step without ending the
+ * process. A no-op when the process already has a guard or the guard cannot
+ * start (start-up then runs unguarded). */
 void dg_boot_guard_start(dg_boot_t *boot, double limit_s);
 
 /* The step boot's start-up is in now (a no-op for an unguarded boot). */

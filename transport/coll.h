@@ -20,8 +20,8 @@ dagger_status_t dg_coll_barrier(dg_tx_t *tx);
 dagger_status_t dg_coll_bcast(dg_tx_t *tx, void *buf, size_t len, int root);
 dagger_status_t dg_coll_allgather(dg_tx_t *tx, const void *mine, size_t len, void **all,
                                   size_t *lens);
-dagger_status_t dg_coll_allreduce(dg_tx_t *tx, void *buf, size_t count, dagger_reduce_type_t type,
-                                  dagger_reduce_op_t op);
+dagger_status_t dg_coll_allreduce(dg_tx_t *tx, void *buf, size_t count, dagger_dtype_t type,
+                                  dagger_op_t op);
 dagger_status_t dg_coll_allreduce_bytes(dg_tx_t *tx, void *buf, size_t len, dagger_combine_fn fn,
                                         void *ctx);
 

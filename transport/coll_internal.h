@@ -71,9 +71,9 @@ dagger_status_t dg_coll_run(dg_coll_call_t *call, dg_coll_buf_t *acc, dg_coll_bu
 void dg_coll_call_init(dg_coll_call_t *call, dg_tx_t *tx, const dg_coll_sig_t *sig);
 
 /* coll_reduce.c: element-wise reductions. */
-size_t dg_coll_type_size(dagger_reduce_type_t type);
-int dg_coll_op_valid(dagger_reduce_type_t type, dagger_reduce_op_t op);
-void dg_coll_reduce(dagger_reduce_type_t type, dagger_reduce_op_t op, void *acc, const void *in,
+size_t dg_coll_type_size(dagger_dtype_t type);
+int dg_coll_op_valid(dagger_dtype_t type, dagger_op_t op);
+void dg_coll_reduce(dagger_dtype_t type, dagger_op_t op, void *acc, const void *in,
                     size_t count);
 const char *dg_coll_type_name(int type);
 const char *dg_coll_op_name(int op);

@@ -106,7 +106,7 @@ static dagger_status_t merge_reduce(dg_coll_call_t *call, dg_coll_buf_t *acc, co
     if (call->combine)
         call->combine(acc->p, in, len, call->combine_ctx);
     else
-        dg_coll_reduce((dagger_reduce_type_t)call->sig.type, (dagger_reduce_op_t)call->sig.op,
+        dg_coll_reduce((dagger_dtype_t)call->sig.type, (dagger_op_t)call->sig.op,
                        acc->p, in, (size_t)call->sig.size);
     return DAGGER_OK;
 }
@@ -130,8 +130,8 @@ static dagger_status_t reduce(dg_coll_call_t *call, void *buf, size_t bytes)
     return st;
 }
 
-dagger_status_t dg_coll_allreduce(dg_tx_t *tx, void *buf, size_t count, dagger_reduce_type_t type,
-                                  dagger_reduce_op_t op)
+dagger_status_t dg_coll_allreduce(dg_tx_t *tx, void *buf, size_t count, dagger_dtype_t type,
+                                  dagger_op_t op)
 {
     DG_CHECK_ARG(tx, "dagger_allreduce: NULL transport");
     dg_coll_call_t call;
@@ -140,7 +140,8 @@ dagger_status_t dg_coll_allreduce(dg_tx_t *tx, void *buf, size_t count, dagger_r
     size_t esize = dg_coll_type_size(type);
     if (!esize || !dg_coll_op_valid(type, op))
         call.local = dg_error(DAGGER_ERR_INVALID_ARG, "dagger_allreduce: operation %d on type %d "
-                              "(types: DAGGER_REDUCE_I64/U64/F64; DAGGER_OP_BOR only on integers)",
+                              "(types: DAGGER_I64, _U64, _F64; operations: DAGGER_OP_ADD, _MIN, "
+                              "_MAX, and _BOR on the integer types)",
                               (int)op, (int)type);
     else if (count > SIZE_MAX / esize || (!buf && count))
         call.local = dg_error(DAGGER_ERR_INVALID_ARG, "dagger_allreduce: NULL buffer or too many "

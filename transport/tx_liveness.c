@@ -10,7 +10,9 @@
  *    ends and whose output goes nowhere, so a rank that finds it gone exits.
  * Each marks the peer lost (dg_tx_mark_lost), which ends every wait of the
  * transport with DAGGER_ERR_PEER_LOST naming it. With lost_grace_s > 0 a rank
- * that keeps running anyway is ended after that many seconds. */
+ * that keeps running anyway is ended after that many seconds. The boot's
+ * effects (DG_BOOT_NO_SIGNALS, DG_BOOT_NO_EXIT: dagger_params_t) leave out
+ * the SIGTERM handler and every exit: the loss is then said and returned. */
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,6 +43,7 @@ struct dg_tx_liveness {
     int have_launcher;
     dg_proc_id_t launcher;
     char launcher_name[32];
+    int launcher_said;      /* DG_BOOT_NO_EXIT: the launcher's loss was said */
 };
 
 /* The transport the SIGTERM handler reports about (one per process). */
@@ -97,31 +100,42 @@ static double now_s(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+static int may_exit(const dg_tx_t *tx)
+{
+    return !(tx->boot->effects & DG_BOOT_NO_EXIT);
+}
+
 /* The job cannot go on without its launcher (no PMIx server, no one to end
- * the other ranks or to read this one's output): exit at once. */
-static void check_launcher(const struct dg_tx_liveness *lv, int rank)
+ * the other ranks or to read this one's output): exit at once (or, with
+ * DG_BOOT_NO_EXIT, say it once and leave the ending to the program). */
+static void check_launcher(const dg_tx_t *tx, struct dg_tx_liveness *lv, int rank)
 {
     int ws = 0;
-    dg_proc_state_t state = lv->have_launcher ? dg_proc_probe(&lv->launcher, &ws) : DG_PROC_ALIVE;
+    dg_proc_state_t state = lv->have_launcher && !lv->launcher_said
+                                ? dg_proc_probe(&lv->launcher, &ws)
+                                : DG_PROC_ALIVE;
     if (state == DG_PROC_ALIVE)
         return;
     char how[64] = "";
     dg_proc_describe(how, sizeof(how), state, ws);
     dg_log(DG_LOG_ERROR, "rank %d: the launcher of this job (pid %d, %s) %s; nothing can end "
-           "this job or carry its output any more, so this rank exits", rank,
-           (int)lv->launcher.pid, lv->launcher_name, how);
-    _exit(1);
+           "this job or carry its output any more, %s", rank, (int)lv->launcher.pid,
+           lv->launcher_name, how,
+           may_exit(tx) ? "so this rank exits" : "and this rank goes on (dagger_params_t.no_exit)");
+    if (may_exit(tx))
+        _exit(1);
+    lv->launcher_said = 1;
 }
 
 /* One look: a loss found by any detector starts the grace period. */
 static void check(dg_tx_t *tx, double *lost_since)
 {
-    check_launcher(tx->liveness, tx->rank);
+    check_launcher(tx, tx->liveness, tx->rank);
     if (atomic_load(&tx->lost_rank) < 0) {
         probe_local_peers(tx);
         return;
     }
-    if (tx->lost_grace_s <= 0)
+    if (tx->lost_grace_s <= 0 || !may_exit(tx))
         return;
     if (*lost_since == 0) {
         *lost_since = now_s();
@@ -196,7 +210,7 @@ static void install_sigterm(dg_tx_t *tx, struct dg_tx_liveness *lv)
 {
     struct sigaction cur;
     dg_tx_t *none = NULL;
-    if (sigaction(SIGTERM, NULL, &cur) || cur.sa_handler != SIG_DFL ||
+    if ((tx->boot->effects & DG_BOOT_NO_SIGNALS) || sigaction(SIGTERM, NULL, &cur) || cur.sa_handler != SIG_DFL ||
         !atomic_compare_exchange_strong(&dg_term_tx, &none, tx))
         return;
     struct sigaction sa;

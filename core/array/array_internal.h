@@ -4,6 +4,7 @@
 #define DG_ARRAY_INTERNAL_H
 
 #include <dagger/array.h>
+#include <dagger/stencil.h>
 #include <stdint.h>
 
 #define DG_ARR_MAGIC 0x41525259u /* "ARRY": tells an array from another live handle */

@@ -50,14 +50,14 @@ static dagger_status_t run_ewise(dagger_region_t *r, dg_arr_ew_t p, dagger_array
     return dg_arr_run_job(r, &job, fn);
 }
 
-static dagger_status_t check_op(dagger_array_op_t op, const char *fn)
+static dagger_status_t check_op(dagger_op_t op, const char *fn)
 {
-    DG_CHECK_ARG(op >= DAGGER_ARRAY_ADD && op <= DAGGER_ARRAY_DIV,
-                 "%s: unknown operation %d (use DAGGER_ARRAY_ADD, _SUB, _MUL or _DIV)", fn, (int)op);
+    DG_CHECK_ARG(op >= DAGGER_OP_ADD && op <= DAGGER_OP_DIV,
+                 "%s: unknown operation %d (use DAGGER_OP_ADD, _SUB, _MUL or _DIV)", fn, (int)op);
     return DAGGER_OK;
 }
 
-dagger_status_t dagger_array_binop(dagger_region_t *r, dagger_array_op_t op, dagger_array_t *out,
+dagger_status_t dagger_array_binop(dagger_region_t *r, dagger_op_t op, dagger_array_t *out,
                                    dagger_array_t *a, dagger_array_t *b)
 {
     static const char fn[] = "dagger_array_binop";
@@ -68,7 +68,7 @@ dagger_status_t dagger_array_binop(dagger_region_t *r, dagger_array_op_t op, dag
     return run_ewise(r, p, out, 2, (dagger_array_t *const[]){a, b}, fn);
 }
 
-static dagger_status_t scalar_op(dagger_region_t *r, dagger_array_op_t op, int form,
+static dagger_status_t scalar_op(dagger_region_t *r, dagger_op_t op, int form,
                                  dagger_array_t *out, dagger_array_t *a, double s, const char *fn)
 {
     dagger_status_t st = check_op(op, fn);
@@ -82,13 +82,13 @@ static dagger_status_t scalar_op(dagger_region_t *r, dagger_array_op_t op, int f
     return run_ewise(r, p, out, 1, (dagger_array_t *const[]){a}, fn);
 }
 
-dagger_status_t dagger_array_scalar(dagger_region_t *r, dagger_array_op_t op, dagger_array_t *out,
+dagger_status_t dagger_array_scalar(dagger_region_t *r, dagger_op_t op, dagger_array_t *out,
                                     dagger_array_t *a, double s)
 {
     return scalar_op(r, op, DG_EW_AS, out, a, s, "dagger_array_scalar");
 }
 
-dagger_status_t dagger_array_rscalar(dagger_region_t *r, dagger_array_op_t op, dagger_array_t *out,
+dagger_status_t dagger_array_rscalar(dagger_region_t *r, dagger_op_t op, dagger_array_t *out,
                                      double s, dagger_array_t *a)
 {
     return scalar_op(r, op, DG_EW_SA, out, a, s, "dagger_array_rscalar");

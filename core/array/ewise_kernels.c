@@ -72,9 +72,9 @@ static inline int64_t div_i64(int64_t a, int64_t b, int *bad)
             break;                                                                         \
         }                                                                                  \
         switch (p->op) {                                                                   \
-        case DAGGER_ARRAY_ADD: EW_FORMS(T, (T)((U)a_ + (U)b_)) break;                       \
-        case DAGGER_ARRAY_SUB: EW_FORMS(T, (T)((U)a_ - (U)b_)) break;                       \
-        case DAGGER_ARRAY_MUL: EW_FORMS(T, (T)((U)a_ * (U)b_)) break;                       \
+        case DAGGER_OP_ADD: EW_FORMS(T, (T)((U)a_ + (U)b_)) break;                          \
+        case DAGGER_OP_SUB: EW_FORMS(T, (T)((U)a_ - (U)b_)) break;                          \
+        case DAGGER_OP_MUL: EW_FORMS(T, (T)((U)a_ * (U)b_)) break;                          \
         default: EW_FORMS(T, div_##SUF(a_, b_, &bad)) break;                               \
         }                                                                                  \
         return bad;                                                                        \

@@ -22,7 +22,7 @@ enum { DG_EW_AB = 0, DG_EW_AS = 1, DG_EW_SA = 2 }; /* a op b, a op s, s op a */
 
 typedef struct dg_arr_ew {
     uint8_t kind;     /* DG_EW_* */
-    uint8_t op;       /* ARITH: dagger_array_op_t */
+    uint8_t op;       /* ARITH: dagger_op_t */
     uint8_t form;     /* ARITH: DG_EW_AB / _AS / _SA */
     uint8_t alias;    /* bit i: input i is argument 0 (the output) and is not passed */
     uint8_t stream;   /* 1: write the output with non-temporal stores (large arrays) */

@@ -122,18 +122,18 @@ static dagger_status_t reduce(dagger_region_t *user, dagger_array_t *a, dagger_a
     return st;
 }
 
-dagger_status_t dagger_array_reduce(dagger_region_t *r, dagger_array_reduction_t op,
+dagger_status_t dagger_array_reduce(dagger_region_t *r, dagger_op_t op,
                                     dagger_array_t *a, dagger_future_t *out)
 {
     static const char fn[] = "dagger_array_reduce";
     dg_arr_red_t p = {0};
     switch (op) {
-    case DAGGER_ARRAY_SUM: p.kind = DG_RED_SUM; break;
-    case DAGGER_ARRAY_MIN: p.kind = DG_RED_MIN; break;
-    case DAGGER_ARRAY_MAX: p.kind = DG_RED_MAX; break;
-    case DAGGER_ARRAY_NORM2: p.kind = DG_RED_NRM2; break;
+    case DAGGER_OP_ADD: p.kind = DG_RED_SUM; break;
+    case DAGGER_OP_MIN: p.kind = DG_RED_MIN; break;
+    case DAGGER_OP_MAX: p.kind = DG_RED_MAX; break;
+    case DAGGER_OP_NORM2: p.kind = DG_RED_NRM2; break;
     default:
-        return dg_error(DAGGER_ERR_INVALID_ARG, "%s: unknown reduction %d (use DAGGER_ARRAY_SUM, "
+        return dg_error(DAGGER_ERR_INVALID_ARG, "%s: unknown reduction %d (use DAGGER_OP_ADD, "
                         "_MIN, _MAX or _NORM2)", fn, (int)op);
     }
     return reduce(r, a, NULL, p, out, fn);

@@ -81,28 +81,28 @@ static dagger_status_t check_out(const dagger_array_t *a, int dim, const dagger_
     return DAGGER_OK;
 }
 
-static dagger_status_t check_args(dagger_array_reduction_t op, const dagger_array_t *a, int dim,
+static dagger_status_t check_args(dagger_op_t op, const dagger_array_t *a, int dim,
                                   const dagger_array_t *out, uint32_t *kind)
 {
     switch (op) {
-    case DAGGER_ARRAY_SUM: *kind = DG_RED_SUM; break;
-    case DAGGER_ARRAY_MIN: *kind = DG_RED_MIN; break;
-    case DAGGER_ARRAY_MAX: *kind = DG_RED_MAX; break;
-    case DAGGER_ARRAY_NORM2: *kind = DG_RED_NRM2; break;
+    case DAGGER_OP_ADD: *kind = DG_RED_SUM; break;
+    case DAGGER_OP_MIN: *kind = DG_RED_MIN; break;
+    case DAGGER_OP_MAX: *kind = DG_RED_MAX; break;
+    case DAGGER_OP_NORM2: *kind = DG_RED_NRM2; break;
     default:
-        return dg_error(DAGGER_ERR_INVALID_ARG, "%s: unknown reduction %d (use DAGGER_ARRAY_SUM, "
+        return dg_error(DAGGER_ERR_INVALID_ARG, "%s: unknown reduction %d (use DAGGER_OP_ADD, "
                         "_MIN, _MAX or _NORM2)", fn_rd, (int)op);
     }
     DG_CHECK_ARG(dim >= 0 && dim < a->ndims, "%s: dimension %d of a %d-D array; use 0 .. %d",
                  fn_rd, dim, a->ndims, a->ndims - 1);
-    if (op == DAGGER_ARRAY_NORM2 && a->dtype != DAGGER_F32 && a->dtype != DAGGER_F64)
-        return dg_error(DAGGER_ERR_DTYPE, "%s: DAGGER_ARRAY_NORM2 along a dimension needs an f32 "
+    if (op == DAGGER_OP_NORM2 && a->dtype != DAGGER_F32 && a->dtype != DAGGER_F64)
+        return dg_error(DAGGER_ERR_DTYPE, "%s: DAGGER_OP_NORM2 along a dimension needs an f32 "
                         "or f64 array (the norms go into an array of its type); this one is %s",
                         fn_rd, dg_arr_dtype_name(a->dtype));
     return check_out(a, dim, out);
 }
 
-dagger_status_t dagger_array_reduce_dim(dagger_region_t *r, dagger_array_reduction_t op,
+dagger_status_t dagger_array_reduce_dim(dagger_region_t *r, dagger_op_t op,
                                         dagger_array_t *a, int dim, dagger_array_t *out)
 {
     if (!dg_arr_get(a, fn_rd) || !dg_arr_get(out, fn_rd))

@@ -15,6 +15,7 @@ const char *dg_arr_dtype_name(dagger_dtype_t t)
     case DAGGER_I32: return "i32";
     case DAGGER_I64: return "i64";
     case DAGGER_U8: return "u8";
+    case DAGGER_U64: return "u64";
     }
     return "unknown";
 }

@@ -50,7 +50,7 @@ static dagger_status_t check_expr(const dagger_array_t *shape, const dagger_sten
     dagger_status_t st = check_array(shape, x->out, e, "the output");
     if (st != DAGGER_OK)
         return st;
-    DG_CHECK_ARG(x->assign >= DAGGER_ST_SET && x->assign <= DAGGER_ST_DIV,
+    DG_CHECK_ARG(x->assign >= DAGGER_OP_SET && x->assign <= DAGGER_OP_DIV,
                  "%s: expression %d: unknown assignment %d", fn_create, e, (int)x->assign);
     DG_CHECK_ARG(x->nin >= 0 && x->nin <= DAGGER_STENCIL_MAX_IN,
                  "%s: expression %d has %d inputs (0 to %d)", fn_create, e, x->nin,
@@ -174,7 +174,7 @@ static int add_expr(builder_t *b, dg_st_phase_t *ph, const dagger_stencil_expr_t
         if (r < 0)
             return r;
     }
-    dagger_access_t m = x->assign == DAGGER_ST_SET ? DAGGER_MODE_OUT : DAGGER_MODE_INOUT;
+    dagger_access_t m = x->assign == DAGGER_OP_SET ? DAGGER_MODE_OUT : DAGGER_MODE_INOUT;
     return operand(ph, x->out, -1, m) < 0 ? -1 : 0;
 }
 

@@ -43,7 +43,7 @@ static dagger_status_t run_into(dagger_runtime_t *rt, const dagger_stencil_expr_
 {
     dagger_stencil_expr_t x = *e;
     x.out = out;
-    x.assign = DAGGER_ST_SET;
+    x.assign = DAGGER_OP_SET;
     if (op) {
         memset(&x.in[x.nin], 0, sizeof(x.in[x.nin]));
         x.in[x.nin].array = a; /* the element-wise operand: no window */
@@ -89,11 +89,11 @@ static int sweepable(const dagger_array_t *a, const dagger_array_t *shape)
     return 1;
 }
 
-static dagger_status_t check_binop(dagger_array_op_t op, dagger_array_t *out, dagger_array_t *a,
+static dagger_status_t check_binop(dagger_op_t op, dagger_array_t *out, dagger_array_t *a,
                                    const dagger_array_t *shape)
 {
-    DG_CHECK_ARG(op >= DAGGER_ARRAY_ADD && op <= DAGGER_ARRAY_DIV, "%s: unknown operation %d "
-                 "(use DAGGER_ARRAY_ADD, _SUB, _MUL or _DIV)", fn_bin, (int)op);
+    DG_CHECK_ARG(op >= DAGGER_OP_ADD && op <= DAGGER_OP_DIV, "%s: unknown operation %d "
+                 "(use DAGGER_OP_ADD, _SUB, _MUL or _DIV)", fn_bin, (int)op);
     if (!dg_arr_get(out, fn_bin) || !dg_arr_get(a, fn_bin))
         return DAGGER_ERR_BAD_HANDLE;
     dagger_status_t st = dg_arr_check_match(out, a, NULL, fn_bin);
@@ -127,12 +127,12 @@ static dagger_status_t via_temporary(dagger_runtime_t *rt, uint32_t op, dagger_a
     st = run_into(rt, e, t, fuse ? op : 0, a);
     if (st == DAGGER_OK)
         st = fuse ? dagger_array_copy(NULL, out, t)
-                  : dagger_array_binop(NULL, (dagger_array_op_t)op, out, a, t);
+                  : dagger_array_binop(NULL, (dagger_op_t)op, out, a, t);
     dagger_status_t st2 = dagger_array_destroy(t);
     return st != DAGGER_OK ? st : st2;
 }
 
-dagger_status_t dagger_stencil_apply_binop(dagger_runtime_t *rt, dagger_array_op_t op,
+dagger_status_t dagger_stencil_apply_binop(dagger_runtime_t *rt, dagger_op_t op,
                                            dagger_array_t *out, dagger_array_t *a,
                                            const dagger_stencil_expr_t *e)
 {

@@ -47,7 +47,7 @@ struct dagger_stencil {
     const dagger_array_t *shape;            /* exprs[0].out: dims and blocks of every array */
     int nexpr;
     dagger_stencil_expr_t *exprs;           /* copies; args copied too */
-    uint32_t *lhs;                          /* per expression: 0, or the dagger_array_op_t
+    uint32_t *lhs;                          /* per expression: 0, or the dagger_op_t
                                                that combines in[nin] (an element-wise
                                                operand) with the kernel's value */
     int nphases;

@@ -186,28 +186,28 @@ static void load_line(dagger_dtype_t t, const void *p, size_t n, double *v)
     TYPED(t, T, const T *x = p; for (size_t i = 0; i < n; i++) v[i] = (double)x[i];)
 }
 
-static double apply(dagger_stencil_assign_t a, double cur, double v)
+static double apply(dagger_op_t a, double cur, double v)
 {
     switch (a) {
-    case DAGGER_ST_ADD: return cur + v;
-    case DAGGER_ST_SUB: return cur - v;
-    case DAGGER_ST_MUL: return cur * v;
-    case DAGGER_ST_DIV: return cur / v;
+    case DAGGER_OP_ADD: return cur + v;
+    case DAGGER_OP_SUB: return cur - v;
+    case DAGGER_OP_MUL: return cur * v;
+    case DAGGER_OP_DIV: return cur / v;
     default: return v;
     }
 }
 
 /* out (assign)= v over a line. Floating-point lines are plain loops;
  * integers go through dg_arr_store, which saturates. */
-static void store_line(dagger_dtype_t t, dagger_stencil_assign_t a, void *p, size_t n, const double *v)
+static void store_line(dagger_dtype_t t, dagger_op_t a, void *p, size_t n, const double *v)
 {
     if (t == DAGGER_F64 || t == DAGGER_F32) {
         TYPED(t, T, T *o = p;
               switch (a) {
-              case DAGGER_ST_SET: for (size_t i = 0; i < n; i++) o[i] = (T)v[i]; break;
-              case DAGGER_ST_ADD: for (size_t i = 0; i < n; i++) o[i] = (T)(o[i] + v[i]); break;
-              case DAGGER_ST_SUB: for (size_t i = 0; i < n; i++) o[i] = (T)(o[i] - v[i]); break;
-              case DAGGER_ST_MUL: for (size_t i = 0; i < n; i++) o[i] = (T)(o[i] * v[i]); break;
+              case DAGGER_OP_SET: for (size_t i = 0; i < n; i++) o[i] = (T)v[i]; break;
+              case DAGGER_OP_ADD: for (size_t i = 0; i < n; i++) o[i] = (T)(o[i] + v[i]); break;
+              case DAGGER_OP_SUB: for (size_t i = 0; i < n; i++) o[i] = (T)(o[i] - v[i]); break;
+              case DAGGER_OP_MUL: for (size_t i = 0; i < n; i++) o[i] = (T)(o[i] * v[i]); break;
               default: for (size_t i = 0; i < n; i++) o[i] = (T)(o[i] / v[i]); break;
               })
         return;
@@ -215,7 +215,7 @@ static void store_line(dagger_dtype_t t, dagger_stencil_assign_t a, void *p, siz
     size_t es = dagger_dtype_size(t);
     for (size_t i = 0; i < n; i++) {
         char *q = (char *)p + i * es;
-        dg_arr_store(t, q, a == DAGGER_ST_SET ? v[i] : apply(a, dg_arr_load(t, q), v[i]));
+        dg_arr_store(t, q, a == DAGGER_OP_SET ? v[i] : apply(a, dg_arr_load(t, q), v[i]));
     }
 }
 
@@ -393,9 +393,9 @@ static void combine_lhs(sweep_ctx_t *c, const size_t i_[], size_t n, double *v)
     load_line(c->src[i].dtype, elem(c, i, 1, i_), n, c->l);
     double *l = c->l;
     switch (c->e->lhs_op) {
-    case DAGGER_ARRAY_ADD: for (size_t j = 0; j < n; j++) v[j] = l[j] + v[j]; break;
-    case DAGGER_ARRAY_SUB: for (size_t j = 0; j < n; j++) v[j] = l[j] - v[j]; break;
-    case DAGGER_ARRAY_MUL: for (size_t j = 0; j < n; j++) v[j] = l[j] * v[j]; break;
+    case DAGGER_OP_ADD: for (size_t j = 0; j < n; j++) v[j] = l[j] + v[j]; break;
+    case DAGGER_OP_SUB: for (size_t j = 0; j < n; j++) v[j] = l[j] - v[j]; break;
+    case DAGGER_OP_MUL: for (size_t j = 0; j < n; j++) v[j] = l[j] * v[j]; break;
     default: for (size_t j = 0; j < n; j++) v[j] = l[j] / v[j]; break;
     }
 }
@@ -445,7 +445,7 @@ static int run_expr(dagger_task_t *t, const dg_st_sweep_hdr_t *h, const dg_st_ex
     size_t oes = dagger_dtype_size(o.dtype), ext[DAGGER_MAX_DIMS];
     for (int k = 0; k < DAGGER_MAX_DIMS; k++)
         ext[k] = k < o.ndims ? o.dims[k] : 1;
-    int direct = o.dtype == DAGGER_F64 && e->assign == DAGGER_ST_SET && !e->lhs_op &&
+    int direct = o.dtype == DAGGER_F64 && e->assign == DAGGER_OP_SET && !e->lhs_op &&
                  o.strides[0] == 1;
     c.v = dg_malloc(2 * ext[0] * sizeof(double));
     if (!c.v)
@@ -466,7 +466,7 @@ static int run_expr(dagger_task_t *t, const dg_st_sweep_hdr_t *h, const dg_st_ex
                 if (e->lhs_op)
                     combine_lhs(&c, i_, ext[0], v);
                 if (!direct)
-                    store_line(o.dtype, (dagger_stencil_assign_t)e->assign, po, ext[0], v);
+                    store_line(o.dtype, (dagger_op_t)e->assign, po, ext[0], v);
             }
     free(c.v);
     return DAGGER_OK;

@@ -50,6 +50,7 @@ dagger_status_t dg_exec_create(const dg_exec_params_t *p, dg_exec_t **out)
     ex->plan = p->plan;
     ex->hang_timeout = p->hang_timeout;
     ex->hang_exit = p->hang_exit;
+    ex->no_signals = p->no_signals;
     ex->nworkers = dg_act_system_num_workers(p->actors);
     uint64_t n = pow2_at_least(p->window ? p->window : 16384);
     ex->mask = n - 1;
@@ -91,7 +92,8 @@ void dg_exec_set_devices(dg_exec_t *ex, const dg_exec_devices_t *d)
 void dg_exec_start(dg_exec_t *ex)
 {
     dg_act_system_add_idle_source(ex->actors, source, ex);
-    dg_watchdog_install_signal();
+    if (!ex->no_signals)
+        dg_watchdog_install_signal();
     dg_watchdog_start(&ex->watchdog, ex);
 }
 

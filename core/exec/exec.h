@@ -59,6 +59,7 @@ typedef struct dg_exec_params {
     size_t pool_limit;                /* bytes of released buffers kept for reuse */
     double hang_timeout;              /* seconds; 0 = off */
     double hang_exit;                 /* seconds more, then the rank exits; 0 = never */
+    int no_signals;                   /* 1: no SIGUSR1 handler (dagger_params_t) */
 } dg_exec_params_t;
 
 typedef struct dg_exec dg_exec_t;
@@ -96,6 +97,7 @@ struct dg_exec {
     struct dg_tx *tx;
     const dg_plan_t *plan;
     double hang_timeout, hang_exit;
+    int no_signals;
 
     /* the ring of ops in flight */
     dg_xop_t *ring;

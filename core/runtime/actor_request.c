@@ -61,9 +61,9 @@ dagger_status_t dagger_request_wait(dagger_runtime_t *rt, dagger_request_t req, 
     return dg_future_wait(&sys->futures, req, dg_deadline_ns(timeout_us), reply);
 }
 
-dagger_status_t dagger_request_destroy(dagger_runtime_t *rt, dagger_request_t req)
+dagger_status_t dagger_request_free(dagger_runtime_t *rt, dagger_request_t req)
 {
-    DG_API_SYSTEM(rt, "dagger_request_destroy", sys);
+    DG_API_SYSTEM(rt, "dagger_request_free", sys);
     return dg_future_destroy(&sys->futures, req);
 }
 

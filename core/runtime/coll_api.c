@@ -34,7 +34,7 @@ dagger_status_t dagger_allgather(dagger_runtime_t *rt, const void *mine, size_t 
 }
 
 dagger_status_t dagger_allreduce(dagger_runtime_t *rt, void *buf, size_t count,
-                                 dagger_reduce_type_t type, dagger_reduce_op_t op)
+                                 dagger_dtype_t type, dagger_op_t op)
 {
     dg_tx_t *tx = tx_of(rt, "dagger_allreduce");
     return tx ? dg_coll_allreduce(tx, buf, count, type, op) : DAGGER_ERR_BAD_HANDLE;

@@ -90,8 +90,10 @@ static dagger_status_t teardown(dagger_runtime_t *rt)
 }
 
 /* Settings and identity: the bootstrap says which rank this is. */
-static dagger_status_t start_identity(dagger_runtime_t *rt)
+static dagger_status_t start_identity(dagger_runtime_t *rt, const dagger_params_t *params)
 {
+    unsigned effects = (params && params->no_signal_handlers ? DG_BOOT_NO_SIGNALS : 0u) |
+                       (params && params->no_exit ? DG_BOOT_NO_EXIT : 0u);
     const char *unknown = NULL;
     dagger_status_t st = dg_config_load(&rt->cfg, &unknown);
     if (st != DAGGER_OK)
@@ -99,7 +101,7 @@ static dagger_status_t start_identity(dagger_runtime_t *rt)
     rt->boot = dg_calloc(1, sizeof(*rt->boot));
     if (!rt->boot)
         return dg_error(DAGGER_ERR_NO_MEMORY, "dagger_init: out of memory");
-    st = dg_boot_init_within(rt->boot, rt->cfg.start_timeout);
+    st = dg_boot_init_within(rt->boot, rt->cfg.start_timeout, effects);
     if (st != DAGGER_OK) {
         free(rt->boot);
         rt->boot = NULL;
@@ -118,7 +120,7 @@ static dagger_status_t start_identity(dagger_runtime_t *rt)
 static dagger_status_t start(dagger_runtime_t *rt, const dagger_params_t *params)
 {
     dg_fence_asym_ask_early(); /* the planner needs it; the kernel takes its time */
-    dagger_status_t st = start_identity(rt);
+    dagger_status_t st = start_identity(rt, params);
     if (st == DAGGER_OK)
         st = start_actors(rt, params);
     if (st == DAGGER_OK)

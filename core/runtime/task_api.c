@@ -32,7 +32,7 @@ dagger_slot_t dagger_task_arg(dagger_task_t *t, int i)
 
 int dagger_task_nargs(dagger_task_t *t)
 {
-    return t ? (int)t->op->u.launch.nargs : 0;
+    return t ? (int)t->op->u.launch.nargs : -1; /* the int sentinel (dagger.h) */
 }
 
 dagger_status_t dagger_task_return(dagger_task_t *t, const void *value, size_t len)

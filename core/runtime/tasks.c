@@ -15,6 +15,7 @@
 #include "core/trace/trace.h"
 #include "core/runtime/trace_session.h"
 #include "devices/devices.h"
+#include "transport/bootstrap.h"
 #include "transport/coll.h"
 #include "transport/wire.h"
 
@@ -109,7 +110,10 @@ dagger_status_t dg_tasks_create(dagger_runtime_t *rt, struct dg_act_system *acto
         dg_exec_params_t ep = {
             .rank = t->rank, .nranks = t->nranks, .actors = actors, .tx = t->tx,
             .window = (uint32_t)rt->cfg.task_window, .pool_limit = rt->cfg.slot_cache,
-            .hang_timeout = rt->cfg.hang_timeout, .hang_exit = rt->cfg.hang_exit,
+            .hang_timeout = rt->cfg.hang_timeout,
+            /* dagger_params_t.no_exit: a hang is said, the rank not ended */
+            .hang_exit = (rt->boot->effects & DG_BOOT_NO_EXIT) ? 0 : rt->cfg.hang_exit,
+            .no_signals = (rt->boot->effects & DG_BOOT_NO_SIGNALS) != 0,
         };
         st = dg_exec_create(&ep, &t->exec);
     }
@@ -249,7 +253,7 @@ dagger_status_t dg_tasks_bcast(dg_tasks_t *t, void *buf, size_t len, int root)
 
 dagger_status_t dg_tasks_allreduce_u64(dg_tasks_t *t, uint64_t *v, size_t n, int op)
 {
-    return t->tx ? dg_coll_allreduce(t->tx, v, n, DAGGER_REDUCE_U64, (dagger_reduce_op_t)op)
+    return t->tx ? dg_coll_allreduce(t->tx, v, n, DAGGER_U64, (dagger_op_t)op)
                  : DAGGER_OK;
 }
 

@@ -202,7 +202,7 @@ Test(contracts, a_request_to_another_rank_completes_when_its_reply_is_delivered)
     cr_assert_eq(dagger_request_wait(rt, req, DAGGER_WAIT_FOREVER, &r), DAGGER_OK);
     cr_assert_eq(out, 4);
     cr_assert(dagger_actor_addr_eq(r.from, remote));
-    dagger_request_destroy(rt, req);
+    dagger_request_free(rt, req);
 }
 
 /* ------------------------------------------------------------- poller */

@@ -105,8 +105,8 @@ Test(request, small_buffer_is_overflow_and_the_future_can_be_read_again)
     r = (dagger_reply_t){.buf = &out, .capacity = sizeof(out)};
     cr_assert_eq(dagger_request_wait(rt, req, 0, &r), DAGGER_OK);
     cr_assert_eq(out, 42);
-    cr_assert_eq(dagger_request_destroy(rt, req), DAGGER_OK);
-    cr_assert_eq(dagger_request_destroy(rt, req), DAGGER_ERR_BAD_HANDLE, "double destroy");
+    cr_assert_eq(dagger_request_free(rt, req), DAGGER_OK);
+    cr_assert_eq(dagger_request_free(rt, req), DAGGER_ERR_BAD_HANDLE, "double destroy");
     cr_assert_eq(dagger_request_wait(rt, req, 0, &r), DAGGER_ERR_BAD_HANDLE);
     cr_assert_eq(dagger_request_wait(rt, 987654321, 0, &r), DAGGER_ERR_BAD_HANDLE);
 }
@@ -163,7 +163,7 @@ Test(request, future_can_be_polled_then_waited)
     sem_post(&gate_release);
     cr_assert_eq(dagger_request_wait(rt, req, DAGGER_WAIT_FOREVER, &r), DAGGER_OK);
     cr_assert_eq(out, 10);
-    cr_assert_eq(dagger_request_destroy(rt, req), DAGGER_OK);
+    cr_assert_eq(dagger_request_free(rt, req), DAGGER_OK);
 }
 
 Test(request, request_dropped_by_a_stop_fails_with_actor_stopped)
@@ -180,8 +180,8 @@ Test(request, request_dropped_by_a_stop_fails_with_actor_stopped)
     cr_assert_eq(dagger_request_wait(rt, first, DAGGER_WAIT_FOREVER, &r), DAGGER_OK, "it was handled");
     cr_assert_eq(dagger_request_wait(rt, second, DAGGER_WAIT_FOREVER, &r), DAGGER_ERR_ACTOR_STOPPED);
     cr_assert(strstr(dagger_error_detail(), "'slow'"), "%s", dagger_error_detail());
-    dagger_request_destroy(rt, first);
-    dagger_request_destroy(rt, second);
+    dagger_request_free(rt, first);
+    dagger_request_free(rt, second);
     cr_assert_eq(dagger_request(rt, slow, PING, &v, sizeof(v), 1000, &r), DAGGER_ERR_ACTOR_STOPPED);
 }
 
@@ -286,7 +286,7 @@ Test(request, replies_can_be_deferred_to_a_later_message)
         cr_assert_eq(dagger_request_wait(rt, req[i], DAGGER_WAIT_FOREVER, &r), DAGGER_OK, "%s",
                      dagger_error_detail());
         cr_assert_eq(out, 1000 + i);
-        dagger_request_destroy(rt, req[i]);
+        dagger_request_free(rt, req[i]);
     }
     dg_act_system_stop_all(sys);
     cr_assert_eq(s.plain_reply, DAGGER_ERR_STATE, "a plain dagger_send has no one to answer");

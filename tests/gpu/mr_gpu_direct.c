@@ -61,7 +61,7 @@ Test(gpu_direct, device_data_moves_between_ranks_by_the_chosen_path)
     gpu_expect(rt, c, want, 256);
     uint64_t staged = atomic_load(&ds->dev[d].staged);
     uint64_t all_staged = staged;
-    MR_OK(dagger_allreduce(rt, &all_staged, 1, DAGGER_REDUCE_U64, DAGGER_OP_SUM));
+    MR_OK(dagger_allreduce(rt, &all_staged, 1, DAGGER_U64, DAGGER_OP_ADD));
     if (want_direct || n == 1)
         cr_assert_eq(all_staged, 0, "no transfer is host-staged");
     else

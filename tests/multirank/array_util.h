@@ -125,8 +125,8 @@ static inline void ar_reduce5(dagger_runtime_t *rt, dagger_array_t *x, dagger_ar
                               const double *vx, const double *vy, size_t n, double r[5],
                               double s[5])
 {
-    const dagger_array_reduction_t ops[4] = {DAGGER_ARRAY_SUM, DAGGER_ARRAY_MIN, DAGGER_ARRAY_MAX,
-                                             DAGGER_ARRAY_NORM2};
+    const dagger_op_t ops[4] = {DAGGER_OP_ADD, DAGGER_OP_MIN, DAGGER_OP_MAX,
+                                             DAGGER_OP_NORM2};
     dagger_future_t f[5];
     for (int k = 0; k < 4; k++)
         AR_OK(dagger_array_reduce(NULL, ops[k], x, &f[k]));

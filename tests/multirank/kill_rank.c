@@ -99,7 +99,7 @@ static dagger_status_t round_trip(dagger_runtime_t *rt, dagger_array_t *a, dagge
     STEP(dagger_region_end(r), "dagger_region_end");
     STEP(dagger_fetch(rt, f, &dot, sizeof(dot), NULL), "dagger_fetch");
     STEP(dagger_future_free(rt, f), "dagger_future_free");
-    STEP(dagger_allreduce(rt, &n, 1, DAGGER_REDUCE_I64, DAGGER_OP_SUM), "dagger_allreduce");
+    STEP(dagger_allreduce(rt, &n, 1, DAGGER_I64, DAGGER_OP_ADD), "dagger_allreduce");
     return DAGGER_OK;
 }
 

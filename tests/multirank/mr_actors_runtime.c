@@ -232,7 +232,7 @@ static int ask_echo(dagger_task_t *t)
     dagger_status_t st = dagger_request_start(g_rt, g_echo, g_ping, &v, sizeof(v), &req);
     if (st != DAGGER_OK)
         return dagger_task_fail(t, "request from a task: %s", dagger_strerror(st));
-    dagger_request_destroy(g_rt, req);
+    dagger_request_free(g_rt, req);
     if ((st = dagger_send(g_rt, g_echo, g_ping, &v, sizeof(v))) != DAGGER_OK)
         return dagger_task_fail(t, "send from a task: %s", dagger_strerror(st));
     return DAGGER_OK;

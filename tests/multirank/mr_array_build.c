@@ -208,8 +208,8 @@ Test(array_build, transfer_counts_agree_across_ranks)
     dagger_region_stats_t s;
     AR_OK(dagger_region_stats(rt, &s));
     uint64_t lo = s.transfers, hi = s.transfers;
-    AR_OK(dagger_allreduce(rt, &lo, 1, DAGGER_REDUCE_U64, DAGGER_OP_MIN));
-    AR_OK(dagger_allreduce(rt, &hi, 1, DAGGER_REDUCE_U64, DAGGER_OP_MAX));
+    AR_OK(dagger_allreduce(rt, &lo, 1, DAGGER_U64, DAGGER_OP_MIN));
+    AR_OK(dagger_allreduce(rt, &hi, 1, DAGGER_U64, DAGGER_OP_MAX));
     cr_assert_eq(lo, hi, "rank %d counts %llu transfers; the ranks count from %llu to %llu",
                  dagger_rank(rt), (unsigned long long)s.transfers, (unsigned long long)lo,
                  (unsigned long long)hi);

@@ -37,23 +37,23 @@ static dagger_array_t *from_values(dagger_runtime_t *rt, dagger_array_desc_t d, 
 }
 
 /* x op y computed in the array's type (integers wrap). */
-static double ref_op(dagger_dtype_t t, dagger_array_op_t op, double x, double y)
+static double ref_op(dagger_dtype_t t, dagger_op_t op, double x, double y)
 {
     switch (t) {
     case DAGGER_F32: {
         float a = (float)x, b = (float)y;
-        return op == DAGGER_ARRAY_ADD ? a + b : op == DAGGER_ARRAY_SUB ? a - b
-               : op == DAGGER_ARRAY_MUL ? a * b : a / b;
+        return op == DAGGER_OP_ADD ? a + b : op == DAGGER_OP_SUB ? a - b
+               : op == DAGGER_OP_MUL ? a * b : a / b;
     }
     case DAGGER_F64:
-        return op == DAGGER_ARRAY_ADD ? x + y : op == DAGGER_ARRAY_SUB ? x - y
-               : op == DAGGER_ARRAY_MUL ? x * y : x / y;
+        return op == DAGGER_OP_ADD ? x + y : op == DAGGER_OP_SUB ? x - y
+               : op == DAGGER_OP_MUL ? x * y : x / y;
     default: {
         int64_t a = (int64_t)x, b = (int64_t)y, r;
         switch (op) {
-        case DAGGER_ARRAY_ADD: r = (int64_t)((uint64_t)a + (uint64_t)b); break;
-        case DAGGER_ARRAY_SUB: r = (int64_t)((uint64_t)a - (uint64_t)b); break;
-        case DAGGER_ARRAY_MUL: r = (int64_t)((uint64_t)a * (uint64_t)b); break;
+        case DAGGER_OP_ADD: r = (int64_t)((uint64_t)a + (uint64_t)b); break;
+        case DAGGER_OP_SUB: r = (int64_t)((uint64_t)a - (uint64_t)b); break;
+        case DAGGER_OP_MUL: r = (int64_t)((uint64_t)a * (uint64_t)b); break;
         default: r = a / b; break;
         }
         return t == DAGGER_I32 ? (double)(int32_t)(uint32_t)(uint64_t)r : (double)r;
@@ -73,7 +73,7 @@ Test(array_ewise, binop_every_type_mixed_blocks)
         dagger_array_desc_t dc = AR_D2(ty, 11, 7, 3, 7);
         AR_OK(dagger_array_zeros(rt, &dc, &c));
         double *x = ar_collect(a), *y = ar_collect(b), want[77];
-        for (dagger_array_op_t op = DAGGER_ARRAY_ADD; op <= DAGGER_ARRAY_DIV; op++) {
+        for (dagger_op_t op = DAGGER_OP_ADD; op <= DAGGER_OP_DIV; op++) {
             AR_OK(dagger_array_binop(NULL, op, c, a, b));
             for (int i = 0; i < 77; i++)
                 want[i] = ref_op(ty, op, x[i], y[i]);
@@ -99,20 +99,20 @@ Test(array_ewise, scalars_and_in_place)
         dagger_array_t *b = from_values(rt, AR_D1(ty, 23, 4), 4);
         double *x = ar_collect(a), *y = ar_collect(b), want[23];
         /* a = a - 3 (in place, scalar), then a = 12 / a... for floats only. */
-        AR_OK(dagger_array_scalar(NULL, DAGGER_ARRAY_SUB, a, a, 3));
+        AR_OK(dagger_array_scalar(NULL, DAGGER_OP_SUB, a, a, 3));
         for (int i = 0; i < 23; i++)
-            want[i] = x[i] = ref_op(ty, DAGGER_ARRAY_SUB, x[i], 3);
+            want[i] = x[i] = ref_op(ty, DAGGER_OP_SUB, x[i], 3);
         ar_expect(a, want, 0, "a - 3");
-        AR_OK(dagger_array_rscalar(NULL, DAGGER_ARRAY_SUB, a, 5, a));
+        AR_OK(dagger_array_rscalar(NULL, DAGGER_OP_SUB, a, 5, a));
         for (int i = 0; i < 23; i++)
-            want[i] = x[i] = ref_op(ty, DAGGER_ARRAY_SUB, 5, x[i]);
+            want[i] = x[i] = ref_op(ty, DAGGER_OP_SUB, 5, x[i]);
         ar_expect(a, want, 0, "5 - a");
         /* b = a * b with the output being the second operand; then b = b * b. */
         AR_OK(dagger_array_mul(NULL, b, a, b));
         AR_OK(dagger_array_mul(NULL, b, b, b));
         for (int i = 0; i < 23; i++) {
-            double p = ref_op(ty, DAGGER_ARRAY_MUL, x[i], y[i]);
-            want[i] = ref_op(ty, DAGGER_ARRAY_MUL, p, p);
+            double p = ref_op(ty, DAGGER_OP_MUL, x[i], y[i]);
+            want[i] = ref_op(ty, DAGGER_OP_MUL, p, p);
         }
         ar_expect(b, want, ty == DAGGER_F32 ? 1e-6 : 0, "b = (a*b)^2");
         AR_OK(dagger_array_fill(NULL, b, -2));
@@ -133,7 +133,7 @@ Test(array_ewise, integer_wrap_and_division_by_zero)
     dagger_array_desc_t d = AR_D1(DAGGER_I32, 6, 4);
     dagger_array_t *a, *z;
     AR_OK(dagger_array_full(rt, &d, 2147483647.0, &a));
-    AR_OK(dagger_array_scalar(NULL, DAGGER_ARRAY_ADD, a, a, 1));
+    AR_OK(dagger_array_scalar(NULL, DAGGER_OP_ADD, a, a, 1));
     double want[6];
     for (int i = 0; i < 6; i++)
         want[i] = -2147483648.0;
@@ -268,11 +268,11 @@ Test(array_ewise, operations_in_a_user_region)
     AR_OK(dagger_array_zeros(rt, &d, &c));
     dagger_region_t *r;
     AR_OK(dagger_region_begin(rt, NULL, &r));
-    AR_OK(dagger_array_scalar(r, DAGGER_ARRAY_ADD, b, a, 1));   /* b = a + 1 */
+    AR_OK(dagger_array_scalar(r, DAGGER_OP_ADD, b, a, 1));      /* b = a + 1 */
     AR_OK(dagger_array_add(r, c, a, b));                         /* c = a + b */
-    AR_OK(dagger_array_scalar(r, DAGGER_ARRAY_MUL, a, a, 10));  /* a *= 10, after c read it */
+    AR_OK(dagger_array_scalar(r, DAGGER_OP_MUL, a, a, 10));     /* a *= 10, after c read it */
     dagger_future_t s;
-    AR_OK(dagger_array_reduce(r, DAGGER_ARRAY_MAX, c, &s));
+    AR_OK(dagger_array_reduce(r, DAGGER_OP_MAX, c, &s));
     AR_OK(dagger_region_end(r));
     double want[144], wa[144], x = 0;
     for (int i = 0; i < 144; i++) {
@@ -305,9 +305,9 @@ Test(array_ewise, bad_input)
     AR_FAILS(dagger_array_add(NULL, a, a, b), DAGGER_ERR_INVALID_ARG, "shapes do not match");
     AR_FAILS(dagger_array_add(NULL, a, a, v), DAGGER_ERR_INVALID_ARG, "shapes do not match");
     AR_FAILS(dagger_array_add(NULL, a, a, i), DAGGER_ERR_DTYPE, "element types differ");
-    AR_FAILS(dagger_array_binop(NULL, (dagger_array_op_t)9, a, a, a), DAGGER_ERR_INVALID_ARG,
+    AR_FAILS(dagger_array_binop(NULL, (dagger_op_t)9, a, a, a), DAGGER_ERR_INVALID_ARG,
              "unknown operation");
-    AR_FAILS(dagger_array_scalar(NULL, DAGGER_ARRAY_ADD, i, i, 0.5), DAGGER_ERR_INVALID_ARG,
+    AR_FAILS(dagger_array_scalar(NULL, DAGGER_OP_ADD, i, i, 0.5), DAGGER_ERR_INVALID_ARG,
              "not an integer");
     AR_FAILS(dagger_array_transpose(NULL, v, v), DAGGER_ERR_INVALID_ARG, "2-D");
     AR_FAILS(dagger_array_transpose(NULL, a, a), DAGGER_ERR_INVALID_ARG, "in-place");
@@ -333,12 +333,12 @@ Test(array_ewise, large_outputs_streamed)
     AR_OK(dagger_array_rand(rt, &d, 17, &a));
     AR_OK(dagger_array_zeros(rt, &d, &b));
     AR_OK(dagger_array_zeros(rt, &d, &c));
-    AR_OK(dagger_array_scalar(NULL, DAGGER_ARRAY_ADD, b, a, 3)); /* wraps where a is near max */
+    AR_OK(dagger_array_scalar(NULL, DAGGER_OP_ADD, b, a, 3));    /* wraps where a is near max */
     AR_OK(dagger_array_sub(NULL, c, b, a));
     AR_OK(dagger_array_mul(NULL, c, c, c));                      /* in place */
     dagger_future_t mn, mx;
-    AR_OK(dagger_array_reduce(NULL, DAGGER_ARRAY_MIN, c, &mn));
-    AR_OK(dagger_array_reduce(NULL, DAGGER_ARRAY_MAX, c, &mx));
+    AR_OK(dagger_array_reduce(NULL, DAGGER_OP_MIN, c, &mn));
+    AR_OK(dagger_array_reduce(NULL, DAGGER_OP_MAX, c, &mx));
     int64_t lo = 0, hi = 0;
     AR_OK(dagger_fetch(rt, mn, &lo, sizeof(lo), NULL));
     AR_OK(dagger_fetch(rt, mx, &hi, sizeof(hi), NULL));

@@ -68,9 +68,9 @@ Test(array_reduce, integer_reductions_wrap_exactly)
             mx = v > mx ? v : mx;
         }
         dagger_future_t f[4];
-        AR_OK(dagger_array_reduce(NULL, DAGGER_ARRAY_SUM, x, &f[0]));
-        AR_OK(dagger_array_reduce(NULL, DAGGER_ARRAY_MIN, x, &f[1]));
-        AR_OK(dagger_array_reduce(NULL, DAGGER_ARRAY_MAX, x, &f[2]));
+        AR_OK(dagger_array_reduce(NULL, DAGGER_OP_ADD, x, &f[0]));
+        AR_OK(dagger_array_reduce(NULL, DAGGER_OP_MIN, x, &f[1]));
+        AR_OK(dagger_array_reduce(NULL, DAGGER_OP_MAX, x, &f[2]));
         AR_OK(dagger_array_dot(NULL, x, x, &f[3]));
         cr_assert_eq((uint64_t)fetch_i64(rt, f[0]), sum);
         cr_assert_eq(fetch_i64(rt, f[1]), mn);
@@ -93,8 +93,8 @@ Test(array_reduce, nan_propagates_through_min_and_max)
     dagger_array_t *x;
     AR_OK(dagger_array_from_host(rt, &d, host, &x));
     dagger_future_t mn, mx;
-    AR_OK(dagger_array_reduce(NULL, DAGGER_ARRAY_MIN, x, &mn));
-    AR_OK(dagger_array_reduce(NULL, DAGGER_ARRAY_MAX, x, &mx));
+    AR_OK(dagger_array_reduce(NULL, DAGGER_OP_MIN, x, &mn));
+    AR_OK(dagger_array_reduce(NULL, DAGGER_OP_MAX, x, &mx));
     cr_assert(isnan(fetch_f64(rt, mn)) && isnan(fetch_f64(rt, mx)));
     AR_OK(dagger_array_destroy(x));
     AR_OK(dagger_finalize(rt));
@@ -123,8 +123,8 @@ Test(array_reduce, bit_identical_whatever_the_placement)
         dagger_array_t *x;
         AR_OK(dagger_array_randn(rt, &d, 99, &x));
         dagger_future_t s, n;
-        AR_OK(dagger_array_reduce(NULL, DAGGER_ARRAY_SUM, x, &s));
-        AR_OK(dagger_array_reduce(NULL, DAGGER_ARRAY_NORM2, x, &n));
+        AR_OK(dagger_array_reduce(NULL, DAGGER_OP_ADD, x, &s));
+        AR_OK(dagger_array_reduce(NULL, DAGGER_OP_NORM2, x, &n));
         double vs = fetch_f64(rt, s), vn = fetch_f64(rt, n), *v = ar_collect(x), ref = 0;
         for (int i = 0; i < 37000; i++)
             ref += v[i];
@@ -146,10 +146,10 @@ Test(array_reduce, bad_input)
     AR_OK(dagger_array_zeros(rt, &d, &a));
     AR_OK(dagger_array_zeros(rt, &e, &b));
     dagger_future_t f;
-    AR_FAILS(dagger_array_reduce(NULL, (dagger_array_reduction_t)7, a, &f), DAGGER_ERR_INVALID_ARG,
+    AR_FAILS(dagger_array_reduce(NULL, (dagger_op_t)7, a, &f), DAGGER_ERR_INVALID_ARG,
              "unknown reduction");
     AR_FAILS(dagger_array_dot(NULL, a, b, &f), DAGGER_ERR_DTYPE, "element types differ");
-    AR_FAILS(dagger_array_reduce(NULL, DAGGER_ARRAY_SUM, a, NULL), DAGGER_ERR_INVALID_ARG,
+    AR_FAILS(dagger_array_reduce(NULL, DAGGER_OP_ADD, a, NULL), DAGGER_ERR_INVALID_ARG,
              "NULL future");
     AR_OK(dagger_array_destroy(a));
     AR_OK(dagger_array_destroy(b));

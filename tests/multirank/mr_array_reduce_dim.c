@@ -11,7 +11,7 @@ static double fetch_norm(dagger_runtime_t *rt, dagger_array_t *a)
 {
     dagger_future_t f;
     double v = 0;
-    AR_OK(dagger_array_reduce(NULL, DAGGER_ARRAY_NORM2, a, &f));
+    AR_OK(dagger_array_reduce(NULL, DAGGER_OP_NORM2, a, &f));
     AR_OK(dagger_fetch(rt, f, &v, sizeof(v), NULL));
     AR_OK(dagger_future_free(rt, f));
     return v;
@@ -83,23 +83,23 @@ Test(array_reduce_dim, norm2_near_dbl_max_and_dbl_min)
 
 /* Serial reference: op over dimension dim of x (dims[0..3), column-major). */
 static double ref_dim(const double *x, const size_t dims[3], int dim, size_t lin_out,
-                      dagger_array_reduction_t op)
+                      dagger_op_t op)
 {
     size_t od[3] = {dims[0], dims[1], dims[2]};
     od[dim] = 1;
     size_t q[3] = {lin_out % od[0], (lin_out / od[0]) % od[1], lin_out / (od[0] * od[1])};
     long double s = 0;
-    double m = op == DAGGER_ARRAY_MIN ? INFINITY : -INFINITY;
+    double m = op == DAGGER_OP_MIN ? INFINITY : -INFINITY;
     for (size_t j = 0; j < dims[dim]; j++) {
         size_t p[3] = {q[0], q[1], q[2]};
         p[dim] = j;
         double v = x[p[0] + dims[0] * (p[1] + dims[1] * p[2])];
-        s += op == DAGGER_ARRAY_NORM2 ? (long double)v * v : v;
-        m = op == DAGGER_ARRAY_MIN ? fmin(m, v) : fmax(m, v);
+        s += op == DAGGER_OP_NORM2 ? (long double)v * v : v;
+        m = op == DAGGER_OP_MIN ? fmin(m, v) : fmax(m, v);
     }
-    if (op == DAGGER_ARRAY_NORM2)
+    if (op == DAGGER_OP_NORM2)
         return (double)sqrtl(s);
-    return op == DAGGER_ARRAY_SUM ? (double)s : m;
+    return op == DAGGER_OP_ADD ? (double)s : m;
 }
 
 /* Sum, min, max and norm along each dimension of 2-D and 3-D arrays, the
@@ -107,8 +107,8 @@ static double ref_dim(const double *x, const size_t dims[3], int dim, size_t lin
 Test(array_reduce_dim, along_each_dimension_matches_serial)
 {
     dagger_runtime_t *rt = ar_init();
-    const dagger_array_reduction_t ops[4] = {DAGGER_ARRAY_SUM, DAGGER_ARRAY_MIN, DAGGER_ARRAY_MAX,
-                                             DAGGER_ARRAY_NORM2};
+    const dagger_op_t ops[4] = {DAGGER_OP_ADD, DAGGER_OP_MIN, DAGGER_OP_MAX,
+                                             DAGGER_OP_NORM2};
     const size_t blocks[2][3] = {{4, 3, 2}, {9, 10, 5}};
     for (int nd = 2; nd <= 3; nd++)
         for (int b = 0; b < 2; b++)
@@ -151,7 +151,7 @@ Test(array_reduce_dim, integer_and_f32_arrays)
     AR_OK(dagger_array_from_host(rt, &d, xi, &a));
     AR_OK(dagger_array_zeros(rt, &od, &out));
     double want[4];
-    AR_OK(dagger_array_reduce_dim(NULL, DAGGER_ARRAY_SUM, a, 1, out));
+    AR_OK(dagger_array_reduce_dim(NULL, DAGGER_OP_ADD, a, 1, out));
     for (int i = 0; i < 4; i++) {
         uint32_t s = 0;
         for (int j = 0; j < 6; j++)
@@ -159,19 +159,19 @@ Test(array_reduce_dim, integer_and_f32_arrays)
         want[i] = (int32_t)s;
     }
     ar_expect(out, want, 0, "i32 sums wrap");
-    AR_OK(dagger_array_reduce_dim(NULL, DAGGER_ARRAY_MIN, a, 1, out));
+    AR_OK(dagger_array_reduce_dim(NULL, DAGGER_OP_MIN, a, 1, out));
     for (int i = 0; i < 4; i++) {
         want[i] = INT32_MAX;
         for (int j = 0; j < 6; j++)
             want[i] = fmin(want[i], xi[i + 4 * j]);
     }
     ar_expect(out, want, 0, "i32 min");
-    AR_FAILS(dagger_array_reduce_dim(NULL, DAGGER_ARRAY_NORM2, a, 1, out), DAGGER_ERR_DTYPE, "f32");
+    AR_FAILS(dagger_array_reduce_dim(NULL, DAGGER_OP_NORM2, a, 1, out), DAGGER_ERR_DTYPE, "f32");
     AR_DESTROY(a, out);
     dagger_array_desc_t df = AR_D2(DAGGER_F32, 30, 3, 7, 2), of = AR_D2(DAGGER_F32, 1, 3, 1, 3);
     AR_OK(dagger_array_rand(rt, &df, 8, &a));
     AR_OK(dagger_array_zeros(rt, &of, &out));
-    AR_OK(dagger_array_reduce_dim(NULL, DAGGER_ARRAY_NORM2, a, 0, out));
+    AR_OK(dagger_array_reduce_dim(NULL, DAGGER_OP_NORM2, a, 0, out));
     double *x = ar_collect(a);
     for (int j = 0; j < 3; j++)
         want[j] = ref_norm(x + 30 * j, 30);
@@ -191,7 +191,7 @@ Test(array_reduce_dim, norm2_along_a_dimension_near_dbl_max)
     dagger_array_t *a, *out;
     AR_OK(dagger_array_from_host(rt, &d, x, &a));
     AR_OK(dagger_array_zeros(rt, &od, &out));
-    AR_OK(dagger_array_reduce_dim(NULL, DAGGER_ARRAY_NORM2, a, 1, out));
+    AR_OK(dagger_array_reduce_dim(NULL, DAGGER_OP_NORM2, a, 1, out));
     for (int i = 0; i < 3; i++) {
         long double s = 0;
         for (int j = 0; j < 20; j++)
@@ -215,20 +215,20 @@ Test(array_reduce_dim, bad_input)
     AR_OK(dagger_array_zeros(rt, &good, &o));
     AR_OK(dagger_array_zeros(rt, &bad, &b));
     AR_OK(dagger_array_zeros(rt, &other, &f));
-    AR_FAILS(dagger_array_reduce_dim(NULL, DAGGER_ARRAY_SUM, a, 2, o), DAGGER_ERR_INVALID_ARG,
+    AR_FAILS(dagger_array_reduce_dim(NULL, DAGGER_OP_ADD, a, 2, o), DAGGER_ERR_INVALID_ARG,
              "dimension 2 of a 2-D array; use 0 .. 1");
-    AR_FAILS(dagger_array_reduce_dim(NULL, DAGGER_ARRAY_SUM, a, -1, o), DAGGER_ERR_INVALID_ARG,
+    AR_FAILS(dagger_array_reduce_dim(NULL, DAGGER_OP_ADD, a, -1, o), DAGGER_ERR_INVALID_ARG,
              "use 0 .. 1");
-    AR_FAILS(dagger_array_reduce_dim(NULL, DAGGER_ARRAY_SUM, a, 1, b), DAGGER_ERR_INVALID_ARG,
+    AR_FAILS(dagger_array_reduce_dim(NULL, DAGGER_OP_ADD, a, 1, b), DAGGER_ERR_INVALID_ARG,
              "the output is 4x2; reducing 4x6 along dimension 1 needs the same dims with extent 1");
-    AR_FAILS(dagger_array_reduce_dim(NULL, DAGGER_ARRAY_SUM, a, 0, o), DAGGER_ERR_INVALID_ARG,
+    AR_FAILS(dagger_array_reduce_dim(NULL, DAGGER_OP_ADD, a, 0, o), DAGGER_ERR_INVALID_ARG,
              "extent 1 along 0");
-    AR_FAILS(dagger_array_reduce_dim(NULL, DAGGER_ARRAY_SUM, a, 1, f), DAGGER_ERR_DTYPE, "must match");
-    AR_FAILS(dagger_array_reduce_dim(NULL, (dagger_array_reduction_t)9, a, 1, o),
+    AR_FAILS(dagger_array_reduce_dim(NULL, DAGGER_OP_ADD, a, 1, f), DAGGER_ERR_DTYPE, "must match");
+    AR_FAILS(dagger_array_reduce_dim(NULL, (dagger_op_t)9, a, 1, o),
              DAGGER_ERR_INVALID_ARG, "unknown reduction");
-    AR_OK(dagger_array_reduce_dim(NULL, DAGGER_ARRAY_SUM, a, 1, o));
+    AR_OK(dagger_array_reduce_dim(NULL, DAGGER_OP_ADD, a, 1, o));
     AR_DESTROY(a, o, b, f);
-    AR_FAILS(dagger_array_reduce_dim(NULL, DAGGER_ARRAY_SUM, a, 1, o), DAGGER_ERR_BAD_HANDLE, "");
+    AR_FAILS(dagger_array_reduce_dim(NULL, DAGGER_OP_ADD, a, 1, o), DAGGER_ERR_BAD_HANDLE, "");
     AR_OK(dagger_finalize(rt));
 }
 
@@ -243,7 +243,7 @@ Test(array_reduce_dim, moves_only_the_output)
     dagger_array_t *a, *out;
     AR_OK(dagger_array_rand(rt, &d, 2, &a));
     AR_OK(dagger_array_zeros(rt, &od, &out));
-    AR_OK(dagger_array_reduce_dim(NULL, DAGGER_ARRAY_SUM, a, 1, out));
+    AR_OK(dagger_array_reduce_dim(NULL, DAGGER_OP_ADD, a, 1, out));
     dagger_region_stats_t s;
     AR_OK(dagger_region_stats(rt, &s));
     uint64_t slab = 16 * sizeof(double), steps = 20 + 5; /* 20 chain steps, 5 copies home */

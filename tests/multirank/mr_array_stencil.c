@@ -314,8 +314,8 @@ Test(array_stencil, user_kernels_and_update_forms)
      * b = a * i + b. */
     double c = 0.5;
     dagger_stencil_expr_t e[3] = {
-        {.out = b, .assign = DAGGER_ST_ADD, .kernel = lap, .nin = 1, .args = &c, .args_len = 8},
-        {.out = b, .assign = DAGGER_ST_MUL, .kernel = DAGGER_STENCIL_CONST, .value = 2},
+        {.out = b, .assign = DAGGER_OP_ADD, .kernel = lap, .nin = 1, .args = &c, .args_len = 8},
+        {.out = b, .assign = DAGGER_OP_MUL, .kernel = DAGGER_STENCIL_CONST, .value = 2},
         {.out = b, .kernel = axi, .nin = 2},
     };
     e[0].in[0] = (dagger_stencil_input_t){.array = a, .dist = {1, 1},
@@ -353,7 +353,7 @@ Test(array_stencil, several_expressions_sequential_semantics)
     dagger_stencil_expr_t e[4] = {
         sum_expr(b, a, 1, wrap),
         sum_expr(c, b, 1, pad),
-        {.out = a, .assign = DAGGER_ST_ADD, .kernel = DAGGER_STENCIL_COPY, .nin = 1},
+        {.out = a, .assign = DAGGER_OP_ADD, .kernel = DAGGER_STENCIL_COPY, .nin = 1},
         sum_expr(b, a, 2, wrap), /* in place of b is fine; reads the new a */
     };
     e[2].in[0].array = c;
@@ -577,9 +577,9 @@ Test(array_stencil, bad_input)
     e.nin = 0;
     AR_FAILS(dagger_stencil_create(rt, 1, &e, &s), DAGGER_ERR_INVALID_ARG, "read input 0");
     e.nin = 1;
-    e.assign = (dagger_stencil_assign_t)8;
+    e.assign = (dagger_op_t)8;
     AR_FAILS(dagger_stencil_create(rt, 1, &e, &s), DAGGER_ERR_INVALID_ARG, "unknown assignment");
-    e.assign = DAGGER_ST_SET;
+    e.assign = DAGGER_OP_SET;
     e.in[0].dist[2] = 1;
     AR_FAILS(dagger_stencil_create(rt, 1, &e, &s), DAGGER_ERR_INVALID_ARG, "2-D array");
     e.in[0].dist[2] = 0;

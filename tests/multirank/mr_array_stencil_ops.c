@@ -61,12 +61,12 @@ Test(array_stencil_ops, allocating_stencil)
     AR_OK(dagger_finalize(rt));
 }
 
-static double op_of(dagger_array_op_t op, double a, double v)
+static double op_of(dagger_op_t op, double a, double v)
 {
     switch (op) {
-    case DAGGER_ARRAY_ADD: return a + v;
-    case DAGGER_ARRAY_SUB: return a - v;
-    case DAGGER_ARRAY_MUL: return a * v;
+    case DAGGER_OP_ADD: return a + v;
+    case DAGGER_OP_SUB: return a - v;
+    case DAGGER_OP_MUL: return a * v;
     default: return a / v;
     }
 }
@@ -90,8 +90,8 @@ Test(array_stencil_ops, fused_binop)
     AR_OK(dagger_stencil_apply(rt, 1, &e));
     dagger_region_stats_t alone, fused;
     AR_OK(dagger_region_stats(rt, &alone));
-    const dagger_array_op_t ops[4] = {DAGGER_ARRAY_ADD, DAGGER_ARRAY_SUB, DAGGER_ARRAY_MUL,
-                                      DAGGER_ARRAY_DIV};
+    const dagger_op_t ops[4] = {DAGGER_OP_ADD, DAGGER_OP_SUB, DAGGER_OP_MUL,
+                                      DAGGER_OP_DIV};
     for (int o = 0; o < 4; o++) {
         AR_OK(dagger_stencil_apply_binop(rt, ops[o], c, a, &e));
         AR_OK(dagger_region_stats(rt, &fused));
@@ -103,7 +103,7 @@ Test(array_stencil_ops, fused_binop)
     }
     /* In place, reading itself: a = a + stencil(a) sees the old a. */
     e.in[0].array = a;
-    AR_OK(dagger_stencil_apply_binop(rt, DAGGER_ARRAY_ADD, a, a, &e));
+    AR_OK(dagger_stencil_apply_binop(rt, DAGGER_OP_ADD, a, a, &e));
     ref_window_sum(xa, v, (size_t[]){10, 8});
     for (int i = 0; i < 80; i++)
         want[i] = xa[i] + v[i];
@@ -134,15 +134,15 @@ Test(array_stencil_ops, binop_through_a_temporary)
     for (int i = 0; i < 80; i++)
         want[i] = xa[i] - v[i];
     dagger_stencil_expr_t e = window_sum(b);
-    AR_OK(dagger_stencil_apply_binop(rt, DAGGER_ARRAY_SUB, c, a2, &e)); /* a blocked otherwise */
+    AR_OK(dagger_stencil_apply_binop(rt, DAGGER_OP_SUB, c, a2, &e));    /* a blocked otherwise */
     ar_expect(c, want, 1e-14, "a with other blocks");
-    AR_OK(dagger_stencil_apply_binop(rt, DAGGER_ARRAY_SUB, c2, a, &e)); /* out blocked otherwise */
+    AR_OK(dagger_stencil_apply_binop(rt, DAGGER_OP_SUB, c2, a, &e));    /* out blocked otherwise */
     ar_expect(c2, want, 1e-14, "out with other blocks");
-    AR_OK(dagger_stencil_apply_binop(rt, DAGGER_ARRAY_SUB, pv, a, &e)); /* out a view */
+    AR_OK(dagger_stencil_apply_binop(rt, DAGGER_OP_SUB, pv, a, &e));    /* out a view */
     ar_expect(pv, want, 1e-14, "out a view");
-    AR_FAILS(dagger_stencil_apply_binop(rt, DAGGER_ARRAY_SUB, p, a, &e), DAGGER_ERR_INVALID_ARG,
+    AR_FAILS(dagger_stencil_apply_binop(rt, DAGGER_OP_SUB, p, a, &e), DAGGER_ERR_INVALID_ARG,
              "shapes do not match: 20x8 and 10x8");
-    AR_FAILS(dagger_stencil_apply_binop(rt, (dagger_array_op_t)0, c, a, &e), DAGGER_ERR_INVALID_ARG,
+    AR_FAILS(dagger_stencil_apply_binop(rt, (dagger_op_t)0, c, a, &e), DAGGER_ERR_INVALID_ARG,
              "unknown operation");
     free(xa);
     free(xb);

@@ -56,7 +56,7 @@ Test(array_view, elementwise_and_fill_on_rows)
     ar_expect(c, want, 0, "c = view + view");
     dagger_region_t *r;
     AR_OK(dagger_region_begin(rt, NULL, &r));
-    AR_OK(dagger_array_scalar(r, DAGGER_ARRAY_MUL, va, va, 2)); /* in place, rows 10..20 */
+    AR_OK(dagger_array_scalar(r, DAGGER_OP_MUL, va, va, 2));    /* in place, rows 10..20 */
     AR_OK(dagger_array_fill(r, vb, 7));
     AR_OK(dagger_region_end(r));
     ref_box(xa, 30, 10, 0, 11, 20, times2, NULL);
@@ -235,14 +235,14 @@ Test(array_view, reduce_dim_of_a_view)
     v = view2(a, 10, 3, 11, 14);
     cv = view2(cols, 3, 0, 1, 14); /* row 3 of cols */
     double *x = ar_collect(a), want[14], all[5 * 14];
-    AR_OK(dagger_array_reduce_dim(NULL, DAGGER_ARRAY_SUM, v, 1, rows));
+    AR_OK(dagger_array_reduce_dim(NULL, DAGGER_OP_ADD, v, 1, rows));
     for (int i = 0; i < 11; i++) {
         want[i] = 0;
         for (int j = 0; j < 14; j++)
             want[i] += x[10 + i + 30 * (3 + j)];
     }
     ar_expect(rows, want, 1e-13, "row sums of a view");
-    AR_OK(dagger_array_reduce_dim(NULL, DAGGER_ARRAY_MAX, v, 0, cv));
+    AR_OK(dagger_array_reduce_dim(NULL, DAGGER_OP_MAX, v, 0, cv));
     memset(all, 0, sizeof(all));
     for (int j = 0; j < 14; j++) {
         all[3 + 5 * j] = -INFINITY;

@@ -61,7 +61,7 @@ static void expect_error_everywhere(dagger_runtime_t *rt, dagger_status_t st)
 static dagger_status_t allreduce_one(dagger_runtime_t *rt)
 {
     int64_t x = dagger_rank(rt);
-    return dagger_allreduce(rt, &x, 1, DAGGER_REDUCE_I64, DAGGER_OP_SUM);
+    return dagger_allreduce(rt, &x, 1, DAGGER_I64, DAGGER_OP_ADD);
 }
 
 Test(fault_send, failed_send_in_a_collective_is_an_error)

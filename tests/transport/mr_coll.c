@@ -121,30 +121,30 @@ static double dval(int r, int i)
     return (0.1 + r) * pow(10.0, (double)(i - 3)) + 1.0 / (3.0 + r + i); /* rounding-sensitive */
 }
 
-static int64_t fold_i(dagger_reduce_op_t op, int64_t a, int64_t b)
+static int64_t fold_i(dagger_op_t op, int64_t a, int64_t b)
 {
     switch (op) {
-    case DAGGER_OP_SUM: return (int64_t)((uint64_t)a + (uint64_t)b);
+    case DAGGER_OP_ADD: return (int64_t)((uint64_t)a + (uint64_t)b);
     case DAGGER_OP_MIN: return a < b ? a : b;
     case DAGGER_OP_MAX: return a > b ? a : b;
     default: return (int64_t)((uint64_t)a | (uint64_t)b);
     }
 }
 
-static uint64_t fold_u(dagger_reduce_op_t op, uint64_t a, uint64_t b)
+static uint64_t fold_u(dagger_op_t op, uint64_t a, uint64_t b)
 {
     switch (op) {
-    case DAGGER_OP_SUM: return a + b;
+    case DAGGER_OP_ADD: return a + b;
     case DAGGER_OP_MIN: return a < b ? a : b;
     case DAGGER_OP_MAX: return a > b ? a : b;
     default: return a | b;
     }
 }
 
-static double fold_d(dagger_reduce_op_t op, double a, double b)
+static double fold_d(dagger_op_t op, double a, double b)
 {
     switch (op) {
-    case DAGGER_OP_SUM: return a + b;
+    case DAGGER_OP_ADD: return a + b;
     case DAGGER_OP_MIN: return b < a ? b : a;
     default: return b > a ? b : a;
     }
@@ -152,7 +152,7 @@ static double fold_d(dagger_reduce_op_t op, double a, double b)
 
 /* The documented order (dagger/coll.h): the binomial tree, lower ranks on
  * the left: v[r] (+) subtree(r+1) (+) subtree(r+2..r+3) (+) ... */
-static double tree_fold_d(dagger_reduce_op_t op, int r, int span, int n, int i)
+static double tree_fold_d(dagger_op_t op, int r, int span, int n, int i)
 {
     double acc = dval(r, i);
     for (int m = 1; m < span && r + m < n; m <<= 1)
@@ -162,12 +162,12 @@ static double tree_fold_d(dagger_reduce_op_t op, int r, int span, int n, int i)
 
 static void allreduce_types(const char *tls)
 {
-    static const dagger_reduce_op_t ops[] = {DAGGER_OP_SUM, DAGGER_OP_MIN, DAGGER_OP_MAX,
+    static const dagger_op_t ops[] = {DAGGER_OP_ADD, DAGGER_OP_MIN, DAGGER_OP_MAX,
                                              DAGGER_OP_BOR};
     dgt_env_t *e = &dgt_env;
     dgt_up(e, tls);
     for (size_t k = 0; k < DG_ARRAY_LEN(ops); k++) {
-        dagger_reduce_op_t op = ops[k];
+        dagger_op_t op = ops[k];
         int64_t iv[NV], iref[NV];
         uint64_t uv[NV], uref[NV];
         for (int i = 0; i < NV; i++) {
@@ -180,8 +180,8 @@ static void allreduce_types(const char *tls)
                 uref[i] = fold_u(op, uref[i], (uint64_t)ival(r, i) * 2654435761u);
             }
         }
-        DGT_OK(dg_coll_allreduce(e->tx, iv, NV, DAGGER_REDUCE_I64, op));
-        DGT_OK(dg_coll_allreduce(e->tx, uv, NV, DAGGER_REDUCE_U64, op));
+        DGT_OK(dg_coll_allreduce(e->tx, iv, NV, DAGGER_I64, op));
+        DGT_OK(dg_coll_allreduce(e->tx, uv, NV, DAGGER_U64, op));
         for (int i = 0; i < NV; i++) {
             cr_assert_eq(iv[i], iref[i], "int64 op %d element %d", (int)op, i);
             cr_assert_eq(uv[i], uref[i], "uint64 op %d element %d", (int)op, i);
@@ -191,7 +191,7 @@ static void allreduce_types(const char *tls)
         double dv[NV];
         for (int i = 0; i < NV; i++)
             dv[i] = dval(e->rank, i);
-        DGT_OK(dg_coll_allreduce(e->tx, dv, NV, DAGGER_REDUCE_F64, op));
+        DGT_OK(dg_coll_allreduce(e->tx, dv, NV, DAGGER_F64, op));
         int span = 1;
         while (span < e->size)
             span <<= 1;
@@ -258,7 +258,7 @@ typedef struct helper {
 static void *helper_main(void *arg)
 {
     helper_t *h = arg;
-    h->st = dg_coll_allreduce(h->tx, &h->value, 1, DAGGER_REDUCE_I64, DAGGER_OP_SUM);
+    h->st = dg_coll_allreduce(h->tx, &h->value, 1, DAGGER_I64, DAGGER_OP_ADD);
     __atomic_store_n(&h->done, 1, __ATOMIC_RELEASE);
     return NULL;
 }
@@ -292,7 +292,7 @@ Test(coll, divergence_fails_everywhere)
     if (e->rank == e->size - 1)
         st = dg_coll_barrier(e->tx);
     else
-        st = dg_coll_allreduce(e->tx, &v, 1, DAGGER_REDUCE_I64, DAGGER_OP_SUM);
+        st = dg_coll_allreduce(e->tx, &v, 1, DAGGER_I64, DAGGER_OP_ADD);
     cr_assert_eq(st, DAGGER_ERR_DIVERGENCE, "got %s", dagger_strerror(st));
     const char *d = dagger_error_detail();
     cr_assert(strstr(d, "dagger_barrier") && strstr(d, "dagger_allreduce"), "detail: %s", d);
@@ -319,7 +319,7 @@ Test(coll, bad_argument_on_one_rank_fails_everywhere)
     char rank_name[32];
     snprintf(rank_name, sizeof(rank_name), "rank %d", bad);
     cr_assert(strstr(dagger_error_detail(), rank_name), "detail: %s", dagger_error_detail());
-    st = dg_coll_allreduce(e->tx, buf, 2, DAGGER_REDUCE_F64, DAGGER_OP_BOR);
+    st = dg_coll_allreduce(e->tx, buf, 2, DAGGER_F64, DAGGER_OP_BOR);
     cr_assert_eq(st, DAGGER_ERR_INVALID_ARG, "BOR on doubles: %s", dagger_strerror(st));
     DGT_OK(dg_coll_barrier(e->tx));
     dgt_down(e);

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "cr_main.h"
+#include "job_launch.h"
 #include "transport/coll.h"
 #include "transport/tx.h"
 #include "launcher_need.h"
@@ -47,7 +48,7 @@ static int victim_main(const char *how)
             _exit(0); /* leaves without finalizing */
         }
         int64_t v = i;
-        st = dg_coll_allreduce(tx, &v, 1, DAGGER_REDUCE_I64, DAGGER_OP_SUM);
+        st = dg_coll_allreduce(tx, &v, 1, DAGGER_I64, DAGGER_OP_ADD);
         if (st != DAGGER_OK) {
             fprintf(stderr, "dagger[rank %d] error: %s: %s\n", boot.rank, dagger_strerror(st),
                     dagger_error_detail());
@@ -67,78 +68,9 @@ int main(int argc, char **argv)
 
 /* ---- the tests: launch, wait with a limit, read the output ---- */
 
-typedef struct outcome {
-    int status;         /* wait status of dagger-run */
-    int timed_out;
-    char out[32768];    /* stdout and stderr of every rank and the launcher */
-} outcome_t;
-
-static const char *project_root(char *buf, size_t cap)
-{
-    snprintf(buf, cap, "%s", __FILE__);
-    char *cut = strstr(buf, "/tests/transport/");
-    cr_assert_not_null(cut, "cannot find the project root from %s", __FILE__);
-    *cut = '\0';
-    return buf;
-}
-
-static void slurp(int fd, outcome_t *o, size_t *used)
-{
-    ssize_t n = read(fd, o->out + *used, sizeof(o->out) - 1 - *used);
-    if (n > 0)
-        *used += (size_t)n;
-    o->out[*used] = '\0';
-}
-
 static void launch(const char *how, const char *extra_env, double limit_s, outcome_t *o)
 {
-    char root[PATH_MAX], run[PATH_MAX + 32], self[PATH_MAX];
-    snprintf(run, sizeof(run), "%s/tools/dagger-run", project_root(root, sizeof(root)));
-    ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-    cr_assert_gt(n, 0);
-    self[n] = '\0';
-    int fds[2];
-    cr_assert_eq(pipe(fds), 0);
-    pid_t pid = fork();
-    cr_assert_neq(pid, -1);
-    if (pid == 0) {
-        setpgid(0, 0);
-        dup2(fds[1], 1);
-        dup2(fds[1], 2);
-        close(fds[0]);
-        unsetenv("BXFI_MAP"); /* the ranks are not Criterion workers */
-        if (extra_env)
-            putenv((char *)extra_env);
-        execl(run, "dagger-run", "-n", "3", self, "--dg-victim", how, (char *)NULL);
-        _exit(127);
-    }
-    close(fds[1]);
-    memset(o, 0, sizeof(*o));
-    size_t used = 0;
-    struct timespec t0, t;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
-    for (;;) {
-        struct pollfd pfd = {.fd = fds[0], .events = POLLIN};
-        if (poll(&pfd, 1, 100) > 0)
-            slurp(fds[0], o, &used);
-        if (waitpid(pid, &o->status, WNOHANG) == pid)
-            break;
-        clock_gettime(CLOCK_MONOTONIC, &t);
-        if ((double)(t.tv_sec - t0.tv_sec) + 1e-9 * (double)(t.tv_nsec - t0.tv_nsec) > limit_s) {
-            o->timed_out = 1;
-            kill(-pid, SIGKILL);
-            waitpid(pid, &o->status, 0);
-            break;
-        }
-    }
-    while (poll(&(struct pollfd){.fd = fds[0], .events = POLLIN}, 1, 200) > 0 &&
-           used < sizeof(o->out) - 1) {
-        size_t before = used;
-        slurp(fds[0], o, &used);
-        if (used == before)
-            break;
-    }
-    close(fds[0]);
+    job_launch(3, "--dg-victim", how, extra_env, limit_s, o);
 }
 
 /* Every survivor wrote a line of its own that names rank 1. */

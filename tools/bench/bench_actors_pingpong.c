@@ -346,7 +346,7 @@ static double actor_stream(int nprod)
         CHECK(dagger_send(rt, c.producers[k], GO, &per, sizeof(per)));
     CHECK(dagger_request_wait(rt, req, 600 * 1000000LL, &r));
     double dt = now() - t0;
-    CHECK(dagger_request_destroy(rt, req));
+    CHECK(dagger_request_free(rt, req));
     for (int k = 0; k < nprod; k++)
         stop_join(c.producers[k]);
     stop_join(ca);

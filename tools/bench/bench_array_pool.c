@@ -38,7 +38,7 @@ static double time_sum(dagger_runtime_t *rt, dagger_array_t *x)
     for (int r = 0; r < 5; r++) {
         double t0 = now(), v;
         dagger_future_t f;
-        must(dagger_array_reduce(NULL, DAGGER_ARRAY_SUM, x, &f));
+        must(dagger_array_reduce(NULL, DAGGER_OP_ADD, x, &f));
         must(dagger_fetch(rt, f, &v, sizeof(v), NULL));
         double dt = now() - t0;
         best = dt < best ? dt : best;

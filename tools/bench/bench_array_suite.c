@@ -162,7 +162,7 @@ static void d_alloc(suite_t *s)
 
 static void d_bcast(suite_t *s)
 {
-    must(dagger_array_scalar(NULL, DAGGER_ARRAY_ADD, s->y, s->x, 1.0), "x .+ 1");
+    must(dagger_array_scalar(NULL, DAGGER_OP_ADD, s->y, s->x, 1.0), "x .+ 1");
 }
 
 static void d_add(suite_t *s)
@@ -180,7 +180,7 @@ static void d_transpose(suite_t *s)
     must(dagger_array_transpose(NULL, s->y, s->x), "transpose");
 }
 
-static void d_reduce(suite_t *s, dagger_array_reduction_t op)
+static void d_reduce(suite_t *s, dagger_op_t op)
 {
     dagger_future_t f;
     double v;
@@ -190,12 +190,12 @@ static void d_reduce(suite_t *s, dagger_array_reduction_t op)
 
 static void d_sum(suite_t *s)
 {
-    d_reduce(s, DAGGER_ARRAY_SUM);
+    d_reduce(s, DAGGER_OP_ADD);
 }
 
 static void d_norm(suite_t *s)
 {
-    d_reduce(s, DAGGER_ARRAY_NORM2);
+    d_reduce(s, DAGGER_OP_NORM2);
 }
 
 static int g_stencil; /* which prepared sweep d_stencil runs */
@@ -221,7 +221,7 @@ static void d_stencil_alloc(suite_t *s)
 static void d_stencil_binop(suite_t *s)
 {
     dagger_stencil_expr_t e = neighbours(NULL, s->x, DAGGER_BC_WRAP);
-    must(dagger_stencil_apply_binop(s->b->rt, DAGGER_ARRAY_ADD, s->z, s->y, &e), "y + stencil");
+    must(dagger_stencil_apply_binop(s->b->rt, DAGGER_OP_ADD, s->z, s->y, &e), "y + stencil");
 }
 
 /* ---- serial references (rank 0, one thread, plain loops) ---- */
@@ -403,14 +403,14 @@ static void prepare_stencils(suite_t *s)
         dagger_stencil_expr_t e = neighbours(s->y, s->x, bcs[k]);
         must(dagger_stencil_create(s->b->rt, 1, &e, &s->st[k]), "stencil");
     }
-    dagger_stencil_expr_t up = {.out = s->z, .assign = DAGGER_ST_ADD,
+    dagger_stencil_expr_t up = {.out = s->z, .assign = DAGGER_OP_ADD,
                                 .kernel = DAGGER_STENCIL_CONST, .value = 1};
     must(dagger_stencil_create(s->b->rt, 1, &up, &s->st[4]), "update");
     /* z = neighbour sum of x (Wrap); x += z; x *= 0.5 */
     dagger_stencil_expr_t multi[3] = {
         neighbours(s->z, s->x, DAGGER_BC_WRAP),
-        {.out = s->x, .assign = DAGGER_ST_ADD, .kernel = DAGGER_STENCIL_COPY, .nin = 1},
-        {.out = s->x, .assign = DAGGER_ST_MUL, .kernel = DAGGER_STENCIL_CONST, .value = 0.5},
+        {.out = s->x, .assign = DAGGER_OP_ADD, .kernel = DAGGER_STENCIL_COPY, .nin = 1},
+        {.out = s->x, .assign = DAGGER_OP_MUL, .kernel = DAGGER_STENCIL_CONST, .value = 0.5},
     };
     multi[1].in[0].array = s->z;
     must(dagger_stencil_create(s->b->rt, 3, multi, &s->st[5]), "multi-expr");

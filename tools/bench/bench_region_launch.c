@@ -183,7 +183,7 @@ static double one_round(bench_t *b, dagger_status_t (*fn)(bench_t *, dagger_code
                 dagger_error_detail());
         exit(1);
     }
-    dagger_allreduce(b->rt, &dt, 1, DAGGER_REDUCE_F64, DAGGER_OP_MAX);
+    dagger_allreduce(b->rt, &dt, 1, DAGGER_F64, DAGGER_OP_MAX);
     return dt * 1e3;
 }
 
@@ -275,7 +275,7 @@ int main(int argc, char **argv)
     double serial_ms = (now() - t0) * 1e3;
     if (sink == 42.0) /* keeps the loop from being optimised away */
         printf(" ");
-    dagger_allreduce(b.rt, &serial_ms, 1, DAGGER_REDUCE_F64, DAGGER_OP_MAX);
+    dagger_allreduce(b.rt, &serial_ms, 1, DAGGER_F64, DAGGER_OP_MAX);
 
     struct {
         const char *name;

@@ -92,7 +92,7 @@ static double round_time(dagger_runtime_t *rt, dagger_codelet_t w, dagger_codele
     }
     check(dagger_region_end(reg), "region_end");
     double t = mono() - t0;
-    check(dagger_allreduce(rt, &t, 1, DAGGER_REDUCE_F64, DAGGER_OP_MAX), "allreduce");
+    check(dagger_allreduce(rt, &t, 1, DAGGER_F64, DAGGER_OP_MAX), "allreduce");
     return t;
 }
 

@@ -104,7 +104,7 @@ static int run_graph(void *ctx, const tb_graph_t *g, double *wall)
         }
     }
     *wall = tb_now() - t0;
-    dagger_allreduce(d->rt, wall, 1, DAGGER_REDUCE_F64, DAGGER_OP_MAX);
+    dagger_allreduce(d->rt, wall, 1, DAGGER_F64, DAGGER_OP_MAX);
     return check_final(d, g);
 }
 

@@ -242,7 +242,7 @@ dagger_status_t dagger_request(dagger_runtime_t *rt, dagger_actor_addr_t to,
 
 /* The future form: sends a request and returns at once. Wait for the reply
  * with dagger_request_wait, then release the handle with
- * dagger_request_destroy. Errors: those of dagger_send; DAGGER_ERR_STATE
+ * dagger_request_free. Errors: those of dagger_send; DAGGER_ERR_STATE
  * (from a handler); DAGGER_ERR_INVALID_ARG (req NULL). */
 DAGGER_API
 dagger_status_t dagger_request_start(dagger_runtime_t *rt, dagger_actor_addr_t to,
@@ -250,10 +250,10 @@ dagger_status_t dagger_request_start(dagger_runtime_t *rt, dagger_actor_addr_t t
                                      dagger_request_t *req);
 
 /* Waits up to timeout_us (0: just look) for the reply and copies it into
- * *reply. The request stays valid until destroyed, so a timed-out wait may be
+ * *reply. The request stays valid until freed, so a timed-out wait may be
  * repeated and an oversized reply read again with a larger buffer.
  * Errors: DAGGER_ERR_BAD_HANDLE (rt, or a request that is unknown or
- * destroyed), DAGGER_ERR_INVALID_ARG (reply NULL), DAGGER_ERR_TIMEOUT,
+ * freed), DAGGER_ERR_INVALID_ARG (reply NULL), DAGGER_ERR_TIMEOUT,
  * DAGGER_ERR_OVERFLOW (see dagger_request), DAGGER_ERR_STATE (a non-zero
  * timeout from a handler, or another thread is waiting on it), and the
  * request's failure status (see dagger_request). */
@@ -262,10 +262,10 @@ dagger_status_t dagger_request_wait(dagger_runtime_t *rt, dagger_request_t req, 
                                     dagger_reply_t *reply);
 
 /* Releases a request handle; a reply arriving later is discarded. Errors:
- * DAGGER_ERR_BAD_HANDLE (rt, or an unknown or already destroyed request),
+ * DAGGER_ERR_BAD_HANDLE (rt, or an unknown or already freed request),
  * DAGGER_ERR_STATE (another thread is waiting on it). */
 DAGGER_API
-dagger_status_t dagger_request_destroy(dagger_runtime_t *rt, dagger_request_t req);
+dagger_status_t dagger_request_free(dagger_runtime_t *rt, dagger_request_t req);
 
 /* From a handler: sends a request without waiting. The reply arrives later
  * as an ordinary message to the calling actor (which needs a handler for the
@@ -299,9 +299,8 @@ dagger_status_t dagger_timer_cancel(dagger_runtime_t *rt, dagger_timer_t timer);
 
 /* ------------------------------------------------- inside a handler: context */
 
-/* These return zero values (dagger_actor_none(), 0, NULL; -1 for
- * dagger_ctx_worker) for a NULL ctx. A ctx is valid only during its
- * handler call: one kept past it cannot be detected. */
+/* For a NULL ctx these return the sentinels of dagger.h. A ctx is valid
+ * only during its handler call: one kept past it cannot be detected. */
 DAGGER_API
 dagger_actor_addr_t dagger_ctx_self(const dagger_ctx_t *ctx);
 DAGGER_API

@@ -58,7 +58,7 @@ DAGGER_API
 dagger_status_t dagger_chunk_data(dagger_runtime_t *rt, dagger_chunk_t c, void **data,
                                   size_t strides[DAGGER_MAX_DIMS]);
 
-/* The owning rank of a chunk, or -1 for a bad runtime or chunk handle. */
+/* The owning rank of a chunk. */
 DAGGER_API
 int dagger_chunk_owner(dagger_runtime_t *rt, dagger_chunk_t c);
 
@@ -87,6 +87,24 @@ dagger_view_t dagger_view_sub(dagger_view_t v, const size_t off[], const size_t 
  * modifier or a bad v gives a view with ndims 0. */
 DAGGER_API
 dagger_view_t dagger_view_mod(dagger_view_t v, dagger_modifier_t mod);
+
+/* Collective: the current elements of a view, the same bytes on every rank,
+ * without a hand-written gather: the view's box packed column-major
+ * (ext[0] x ext[1] x ... elements of the chunk's dtype; a modifier does not
+ * change what is returned: the whole box comes back). *len gets the byte
+ * count. Outside a region, or inside one: the current data is then brought
+ * to the owner first (planned alike on every rank) after the work submitted
+ * so far. After a failure, as dagger_fetch: when the task that last wrote
+ * the chunk failed or ran after its region's first failure, that failure is
+ * returned on every rank. Errors: DAGGER_ERR_BAD_HANDLE (no such chunk),
+ * DAGGER_ERR_BAD_VIEW, DAGGER_ERR_OVERFLOW (cap too small). */
+DAGGER_API
+dagger_status_t dagger_fetch_view(dagger_runtime_t *rt, dagger_view_t v, void *buf, size_t cap,
+                                  size_t *len);
+/* The same for the whole chunk (dagger_view(rt, c)). */
+DAGGER_API
+dagger_status_t dagger_fetch_chunk(dagger_runtime_t *rt, dagger_chunk_t c, void *buf, size_t cap,
+                                   size_t *len);
 
 #ifdef __cplusplus
 }

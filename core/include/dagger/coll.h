@@ -25,27 +25,11 @@
 
 #include <dagger/runtime.h>
 #include <dagger/status.h>
+#include <dagger/types.h>
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/* Element types of dagger_allreduce. */
-typedef enum dagger_reduce_type {
-    DAGGER_REDUCE_I64 = 1, /* int64_t */
-    DAGGER_REDUCE_U64 = 2, /* uint64_t */
-    DAGGER_REDUCE_F64 = 3  /* double */
-} dagger_reduce_type_t;
-
-/* Operations of dagger_allreduce. Integer sums wrap around (two's
- * complement); BOR is for the integer types only. MIN/MAX of doubles
- * propagate NaN. */
-typedef enum dagger_reduce_op {
-    DAGGER_OP_SUM = 1,
-    DAGGER_OP_MIN = 2,
-    DAGGER_OP_MAX = 3,
-    DAGGER_OP_BOR = 4 /* bitwise or */
-} dagger_reduce_op_t;
 
 /* Combines two contributions of len bytes: acc = acc (+) in, where acc holds
  * the lower ranks' part and in the higher ranks' part. It must be
@@ -69,11 +53,13 @@ DAGGER_API
 dagger_status_t dagger_allgather(dagger_runtime_t *rt, const void *mine, size_t len, void **all,
                                  size_t *lens);
 
-/* Reduces count elements of type at buf over all ranks with op; the
- * result replaces buf on every rank. */
+/* Reduces count elements of type (DAGGER_I64, DAGGER_U64 or DAGGER_F64) at
+ * buf over all ranks with op (DAGGER_OP_ADD, _MIN, _MAX, or _BOR for the
+ * integer types: see dagger_op_t in dagger/types.h); the result replaces
+ * buf on every rank. */
 DAGGER_API
 dagger_status_t dagger_allreduce(dagger_runtime_t *rt, void *buf, size_t count,
-                                 dagger_reduce_type_t type, dagger_reduce_op_t op);
+                                 dagger_dtype_t type, dagger_op_t op);
 
 /* Reduces len bytes at buf over all ranks with fn (see dagger_combine_fn);
  * the result replaces buf on every rank. */

@@ -61,20 +61,6 @@ typedef struct dagger_scope {
                                       sizeof(dagger_scope_t))})
 #endif
 
-/* The global processor table (identical on every rank, sorted by rank, kind,
- * index). */
-typedef struct dagger_proc_info {
-    int id;
-    int rank;
-    dagger_proc_kind_t kind;
-    int index;               /* thread or device index within the rank */
-} dagger_proc_info_t;
-
-/* Number of processors in the job (-1 for a bad handle); with procs non-NULL,
- * writes up to cap entries (none for cap <= 0). */
-DAGGER_API
-int dagger_procs(dagger_runtime_t *rt, dagger_proc_info_t *procs, int cap);
-
 /* Opens a region. scope may be NULL (anywhere on CPUs). One region at a time
  * per runtime. Errors: DAGGER_ERR_BAD_HANDLE (rt), DAGGER_ERR_INVALID_ARG
  * (out NULL; a scope with a negative or > 64 rank count, or ranks NULL with
@@ -165,52 +151,6 @@ typedef struct dagger_region_stats {
 /* Errors: DAGGER_ERR_BAD_HANDLE (rt), DAGGER_ERR_INVALID_ARG (out NULL). */
 DAGGER_API
 dagger_status_t dagger_region_stats(dagger_runtime_t *rt, dagger_region_stats_t *out);
-
-/* Collective: the value of a future, the same bytes on every rank. *len gets
- * its length. Outside a region, or inside one (it then waits for this rank's
- * planned work). Errors: DAGGER_ERR_BAD_HANDLE (rt, or a future no task
- * returned, or one already freed), DAGGER_ERR_INVALID_ARG (buf NULL for a
- * value of size > 0), DAGGER_ERR_OVERFLOW (cap too small).
- * After a failure: when a failure spoiled the value (the failed task or a
- * later task of its region wrote it: those are skipped on the failing rank,
- * or may have read what it left; or, in a later region, a task computed it
- * from spoiled data; until a task overwrites it whole from clean data), fetch
- * returns that failure's status (DAGGER_ERR_TASK_FAILED, or the status the
- * runtime gave the task, e.g. DAGGER_ERR_OVERFLOW) on every rank, with its
- * codelet, rank and message in the detail, and leaves buf untouched; it never
- * returns DAGGER_OK with stale bytes. Values written before the failure fetch
- * normally. Inside a region the check is collective too: every rank agrees
- * on the failures so far. */
-DAGGER_API
-dagger_status_t dagger_fetch(dagger_runtime_t *rt, dagger_future_t f, void *buf, size_t cap,
-                             size_t *len);
-
-/* Collective: the current elements of a view, the same bytes on every rank,
- * without a hand-written gather: the view's box packed column-major
- * (ext[0] x ext[1] x ... elements of the chunk's dtype; a modifier does not
- * change what is returned: the whole box comes back). *len gets the byte
- * count. Outside a region, or inside one: the current data is then brought
- * to the owner first (planned alike on every rank) after the work submitted
- * so far. After a failure, as dagger_fetch: when the task that last wrote
- * the chunk failed or ran after its region's first failure, that failure is
- * returned on every rank. Errors: DAGGER_ERR_BAD_HANDLE (no such chunk),
- * DAGGER_ERR_BAD_VIEW, DAGGER_ERR_OVERFLOW (cap too small). */
-DAGGER_API
-dagger_status_t dagger_fetch_view(dagger_runtime_t *rt, dagger_view_t v, void *buf, size_t cap,
-                                  size_t *len);
-/* The same for the whole chunk (dagger_view(rt, c)). */
-DAGGER_API
-dagger_status_t dagger_fetch_chunk(dagger_runtime_t *rt, dagger_chunk_t c, void *buf, size_t cap,
-                                   size_t *len);
-
-/* Collective: releases a future's value on every rank (its memory, and the
- * runtime's record of it). Allowed inside a region after the last task that
- * reads it was submitted. Later use of f is DAGGER_ERR_BAD_HANDLE. A
- * long-running program releases the futures it no longer needs, or memory
- * grows with every task that returns a value. Errors: DAGGER_ERR_BAD_HANDLE
- * (rt, or a future no task returned, or one already freed). */
-DAGGER_API
-dagger_status_t dagger_future_free(dagger_runtime_t *rt, dagger_future_t f);
 
 /* Uniformity checking: with on = 1, every submission, chunk creation and
  * free, region begin and end compares the planning inputs across ranks; a

@@ -15,11 +15,20 @@ extern "C" {
 typedef struct dagger_runtime dagger_runtime_t;
 
 /* Parameters of dagger_init. Zero-initialise, then set what you need; a zero
- * field means "use the DAGGER_* setting or the default". */
+ * field means "use the DAGGER_* setting or the default". The last two are
+ * the switches of the process-wide effects dagger.h lists. */
 typedef struct dagger_params {
     int num_threads;   /* CPU worker threads of this rank; 0 = DAGGER_NUM_THREADS,
                           else one per core of the process binding */
     int no_bind;       /* 1 = do not pin worker threads (overrides DAGGER_BIND_THREADS) */
+    int no_signal_handlers; /* 1 = install no signal handler: no SIGTERM handler naming
+                               the lost rank, no SIGUSR1 handler dumping what each
+                               rank waits for (by default each is installed only
+                               where the program left the signal at SIG_DFL) */
+    int no_exit;       /* 1 = the library never ends the process: after a lost peer,
+                          a lost launcher, a start-up step past DAGGER_START_TIMEOUT or
+                          a hang past DAGGER_HANG_EXIT it says so on stderr and goes
+                          on; waits on the lost peer return DAGGER_ERR_PEER_LOST */
 } dagger_params_t;
 
 /* Starts the runtime: reads the DAGGER_* settings, bootstraps (PMIx under a
@@ -46,13 +55,13 @@ dagger_status_t dagger_init(int *argc, char ***argv, const dagger_params_t *para
 DAGGER_API
 dagger_status_t dagger_finalize(dagger_runtime_t *rt);
 
-/* This process's rank and the number of ranks (-1 for a bad handle). */
+/* This process's rank and the number of ranks. */
 DAGGER_API
 int dagger_rank(const dagger_runtime_t *rt);
 DAGGER_API
 int dagger_nranks(const dagger_runtime_t *rt);
 
-/* Number of CPU worker threads of this rank (-1 for a bad handle). */
+/* Number of CPU worker threads of this rank. */
 DAGGER_API
 int dagger_num_threads(const dagger_runtime_t *rt);
 

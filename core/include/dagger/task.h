@@ -1,10 +1,11 @@
-/* Codelets and tasks.
+/* Processors, codelets, tasks and futures.
  *
  * A codelet is a named computation with one implementation per processor kind
  * (CPU now; CUDA and HIP slots). It is identified across ranks by its name,
  * never by a function pointer. A task is one call of a codelet on arguments
  * (views with an access mode, by-value bytes, futures of earlier tasks),
- * submitted inside a region (dagger/region.h). */
+ * submitted inside a region (dagger/region.h). A future is the value a task
+ * returns: fetched and freed here. */
 #ifndef DAGGER_TASK_H
 #define DAGGER_TASK_H
 
@@ -36,6 +37,20 @@ typedef enum dagger_proc_kind {
     DAGGER_PROC_HIP = 4,
     DAGGER_PROC_TESTDEV = 8
 } dagger_proc_kind_t;
+
+/* The global processor table (identical on every rank, sorted by rank, kind,
+ * index). */
+typedef struct dagger_proc_info {
+    int id;
+    int rank;
+    dagger_proc_kind_t kind;
+    int index;               /* thread or device index within the rank */
+} dagger_proc_info_t;
+
+/* Number of processors in the job; with procs non-NULL, writes up to cap
+ * entries (none for cap <= 0). */
+DAGGER_API
+int dagger_procs(dagger_runtime_t *rt, dagger_proc_info_t *procs, int cap);
 
 #define DAGGER_MAX_ARGS 16
 /* Largest value a task may return, in bytes (declared at registration or per
@@ -77,6 +92,34 @@ dagger_status_t dagger_codelet_register(dagger_runtime_t *rt, const dagger_codel
 typedef struct dagger_future {
     uint64_t id;
 } dagger_future_t;
+
+/* Collective: the value of a future, the same bytes on every rank. *len gets
+ * its length. Outside a region, or inside one (it then waits for this rank's
+ * planned work). Errors: DAGGER_ERR_BAD_HANDLE (rt, or a future no task
+ * returned, or one already freed), DAGGER_ERR_INVALID_ARG (buf NULL for a
+ * value of size > 0), DAGGER_ERR_OVERFLOW (cap too small).
+ * After a failure: when a failure spoiled the value (the failed task or a
+ * later task of its region wrote it: those are skipped on the failing rank,
+ * or may have read what it left; or, in a later region, a task computed it
+ * from spoiled data; until a task overwrites it whole from clean data), fetch
+ * returns that failure's status (DAGGER_ERR_TASK_FAILED, or the status the
+ * runtime gave the task, e.g. DAGGER_ERR_OVERFLOW) on every rank, with its
+ * codelet, rank and message in the detail, and leaves buf untouched; it never
+ * returns DAGGER_OK with stale bytes. Values written before the failure fetch
+ * normally. Inside a region the check is collective too: every rank agrees
+ * on the failures so far. */
+DAGGER_API
+dagger_status_t dagger_fetch(dagger_runtime_t *rt, dagger_future_t f, void *buf, size_t cap,
+                             size_t *len);
+
+/* Collective: releases a future's value on every rank (its memory, and the
+ * runtime's record of it). Allowed inside a region after the last task that
+ * reads it was submitted. Later use of f is DAGGER_ERR_BAD_HANDLE. A
+ * long-running program releases the futures it no longer needs, or memory
+ * grows with every task that returns a value. Errors: DAGGER_ERR_BAD_HANDLE
+ * (rt, or a future no task returned, or one already freed). */
+DAGGER_API
+dagger_status_t dagger_future_free(dagger_runtime_t *rt, dagger_future_t f);
 
 /* One argument of a task. Build them with the DAGGER_IN/OUT/INOUT/VALUE/FUTURE
  * macros (in C and in C++). */
@@ -129,8 +172,9 @@ typedef struct dagger_slot {
     size_t bytes;                    /* for values and futures: their length */
 } dagger_slot_t;
 
-/* Argument i of the running task. For a value or a future, data points to its
- * bytes and bytes is the length. An index out of range gives data == NULL. */
+/* Argument i of the running task, and their count. For a value or a future,
+ * data points to its bytes and bytes is the length. Bad input (a NULL t, an
+ * index out of range) gives the sentinels of dagger.h. */
 DAGGER_API
 dagger_slot_t dagger_task_arg(dagger_task_t *t, int i);
 DAGGER_API
@@ -158,8 +202,7 @@ void *dagger_task_result(dagger_task_t *t, size_t *size);
 DAGGER_API
 int dagger_task_fail(dagger_task_t *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* The task's sequence number (the one dagger_submit gave; 0 for a NULL t)
- * and its rank (-1 for a NULL t). */
+/* The task's sequence number (the one dagger_submit gave) and its rank. */
 DAGGER_API
 uint64_t dagger_task_seq(dagger_task_t *t);
 DAGGER_API

@@ -1,5 +1,6 @@
-/* Element types, access modes and dependency modifiers shared by the task,
- * chunk and array APIs. */
+/* The element types and operators of the whole API (chunks, tasks, arrays,
+ * stencils and collectives use these two enums and no others), access modes
+ * and dependency modifiers. */
 #ifndef DAGGER_TYPES_H
 #define DAGGER_TYPES_H
 
@@ -14,12 +15,17 @@ extern "C" {
  * dimension 0 varies fastest (as in BLAS/LAPACK). */
 #define DAGGER_MAX_DIMS 4
 
+/* Element types. Chunks and task arguments take any of them; arrays and
+ * stencils take F32, F64, I32 and I64; dagger_allreduce takes I64, U64 and
+ * F64. Another one where a call does not take it is DAGGER_ERR_DTYPE for
+ * arrays and DAGGER_ERR_INVALID_ARG for the others. */
 typedef enum dagger_dtype {
     DAGGER_U8 = 1,  /* raw bytes */
-    DAGGER_I32 = 2,
-    DAGGER_I64 = 3,
-    DAGGER_F32 = 4,
-    DAGGER_F64 = 5
+    DAGGER_I32 = 2, /* int32_t */
+    DAGGER_I64 = 3, /* int64_t */
+    DAGGER_F32 = 4, /* float */
+    DAGGER_F64 = 5, /* double */
+    DAGGER_U64 = 6  /* uint64_t */
 } dagger_dtype_t;
 
 /* Size in bytes of one element of dtype, 0 for an unknown dtype. */
@@ -31,9 +37,30 @@ static inline size_t dagger_dtype_size(dagger_dtype_t t)
     case DAGGER_I64: return 8;
     case DAGGER_F32: return 4;
     case DAGGER_F64: return 8;
+    case DAGGER_U64: return 8;
     }
     return 0;
 }
+
+/* Operators. Which call takes which (any other is DAGGER_ERR_INVALID_ARG):
+ *   element-wise (dagger_array_binop, _scalar, _rscalar,
+ *                 dagger_stencil_apply_binop)        ADD SUB MUL DIV
+ *   stencil assignment (dagger_stencil_expr_t.assign) SET ADD SUB MUL DIV
+ *   array reductions (dagger_array_reduce, _reduce_dim) ADD MIN MAX NORM2
+ *   dagger_allreduce                                  ADD MIN MAX BOR
+ * As a reduction, ADD is the sum. Integer arithmetic wraps around (two's
+ * complement); MIN and MAX of floating-point values propagate NaN. */
+typedef enum dagger_op {
+    DAGGER_OP_SET = 0,  /* out = v (assignment only; the zero value) */
+    DAGGER_OP_ADD = 1,  /* a + b; reduced: the sum */
+    DAGGER_OP_SUB = 2,  /* a - b */
+    DAGGER_OP_MUL = 3,  /* a * b */
+    DAGGER_OP_DIV = 4,  /* a / b (integer division by zero fails the task) */
+    DAGGER_OP_MIN = 5,
+    DAGGER_OP_MAX = 6,
+    DAGGER_OP_BOR = 7,  /* bitwise or, integer types only */
+    DAGGER_OP_NORM2 = 8 /* reduced: sqrt of the sum of squares (floating point only) */
+} dagger_op_t;
 
 /* How a task accesses an argument. Out promises to overwrite every element of
  * the view without reading it, so no data is moved in for it. */

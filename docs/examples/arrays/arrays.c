@@ -70,8 +70,8 @@ static void reduce_along_dims(dagger_runtime_t *rt)
     CHECK(dagger_array_from_host(rt, &d, v, &x));
     CHECK(dagger_array_zeros(rt, &rd, &r));
     CHECK(dagger_array_zeros(rt, &cd, &c));
-    CHECK(dagger_array_reduce_dim(NULL, DAGGER_ARRAY_SUM, x, 1, r));
-    CHECK(dagger_array_reduce_dim(NULL, DAGGER_ARRAY_NORM2, x, 0, c));
+    CHECK(dagger_array_reduce_dim(NULL, DAGGER_OP_ADD, x, 1, r));
+    CHECK(dagger_array_reduce_dim(NULL, DAGGER_OP_NORM2, x, 0, c));
     CHECK(dagger_array_collect(r, rows));
     CHECK(dagger_array_collect(c, cols));
     for (int i = 0; i < M; i++)
@@ -90,12 +90,12 @@ static void views(dagger_runtime_t *rt)
     dagger_array_t *x, *rows;
     CHECK(dagger_array_ones(rt, &d, &x));
     CHECK(dagger_array_view(x, (size_t[]){10, 0}, (size_t[]){11, 20}, &rows));
-    CHECK(dagger_array_scalar(NULL, DAGGER_ARRAY_MUL, rows, rows, 2.0));
+    CHECK(dagger_array_scalar(NULL, DAGGER_OP_MUL, rows, rows, 2.0));
     dagger_future_t f;
     double in_rows, all;
-    CHECK(dagger_array_reduce(NULL, DAGGER_ARRAY_SUM, rows, &f));
+    CHECK(dagger_array_reduce(NULL, DAGGER_OP_ADD, rows, &f));
     CHECK(dagger_fetch(rt, f, &in_rows, sizeof(in_rows), NULL));
-    CHECK(dagger_array_reduce(NULL, DAGGER_ARRAY_SUM, x, &f));
+    CHECK(dagger_array_reduce(NULL, DAGGER_OP_ADD, x, &f));
     CHECK(dagger_fetch(rt, f, &all, sizeof(all), NULL));
     expect(in_rows == 2 * 11 * 20, "the sum of the doubled rows");
     expect(all == 600 + 11 * 20, "only the rows changed");
@@ -114,7 +114,7 @@ static void allocating_and_fused(dagger_runtime_t *rt)
     e.in[0] = (dagger_stencil_input_t){.array = x, .dist = {1, 1},
                                        .bc = {{DAGGER_BC_WRAP, 0}, {DAGGER_BC_WRAP, 0}}};
     CHECK(dagger_stencil_apply_new(rt, &e, &y));
-    CHECK(dagger_stencil_apply_binop(rt, DAGGER_ARRAY_ADD, c, x, &e));
+    CHECK(dagger_stencil_apply_binop(rt, DAGGER_OP_ADD, c, x, &e));
     double vy[48], vc[48];
     CHECK(dagger_array_collect(y, vy));
     CHECK(dagger_array_collect(c, vc));

@@ -125,23 +125,23 @@ static int heat(dagger_runtime_t *rt)
     dagger_array_t *u;
     CHECK(dagger_array_rand(rt, &d, 7, &u));
     dagger_future_t f0, f1;
-    CHECK(dagger_array_reduce(NULL, DAGGER_ARRAY_SUM, u, &f0));
+    CHECK(dagger_array_reduce(NULL, DAGGER_OP_ADD, u, &f0));
     double before, after;
     CHECK(dagger_fetch(rt, f0, &before, sizeof(before), NULL));
     /* One sweep, two expressions: u = sum of its 3x3 window (Wrap in both
      * dimensions, old values), then u *= 1/9. Prepared once, run 20 times. */
     dagger_stencil_expr_t e[2] = {
-        {.out = u, .assign = DAGGER_ST_SET, .kernel = DAGGER_STENCIL_SUM, .nin = 1,
+        {.out = u, .assign = DAGGER_OP_SET, .kernel = DAGGER_STENCIL_SUM, .nin = 1,
          .in = {{.array = u, .dist = {1, 1},
                  .bc = {{.kind = DAGGER_BC_WRAP}, {.kind = DAGGER_BC_WRAP}}}}},
-        {.out = u, .assign = DAGGER_ST_MUL, .kernel = DAGGER_STENCIL_CONST, .value = 1.0 / 9.0},
+        {.out = u, .assign = DAGGER_OP_MUL, .kernel = DAGGER_STENCIL_CONST, .value = 1.0 / 9.0},
     };
     dagger_stencil_t *sweep;
     CHECK(dagger_stencil_create(rt, 2, e, &sweep));
     for (int s = 0; s < 20; s++)
         CHECK(dagger_stencil_run(NULL, sweep));
     CHECK(dagger_stencil_destroy(sweep));
-    CHECK(dagger_array_reduce(NULL, DAGGER_ARRAY_SUM, u, &f1));
+    CHECK(dagger_array_reduce(NULL, DAGGER_OP_ADD, u, &f1));
     CHECK(dagger_fetch(rt, f1, &after, sizeof(after), NULL));
     int ok = fabs(after - before) < 1e-9 * fabs(before);
     if (dagger_rank(rt) == 0)

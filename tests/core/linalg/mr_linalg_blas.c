@@ -88,7 +88,7 @@ Test(linalg_blas, trsm)
             dagger_array_t *A = la_spd(rt, t, n, 24, 24) /* well conditioned */;
             dagger_array_t *B = side ? la_rand(rt, t, o, n, 20, 24, 9) : la_rand(rt, t, n, o, 24, 20, 9);
             if (unit) /* off-diagonal entries below 1/n: well conditioned with a unit diagonal */
-                AR_OK(dagger_array_scalar(NULL, DAGGER_ARRAY_DIV, A, A, (double)n));
+                AR_OK(dagger_array_scalar(NULL, DAGGER_OP_DIV, A, A, (double)n));
             double *a = ar_collect(A), *b = ar_collect(B);
             AR_OK(dagger_linalg_trsm(NULL, side, up, ta, unit, 0.5, A, B));
             size_t bm = side ? o : n, bn = side ? n : o;

@@ -190,7 +190,7 @@ void bi_probe_dagger_request_start(void)
     E(DAGGER_ERR_INVALID_ARG, dagger_request_start(BI.rt, BI.act, BI.mt, p, 8, NULL));
     E(DAGGER_ERR_NO_SUCH_ACTOR, dagger_request_start(BI.rt, nowhere, BI.mt, p, 8, &req));
     E(DAGGER_OK, dagger_request_start(BI.rt, BI.act, BI.mt, p, 8, &req));
-    E(DAGGER_OK, dagger_request_destroy(BI.rt, req));
+    E(DAGGER_OK, dagger_request_free(BI.rt, req));
 }
 
 void bi_probe_dagger_request_wait(void)
@@ -204,20 +204,20 @@ void bi_probe_dagger_request_wait(void)
     E(DAGGER_OK, dagger_request_start(BI.rt, BI.act, BI.mt, p, 8, &req));
     E(DAGGER_ERR_INVALID_ARG, dagger_request_wait(BI.rt, req, 0, NULL));
     E(DAGGER_ERR_TIMEOUT, dagger_request_wait(BI.rt, req, 0, &rep));
-    E(DAGGER_OK, dagger_request_destroy(BI.rt, req));
+    E(DAGGER_OK, dagger_request_free(BI.rt, req));
     E(DAGGER_ERR_BAD_HANDLE, dagger_request_wait(BI.rt, req, 0, &rep));
 }
 
-void bi_probe_dagger_request_destroy(void)
+void bi_probe_dagger_request_free(void)
 {
     char p[8] = {0};
     dagger_request_t req;
-    E(DAGGER_ERR_BAD_HANDLE, dagger_request_destroy(NULL, 1));
-    E(DAGGER_ERR_BAD_HANDLE, dagger_request_destroy(BI.dead, 1));
-    E(DAGGER_ERR_BAD_HANDLE, dagger_request_destroy(BI.rt, 987654321));
+    E(DAGGER_ERR_BAD_HANDLE, dagger_request_free(NULL, 1));
+    E(DAGGER_ERR_BAD_HANDLE, dagger_request_free(BI.dead, 1));
+    E(DAGGER_ERR_BAD_HANDLE, dagger_request_free(BI.rt, 987654321));
     E(DAGGER_OK, dagger_request_start(BI.rt, BI.act, BI.mt, p, 8, &req));
-    E(DAGGER_OK, dagger_request_destroy(BI.rt, req));
-    E(DAGGER_ERR_BAD_HANDLE, dagger_request_destroy(BI.rt, req));
+    E(DAGGER_OK, dagger_request_free(BI.rt, req));
+    E(DAGGER_ERR_BAD_HANDLE, dagger_request_free(BI.rt, req));
 }
 
 void bi_probe_dagger_ask(void)

@@ -369,19 +369,19 @@ static void bad_operands(unary_fn op)
 
 static dagger_status_t binop_add(dagger_region_t *r, dagger_array_t *out, dagger_array_t *in)
 {
-    return dagger_array_binop(r, DAGGER_ARRAY_ADD, out, out, in);
+    return dagger_array_binop(r, DAGGER_OP_ADD, out, out, in);
 }
 static dagger_status_t binop_add_b(dagger_region_t *r, dagger_array_t *out, dagger_array_t *in)
 {
-    return dagger_array_binop(r, DAGGER_ARRAY_ADD, out, in, in);
+    return dagger_array_binop(r, DAGGER_OP_ADD, out, in, in);
 }
 static dagger_status_t scalar_mul(dagger_region_t *r, dagger_array_t *out, dagger_array_t *in)
 {
-    return dagger_array_scalar(r, DAGGER_ARRAY_MUL, out, in, 2);
+    return dagger_array_scalar(r, DAGGER_OP_MUL, out, in, 2);
 }
 static dagger_status_t rscalar_sub(dagger_region_t *r, dagger_array_t *out, dagger_array_t *in)
 {
-    return dagger_array_rscalar(r, DAGGER_ARRAY_SUB, out, 1, in);
+    return dagger_array_rscalar(r, DAGGER_OP_SUB, out, 1, in);
 }
 static dagger_status_t add_inline(dagger_region_t *r, dagger_array_t *out, dagger_array_t *in)
 {
@@ -402,9 +402,10 @@ static dagger_status_t div_inline(dagger_region_t *r, dagger_array_t *out, dagge
 
 static void bad_ops(void)
 {
-    int ops[] = {0, -1, 5, 99};
-    for (int i = 0; i < 4; i++) {
-        dagger_array_op_t op = (dagger_array_op_t)ops[i];
+    /* also operators of the shared enum that are not element-wise */
+    int ops[] = {DAGGER_OP_SET, -1, DAGGER_OP_MIN, DAGGER_OP_BOR, DAGGER_OP_NORM2, 99};
+    for (int i = 0; i < (int)(sizeof(ops) / sizeof(ops[0])); i++) {
+        dagger_op_t op = (dagger_op_t)ops[i];
         E(DAGGER_ERR_INVALID_ARG, dagger_array_binop(NULL, op, BI.a, BI.a, BI.b));
         E(DAGGER_ERR_INVALID_ARG, dagger_array_scalar(NULL, op, BI.a, BI.b, 1));
         E(DAGGER_ERR_INVALID_ARG, dagger_array_rscalar(NULL, op, BI.a, 1, BI.b));
@@ -422,13 +423,13 @@ void bi_probe_dagger_array_scalar(void)
 {
     bad_operands(scalar_mul);
     bad_ops();
-    E(DAGGER_ERR_INVALID_ARG, dagger_array_scalar(NULL, DAGGER_ARRAY_ADD, BI.ai, BI.ai, 0.25));
+    E(DAGGER_ERR_INVALID_ARG, dagger_array_scalar(NULL, DAGGER_OP_ADD, BI.ai, BI.ai, 0.25));
 }
 
 void bi_probe_dagger_array_rscalar(void)
 {
     bad_operands(rscalar_sub);
-    E(DAGGER_ERR_INVALID_ARG, dagger_array_rscalar(NULL, DAGGER_ARRAY_ADD, BI.ai, NAN, BI.ai));
+    E(DAGGER_ERR_INVALID_ARG, dagger_array_rscalar(NULL, DAGGER_OP_ADD, BI.ai, NAN, BI.ai));
 }
 
 void bi_probe_dagger_array_add(void)
@@ -553,14 +554,16 @@ void bi_probe_dagger_array_map(void)
 void bi_probe_dagger_array_reduce(void)
 {
     dagger_future_t f;
-    E(DAGGER_ERR_BAD_HANDLE, dagger_array_reduce(BI.r_gone, DAGGER_ARRAY_SUM, BI.a, &f));
+    E(DAGGER_ERR_BAD_HANDLE, dagger_array_reduce(BI.r_gone, DAGGER_OP_ADD, BI.a, &f));
     dagger_array_t *bad[] = BAD_ARRAYS;
     for (int i = 0; i < NBAD; i++)
-        E(DAGGER_ERR_BAD_HANDLE, dagger_array_reduce(NULL, DAGGER_ARRAY_SUM, bad[i], &f));
-    E(DAGGER_ERR_INVALID_ARG, dagger_array_reduce(NULL, (dagger_array_reduction_t)0, BI.a, &f));
-    E(DAGGER_ERR_INVALID_ARG, dagger_array_reduce(NULL, (dagger_array_reduction_t)9, BI.a, &f));
-    E(DAGGER_ERR_INVALID_ARG, dagger_array_reduce(NULL, DAGGER_ARRAY_SUM, BI.a, NULL));
-    E(DAGGER_OK, dagger_array_reduce(NULL, DAGGER_ARRAY_MAX, BI.a, &f));
+        E(DAGGER_ERR_BAD_HANDLE, dagger_array_reduce(NULL, DAGGER_OP_ADD, bad[i], &f));
+    E(DAGGER_ERR_INVALID_ARG, dagger_array_reduce(NULL, (dagger_op_t)0, BI.a, &f));
+    E(DAGGER_ERR_INVALID_ARG, dagger_array_reduce(NULL, (dagger_op_t)9, BI.a, &f));
+    E(DAGGER_ERR_INVALID_ARG, dagger_array_reduce(NULL, DAGGER_OP_SUB, BI.a, &f));
+    E(DAGGER_ERR_INVALID_ARG, dagger_array_reduce(NULL, DAGGER_OP_BOR, BI.a, &f));
+    E(DAGGER_ERR_INVALID_ARG, dagger_array_reduce(NULL, DAGGER_OP_ADD, BI.a, NULL));
+    E(DAGGER_OK, dagger_array_reduce(NULL, DAGGER_OP_MAX, BI.a, &f));
 }
 
 void bi_probe_dagger_array_reduce_dim(void)
@@ -568,19 +571,20 @@ void bi_probe_dagger_array_reduce_dim(void)
     dagger_array_t *out = NULL;
     dagger_array_desc_t d = {.dtype = DAGGER_F64, .ndims = 2, .dims = {4, 1}, .block = {2, 1}};
     E(DAGGER_OK, dagger_array_zeros(BI.rt, &d, &out));
-    E(DAGGER_ERR_BAD_HANDLE, dagger_array_reduce_dim(BI.r_gone, DAGGER_ARRAY_SUM, BI.a, 1, out));
+    E(DAGGER_ERR_BAD_HANDLE, dagger_array_reduce_dim(BI.r_gone, DAGGER_OP_ADD, BI.a, 1, out));
     dagger_array_t *bad[] = BAD_ARRAYS;
     for (int i = 0; i < NBAD; i++) {
-        E(DAGGER_ERR_BAD_HANDLE, dagger_array_reduce_dim(NULL, DAGGER_ARRAY_SUM, bad[i], 1, out));
-        E(DAGGER_ERR_BAD_HANDLE, dagger_array_reduce_dim(NULL, DAGGER_ARRAY_SUM, BI.a, 1, bad[i]));
+        E(DAGGER_ERR_BAD_HANDLE, dagger_array_reduce_dim(NULL, DAGGER_OP_ADD, bad[i], 1, out));
+        E(DAGGER_ERR_BAD_HANDLE, dagger_array_reduce_dim(NULL, DAGGER_OP_ADD, BI.a, 1, bad[i]));
     }
-    E(DAGGER_ERR_INVALID_ARG, dagger_array_reduce_dim(NULL, (dagger_array_reduction_t)0, BI.a, 1, out));
-    E(DAGGER_ERR_INVALID_ARG, dagger_array_reduce_dim(NULL, DAGGER_ARRAY_SUM, BI.a, -1, out));
-    E(DAGGER_ERR_INVALID_ARG, dagger_array_reduce_dim(NULL, DAGGER_ARRAY_SUM, BI.a, 2, out));
-    E(DAGGER_ERR_INVALID_ARG, dagger_array_reduce_dim(NULL, DAGGER_ARRAY_SUM, BI.a, 0, out));
-    E(DAGGER_ERR_INVALID_ARG, dagger_array_reduce_dim(NULL, DAGGER_ARRAY_SUM, BI.a, 1, BI.b));
-    E(DAGGER_ERR_DTYPE, dagger_array_reduce_dim(NULL, DAGGER_ARRAY_NORM2, BI.ai, 1, out));
-    E(DAGGER_OK, dagger_array_reduce_dim(NULL, DAGGER_ARRAY_MAX, BI.a, 1, out));
+    E(DAGGER_ERR_INVALID_ARG, dagger_array_reduce_dim(NULL, (dagger_op_t)0, BI.a, 1, out));
+    E(DAGGER_ERR_INVALID_ARG, dagger_array_reduce_dim(NULL, DAGGER_OP_MUL, BI.a, 1, out));
+    E(DAGGER_ERR_INVALID_ARG, dagger_array_reduce_dim(NULL, DAGGER_OP_ADD, BI.a, -1, out));
+    E(DAGGER_ERR_INVALID_ARG, dagger_array_reduce_dim(NULL, DAGGER_OP_ADD, BI.a, 2, out));
+    E(DAGGER_ERR_INVALID_ARG, dagger_array_reduce_dim(NULL, DAGGER_OP_ADD, BI.a, 0, out));
+    E(DAGGER_ERR_INVALID_ARG, dagger_array_reduce_dim(NULL, DAGGER_OP_ADD, BI.a, 1, BI.b));
+    E(DAGGER_ERR_DTYPE, dagger_array_reduce_dim(NULL, DAGGER_OP_NORM2, BI.ai, 1, out));
+    E(DAGGER_OK, dagger_array_reduce_dim(NULL, DAGGER_OP_MAX, BI.a, 1, out));
     E(DAGGER_OK, dagger_array_destroy(out));
 }
 
@@ -680,7 +684,10 @@ static void bad_exprs(st_make_fn make)
     e.kernel = (dagger_stencil_kernel_t){4242};
     E(DAGGER_ERR_NOT_FOUND, make(BI.rt, 1, &e));
     e = copy_expr();
-    e.assign = (dagger_stencil_assign_t)17;
+    e.assign = (dagger_op_t)17;
+    E(DAGGER_ERR_INVALID_ARG, make(BI.rt, 1, &e));
+    e = copy_expr();
+    e.assign = DAGGER_OP_MIN; /* a reduction operator: not an assignment */
     E(DAGGER_ERR_INVALID_ARG, make(BI.rt, 1, &e));
     e = copy_expr();
     e.in[0].dist[0] = 1;
@@ -772,23 +779,25 @@ void bi_probe_dagger_stencil_apply_new(void)
 
 static dagger_status_t apply_binop(const dagger_stencil_expr_t *e)
 {
-    return dagger_stencil_apply_binop(BI.rt, DAGGER_ARRAY_ADD, BI.b, BI.b, e);
+    return dagger_stencil_apply_binop(BI.rt, DAGGER_OP_ADD, BI.b, BI.b, e);
 }
 
 void bi_probe_dagger_stencil_apply_binop(void)
 {
     dagger_stencil_expr_t e = copy_expr();
-    E(DAGGER_ERR_BAD_HANDLE, dagger_stencil_apply_binop(NULL, DAGGER_ARRAY_ADD, BI.b, BI.b, &e));
-    E(DAGGER_ERR_BAD_HANDLE, dagger_stencil_apply_binop(BI.dead, DAGGER_ARRAY_ADD, BI.b, BI.b, &e));
+    E(DAGGER_ERR_BAD_HANDLE, dagger_stencil_apply_binop(NULL, DAGGER_OP_ADD, BI.b, BI.b, &e));
+    E(DAGGER_ERR_BAD_HANDLE, dagger_stencil_apply_binop(BI.dead, DAGGER_OP_ADD, BI.b, BI.b, &e));
     dagger_array_t *bad[] = BAD_ARRAYS;
     for (int i = 0; i < NBAD; i++) {
-        E(DAGGER_ERR_BAD_HANDLE, dagger_stencil_apply_binop(BI.rt, DAGGER_ARRAY_ADD, bad[i], BI.b, &e));
-        E(DAGGER_ERR_BAD_HANDLE, dagger_stencil_apply_binop(BI.rt, DAGGER_ARRAY_ADD, BI.b, bad[i], &e));
+        E(DAGGER_ERR_BAD_HANDLE, dagger_stencil_apply_binop(BI.rt, DAGGER_OP_ADD, bad[i], BI.b, &e));
+        E(DAGGER_ERR_BAD_HANDLE, dagger_stencil_apply_binop(BI.rt, DAGGER_OP_ADD, BI.b, bad[i], &e));
     }
     E(DAGGER_ERR_INVALID_ARG,
-      dagger_stencil_apply_binop(BI.rt, (dagger_array_op_t)0, BI.b, BI.b, &e));
-    E(DAGGER_ERR_INVALID_ARG, dagger_stencil_apply_binop(BI.rt, DAGGER_ARRAY_ADD, BI.v, BI.v, &e));
-    E(DAGGER_ERR_DTYPE, dagger_stencil_apply_binop(BI.rt, DAGGER_ARRAY_ADD, BI.b, BI.ai, &e));
+      dagger_stencil_apply_binop(BI.rt, (dagger_op_t)0, BI.b, BI.b, &e));
+    E(DAGGER_ERR_INVALID_ARG,
+      dagger_stencil_apply_binop(BI.rt, DAGGER_OP_MAX, BI.b, BI.b, &e));
+    E(DAGGER_ERR_INVALID_ARG, dagger_stencil_apply_binop(BI.rt, DAGGER_OP_ADD, BI.v, BI.v, &e));
+    E(DAGGER_ERR_DTYPE, dagger_stencil_apply_binop(BI.rt, DAGGER_OP_ADD, BI.b, BI.ai, &e));
     bad_own_output(apply_binop);
 }
 

@@ -254,7 +254,7 @@ void bi_probe_dagger_task_arg(void)
 
 void bi_probe_dagger_task_nargs(void)
 {
-    cr_expect_eq(dagger_task_nargs(NULL), 0);
+    cr_expect_eq(dagger_task_nargs(NULL), -1);
     run_inside();
     cr_expect_eq(inside.nargs, 1);
 }

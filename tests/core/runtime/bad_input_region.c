@@ -289,14 +289,20 @@ void bi_probe_dagger_allgather(void)
 void bi_probe_dagger_allreduce(void)
 {
     int64_t x[2] = {1, 2};
-    E(DAGGER_ERR_BAD_HANDLE, dagger_allreduce(NULL, x, 2, DAGGER_REDUCE_I64, DAGGER_OP_SUM));
-    E(DAGGER_ERR_BAD_HANDLE, dagger_allreduce(BI.dead, x, 2, DAGGER_REDUCE_I64, DAGGER_OP_SUM));
-    E(DAGGER_ERR_INVALID_ARG, dagger_allreduce(BI.rt, NULL, 2, DAGGER_REDUCE_I64, DAGGER_OP_SUM));
-    E(DAGGER_ERR_INVALID_ARG, dagger_allreduce(BI.rt, x, 2, (dagger_reduce_type_t)9, DAGGER_OP_SUM));
-    E(DAGGER_ERR_INVALID_ARG, dagger_allreduce(BI.rt, x, 2, DAGGER_REDUCE_I64, (dagger_reduce_op_t)9));
-    E(DAGGER_ERR_INVALID_ARG, dagger_allreduce(BI.rt, x, 2, DAGGER_REDUCE_F64, DAGGER_OP_BOR));
-    E(DAGGER_ERR_INVALID_ARG, dagger_allreduce(BI.rt, x, SIZE_MAX / 4, DAGGER_REDUCE_I64, DAGGER_OP_SUM));
-    E(DAGGER_OK, dagger_allreduce(BI.rt, x, 2, DAGGER_REDUCE_I64, DAGGER_OP_SUM));
+    E(DAGGER_ERR_BAD_HANDLE, dagger_allreduce(NULL, x, 2, DAGGER_I64, DAGGER_OP_ADD));
+    E(DAGGER_ERR_BAD_HANDLE, dagger_allreduce(BI.dead, x, 2, DAGGER_I64, DAGGER_OP_ADD));
+    E(DAGGER_ERR_INVALID_ARG, dagger_allreduce(BI.rt, NULL, 2, DAGGER_I64, DAGGER_OP_ADD));
+    E(DAGGER_ERR_INVALID_ARG, dagger_allreduce(BI.rt, x, 2, (dagger_dtype_t)9, DAGGER_OP_ADD));
+    E(DAGGER_ERR_INVALID_ARG, dagger_allreduce(BI.rt, x, 2, DAGGER_I64, (dagger_op_t)9));
+    E(DAGGER_ERR_INVALID_ARG, dagger_allreduce(BI.rt, x, 2, DAGGER_F64, DAGGER_OP_BOR));
+    /* element types and operators of the shared enums that allreduce does not take */
+    E(DAGGER_ERR_INVALID_ARG, dagger_allreduce(BI.rt, x, 2, DAGGER_F32, DAGGER_OP_ADD));
+    E(DAGGER_ERR_INVALID_ARG, dagger_allreduce(BI.rt, x, 2, DAGGER_U8, DAGGER_OP_MAX));
+    E(DAGGER_ERR_INVALID_ARG, dagger_allreduce(BI.rt, x, 2, DAGGER_I64, DAGGER_OP_SUB));
+    E(DAGGER_ERR_INVALID_ARG, dagger_allreduce(BI.rt, x, 2, DAGGER_F64, DAGGER_OP_NORM2));
+    E(DAGGER_ERR_INVALID_ARG, dagger_allreduce(BI.rt, x, 2, DAGGER_I64, DAGGER_OP_SET));
+    E(DAGGER_ERR_INVALID_ARG, dagger_allreduce(BI.rt, x, SIZE_MAX / 4, DAGGER_I64, DAGGER_OP_ADD));
+    E(DAGGER_OK, dagger_allreduce(BI.rt, x, 2, DAGGER_I64, DAGGER_OP_ADD));
 }
 
 static void combine(void *acc, const void *in, size_t len, void *ctx)

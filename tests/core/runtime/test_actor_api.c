@@ -164,7 +164,7 @@ Test(actor_api, null_and_dangling_runtime_handles_are_bad_handles)
         cr_assert_eq(dagger_request(rt, a, 1, &v, sizeof(v), 0, &r), DAGGER_ERR_BAD_HANDLE);
         cr_assert_eq(dagger_request_start(rt, a, 1, &v, sizeof(v), &req), DAGGER_ERR_BAD_HANDLE);
         cr_assert_eq(dagger_request_wait(rt, 1, 0, &r), DAGGER_ERR_BAD_HANDLE);
-        cr_assert_eq(dagger_request_destroy(rt, 1), DAGGER_ERR_BAD_HANDLE);
+        cr_assert_eq(dagger_request_free(rt, 1), DAGGER_ERR_BAD_HANDLE);
         cr_assert_eq(dagger_timer_start(rt, a, 1, &v, sizeof(v), 0, 0, &tm), DAGGER_ERR_BAD_HANDLE);
         cr_assert_eq(dagger_timer_cancel(rt, 1), DAGGER_ERR_BAD_HANDLE);
         cr_assert_eq(dagger_num_threads(rt), -1);

@@ -114,7 +114,7 @@ static void undo_array(void *ctx)
 static dagger_status_t try_reduce(void *ctx)
 {
     dagger_future_t f;
-    dagger_status_t st = dagger_array_reduce(NULL, DAGGER_ARRAY_SUM, ctx, &f);
+    dagger_status_t st = dagger_array_reduce(NULL, DAGGER_OP_ADD, ctx, &f);
     if (st == DAGGER_OK)
         st = dagger_future_free(RT, f);
     return st;
@@ -233,14 +233,14 @@ static dagger_status_t try_norm(void *ctx)
 {
     (void)ctx;
     dagger_future_t f;
-    dagger_status_t st = dagger_array_reduce(NULL, DAGGER_ARRAY_NORM2, arrs[0], &f);
+    dagger_status_t st = dagger_array_reduce(NULL, DAGGER_OP_NORM2, arrs[0], &f);
     return st == DAGGER_OK ? dagger_future_free(RT, f) : st;
 }
 
 static dagger_status_t try_reduce_dim(void *ctx)
 {
     (void)ctx;
-    return oom_in_task(dagger_array_reduce_dim(NULL, DAGGER_ARRAY_SUM, arrs[0], 1, arrs[1]));
+    return oom_in_task(dagger_array_reduce_dim(NULL, DAGGER_OP_ADD, arrs[0], 1, arrs[1]));
 }
 
 static dagger_stencil_expr_t sum_of_x(void)
@@ -266,7 +266,7 @@ static dagger_status_t try_stencil_binop(void *ctx)
 {
     (void)ctx;
     dagger_stencil_expr_t e = sum_of_x();
-    return oom_in_task(dagger_stencil_apply_binop(RT, DAGGER_ARRAY_ADD, arrs[2], arrs[2], &e));
+    return oom_in_task(dagger_stencil_apply_binop(RT, DAGGER_OP_ADD, arrs[2], arrs[2], &e));
 }
 
 Test(alloc_fail, array_view_and_reduction_paths, .init = init_rt, .fini = fini_rt)
@@ -341,7 +341,7 @@ static void undo_request(void *ctx)
     cr_assert_eq(dagger_request_wait(RT, the_req, DAGGER_WAIT_FOREVER, &rep), DAGGER_OK, "%s",
                  dagger_error_detail());
     cr_assert_eq(v, 7);
-    cr_assert_eq(dagger_request_destroy(RT, the_req), DAGGER_OK);
+    cr_assert_eq(dagger_request_free(RT, the_req), DAGGER_OK);
 }
 
 static dagger_status_t try_timer(void *ctx)

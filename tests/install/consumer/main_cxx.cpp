@@ -3,9 +3,12 @@
  * argument and scope macros, which are compound literals in C, must be valid
  * C++ too. One task fills a chunk from a value argument and returns the sum,
  * a second reads the chunk and that future and returns their total, a third
- * doubles the chunk in place; the program checks all three. */
+ * doubles the chunk in place; the program checks all three, and an
+ * allreduce with the shared type and operator enums. It starts the runtime
+ * as an embedding program would: without signal handlers or exits. */
 #include <dagger.h>
 
+#include <cstdint>
 #include <cstdio>
 
 #define CHECK(call)                                                                     \
@@ -83,7 +86,9 @@ static int run(dagger_runtime_t *rt)
     void *p;
     CHECK(dagger_chunk_data(rt, c, &p, nullptr));
     data = static_cast<double *>(p);
-    int ok = got == 24.0 && data && data[0] == 3.0 && data[7] == 3.0;
+    std::int64_t ranks = 1;
+    CHECK(dagger_allreduce(rt, &ranks, 1, DAGGER_I64, DAGGER_OP_ADD));
+    int ok = got == 24.0 && data && data[0] == 3.0 && data[7] == 3.0 && ranks == dagger_nranks(rt);
     std::printf("consumer_cxx: dagger %d (headers %d), total %g (want 24), chunk[0] %g (want 3): %s\n",
                 dagger_version(nullptr, nullptr, nullptr), DAGGER_VERSION, got, data ? data[0] : 0.0,
                 ok ? "ok" : "WRONG");
@@ -94,7 +99,9 @@ static int run(dagger_runtime_t *rt)
 int main()
 {
     dagger_runtime_t *rt;
-    CHECK(dagger_init(nullptr, nullptr, nullptr, &rt));
+    dagger_params_t prm = {};
+    prm.no_signal_handlers = 1, prm.no_exit = 1;
+    CHECK(dagger_init(nullptr, nullptr, &prm, &rt));
     int bad = run(rt);
     CHECK(dagger_finalize(rt));
     return bad;
