@@ -148,6 +148,7 @@ void dg_exec_region_reset(dg_exec_t *ex)
     ex->fail_msg[0] = '\0';
     pthread_mutex_unlock(&ex->fail_lock);
     ex->emit_status = DAGGER_OK; /* an out-of-memory failed that region, not this one */
+    atomic_store_explicit(&ex->long_seen, 0, memory_order_relaxed);
     ex->n_launch = ex->n_slots = ex->bytes_sent = ex->bytes_received = 0;
 }
 
@@ -162,9 +163,51 @@ static void notify_waiters(dg_exec_t *ex)
     }
 }
 
-/* A task taken from the ready queues (the processor actors' mailboxes):
- * its dagger.proc.launch message, handled in a turn of processor w (the
- * calling worker's, or the submitting thread's when w == nworkers). */
+/* Task slots. At most nworkers threads of a rank run tasks at once, the
+ * waiting submitting thread counted, in a region where a long task has run
+ * (dg_exec_run learns which codelets run long); in other regions a worker
+ * takes a task whenever it is free, and the waiting thread when fewer than
+ * nworkers run. Without the cap the waiting thread ran a BLAS tile whenever
+ * a worker was between tasks, and the worker then took the next one: on 2
+ * ranks x 1 worker on 2 cores four tiles were time-sliced on the two cores
+ * (tiled Cholesky N=4096 at 0.81x of 1 rank x 2 threads), and worker 0, the
+ * only thread that drives the transport, sat in a tile while transfers
+ * waited for it; with it a worker that finds the slots taken stays free for
+ * progress. Regions of short tasks keep every thread that is awake running
+ * them: a cap there cost the tiny-task trees of bench_region_launch about
+ * a quarter of their speed. */
+static int take_slot(dg_exec_t *ex, int submitter)
+{
+    int r = atomic_fetch_add_explicit(&ex->running, 1, memory_order_seq_cst);
+    if (DG_UNLIKELY(r >= ex->nworkers) &&
+        (submitter || atomic_load_explicit(&ex->long_seen, memory_order_relaxed))) {
+        atomic_fetch_sub_explicit(&ex->running, 1, memory_order_seq_cst);
+        return 0;
+    }
+    return 1;
+}
+
+static void give_slot(dg_exec_t *ex)
+{
+    atomic_fetch_sub_explicit(&ex->running, 1, memory_order_seq_cst);
+}
+
+/* Pops a task from q with a slot taken: NULL when no slot is free or q is
+ * empty (the slot is given back then). */
+static dg_xop_t *pop_with_slot(dg_exec_t *ex, dg_readyq_t *q, int submitter)
+{
+    if (!dg_readyq_busy(q) || !take_slot(ex, submitter)) /* idle polls stay read-only */
+        return NULL;
+    dg_xop_t *op = dg_readyq_pop(q);
+    if (!op)
+        give_slot(ex);
+    return op;
+}
+
+/* A task taken from the ready queues (the processor actors' mailboxes),
+ * with a slot held (pop_with_slot): its dagger.proc.launch message, handled
+ * in a turn of processor w (the calling worker's, or the submitting
+ * thread's when w == nworkers). Gives the slot back. */
 static void launch(dg_exec_t *ex, dg_xop_t *op, int w)
 {
     union {
@@ -176,7 +219,6 @@ static void launch(dg_exec_t *ex, dg_xop_t *op, int w)
                    sizeof(dg_proc_launch_msg_t));
     dg_proc_launch_msg_t *pl = (dg_proc_launch_msg_t *)buf.m.payload;
     *pl = (dg_proc_launch_msg_t){ex, op, w, 0};
-    atomic_fetch_add_explicit(&ex->running, 1, memory_order_seq_cst);
     /* The calling worker's own processor actor is bound to it for good:
      * its turn needs no claim and no context set-up (actors/bound.h). */
     int ran = w < ex->nworkers ? dg_act_run_bound(&ex->proc_turn[w], &buf.m, pp->fn)
@@ -192,7 +234,21 @@ static void launch(dg_exec_t *ex, dg_xop_t *op, int w)
             dg_exec_finish(ex, op);
         }
     }
-    atomic_fetch_sub_explicit(&ex->running, 1, memory_order_seq_cst);
+    give_slot(ex);
+}
+
+/* The waiting thread stops taking tasks: a worker that found every slot
+ * taken while it ran one went to sleep, and the ready tasks it left must
+ * not wait for the next submission to wake it. */
+static void wake_left_work(dg_exec_t *ex)
+{
+    if (!ex->own) /* an executor whose creation failed: nothing ran */
+        return;
+    if (dg_readyq_busy(&ex->shared))
+        dg_act_system_wake_any(ex->actors);
+    for (int w = 0; w < ex->nworkers; w++)
+        if (dg_readyq_busy(&ex->own[w]))
+            dg_act_system_wake(ex->actors, w);
 }
 
 /* Waits until cond(ex, arg) holds, checking for hangs. */
@@ -204,14 +260,11 @@ static dagger_status_t wait_until(dg_exec_t *ex, int (*cond)(dg_exec_t *, const 
          * would otherwise sit on that core while ready tasks wait for the
          * worker it displaces. It takes shared work only (tasks scoped to an
          * exact worker stay there), as processor index nworkers, and only
-         * while fewer than nworkers threads run ops: when every worker is
-         * busy, a task of its own would share their cores with them (2
-         * workers on 2 cores: 3 BLAS tiles time-sliced, 24 ms per 512-tile
-         * dgemm instead of 16, tiled GEMM N=4096 3 % slower in
-         * bench_linalg_tiled). */
-        dg_xop_t *op = atomic_load_explicit(&ex->running, memory_order_seq_cst) < ex->nworkers
-                           ? dg_readyq_pop(&ex->shared)
-                           : NULL;
+         * while fewer than nworkers threads run tasks (take_slot): when
+         * every worker is busy, a task of its own would share their cores
+         * with them (2 workers on 2 cores: 3 BLAS tiles time-sliced, 24 ms
+         * per 512-tile dgemm instead of 16). */
+        dg_xop_t *op = pop_with_slot(ex, &ex->shared, 1);
         if (op) {
             launch(ex, op, ex->nworkers);
             continue;
@@ -232,6 +285,7 @@ static dagger_status_t wait_until(dg_exec_t *ex, int (*cond)(dg_exec_t *, const 
         atomic_store(&ex->waiters, 0);
         pthread_mutex_unlock(&ex->wait_lock);
     }
+    wake_left_work(ex);
     return DAGGER_OK;
 }
 
@@ -628,8 +682,8 @@ static int source(void *ctx, int worker)
         did += ex->dev.poll(ex->dev.ctx);
     dg_xop_t *op = NULL;
     if (worker >= 0 && worker < ex->nworkers)
-        op = dg_readyq_pop(&ex->own[worker]);
-    if (!op && (op = dg_readyq_pop(&ex->shared)) && dg_readyq_busy(&ex->shared))
+        op = pop_with_slot(ex, &ex->own[worker], 0);
+    if (!op && (op = pop_with_slot(ex, &ex->shared, 0)) && dg_readyq_busy(&ex->shared))
         dg_act_system_wake_helper(ex->actors); /* more waiting: spread the burst */
     if (op) {
         launch(ex, op, worker);

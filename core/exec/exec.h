@@ -36,6 +36,13 @@ struct dg_act_system;
 struct dg_tx;
 struct dg_xfer;
 
+/* Run-time sampling of task lengths (run.c): only where a thread runs its
+ * next task, never a planning input. A codelet whose sampled mean run time
+ * is at least DG_LONG_TASK_US is long; in a region where one ran, at most
+ * nworkers threads run tasks at once (exec.c, take_slot). */
+#define DG_TASK_STAT_BUCKETS 256 /* codelet id % this (a collision only mixes two means) */
+#define DG_LONG_TASK_US 200
+
 typedef struct dg_exec_codelet {
     _Atomic uint32_t id;              /* 0: empty; set last, once (codelets.c) */
     char name[64];
@@ -113,8 +120,11 @@ struct dg_exec {
     _Atomic int waiters;
 
     /* work */
-    _Atomic int running;              /* threads running a LAUNCH or COPY op now (the
-                                         workers and the waiting thread) */
+    _Atomic int running;              /* threads running a task now (workers and the
+                                         waiting submitting thread; exec.c take_slot) */
+    _Atomic int long_seen;            /* a long task ran in this region: capped (run.c) */
+    _Atomic uint32_t task_us[DG_TASK_STAT_BUCKETS]; /* per codelet id bucket: the
+                                         sampled mean run time in us (run.c) */
     dg_readyq_t shared;               /* any CPU worker */
     dg_readyq_t *own;                 /* per worker: exact-processor tasks */
     dg_bufs_t bufs;
