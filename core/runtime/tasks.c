@@ -158,6 +158,10 @@ void dg_tasks_destroy(dg_tasks_t *t)
 {
     if (!t)
         return;
+    /* The hang detector stops before the trace closes: a dump it is writing
+     * would otherwise lose its end and write into freed trace buffers. */
+    if (t->exec)
+        dg_watchdog_stop(&t->exec->watchdog);
     dg_trace_stop(t);
     dg_exec_destroy(t->exec);
     dg_plan_destroy(t->plan);
