@@ -36,11 +36,22 @@ if(NOT DAGGER_CUDA STREQUAL "OFF")
     # library starts on machines without a driver and reports no devices.
     list(APPEND DAGGER_EXTRA_LINK_DEPS CUDA::cudart)
     # The linear algebra tiles' CUDA implementations (core/linalg/cuda) need
-    # cuBLAS and cuSOLVER; without them the tiles run on CPUs only.
+    # cuBLAS and cuSOLVER; without them the tiles run on CPUs only. They are
+    # loaded at run time by soname (core/linalg/cuda/la_cuda_lib.h), not
+    # linked: the soname is what the unversioned library file points to.
     if(TARGET CUDA::cublas AND TARGET CUDA::cusolver)
       set(DAGGER_HAVE_CUDA_LINALG ON)
       add_compile_definitions(DAGGER_HAVE_CUDA_LINALG=1)
-      list(APPEND DAGGER_EXTRA_LINK_DEPS CUDA::cublas CUDA::cusolver)
+      foreach(lib cublas cusolver)
+        string(TOUPPER ${lib} up)
+        get_target_property(loc CUDA::${lib} IMPORTED_LOCATION)
+        set(so ${loc})
+        if(IS_SYMLINK ${loc})
+          file(READ_SYMLINK ${loc} so)
+        endif()
+        get_filename_component(so ${so} NAME)
+        set(DAGGER_${up}_SONAME ${so})
+      endforeach()
     endif()
   elseif(DAGGER_CUDA STREQUAL "ON")
     message(FATAL_ERROR "DAGGER_CUDA=ON but no CUDA toolkit (nvcc, cudart) was found")

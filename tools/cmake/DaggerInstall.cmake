@@ -29,7 +29,7 @@ set(DAGGER_PC_GPU "")
 if(DAGGER_HAVE_CUDA)
   string(APPEND DAGGER_PC_GPU " -L${CUDAToolkit_LIBRARY_DIR} -lcudart")
   if(DAGGER_HAVE_CUDA_LINALG)
-    string(APPEND DAGGER_PC_GPU " -lcublas -lcusolver")
+    string(APPEND DAGGER_PC_GPU " -ldl") # cuBLAS and cuSOLVER are loaded at run time
   endif()
 endif()
 if(DAGGER_HAVE_HIP)

@@ -9,12 +9,15 @@
 #include <cuda_runtime_api.h>
 #include <cusolverDn.h>
 
+#include "core/linalg/cuda/la_cuda_lib.h"
 #include "core/linalg/linalg_internal.h"
 
 /* The handles bound to the task's stream (dagger_task_stream) on the current
  * device, created on the stream's first tile task and kept for the process
  * (creating them costs milliseconds and allocates device memory: never per
- * task). Fails the task, naming the call, when they cannot be created. */
+ * task). The first call of the process loads cuBLAS and cuSOLVER
+ * (la_cuda_lib.h): every tile calls this before any routine of theirs. Fails
+ * the task, naming the call or the library, when they cannot be had. */
 int dg_la_cuda_handles(dagger_task_t *t, cublasHandle_t *blas, cusolverDnHandle_t *solver);
 
 /* Reads the slots and parameters of a tile task with nviews views (no

@@ -71,6 +71,9 @@ static int bind(dagger_task_t *t, la_handles_t *h, int dev, cudaStream_t s, int 
 
 int dg_la_cuda_handles(dagger_task_t *t, cublasHandle_t *blas, cusolverDnHandle_t *solver)
 {
+    char why[512];
+    if (dg_la_cuda_lib_load(why, sizeof(why)) != 0)
+        return dagger_task_fail(t, "%s", why);
     cudaStream_t s = (cudaStream_t)dagger_task_stream(t);
     int dev = 0;
     if (cudaGetDevice(&dev) != cudaSuccess)

@@ -1,0 +1,64 @@
+/* cuBLAS and cuSOLVER, loaded by the first CUDA tile task instead of at
+ * process start. Linked, they made every program that links libdagger run
+ * their constructors, relocations and destructors whether or not it ever
+ * ran a tile on a GPU: about 100M of the 157M instructions of a program
+ * that only calls dagger_init and dagger_finalize (callgrind; docs/linalg.md,
+ * "GPUs"). Each routine the tiles call is a field of one table filled by
+ * dlsym, and the routine's name is redirected to its field below, so the
+ * tile code calls cuBLAS and cuSOLVER by their own names. A routine used
+ * without a row here is an undefined reference when a program links
+ * libdagger (the libraries are no longer linked): add the row and its
+ * redirection. */
+#ifndef DG_LINALG_CUDA_LIB_H
+#define DG_LINALG_CUDA_LIB_H
+
+#include <stddef.h>
+
+#include <cublas_v2.h>
+#include <cusolverDn.h>
+
+/* The real (exported) names: cublas_v2.h maps cublasDgemm to cublasDgemm_v2. */
+#define DG_LA_CUBLAS_SYMS(X)                                                              \
+    X(cublasCreate_v2) X(cublasDestroy_v2) X(cublasSetStream_v2) X(cublasGetStatusString) \
+    X(cublasDgemm_v2) X(cublasSgemm_v2) X(cublasDgemv_v2) X(cublasSgemv_v2)               \
+    X(cublasDsyrk_v2) X(cublasSsyrk_v2) X(cublasDtrsm_v2) X(cublasStrsm_v2)
+#define DG_LA_CUSOLVER_SYMS(X)                                                    \
+    X(cusolverDnCreate) X(cusolverDnSetStream) X(cusolverDnDpotrf)                \
+    X(cusolverDnSpotrf) X(cusolverDnDpotrf_bufferSize) X(cusolverDnSpotrf_bufferSize)
+
+typedef struct dg_la_cuda_lib {
+#define DG_LA_FIELD(name) __typeof__(&name) name;
+    DG_LA_CUBLAS_SYMS(DG_LA_FIELD)
+    DG_LA_CUSOLVER_SYMS(DG_LA_FIELD)
+#undef DG_LA_FIELD
+} dg_la_cuda_lib_t;
+
+extern dg_la_cuda_lib_t dg_la_cu;
+
+/* Loads both libraries and every routine of the table, once per process
+ * (later calls return the first call's result). 0, or -1 with what is
+ * missing (the library or routine, and dlerror's words) in why. */
+int dg_la_cuda_lib_load(char *why, size_t cap);
+
+#ifndef DG_LA_CUDA_LIB_NO_REDIRECT
+#define cublasCreate_v2 (dg_la_cu.cublasCreate_v2)
+#define cublasDestroy_v2 (dg_la_cu.cublasDestroy_v2)
+#define cublasSetStream_v2 (dg_la_cu.cublasSetStream_v2)
+#define cublasGetStatusString (dg_la_cu.cublasGetStatusString)
+#define cublasDgemm_v2 (dg_la_cu.cublasDgemm_v2)
+#define cublasSgemm_v2 (dg_la_cu.cublasSgemm_v2)
+#define cublasDgemv_v2 (dg_la_cu.cublasDgemv_v2)
+#define cublasSgemv_v2 (dg_la_cu.cublasSgemv_v2)
+#define cublasDsyrk_v2 (dg_la_cu.cublasDsyrk_v2)
+#define cublasSsyrk_v2 (dg_la_cu.cublasSsyrk_v2)
+#define cublasDtrsm_v2 (dg_la_cu.cublasDtrsm_v2)
+#define cublasStrsm_v2 (dg_la_cu.cublasStrsm_v2)
+#define cusolverDnCreate (dg_la_cu.cusolverDnCreate)
+#define cusolverDnSetStream (dg_la_cu.cusolverDnSetStream)
+#define cusolverDnDpotrf (dg_la_cu.cusolverDnDpotrf)
+#define cusolverDnSpotrf (dg_la_cu.cusolverDnSpotrf)
+#define cusolverDnDpotrf_bufferSize (dg_la_cu.cusolverDnDpotrf_bufferSize)
+#define cusolverDnSpotrf_bufferSize (dg_la_cu.cusolverDnSpotrf_bufferSize)
+#endif
+
+#endif
