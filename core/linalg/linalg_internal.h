@@ -70,6 +70,10 @@ int dg_la_potrf_cuda(dagger_task_t *t);
 int dg_la_getrf_cuda(dagger_task_t *t);
 int dg_la_laswp_cuda(dagger_task_t *t);
 int dg_la_laswp_v_cuda(dagger_task_t *t);
+int dg_la_geqrt_cuda(dagger_task_t *t);
+int dg_la_gemqrt_cuda(dagger_task_t *t);
+int dg_la_tpqrt_cuda(dagger_task_t *t);
+int dg_la_tpmqrt_cuda(dagger_task_t *t);
 #endif
 
 /* The message of a factorisation whose info > 0 (routine DG_LA_CL_POTRF or

@@ -4,7 +4,7 @@
  * (counted by each device: the test fails if they ran on CPUs) and gives
  * LAPACK's results to the same bounds as on CPUs: Cholesky, gemm, LU (in
  * column-panel layout, the CUDA tiles' cuSOLVER getrf and kernels of ours)
- * and QR (CPU tiles only: a scope error on CUDA). A HIP scope fails on every
+ * and QR (the CUDA tiles' panel kernels of ours and cuBLAS). A HIP scope fails on every
  * rank: no linalg codelet has a HIP implementation (Debian ships no
  * rocBLAS/rocSOLVER). */
 #include "core/runtime/tasks.h"
@@ -258,46 +258,42 @@ Test(gpu_linalg, a_completion_check_fails_the_task_on_every_rank)
     AR_OK(dagger_finalize(rt));
 }
 
-/* QR's tile codelets have no CUDA implementation (cuSOLVER has no
- * tpqrt/tpmqrt): on test devices (which run the CPU kernels) the QR runs on
- * the devices and R matches LAPACK's; on CUDA devices it is a scope error on
- * every rank naming what the codelet implements. */
+/* QR under the device scope, every tile on the device (on CUDA devices
+ * the panel kernels of ours and cuBLAS's block reflectors): R matches
+ * LAPACK's geqrf up to the signs of its rows, and applying Q^T to a copy of
+ * A with the factors gives R itself (zeros below the diagonal). f64 and
+ * f32, tiles that do not divide the matrix. */
 Test(gpu_linalg, qr_on_the_device_scope)
 {
     dagger_runtime_t *rt = ar_init();
-    size_t m = 96, n = 64;
-    dagger_array_t *A = la_rand(rt, DAGGER_F64, m, n, 32, 32, 7), *T;
-    AR_OK(dagger_linalg_qr_t_create(A, &T));
-    double *ref = ar_collect(A);
-    dagger_scope_t dev_scope = {.kinds = gpu_kind()};
-    dagger_region_t *r;
-    uint64_t before = device_launches(rt);
-    AR_OK(dagger_region_begin(rt, &dev_scope, &r));
-    dagger_status_t st = dagger_linalg_geqrf(r, A, T);
-    dagger_status_t end = dagger_region_end(r);
-    if (gpu_kind() == DAGGER_PROC_CUDA) {
-        cr_assert(st == DAGGER_ERR_SCOPE || end == DAGGER_ERR_SCOPE, "rank %d: %d %d: %s",
-                  dagger_rank(rt), st, end, dagger_error_detail());
-        cr_assert(strstr(dagger_error_detail(), "the codelet implements: CPU"), "%s",
-                  dagger_error_detail());
-    } else {
-        AR_OK(st);
-        AR_OK(end);
-        expect_on_device(rt, before, "geqrf");
-        double tau[64];
+    dagger_dtype_t types[] = LA_DTYPES;
+    size_t m = 100, n = 70;
+    for (int d = 0; d < 2; d++) {
+        dagger_dtype_t t = types[d];
+        dagger_array_t *A = la_rand(rt, t, m, n, 32, 32, 7), *C = la_rand(rt, t, m, n, 32, 32, 7);
+        dagger_array_t *T;
+        AR_OK(dagger_linalg_qr_t_create(A, &T));
+        double *ref = ar_collect(A);
+        ON_DEVICE(rt, "geqrf", dagger_linalg_geqrf(r, A, T));
+        ON_DEVICE(rt, "qr_apply", dagger_linalg_qr_apply(r, DAGGER_LA_TRANS, A, T, C));
+        double tau[70];
         cr_assert_eq(LAPACKE_dgeqrf(LAPACK_COL_MAJOR, (int)m, (int)n, ref, (int)m, tau), 0);
-        double *got = ar_collect(A);
+        double *got = ar_collect(A), *qc = ar_collect(C);
+        double *r = calloc(m * n, sizeof(double));
+        for (size_t j = 0; j < n; j++)
+            for (size_t i = 0; i <= j; i++)
+                r[i + j * m] = got[i + j * m];
+        LA_CLOSE(qc, r, m, n, 0, t, "Q^T A against geqrf's R on the device scope");
         /* R is unique up to the signs of its rows: compare |R| */
         for (size_t j = 0; j < n; j++)
             for (size_t i = 0; i <= j; i++) {
                 got[i + j * m] = fabs(got[i + j * m]);
                 ref[i + j * m] = fabs(ref[i + j * m]);
             }
-        LA_CLOSE(got, ref, m, n, 'U', DAGGER_F64, "geqrf's R on the device scope");
-        free(got);
+        LA_CLOSE(got, ref, m, n, 'U', t, "geqrf's R on the device scope");
+        free(got), free(ref), free(qc), free(r);
+        dagger_array_destroy(A), dagger_array_destroy(C), dagger_array_destroy(T);
     }
-    free(ref);
-    dagger_array_destroy(A), dagger_array_destroy(T);
     AR_OK(dagger_finalize(rt));
 }
 

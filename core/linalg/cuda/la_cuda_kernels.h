@@ -24,6 +24,18 @@ cudaError_t dg_la_cuda_pivots(const int *local, int64_t *out, int kb, int64_t ro
 cudaError_t dg_la_cuda_laswp(int f64, void *a, int64_t ld, int64_t m, int64_t n,
                              const int64_t *piv, int kb, int64_t row0, int *bad, cudaStream_t s);
 
+/* One QR panel of n <= 1024 columns (kind DG_LA_QR_GEQRT: the m x n panel
+ * a; DG_LA_QR_TPQRT: the n x n triangle a on top of the m x n tile b), its
+ * reflectors in place and its T factor into t (n x n upper, ldt), as LAPACK
+ * geqrt2 / tpqrt2 (l = 0). */
+cudaError_t dg_la_cuda_qr_panel(int f64, int kind, int m, int n, void *a, int64_t lda, void *b,
+                                int64_t ldb, void *t, int64_t ldt, cudaStream_t s);
+
+/* dst (rows x cols, ldd) = the unit lower trapezoid of src (ones on the
+ * diagonal, zeros above): the explicit V of a block reflector. */
+cudaError_t dg_la_cuda_unit_lower(int f64, const void *src, int64_t lds, void *dst, int64_t ldd,
+                                  int64_t rows, int cols, cudaStream_t s);
+
 #ifdef __cplusplus
 }
 #endif

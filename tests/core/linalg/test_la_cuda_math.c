@@ -3,6 +3,7 @@
  * made global and back, and the row interchanges of one column against
  * LAPACKE's laswp, for pivots from real getrf panels. */
 #include <criterion/criterion.h>
+#include <math.h>
 #include <lapacke.h>
 #include <stdlib.h>
 #include <string.h>
@@ -77,4 +78,87 @@ Test(la_cuda_math, bad_pivots_are_refused)
     int64_t past[2] = {1, 9};             /* row0 0, m 8: row 9 is past the view */
     cr_assert_eq(dg_la_piv_first_bad(past, 2, 0, 8), 1);
     cr_assert_eq(dg_la_piv_row(9, 0, 1, 9), 8);
+}
+
+/* The relative difference of two m x n column-major matrices (ld m). */
+static double rel(const double *x, const double *ref, int m, int n)
+{
+    double num = 0, den = 0;
+    for (int i = 0; i < m * n; i++) {
+        num += (x[i] - ref[i]) * (x[i] - ref[i]);
+        den += ref[i] * ref[i];
+    }
+    return sqrt(num / (den > 0 ? den : 1));
+}
+
+/* One geqrt panel (m x n, T n x n) by the kernels' functions equals
+ * LAPACKE_dgeqrt with nb = n: R, the reflectors below it, and T. */
+Test(la_cuda_math, geqrt_panel_equals_lapack)
+{
+    const int shapes[][2] = {{64, 32}, {40, 16}, {16, 16}, {33, 7}};
+    for (int s = 0; s < 4; s++) {
+        int m = shapes[s][0], n = shapes[s][1];
+        double *a = malloc((size_t)m * n * sizeof(double)), *ref = malloc((size_t)m * n * sizeof(double));
+        double *t = calloc((size_t)n * n, sizeof(double)), *tref = calloc((size_t)n * n, sizeof(double));
+        fill(a, (size_t)m * n, (unsigned)s + 7);
+        memcpy(ref, a, (size_t)m * n * sizeof(double));
+        cr_assert_eq(LAPACKE_dgeqrt(LAPACK_COL_MAJOR, m, n, n, ref, m, tref, n), 0);
+        dg_la_qr_panel_d(DG_LA_QR_GEQRT, m, n, a, m, NULL, 0, t, n);
+        cr_assert(rel(a, ref, m, n) < 1e-13, "shape %d: V and R differ by %.3e", s,
+                  rel(a, ref, m, n));
+        /* only T's upper triangle is defined */
+        for (int j = 0; j < n; j++)
+            for (int i = j + 1; i < n; i++)
+                t[i + j * n] = tref[i + j * n] = 0;
+        cr_assert(rel(t, tref, n, n) < 1e-13, "shape %d: T differs by %.3e", s, rel(t, tref, n, n));
+        free(a), free(ref), free(t), free(tref);
+    }
+}
+
+/* One tpqrt panel (R n x n on top of B m x n, l = 0) equals LAPACKE_dtpqrt
+ * with nb = n: R, B's reflectors and T; and the float functions equal
+ * LAPACKE_stpqrt to float rounding. */
+Test(la_cuda_math, tpqrt_panel_equals_lapack)
+{
+    const int shapes[][2] = {{32, 32}, {20, 16}, {50, 8}};
+    for (int s = 0; s < 3; s++) {
+        int m = shapes[s][0], n = shapes[s][1];
+        double *r = calloc((size_t)n * n, sizeof(double)), *b = malloc((size_t)m * n * sizeof(double));
+        fill(b, (size_t)m * n, (unsigned)s + 20);
+        fill(r, (size_t)n * n, (unsigned)s + 30);
+        for (int j = 0; j < n; j++)
+            for (int i = j + 1; i < n; i++)
+                r[i + j * n] = 0;
+        double *rr = malloc((size_t)n * n * sizeof(double)), *br = malloc((size_t)m * n * sizeof(double));
+        memcpy(rr, r, (size_t)n * n * sizeof(double));
+        memcpy(br, b, (size_t)m * n * sizeof(double));
+        double *t = calloc((size_t)n * n, sizeof(double)), *tref = calloc((size_t)n * n, sizeof(double));
+        cr_assert_eq(LAPACKE_dtpqrt(LAPACK_COL_MAJOR, m, n, 0, n, rr, n, br, m, tref, n), 0);
+        dg_la_qr_panel_d(DG_LA_QR_TPQRT, m, n, r, n, b, m, t, n);
+        cr_assert(rel(r, rr, n, n) < 1e-13, "shape %d: R differs by %.3e", s, rel(r, rr, n, n));
+        cr_assert(rel(b, br, m, n) < 1e-13, "shape %d: V differs by %.3e", s, rel(b, br, m, n));
+        for (int j = 0; j < n; j++)
+            for (int i = j + 1; i < n; i++)
+                t[i + j * n] = tref[i + j * n] = 0;
+        cr_assert(rel(t, tref, n, n) < 1e-13, "shape %d: T differs by %.3e", s, rel(t, tref, n, n));
+
+        /* the same pair in float (R's input refilled: r now holds the output) */
+        float *rf = calloc((size_t)n * n, sizeof(float)), *bf = malloc((size_t)m * n * sizeof(float));
+        float *tf = calloc((size_t)n * n, sizeof(float));
+        double *got = malloc((size_t)m * n * sizeof(double));
+        fill(b, (size_t)m * n, (unsigned)s + 20);
+        fill(r, (size_t)n * n, (unsigned)s + 30);
+        for (int i = 0; i < m * n; i++)
+            bf[i] = (float)b[i];
+        for (int j = 0; j < n; j++)
+            for (int i = 0; i <= j; i++)
+                rf[i + j * n] = (float)r[i + j * n];
+        dg_la_qr_panel_s(DG_LA_QR_TPQRT, m, n, rf, n, bf, m, tf, n);
+        for (int i = 0; i < m * n; i++)
+            got[i] = bf[i];
+        cr_assert(rel(got, br, m, n) < 1e-4, "shape %d: float V differs by %.3e", s,
+                  rel(got, br, m, n));
+        free(rf), free(bf), free(tf), free(got);
+        free(r), free(b), free(rr), free(br), free(t), free(tref);
+    }
 }
