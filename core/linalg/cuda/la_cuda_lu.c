@@ -79,19 +79,41 @@ int dg_la_getrf_cuda(dagger_task_t *t)
     return DAGGER_OK;
 }
 
-/* Queues the interchanges on view a with device pivots piv (kb, global by
- * row0) and the copy of the kernel's verdict into the slot; dbad is device
- * scratch the caller frees after. */
-static cudaError_t queue_laswp(cudaStream_t s, const dagger_slot_t *a, const int64_t *piv, int kb,
-                               int64_t row0, int *dbad, dg_la_info_t *slot)
+/* The interchanges of kb pivots (global by row0) on view a: pivots in
+ * device memory (dpiv), or host bytes (hpiv) copied to device scratch
+ * first (a copy from pageable memory is staged before the call returns, so
+ * the value's bytes may go once the task returns). The kernel's verdict on
+ * the pivots reaches the task's completion check through a pinned slot. */
+static int swap_rows(dagger_task_t *t, const dagger_slot_t *a, const dg_la_par_t *p,
+                     const int64_t *dpiv, const void *hpiv, int kb, int64_t row0)
 {
-    cudaError_t ce = cudaMemsetAsync(dbad, 0, sizeof(int), s);
-    if (ce == cudaSuccess)
-        ce = dg_la_cuda_laswp(a->dtype == DAGGER_F64, a->data, dg_la_ld(a), (int64_t)a->dims[0],
-                              a->ndims >= 2 ? (int64_t)a->dims[1] : 1, piv, kb, row0, dbad, s);
-    if (ce == cudaSuccess)
-        ce = cudaMemcpyAsync(&slot->info, dbad, sizeof(int), cudaMemcpyDeviceToHost, s);
-    return ce;
+    dg_la_info_t *slot = verdict(t, DG_LA_CL_LASWP, p);
+    if (!slot)
+        return DAGGER_ERR_TASK_FAILED;
+    cudaStream_t st = (cudaStream_t)dagger_task_stream(t);
+    size_t pbytes = hpiv ? ALIGN16((size_t)kb * sizeof(int64_t)) : 0;
+    char *scratch = NULL;
+    cudaError_t ce = cudaMallocAsync((void **)&scratch, pbytes + sizeof(int), st);
+    if (ce == cudaSuccess) {
+        int *dbad = (int *)(scratch + pbytes);
+        const int64_t *piv = hpiv ? (const int64_t *)scratch : dpiv;
+        if (hpiv)
+            ce = cudaMemcpyAsync(scratch, hpiv, (size_t)kb * sizeof(int64_t),
+                                 cudaMemcpyHostToDevice, st);
+        if (ce == cudaSuccess)
+            ce = cudaMemsetAsync(dbad, 0, sizeof(int), st);
+        if (ce == cudaSuccess)
+            ce = dg_la_cuda_laswp(a->dtype == DAGGER_F64, a->data, dg_la_ld(a),
+                                  (int64_t)a->dims[0], a->ndims >= 2 ? (int64_t)a->dims[1] : 1,
+                                  piv, kb, row0, dbad, st);
+        if (ce == cudaSuccess)
+            ce = cudaMemcpyAsync(&slot->info, dbad, sizeof(int), cudaMemcpyDeviceToHost, st);
+        cudaError_t fe = cudaFreeAsync(scratch, st);
+        ce = ce != cudaSuccess ? ce : fe;
+    }
+    if (ce != cudaSuccess)
+        return dagger_task_fail(t, "laswp: %s", cudaGetErrorString(ce));
+    return DAGGER_OK;
 }
 
 /* A panel's interchanges on rows row0.. of another block column: args that
@@ -102,26 +124,11 @@ int dg_la_laswp_cuda(dagger_task_t *t)
     dg_la_par_t p;
     if (dg_la_cuda_load(t, 2, s, &p))
         return DAGGER_ERR_TASK_FAILED;
-    dg_la_info_t *slot = verdict(t, DG_LA_CL_LASWP, &p);
-    if (!slot)
-        return DAGGER_ERR_TASK_FAILED;
-    cudaStream_t st = (cudaStream_t)dagger_task_stream(t);
-    int *dbad = NULL;
-    cudaError_t ce = cudaMallocAsync((void **)&dbad, sizeof(int), st);
-    if (ce == cudaSuccess) {
-        ce = queue_laswp(st, &s[0], s[1].data, (int)s[1].dims[0], p.row0, dbad, slot);
-        cudaError_t fe = cudaFreeAsync(dbad, st);
-        ce = ce != cudaSuccess ? ce : fe;
-    }
-    if (ce != cudaSuccess)
-        return dagger_task_fail(t, "laswp: %s", cudaGetErrorString(ce));
-    return DAGGER_OK;
+    return swap_rows(t, &s[0], &p, s[1].data, NULL, (int)s[1].dims[0], p.row0);
 }
 
 /* Interchanges given by value (int64_t, 1-based relative to the view):
- * args the view, the pivots (host bytes: copied to device scratch first; a
- * copy from pageable memory is staged before the call returns, so the
- * value's bytes may go once the task returns). */
+ * args the view, the pivots (host bytes). */
 int dg_la_laswp_v_cuda(dagger_task_t *t)
 {
     dagger_slot_t s[2];
@@ -130,24 +137,5 @@ int dg_la_laswp_v_cuda(dagger_task_t *t)
         return DAGGER_ERR_TASK_FAILED;
     if (dagger_task_nargs(t) != 3)
         return dagger_task_fail(t, "malformed laswp_value tile task");
-    dg_la_info_t *slot = verdict(t, DG_LA_CL_LASWP, &p);
-    if (!slot)
-        return DAGGER_ERR_TASK_FAILED;
-    int kb = (int)(s[1].bytes / sizeof(int64_t));
-    size_t pbytes = ALIGN16((size_t)kb * sizeof(int64_t));
-    cudaStream_t st = (cudaStream_t)dagger_task_stream(t);
-    char *scratch = NULL;
-    cudaError_t ce = cudaMallocAsync((void **)&scratch, pbytes + sizeof(int), st);
-    if (ce == cudaSuccess) {
-        int64_t *piv = (int64_t *)scratch;
-        ce = cudaMemcpyAsync(piv, s[1].data, (size_t)kb * sizeof(int64_t),
-                             cudaMemcpyHostToDevice, st);
-        if (ce == cudaSuccess)
-            ce = queue_laswp(st, &s[0], piv, kb, 0, (int *)(scratch + pbytes), slot);
-        cudaError_t fe = cudaFreeAsync(scratch, st);
-        ce = ce != cudaSuccess ? ce : fe;
-    }
-    if (ce != cudaSuccess)
-        return dagger_task_fail(t, "laswp: %s", cudaGetErrorString(ce));
-    return DAGGER_OK;
+    return swap_rows(t, &s[0], &p, NULL, s[1].data, (int)(s[1].bytes / sizeof(int64_t)), 0);
 }
