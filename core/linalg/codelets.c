@@ -1,7 +1,7 @@
 /* The tile codelets: registered by name on first use in each runtime
  * (registration is idempotent). Each has a CPU implementation (OpenBLAS,
- * LAPACKE); gemm, gemv, syrk, trsm and potrf also a CUDA one (cuBLAS,
- * cuSOLVER: core/linalg/cuda) when the CUDA backend is built. None has a HIP
+ * LAPACKE); each also a CUDA one (cuBLAS, cuSOLVER, kernels of ours:
+ * core/linalg/cuda) when the CUDA backend is built. None has a HIP
  * one: Debian ships no rocBLAS/rocSOLVER (docs/linalg.md, "GPUs"). */
 #include <string.h>
 
@@ -26,13 +26,19 @@ static const cl_def_t defs[DG_LA_CL_COUNT] = {
     [DG_LA_CL_SYRK] = {"dagger.linalg.syrk", dg_la_syrk_impl, CUDA_IMPL(dg_la_syrk_cuda)},
     [DG_LA_CL_TRSM] = {"dagger.linalg.trsm", dg_la_trsm_impl, CUDA_IMPL(dg_la_trsm_cuda)},
     [DG_LA_CL_POTRF] = {"dagger.linalg.potrf", dg_la_potrf_impl, CUDA_IMPL(dg_la_potrf_cuda)},
-    [DG_LA_CL_GETRF] = {"dagger.linalg.getrf_panel", dg_la_getrf_impl, NULL},
-    [DG_LA_CL_LASWP] = {"dagger.linalg.laswp", dg_la_laswp_impl, NULL},
-    [DG_LA_CL_LASWP_V] = {"dagger.linalg.laswp_value", dg_la_laswp_v_impl, NULL},
-    [DG_LA_CL_GEQRT] = {"dagger.linalg.geqrt", dg_la_geqrt_impl, NULL},
-    [DG_LA_CL_GEMQRT] = {"dagger.linalg.gemqrt", dg_la_gemqrt_impl, NULL},
-    [DG_LA_CL_TPQRT] = {"dagger.linalg.tpqrt", dg_la_tpqrt_impl, NULL},
-    [DG_LA_CL_TPMQRT] = {"dagger.linalg.tpmqrt", dg_la_tpmqrt_impl, NULL},
+    [DG_LA_CL_GETRF] = {"dagger.linalg.getrf_panel", dg_la_getrf_impl,
+                       CUDA_IMPL(dg_la_getrf_cuda)},
+    [DG_LA_CL_LASWP] = {"dagger.linalg.laswp", dg_la_laswp_impl, CUDA_IMPL(dg_la_laswp_cuda)},
+    [DG_LA_CL_LASWP_V] = {"dagger.linalg.laswp_value", dg_la_laswp_v_impl,
+                          CUDA_IMPL(dg_la_laswp_v_cuda)},
+    [DG_LA_CL_GEQRT] = {"dagger.linalg.geqrt", dg_la_geqrt_impl,
+                       CUDA_IMPL(dg_la_geqrt_cuda)},
+    [DG_LA_CL_GEMQRT] = {"dagger.linalg.gemqrt", dg_la_gemqrt_impl,
+                       CUDA_IMPL(dg_la_gemqrt_cuda)},
+    [DG_LA_CL_TPQRT] = {"dagger.linalg.tpqrt", dg_la_tpqrt_impl,
+                       CUDA_IMPL(dg_la_tpqrt_cuda)},
+    [DG_LA_CL_TPMQRT] = {"dagger.linalg.tpmqrt", dg_la_tpmqrt_impl,
+                       CUDA_IMPL(dg_la_tpmqrt_cuda)},
 };
 
 dagger_status_t dg_la_codelet(dagger_runtime_t *rt, dg_la_cl_t which, dagger_codelet_t *out)

@@ -25,7 +25,9 @@ void dg_la_info_msg(char *buf, size_t cap, int routine, const dg_la_par_t *p, in
                     const char *lib)
 {
     long long at = (long long)(p->row0 + info);
-    if (routine == DG_LA_CL_POTRF)
+    if (routine == DG_LA_CL_LASWP)
+        snprintf(buf, cap, "laswp: no valid pivots from step %d", p->step);
+    else if (routine == DG_LA_CL_POTRF)
         snprintf(buf, cap, "potrf: the matrix is not positive definite: its leading minor of "
                  "order %lld is not positive (tile step %d, diagonal tile (%d, %d), %s info %d)",
                  at, p->step, p->step, p->step, lib, info);
@@ -115,7 +117,9 @@ int dg_la_laswp_impl(dagger_task_t *t)
          * first): never swap with a row outside the view. */
         if (ipiv[i] < i + 1 || ipiv[i] > (lapack_int)s[0].dims[0]) {
             free(ipiv);
-            return dagger_task_fail(t, "laswp: no valid pivots from step %d", p.step);
+            char msg[100];
+            dg_la_info_msg(msg, sizeof(msg), DG_LA_CL_LASWP, &p, i + 1, "LAPACK");
+            return dagger_task_fail(t, "%s", msg);
         }
     }
     swap_rows(&s[0], ipiv, kb);
@@ -123,19 +127,23 @@ int dg_la_laswp_impl(dagger_task_t *t)
     return DAGGER_OK;
 }
 
-/* Interchanges given by value (lapack_int, 1-based relative to the view):
- * args the view, the pivots. */
+/* Interchanges given by value (int64_t, 1-based relative to the view, the
+ * bytes the CUDA kernel reads too): args the view, the pivots. */
 int dg_la_laswp_v_impl(dagger_task_t *t)
 {
     dagger_slot_t s[2];
     dg_la_par_t p;
     if (load(t, 2, s, &p) || dagger_task_nargs(t) != 3)
         return DAGGER_ERR_TASK_FAILED;
-    int kb = (int)(s[1].bytes / sizeof(lapack_int));
+    int kb = (int)(s[1].bytes / sizeof(int64_t));
     lapack_int *ipiv = dg_malloc((size_t)kb * sizeof(*ipiv) + 1);
     if (!ipiv)
         return dagger_task_fail(t, "laswp: out of memory for %d pivots", kb);
-    memcpy(ipiv, s[1].data, (size_t)kb * sizeof(*ipiv)); /* value bytes may be unaligned */
+    for (int i = 0; i < kb; i++) {
+        int64_t v;
+        memcpy(&v, (const char *)s[1].data + (size_t)i * sizeof(v), sizeof(v)); /* may be unaligned */
+        ipiv[i] = (lapack_int)v;
+    }
     swap_rows(&s[0], ipiv, kb);
     free(ipiv);
     return DAGGER_OK;

@@ -67,11 +67,20 @@ int dg_la_gemv_cuda(dagger_task_t *t);
 int dg_la_syrk_cuda(dagger_task_t *t);
 int dg_la_trsm_cuda(dagger_task_t *t);
 int dg_la_potrf_cuda(dagger_task_t *t);
+int dg_la_getrf_cuda(dagger_task_t *t);
+int dg_la_laswp_cuda(dagger_task_t *t);
+int dg_la_laswp_v_cuda(dagger_task_t *t);
+int dg_la_geqrt_cuda(dagger_task_t *t);
+int dg_la_gemqrt_cuda(dagger_task_t *t);
+int dg_la_tpqrt_cuda(dagger_task_t *t);
+int dg_la_tpmqrt_cuda(dagger_task_t *t);
 #endif
 
 /* The message of a factorisation whose info > 0 (routine DG_LA_CL_POTRF or
  * DG_LA_CL_GETRF; lib "LAPACK" or "cuSOLVER"): names the tile step and the
- * global minor or pivot, the same for the CPU and the GPU kernels. */
+ * global minor or pivot, the same for the CPU and the GPU kernels. For
+ * DG_LA_CL_LASWP (info: 1 + the first bad pivot) it is the interchanges'
+ * refusal of pivots a failed panel left. */
 void dg_la_info_msg(char *buf, size_t cap, int routine, const dg_la_par_t *p, int info,
                     const char *lib);
 
@@ -100,8 +109,15 @@ dagger_status_t dg_la_mat(dagger_array_t *a, int ndims, const char *fn, const ch
                           dg_la_mat_t *out);
 /* Describes an array without checks (for the routines' own arrays). */
 void dg_la_describe(dagger_array_t *x, dg_la_mat_t *out);
-/* DAGGER_ERR_INVALID_ARG unless r is NULL: for routines that need copies. */
-dagger_status_t dg_la_no_region(dagger_region_t *r, const char *fn);
+/* DAGGER_ERR_INVALID_ARG unless r is NULL: for the LU routines that write
+ * host pivots; the message names the routine to call `instead`. */
+dagger_status_t dg_la_no_region(dagger_region_t *r, const char *fn, const char *instead);
+/* LU in the caller's array: a has one block row (column-panel layout). */
+dagger_status_t dg_la_check_panels(const dg_la_mat_t *a, const char *fn, const char *name);
+/* Checks P is the pivot array of a (1-D i64, min(M, N), blocks a's column
+ * block) and describes it. */
+dagger_status_t dg_la_check_pivots(dagger_array_t *P, const dg_la_mat_t *a, const char *fn,
+                                   dg_la_mat_t *out);
 /* Checks b has a's runtime and dtype. */
 dagger_status_t dg_la_same_kind(const dg_la_mat_t *a, const dg_la_mat_t *b, const char *fn,
                                 const char *an, const char *bn);
@@ -119,6 +135,9 @@ dagger_status_t dg_la_check_square(const dg_la_mat_t *a, const char *fn, const c
 
 /* The view of tile (i, j) (block (i, j) of a matrix, block i of a vector). */
 dagger_view_t dg_la_tile(const dg_la_mat_t *a, size_t i, size_t j);
+/* Rows [r0, r0 + m) and columns [0, n) of block column j of a matrix in
+ * column-panel layout (one block row). */
+dagger_view_t dg_la_panel_rows(const dg_la_mat_t *w, size_t j, size_t r0, size_t m, size_t n);
 /* The extents of tile (i, j). */
 size_t dg_la_tile_m(const dg_la_mat_t *a, size_t i);
 size_t dg_la_tile_n(const dg_la_mat_t *a, size_t j);

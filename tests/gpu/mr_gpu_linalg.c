@@ -2,7 +2,9 @@
  * the device kind under test (test devices here, CUDA devices under
  * DG_GPU_SUITE=cuda) places the tile tasks on the devices' processor actors
  * (counted by each device: the test fails if they ran on CPUs) and gives
- * LAPACK's results to the same bounds as on CPUs. A HIP scope fails on every
+ * LAPACK's results to the same bounds as on CPUs: Cholesky, gemm, LU (in
+ * column-panel layout, the CUDA tiles' cuSOLVER getrf and kernels of ours)
+ * and QR (the CUDA tiles' panel kernels of ours and cuBLAS). A HIP scope fails on every
  * rank: no linalg codelet has a HIP implementation (Debian ships no
  * rocBLAS/rocSOLVER). */
 #include "core/runtime/tasks.h"
@@ -108,6 +110,118 @@ Test(gpu_linalg, not_positive_definite_fails_on_every_rank)
     AR_OK(dagger_finalize(rt));
 }
 
+/* The pivot array of an n x n LU in nb-wide steps (dagger/linalg.h). */
+static dagger_array_t *lu_pivots(dagger_runtime_t *rt, size_t n, size_t nb)
+{
+    dagger_array_desc_t d = {.dtype = DAGGER_I64, .ndims = 1, .dims = {n}, .block = {nb}};
+    dagger_array_t *p;
+    AR_OK(dagger_array_zeros(rt, &d, &p));
+    return p;
+}
+
+/* getrf then getrs with the pivot array, pipelined in one region. */
+static dagger_status_t lu_solve(dagger_region_t *r, dagger_array_t *A, dagger_array_t *P,
+                                dagger_array_t *B)
+{
+    dagger_status_t st = dagger_linalg_getrf_array(r, A, P);
+    return st ? st : dagger_linalg_getrs_array(r, A, P, B);
+}
+
+/* ||b - A x|| / (||A|| ||x||) for an n x n A and n x nrhs x, b. */
+static double solve_residual(const double *a, const double *x, double *b, size_t n, size_t nrhs)
+{
+    double *zero = calloc(n * n, sizeof(double));
+    double an = la_rel(a, zero, n, n, 0), xn = la_rel(x, zero, n, nrhs, 0);
+    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, (int)n, (int)nrhs, (int)n, -1.0, a,
+                (int)n, x, (int)n, 1.0, b, (int)n);
+    double res = la_rel(b, zero, n, nrhs, 0) / (an * xn);
+    free(zero);
+    return res;
+}
+
+/* LU in column-panel layout (blocks {N, nb}) under the device scope, every
+ * tile on the device: getrf_array's factors and pivots equal LAPACK's getrf
+ * on the collected matrix, getrs_array (in the same region) and getrs with
+ * the host pivots (a region of its own) solve A X = B. f64 and f32, steps
+ * that do not divide N. */
+Test(gpu_linalg, lu_on_the_device_scope_equals_lapack)
+{
+    dagger_runtime_t *rt = ar_init();
+    dagger_dtype_t types[] = LA_DTYPES;
+    size_t n = 100, nb = 32, nrhs = 5;
+    for (int d = 0; d < 2; d++) {
+        dagger_dtype_t t = types[d];
+        dagger_array_t *A = la_rand(rt, t, n, n, n, nb, 21), *P = lu_pivots(rt, n, nb);
+        dagger_array_t *B = la_rand(rt, t, n, nrhs, n, 2, 22);
+        dagger_array_t *B2 = la_rand(rt, t, n, nrhs, n, 3, 24);
+        double *a = ar_collect(A), *ref = ar_collect(A), *b = ar_collect(B);
+        ON_DEVICE(rt, "getrf_array + getrs_array", lu_solve(r, A, P, B));
+        int64_t ipiv[100];
+        lapack_int rpiv[100];
+        AR_OK(dagger_array_collect(P, ipiv));
+        cr_assert_eq(LAPACKE_dgetrf(LAPACK_COL_MAJOR, (int)n, (int)n, ref, (int)n, rpiv), 0);
+        for (size_t i = 0; i < n; i++)
+            cr_assert_eq(ipiv[i], (int64_t)rpiv[i], "ipiv[%zu] %lld, LAPACK %d", i,
+                         (long long)ipiv[i], (int)rpiv[i]);
+        double *got = ar_collect(A);
+        LA_CLOSE(got, ref, n, n, 0, t, "getrf_array on the device scope against LAPACK");
+        double *x = ar_collect(B), *b2 = ar_collect(B2);
+        double res = solve_residual(a, x, b, n, nrhs);
+        cr_assert(res < LA_TOL(t), "getrs_array: ||b - A x|| / (||A|| ||x||) = %.3e", res);
+        free(x);
+        ON_DEVICE(rt, "getrs", dagger_linalg_getrs(r, A, ipiv, B2));
+        x = ar_collect(B2);
+        res = solve_residual(a, x, b2, n, nrhs);
+        cr_assert(res < LA_TOL(t), "getrs: ||b - A x|| / (||A|| ||x||) = %.3e", res);
+        free(a), free(ref), free(b), free(got), free(x), free(b2);
+        dagger_array_destroy(A), dagger_array_destroy(P), dagger_array_destroy(B);
+        dagger_array_destroy(B2);
+    }
+    AR_OK(dagger_finalize(rt));
+}
+
+/* Column 40 zero: U(41, 41) is exactly zero, found by the panel of step 1
+ * (on CUDA devices through cuSOLVER's info, checked when the task's work is
+ * done); the same status and detail on every rank, as on CPUs. */
+Test(gpu_linalg, singular_lu_fails_on_every_rank)
+{
+    dagger_runtime_t *rt = ar_init();
+    dagger_dtype_t types[] = LA_DTYPES;
+    size_t n = 100, nb = 32;
+    for (int d = 0; d < 2; d++) {
+        dagger_array_t *A = la_rand(rt, types[d], n, n, n, nb, 23), *P = lu_pivots(rt, n, nb);
+        double *host = ar_collect(A);
+        for (size_t i = 0; i < n; i++)
+            host[i + 40 * n] = 0.0;
+        if (types[d] == DAGGER_F32) {
+            float *f = malloc(n * n * sizeof(float));
+            for (size_t i = 0; i < n * n; i++)
+                f[i] = (float)host[i];
+            AR_OK(dagger_array_scatter(A, f));
+            free(f);
+        } else {
+            AR_OK(dagger_array_scatter(A, host));
+        }
+        dagger_scope_t dev_scope = {.kinds = gpu_kind()};
+        dagger_region_t *r;
+        AR_OK(dagger_region_begin(rt, &dev_scope, &r));
+        AR_OK(dagger_linalg_getrf_array(r, A, P));
+        dagger_status_t st = dagger_region_end(r);
+        cr_assert_eq(st, DAGGER_ERR_TASK_FAILED, "rank %d: %s", dagger_rank(rt),
+                     dagger_error_detail());
+        char detail[256] = {0}, root[256];
+        snprintf(detail, sizeof(detail), "%s", dagger_error_detail());
+        cr_assert(strstr(detail, "U(41, 41) is exactly zero (1-based, tile step 1"), "rank %d: %s",
+                  dagger_rank(rt), detail);
+        memcpy(root, detail, sizeof(root));
+        AR_OK(dagger_bcast(rt, root, sizeof(root), 0));
+        cr_assert_str_eq(detail, root);
+        free(host);
+        dagger_array_destroy(A), dagger_array_destroy(P);
+    }
+    AR_OK(dagger_finalize(rt));
+}
+
 /* The path cuSOLVER's info takes: a device task's completion check
  * (dagger_task_after) runs once its work is done and its failure is the task's,
  * on every rank, with dagger_task_fail's message form. */
@@ -144,46 +258,42 @@ Test(gpu_linalg, a_completion_check_fails_the_task_on_every_rank)
     AR_OK(dagger_finalize(rt));
 }
 
-/* QR's tile codelets have no CUDA implementation (cuSOLVER has no
- * tpqrt/tpmqrt): on test devices (which run the CPU kernels) the QR runs on
- * the devices and R matches LAPACK's; on CUDA devices it is a scope error on
- * every rank naming what the codelet implements. */
+/* QR under the device scope, every tile on the device (on CUDA devices
+ * the panel kernels of ours and cuBLAS's block reflectors): R matches
+ * LAPACK's geqrf up to the signs of its rows, and applying Q^T to a copy of
+ * A with the factors gives R itself (zeros below the diagonal). f64 and
+ * f32, tiles that do not divide the matrix. */
 Test(gpu_linalg, qr_on_the_device_scope)
 {
     dagger_runtime_t *rt = ar_init();
-    size_t m = 96, n = 64;
-    dagger_array_t *A = la_rand(rt, DAGGER_F64, m, n, 32, 32, 7), *T;
-    AR_OK(dagger_linalg_qr_t_create(A, &T));
-    double *ref = ar_collect(A);
-    dagger_scope_t dev_scope = {.kinds = gpu_kind()};
-    dagger_region_t *r;
-    uint64_t before = device_launches(rt);
-    AR_OK(dagger_region_begin(rt, &dev_scope, &r));
-    dagger_status_t st = dagger_linalg_geqrf(r, A, T);
-    dagger_status_t end = dagger_region_end(r);
-    if (gpu_kind() == DAGGER_PROC_CUDA) {
-        cr_assert(st == DAGGER_ERR_SCOPE || end == DAGGER_ERR_SCOPE, "rank %d: %d %d: %s",
-                  dagger_rank(rt), st, end, dagger_error_detail());
-        cr_assert(strstr(dagger_error_detail(), "the codelet implements: CPU"), "%s",
-                  dagger_error_detail());
-    } else {
-        AR_OK(st);
-        AR_OK(end);
-        expect_on_device(rt, before, "geqrf");
-        double tau[64];
+    dagger_dtype_t types[] = LA_DTYPES;
+    size_t m = 100, n = 70;
+    for (int d = 0; d < 2; d++) {
+        dagger_dtype_t t = types[d];
+        dagger_array_t *A = la_rand(rt, t, m, n, 32, 32, 7), *C = la_rand(rt, t, m, n, 32, 32, 7);
+        dagger_array_t *T;
+        AR_OK(dagger_linalg_qr_t_create(A, &T));
+        double *ref = ar_collect(A);
+        ON_DEVICE(rt, "geqrf", dagger_linalg_geqrf(r, A, T));
+        ON_DEVICE(rt, "qr_apply", dagger_linalg_qr_apply(r, DAGGER_LA_TRANS, A, T, C));
+        double tau[70];
         cr_assert_eq(LAPACKE_dgeqrf(LAPACK_COL_MAJOR, (int)m, (int)n, ref, (int)m, tau), 0);
-        double *got = ar_collect(A);
+        double *got = ar_collect(A), *qc = ar_collect(C);
+        double *r = calloc(m * n, sizeof(double));
+        for (size_t j = 0; j < n; j++)
+            for (size_t i = 0; i <= j; i++)
+                r[i + j * m] = got[i + j * m];
+        LA_CLOSE(qc, r, m, n, 0, t, "Q^T A against geqrf's R on the device scope");
         /* R is unique up to the signs of its rows: compare |R| */
         for (size_t j = 0; j < n; j++)
             for (size_t i = 0; i <= j; i++) {
                 got[i + j * m] = fabs(got[i + j * m]);
                 ref[i + j * m] = fabs(ref[i + j * m]);
             }
-        LA_CLOSE(got, ref, m, n, 'U', DAGGER_F64, "geqrf's R on the device scope");
-        free(got);
+        LA_CLOSE(got, ref, m, n, 'U', t, "geqrf's R on the device scope");
+        free(got), free(ref), free(qc), free(r);
+        dagger_array_destroy(A), dagger_array_destroy(C), dagger_array_destroy(T);
     }
-    free(ref);
-    dagger_array_destroy(A), dagger_array_destroy(T);
     AR_OK(dagger_finalize(rt));
 }
 

@@ -22,9 +22,11 @@
  *
  * Regions: as in dagger/array.h, r = NULL runs the call in a region of its
  * own (it returns when the work is done, with the region's status), a
- * region of yours pipelines the call with your other tasks. getrf, getrs and
- * gesv move rows across whole block columns, so they work on copies in
- * column-panel layout and always need r = NULL.
+ * region of yours pipelines the call with your other tasks (and its scope
+ * says where the tiles run: on GPUs, see below). LU moves rows across whole
+ * block columns, so it works in column-panel layout: with r = NULL getrf,
+ * getrs and gesv work on copies in that layout; in a region of yours the
+ * arrays must have it already (below, "LU").
  *
  * Errors, the same on every rank: DAGGER_ERR_BAD_HANDLE (an array that is
  * NULL, destroyed or not an array), DAGGER_ERR_INVALID_ARG (a dtype other
@@ -34,11 +36,12 @@
  * for potrf, exactly singular for getrf: the detail names the tile step and
  * the global index, as LAPACK's info would). docs/linalg.md has examples.
  *
- * GPUs: pass a region whose scope admits CUDA devices and the gemm, gemv,
- * syrk, trsm and potrf tiles run there (cuBLAS, cuSOLVER); LU's panel and
- * row swaps and QR's tiles have CPU implementations only (a CUDA-only scope
- * is DAGGER_ERR_SCOPE for them; a union with the CPUs runs them there), and
- * no tile has a HIP one (Debian ships no rocBLAS/rocSOLVER). docs/linalg.md,
+ * GPUs: pass a region whose scope admits CUDA devices and the BLAS,
+ * Cholesky and LU tiles run there (cuBLAS, cuSOLVER and kernels of ours;
+ * LU through dagger_linalg_getrf_array / getrs_array or getrs with a
+ * region); QR's tiles have CPU implementations only (a CUDA-only scope is
+ * DAGGER_ERR_SCOPE for them; a union with the CPUs runs them there), and no
+ * tile has a HIP one (Debian ships no rocBLAS/rocSOLVER). docs/linalg.md,
  * "GPUs". */
 #ifndef DAGGER_LINALG_H
 #define DAGGER_LINALG_H
@@ -123,26 +126,57 @@ dagger_status_t dagger_linalg_potrs(dagger_region_t *r, dagger_la_uplo_t uplo, d
 
 /* ------------------------------------------------------------ LU */
 
+/* Column-panel layout, which LU needs in a region of yours: a matrix whose
+ * blocks are whole column panels, .block = {M, nb} for an M x N matrix (one
+ * block row; nb, the column block, is the tile side of the factorisation),
+ * any distribution of the panels (DAGGER_DIST_CYCLIC_2D deals them round
+ * the ranks). An array of another layout is DAGGER_ERR_INVALID_ARG saying
+ * so; re-block a copy with dagger_array_copy outside the region, or pass
+ * r = NULL to getrf/getrs/gesv, which copy.
+ *
+ * The pivot array P of the _array forms: a 1-D DAGGER_I64 array of min(M, N)
+ * entries in blocks of A's column block nb (dims {min(M, N)}, block {nb}),
+ * holding the pivots in ipiv's form; dagger_array_collect it after the
+ * region for a host ipiv. */
+
 /* P A = L U with partial pivoting, in place (L unit lower below the diagonal,
  * U on and above), as LAPACK's getrf on the collected matrix. ipiv (min(M, N)
  * entries, a host buffer, written on every rank) gets the pivots in LAPACK's
  * form: row i was swapped with row ipiv[i], 1-based. An exactly singular A:
  * DAGGER_ERR_TASK_FAILED naming the tile step and the zero pivot U(j, j),
- * as LAPACK's info > 0. r must be NULL. */
+ * as LAPACK's info > 0. r must be NULL: the host pivots are written once the
+ * work is done; in a region use dagger_linalg_getrf_array. */
 DAGGER_API
 dagger_status_t dagger_linalg_getrf(dagger_region_t *r, dagger_array_t *A, int64_t *ipiv);
 
 /* Solves A X = B with A and ipiv from dagger_linalg_getrf (A N x N); X
- * overwrites B (N x NRHS, any blocks). r must be NULL. */
+ * overwrites B (N x NRHS). r = NULL: any blocks. In a region of yours A
+ * and B must be in column-panel layout (B .block = {N, any}); the tile
+ * side is A's column block. */
 DAGGER_API
 dagger_status_t dagger_linalg_getrs(dagger_region_t *r, dagger_array_t *A, const int64_t *ipiv,
                                     dagger_array_t *B);
 
 /* getrf then getrs: solves A X = B through LU; A holds its factors and ipiv
- * its pivots afterwards. r must be NULL. */
+ * its pivots afterwards. r must be NULL (in a region: getrf_array then
+ * getrs_array). */
 DAGGER_API
 dagger_status_t dagger_linalg_gesv(dagger_region_t *r, dagger_array_t *A, int64_t *ipiv,
                                    dagger_array_t *B);
+
+/* getrf in any region (r = NULL too) on A itself, which must be in
+ * column-panel layout; the pivots go to the pivot array P (both above).
+ * Errors as getrf's, and DAGGER_ERR_INVALID_ARG for another layout or a P
+ * that does not fit A. */
+DAGGER_API
+dagger_status_t dagger_linalg_getrf_array(dagger_region_t *r, dagger_array_t *A,
+                                          dagger_array_t *P);
+
+/* getrs with the pivot array of dagger_linalg_getrf_array, in any region;
+ * A (N x N) and B (N x NRHS) in column-panel layout. */
+DAGGER_API
+dagger_status_t dagger_linalg_getrs_array(dagger_region_t *r, dagger_array_t *A,
+                                          dagger_array_t *P, dagger_array_t *B);
 
 /* ------------------------------------------------------------ QR */
 

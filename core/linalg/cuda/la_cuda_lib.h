@@ -21,10 +21,13 @@
 #define DG_LA_CUBLAS_SYMS(X)                                                              \
     X(cublasCreate_v2) X(cublasDestroy_v2) X(cublasSetStream_v2) X(cublasGetStatusString) \
     X(cublasDgemm_v2) X(cublasSgemm_v2) X(cublasDgemv_v2) X(cublasSgemv_v2)               \
-    X(cublasDsyrk_v2) X(cublasSsyrk_v2) X(cublasDtrsm_v2) X(cublasStrsm_v2)
+    X(cublasDsyrk_v2) X(cublasSsyrk_v2) X(cublasDtrsm_v2) X(cublasStrsm_v2)               \
+    X(cublasDtrmm_v2) X(cublasStrmm_v2) X(cublasDgeam) X(cublasSgeam)
 #define DG_LA_CUSOLVER_SYMS(X)                                                    \
     X(cusolverDnCreate) X(cusolverDnSetStream) X(cusolverDnDpotrf)                \
-    X(cusolverDnSpotrf) X(cusolverDnDpotrf_bufferSize) X(cusolverDnSpotrf_bufferSize)
+    X(cusolverDnSpotrf) X(cusolverDnDpotrf_bufferSize) X(cusolverDnSpotrf_bufferSize) \
+    X(cusolverDnDgetrf) X(cusolverDnSgetrf) X(cusolverDnDgetrf_bufferSize)         \
+    X(cusolverDnSgetrf_bufferSize)
 
 typedef struct dg_la_cuda_lib {
 #define DG_LA_FIELD(name) __typeof__(&name) name;
@@ -59,6 +62,14 @@ int dg_la_cuda_lib_load(char *why, size_t cap);
 #define cusolverDnSpotrf (dg_la_cu.cusolverDnSpotrf)
 #define cusolverDnDpotrf_bufferSize (dg_la_cu.cusolverDnDpotrf_bufferSize)
 #define cusolverDnSpotrf_bufferSize (dg_la_cu.cusolverDnSpotrf_bufferSize)
+#define cublasDtrmm_v2 (dg_la_cu.cublasDtrmm_v2)
+#define cublasStrmm_v2 (dg_la_cu.cublasStrmm_v2)
+#define cublasDgeam (dg_la_cu.cublasDgeam)
+#define cublasSgeam (dg_la_cu.cublasSgeam)
+#define cusolverDnDgetrf (dg_la_cu.cusolverDnDgetrf)
+#define cusolverDnSgetrf (dg_la_cu.cusolverDnSgetrf)
+#define cusolverDnDgetrf_bufferSize (dg_la_cu.cusolverDnDgetrf_bufferSize)
+#define cusolverDnSgetrf_bufferSize (dg_la_cu.cusolverDnSgetrf_bufferSize)
 #endif
 
 #endif

@@ -113,3 +113,54 @@ Test(linalg_lu, singular)
     dagger_array_destroy(A);
     AR_OK(dagger_finalize(rt));
 }
+
+/* The region forms on CPUs: getrf_array and getrs_array in one region of
+ * the caller's on column-panel arrays equal getrf/getrs on copies (the same
+ * pivots, the same factors, the same solution to rounding); getrs with the
+ * host pivots in a region too; arrays of another layout are refused saying
+ * which block to give. */
+Test(linalg_lu, array_forms_in_a_region)
+{
+    dagger_runtime_t *rt = ar_init();
+    size_t n = 90, nb = 24, nrhs = 3;
+    dagger_array_t *A = la_rand(rt, DAGGER_F64, n, n, n, nb, 31);
+    dagger_array_t *A2 = la_rand(rt, DAGGER_F64, n, n, 32, 32, 31);
+    dagger_array_t *B = la_rand(rt, DAGGER_F64, n, nrhs, n, 2, 32);
+    dagger_array_t *B2 = la_rand(rt, DAGGER_F64, n, nrhs, 32, 3, 32);
+    dagger_array_t *B3 = la_rand(rt, DAGGER_F64, n, nrhs, n, 1, 32), *P;
+    dagger_array_desc_t dp = {.dtype = DAGGER_I64, .ndims = 1, .dims = {n}, .block = {nb}};
+    AR_OK(dagger_array_zeros(rt, &dp, &P));
+    int64_t ipiv[90], ipiv2[90];
+    dagger_region_t *r;
+    AR_OK(dagger_region_begin(rt, NULL, &r));
+    AR_OK(dagger_linalg_getrf_array(r, A, P));
+    AR_OK(dagger_linalg_getrs_array(r, A, P, B));
+    AR_FAILS(dagger_linalg_getrf_array(r, A2, P), DAGGER_ERR_INVALID_ARG,
+             "is not in column-panel layout");
+    AR_FAILS(dagger_linalg_getrs(r, A, ipiv, B2), DAGGER_ERR_INVALID_ARG, ".block = {90, nb}");
+    AR_OK(dagger_region_end(r));
+    AR_OK(dagger_array_collect(P, ipiv));
+    AR_OK(dagger_region_begin(rt, NULL, &r));
+    AR_OK(dagger_linalg_getrs(r, A, ipiv, B3));
+    AR_OK(dagger_region_end(r));
+    AR_OK(dagger_linalg_getrf(NULL, A2, ipiv2));
+    AR_OK(dagger_linalg_getrs(NULL, A2, ipiv2, B2));
+    for (size_t i = 0; i < n; i++)
+        cr_assert_eq(ipiv[i], ipiv2[i], "ipiv[%zu]: %lld in the region, %lld on copies", i,
+                     (long long)ipiv[i], (long long)ipiv2[i]);
+    double *f = ar_collect(A), *f2 = ar_collect(A2);
+    LA_CLOSE(f, f2, n, n, 0, DAGGER_F64, "getrf_array against getrf");
+    double *x = ar_collect(B), *x2 = ar_collect(B2), *x3 = ar_collect(B3);
+    LA_CLOSE(x, x2, n, nrhs, 0, DAGGER_F64, "getrs_array against getrs");
+    LA_CLOSE(x3, x2, n, nrhs, 0, DAGGER_F64, "getrs in a region against getrs");
+    free(f), free(f2), free(x), free(x2), free(x3);
+    dagger_array_t *bad;
+    dagger_array_desc_t dq = {.dtype = DAGGER_I64, .ndims = 1, .dims = {n}, .block = {32}};
+    AR_OK(dagger_array_zeros(rt, &dq, &bad));
+    AR_FAILS(dagger_linalg_getrf_array(NULL, A, bad), DAGGER_ERR_INVALID_ARG,
+             "in blocks of A's column block (24)");
+    dagger_array_destroy(bad);
+    dagger_array_destroy(A), dagger_array_destroy(A2), dagger_array_destroy(P);
+    dagger_array_destroy(B), dagger_array_destroy(B2), dagger_array_destroy(B3);
+    AR_OK(dagger_finalize(rt));
+}

@@ -128,6 +128,25 @@ void bi_probe_dagger_linalg_gesv(void)
     E(DAGGER_ERR_INVALID_ARG, dagger_linalg_gesv(NULL, BI.a, NULL, BI.b));
 }
 
+/* The pivot-array forms: bad handles, A not in column-panel layout (BI.a
+ * has 2 x 2 blocks), and a P that is no pivot array (NULL, f64, 2-D). */
+void bi_probe_dagger_linalg_getrf_array(void)
+{
+    dagger_array_t *x;
+    EACH_BAD(x) E(WANT, dagger_linalg_getrf_array(NULL, x, BI.v));
+    E(DAGGER_ERR_INVALID_ARG, dagger_linalg_getrf_array(NULL, BI.a, BI.v));
+}
+
+void bi_probe_dagger_linalg_getrs_array(void)
+{
+    dagger_array_t *x;
+    EACH_BAD(x) {
+        E(WANT, dagger_linalg_getrs_array(NULL, x, BI.v, BI.b));
+        E(WANT, dagger_linalg_getrs_array(NULL, BI.a, BI.v, x));
+    }
+    E(DAGGER_ERR_INVALID_ARG, dagger_linalg_getrs_array(NULL, BI.a, BI.v, BI.b));
+}
+
 void bi_probe_dagger_linalg_qr_t_create(void)
 {
     dagger_array_t *T = (dagger_array_t *)BI.foreign;
