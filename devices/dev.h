@@ -27,6 +27,7 @@ struct dg_actor;
 struct dg_xfer_piece;
 
 #define DG_DEV_STREAMS 2          /* the processor actor's pool */
+#define DG_DEV_PIECE_MAX (1u << 30) /* largest DAGGER_GPU_PIPELINE_PIECE used */
 
 typedef struct dg_dev dg_dev_t;
 typedef struct dg_devs dg_devs_t;

@@ -208,7 +208,7 @@ int dg_dev_pipe_send(dg_dev_t *d, dg_xop_t *op)
     x->pipe = pp;
     atomic_fetch_add_explicit(&d->staged, 1, memory_order_relaxed);
     atomic_fetch_add_explicit(&d->piped, 1, memory_order_relaxed);
-    dg_xfer_send_head(d->ex->xfer, op, pp->count);
+    dg_xfer_send_head(d->ex->xfer, op, pp->count, (uint32_t)pp->piece);
     stage_more(d, op);
     return 1;
 }

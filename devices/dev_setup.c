@@ -120,7 +120,7 @@ dagger_status_t dg_devices_start(dg_exec_t *ex, const dg_dev_table_t *t, int gpu
         return dg_error(DAGGER_ERR_NO_MEMORY, "executor: out of memory");
     ds->ex = ex;
     ds->gpu_direct = gpu_direct;
-    ds->piece = piece;
+    ds->piece = piece < DG_DEV_PIECE_MAX ? piece : DG_DEV_PIECE_MAX; /* the header's u32 */
     /* First, so that the executor frees ds whatever fails next. */
     dg_exec_set_devices(ex, &(dg_exec_devices_t){.ctx = ds, .destroy = destroy_devs});
     dagger_status_t st = dg_dev_launch_type(ds);

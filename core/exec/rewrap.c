@@ -34,7 +34,7 @@ void dg_rewrap_encode(const dg_rewrap_hdr_t *h, void *buf)
     dg_wire_put_u64(&c, h->first);
     dg_wire_put_u64(&c, h->last);
     dg_wire_put_u32(&c, h->pieces);
-    dg_wire_put_u32(&c, 0);
+    dg_wire_put_u32(&c, h->piece);
 }
 
 int dg_rewrap_decode(const void *buf, size_t len, dg_rewrap_hdr_t *h)
@@ -50,8 +50,12 @@ int dg_rewrap_decode(const void *buf, size_t len, dg_rewrap_hdr_t *h)
     h->first = dg_wire_get_u64(&c);
     h->last = dg_wire_get_u64(&c);
     h->pieces = dg_wire_get_u32(&c);
-    uint32_t reserved = dg_wire_get_u32(&c);
-    return c.bad || reserved ? -1 : 0;
+    h->piece = dg_wire_get_u32(&c);
+    if (c.bad || !h->pieces != !h->piece)
+        return -1;
+    if (h->pieces && h->bytes / h->piece + (h->bytes % h->piece != 0) != h->pieces)
+        return -1; /* pieces = ceil(bytes / piece) */
+    return 0;
 }
 
 int dg_rewrap_match(const dg_rewrap_hdr_t *a, const dg_rewrap_hdr_t *b, char *why, size_t whylen)
@@ -102,11 +106,14 @@ int dg_rewrap_piece_decode(const void *buf, size_t len, dg_rewrap_piece_t *p)
 int dg_rewrap_piece_fits(const dg_rewrap_hdr_t *h, const dg_rewrap_piece_t *p, char *why,
                          size_t whylen)
 {
-    if (p->tag == h->tag && p->count == h->pieces && p->offset + p->bytes <= h->bytes)
+    uint64_t off = (uint64_t)p->index * h->piece;
+    uint64_t want = off < h->bytes ? (h->bytes - off < h->piece ? h->bytes - off : h->piece) : 0;
+    if (p->tag == h->tag && p->count == h->pieces && p->index < h->pieces && p->offset == off &&
+        p->bytes == want)
         return 1;
     snprintf(why, whylen,
              "transfer tag %llx (chunk %llu v%llu, %u spans [%llu, %llu), %llu bytes in %u "
-             "pieces): piece %u of %u for tag %llx, bytes [%llu, %llu) does not fit it",
+             "pieces): piece %u of %u for tag %llx, bytes [%llu, %llu), is not one of them",
              (unsigned long long)h->tag, (unsigned long long)h->chunk,
              (unsigned long long)h->version, h->nspans, (unsigned long long)h->first,
              (unsigned long long)h->last, (unsigned long long)h->bytes, h->pieces, p->index,

@@ -32,6 +32,8 @@ typedef struct dg_rpipe {
     _Atomic int bad;           /* a piece failed (recorded) */
     unsigned char *dst;        /* host: where offset 0 lands */
     unsigned char *packed;     /* host, several spans: a malloc'ed packed copy (dst) */
+    unsigned char *seen;       /* a bit per piece index routed (under the xfer lock) */
+    int whole;                 /* a whole message into a device pipe (its one piece) */
 } dg_rpipe_t;
 
 /* A tag's meeting point: whichever of the RECV op and the data comes first
@@ -199,14 +201,16 @@ static dagger_status_t send_data(dg_xfer_t *xf, int peer, uint32_t type, const v
 }
 
 /* op's move_rewrap message: the header (pieces: how many piece messages
- * follow; 0: the children are its payload). */
+ * of `piece` bytes follow; 0: the children are its payload). */
 static dagger_status_t send_rewrap(dg_xfer_t *xf, const dg_xop_t *op, uint32_t pieces,
-                                   const void *payload, size_t len, dg_tx_done_fn done, void *arg)
+                                   uint32_t piece, const void *payload, size_t len,
+                                   dg_tx_done_fn done, void *arg)
 {
     const dg_xxfer_t *x = &op->u.xfer;
     dg_rewrap_hdr_t h;
     dg_rewrap_describe(&h, x->tag, x->chunk, x->version, x->elsize, x->spans, x->nspans);
     h.pieces = pieces;
+    h.piece = piece;
     unsigned char body[DG_REWRAP_HDR_LEN];
     dg_rewrap_encode(&h, body);
     return send_data(xf, x->peer, xf->ex->msg.rewrap, body, sizeof(body), payload, len, done, arg);
@@ -240,7 +244,7 @@ void dg_xfer_send(dg_xfer_t *xf, dg_xop_t *op)
     }
     s->xf = xf;
     s->op = op;
-    dagger_status_t st = send_rewrap(xf, op, 0, payload, x->bytes, send_done, s);
+    dagger_status_t st = send_rewrap(xf, op, 0, 0, payload, x->bytes, send_done, s);
     if (st != DAGGER_OK)
         send_done(s, st);
 }
@@ -253,7 +257,7 @@ static void head_done(void *arg, dagger_status_t st)
     free(s);
 }
 
-void dg_xfer_send_head(dg_xfer_t *xf, dg_xop_t *op, uint32_t pieces)
+void dg_xfer_send_head(dg_xfer_t *xf, dg_xop_t *op, uint32_t pieces, uint32_t piece)
 {
     if (DG_TRACE_ON())
         dg_trace_xfer_start(op);
@@ -264,7 +268,7 @@ void dg_xfer_send_head(dg_xfer_t *xf, dg_xop_t *op, uint32_t pieces)
     }
     s->xf = xf;
     s->op = op;
-    dagger_status_t st = send_rewrap(xf, op, pieces, NULL, 0, head_done, s);
+    dagger_status_t st = send_rewrap(xf, op, pieces, piece, NULL, 0, head_done, s);
     if (st != DAGGER_OK)
         head_done(s, st);
 }
@@ -453,6 +457,27 @@ static dagger_status_t keep_eager(void *payload)
 
 /* ------------------------------------------------------------ pieces */
 
+static void rpipe_free(dg_rpipe_t *rp)
+{
+    if (!rp)
+        return;
+    free(rp->packed);
+    free(rp->seen);
+    free(rp);
+}
+
+/* Marks p's index routed (xfer lock held): one seen before fails
+ * (failed = 2: "arrived twice"); one out of range fails in route_piece. */
+static void claim_index(dg_rpipe_t *rp, dg_xfer_piece_t *p)
+{
+    if (p->failed || p->p.index >= rp->count)
+        return;
+    unsigned char bit = (unsigned char)(1u << (p->p.index & 7));
+    if (rp->seen[p->p.index >> 3] & bit)
+        p->failed = 2;
+    rp->seen[p->p.index >> 3] |= bit;
+}
+
 /* Drops a piece that will not land (its rendezvous bytes, its eager copy). */
 static void piece_free(dg_xfer_t *xf, dg_xfer_piece_t *p)
 {
@@ -483,8 +508,7 @@ static void rpipe_landed(dg_rpipe_t *rp, uint64_t bytes, int ok)
     } else if (!atomic_load(&rp->bad) && rp->packed) {
         scatter(&op->u.xfer, rp->packed);
     }
-    free(rp->packed);
-    free(rp);
+    rpipe_free(rp);
     xfer_done(xf, op);
 }
 
@@ -514,12 +538,16 @@ static void route_piece(dg_xfer_t *xf, dg_rpipe_t *rp, dg_xfer_piece_t *p)
 {
     dg_xop_t *op = rp->op;
     char why[400];
-    if (!p->failed && p->src != op->u.xfer.peer) {
+    if (p->failed == 2) {
+        snprintf(why, sizeof(why), "transfer tag %llx: piece %u of %u arrived twice",
+                 (unsigned long long)rp->hdr.tag, p->p.index, rp->count);
+    } else if (!p->failed && p->src != op->u.xfer.peer) {
         snprintf(why, sizeof(why), "transfer tag %llx: piece %u arrived from rank %d, the plan "
                  "says rank %d", (unsigned long long)rp->hdr.tag, p->p.index, p->src,
                  op->u.xfer.peer);
         p->failed = 1;
-    } else if (!p->failed && !dg_rewrap_piece_fits(&rp->hdr, &p->p, why, sizeof(why))) {
+    } else if (!p->failed && !rp->whole &&
+               !dg_rewrap_piece_fits(&rp->hdr, &p->p, why, sizeof(why))) {
         p->failed = 1;
     } else {
         why[0] = '\0';
@@ -533,11 +561,12 @@ static void route_piece(dg_xfer_t *xf, dg_rpipe_t *rp, dg_xfer_piece_t *p)
         dg_xfer_drop(xf, p->rndv);
         free(p->eager);
         p->rndv = p->eager = NULL;
+        p->failed = 1;
     }
     if (op->u.xfer.pipe) { /* the device lands it and finishes op */
         uint32_t count = rp->count;
         if (atomic_fetch_sub(&rp->left, 1) == 1)
-            free(rp); /* nothing else refers to it: its entry left the table */
+            rpipe_free(rp); /* nothing else refers to it: its entry left the table */
         xf->ex->dev.piece(xf->ex->dev.ctx, op, p, count);
         return;
     }
@@ -636,12 +665,12 @@ static void meet_pieced(dg_xfer_t *xf, dg_rv_t *rv, dg_meet_t *m)
     dg_rpipe_t *rp = NULL;
     dg_xfer_piece_t *whole = NULL; /* a whole message into a device pipe: its one piece */
     int ok = pieced_header_ok(xf, rv);
+    uint32_t count = rv->hdr.pieces ? rv->hdr.pieces : 1;
     if (ok && (!(rp = dg_calloc(1, sizeof(*rp))) || (rp->op = rv->op, !rpipe_dst(rp)) ||
+               !(rp->seen = dg_calloc(count / 8 + 1, 1)) ||
                (!rv->hdr.pieces && !(whole = dg_calloc(1, sizeof(*whole)))))) {
         fail_xfer(xf, rv->op, DAGGER_ERR_NO_MEMORY, "out of memory receiving a transfer");
-        if (rp)
-            free(rp->packed);
-        free(rp);
+        rpipe_free(rp);
         ok = 0;
     }
     if (!ok) {
@@ -661,8 +690,9 @@ static void meet_pieced(dg_xfer_t *xf, dg_rv_t *rv, dg_meet_t *m)
     }
     rp->xf = xf;
     rp->hdr = rv->hdr;
-    rp->count = rv->hdr.pieces ? rv->hdr.pieces : 1;
-    rp->hdr.pieces = rp->count;
+    rp->count = count;
+    rp->hdr.pieces = count;
+    rp->whole = !rv->hdr.pieces;
     atomic_store(&rp->left, rp->count);
     if (whole) {
         *whole = (dg_xfer_piece_t){.p = {rv->hdr.tag, 0, 1, 0, rv->len}, .src = rv->src,
@@ -676,6 +706,8 @@ static void meet_pieced(dg_xfer_t *xf, dg_rv_t *rv, dg_meet_t *m)
     for (dg_xfer_piece_t *p = rv->early, *next; p; p = next) {
         next = p->next;
         dg_xfer_piece_t **to = rv->routed < rp->count ? &m->route : &m->drop;
+        if (rv->routed < rp->count)
+            claim_index(rp, p);
         rv->routed += rv->routed < rp->count;
         p->next = *to;
         *to = p;
@@ -719,10 +751,14 @@ void dg_xfer_piece_arrived(dg_xfer_t *xf, const dg_xfer_arrival_t *a)
     }
     *p = (dg_xfer_piece_t){.p = a->piece, .src = a->src, .eager = a->eager ? eager : NULL,
                            .rndv = a->rndv, .failed = a->len != a->piece.bytes};
-    if (p->failed)
-        dg_log(DG_LOG_ERROR, "piece %u of transfer tag %llx from rank %d carried %zu bytes, its "
-               "header says %llu", a->piece.index, (unsigned long long)a->piece.tag, a->src,
-               a->len, (unsigned long long)a->piece.bytes);
+    if (p->failed) {
+        char msg[300];
+        snprintf(msg, sizeof(msg), "rank %d: piece %u of transfer tag %llx from rank %d carried "
+                 "%zu bytes, its header says %llu", xf->ex->rank, a->piece.index,
+                 (unsigned long long)a->piece.tag, a->src, a->len,
+                 (unsigned long long)a->piece.bytes);
+        fail_xfer(xf, NULL, DAGGER_ERR_PROTOCOL, msg);
+    }
     pthread_mutex_lock(&xf->lock);
     dg_rv_t *rv = rv_find(xf, a->piece.tag);
     if (!rv && (rv = dg_calloc(1, sizeof(*rv)))) {
@@ -743,6 +779,7 @@ void dg_xfer_piece_arrived(dg_xfer_t *xf, const dg_xfer_arrival_t *a)
         pthread_mutex_unlock(&xf->lock);
         return;
     }
+    claim_index(rp, p);
     if (++rv->routed >= rp->count)
         free(rv_take(xf, rv->tag));
     pthread_mutex_unlock(&xf->lock);
@@ -1039,9 +1076,7 @@ void dg_xfer_destroy(dg_xfer_t *xf)
                 free(p->eager);
                 free(p);
             }
-            if (rv->pipe)
-                free(rv->pipe->packed);
-            free(rv->pipe);
+            rpipe_free(rv->pipe);
             free(rv->eager);
             free(rv);
         }

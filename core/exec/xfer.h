@@ -38,8 +38,9 @@ typedef struct dg_xfer_arrival {
 
 /* A piece of a transfer sent in pieces, as the receiving side holds it:
  * its bytes eager (a malloc'ed copy it owns) or as a rendezvous
- * descriptor; failed: it cannot land (a mismatch or a lost peer, already
- * recorded), but counts as one of the transfer's pieces. */
+ * descriptor; failed: it cannot land (a mismatch, a second copy of a
+ * piece, a lost peer: recorded by xfer.c), but counts as one of the
+ * transfer's pieces. */
 typedef struct dg_xfer_piece {
     struct dg_xfer_piece *next;
     dg_rewrap_piece_t p;
@@ -63,10 +64,11 @@ void dg_xfer_arrived(dg_xfer_t *xf, const dg_xfer_arrival_t *a);
 void dg_xfer_piece_arrived(dg_xfer_t *xf, const dg_xfer_arrival_t *a);
 
 /* A pipelined host-staged SEND (devices/dev_pipe.c): the move_rewrap header
- * alone, announcing `pieces` piece messages, then each piece: the packed
+ * alone, announcing `pieces` piece messages of `piece` bytes (the last may
+ * be shorter), then each piece: the packed
  * bytes [offset, offset + bytes) from buf, which must stay valid until
  * done runs (on the transport's owner thread). */
-void dg_xfer_send_head(dg_xfer_t *xf, dg_xop_t *op, uint32_t pieces);
+void dg_xfer_send_head(dg_xfer_t *xf, dg_xop_t *op, uint32_t pieces, uint32_t piece);
 void dg_xfer_send_piece(dg_xfer_t *xf, const dg_xop_t *op, const dg_rewrap_piece_t *p,
                         const void *buf, dg_tx_done_fn done, void *arg);
 /* Pulls a piece's rendezvous bytes into buf (len bytes) on the transport's

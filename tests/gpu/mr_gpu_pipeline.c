@@ -83,6 +83,7 @@ static void run_chain(dagger_runtime_t *rt, size_t m, size_t n, int sub)
     cr_assert(got);
     mr_gather(rt, c, got, total * sizeof(double));
     size_t bad = 0, first = 0;
+    double want_first = 0;
     for (size_t j = 0; j < n; j++)
         for (size_t i = 0; i < m; i++) {
             int in = i >= lo[0] && i < lo[0] + ext[0] && j >= lo[1] && j < lo[1] + ext[1];
@@ -91,12 +92,14 @@ static void run_chain(dagger_runtime_t *rt, size_t m, size_t n, int sub)
                 x += k % 2 == 0 || in;
             x += in;
             x *= 2;
-            if (got[i + j * m] != x && !bad++)
+            if (got[i + j * m] != x && !bad++) {
                 first = i + j * m;
+                want_first = x;
+            }
         }
     cr_assert_eq(bad, 0, "%zu x %zu%s on %d ranks: %zu elements wrong, the first at %zu: %g, "
                  "want %g", m, n, sub ? " (sub-view)" : "", nr, bad, first, got[first],
-                 ramp(first % m, first / m));
+                 want_first);
     free(got);
     MR_OK(dagger_chunk_free(rt, c));
 }
