@@ -155,6 +155,16 @@ static void piece_staged(dg_dev_t *d, dg_dev_pending_t *p, int ok)
     dg_xfer_send_piece(d->ex->xfer, op, &pc, p->buf, wire_done, s);
 }
 
+/* A SEND whose pieces all left (or failed) ends. */
+static void send_check(dg_dev_t *d, dg_xop_t *op)
+{
+    dg_pipe_t *pp = op->u.xfer.pipe;
+    if (pp->done == pp->count && !pp->copying && !pp->wire) {
+        pipe_free(d, op);
+        dg_exec_finish(d->ex, op);
+    }
+}
+
 /* Stages pieces while fewer than DG_PIPE_DEPTH buffers are in use. */
 static void stage_more(dg_dev_t *d, dg_xop_t *op)
 {
@@ -210,6 +220,7 @@ int dg_dev_pipe_send(dg_dev_t *d, dg_xop_t *op)
     atomic_fetch_add_explicit(&d->piped, 1, memory_order_relaxed);
     dg_xfer_send_head(d->ex->xfer, op, pp->count, (uint32_t)pp->piece);
     stage_more(d, op);
+    send_check(d, op); /* only when no piece could be staged at all */
     return 1;
 }
 
@@ -229,10 +240,7 @@ static void on_sent(dg_dev_t *d, const dg_dev_piece_msg_t *m)
     pp->wire--;
     pp->done++;
     stage_more(d, op);
-    if (pp->done == pp->count) {
-        pipe_free(d, op);
-        dg_exec_finish(d->ex, op);
-    }
+    send_check(d, op);
 }
 
 /* ------------------------------------------------------------ receiving */
@@ -348,15 +356,21 @@ static void land_more(dg_dev_t *d, dg_xop_t *op)
     }
 }
 
-/* A piece finished (copied in, or failed): lands the next, ends the op
- * after the last. */
+/* Lands what waits; ends the RECV once every piece is in. */
+static void recv_more(dg_dev_t *d, dg_xop_t *op)
+{
+    dg_pipe_t *pp = op->u.xfer.pipe;
+    land_more(d, op);
+    if (pp->count && pp->done == pp->count && !pp->copying && !pp->wire)
+        recv_finish(d, op);
+}
+
+/* A piece finished (copied in, or failed). */
 static void piece_counted(dg_dev_t *d, dg_xop_t *op)
 {
     dg_pipe_t *pp = op->u.xfer.pipe;
     pp->done++;
-    land_more(d, op);
-    if (pp->count && pp->done == pp->count && !pp->copying && !pp->wire)
-        recv_finish(d, op);
+    recv_more(d, op);
 }
 
 /* ARRIVED: a piece for this RECV (xfer.c verified it, or failed it). */
@@ -374,7 +388,7 @@ static void on_arrived(dg_dev_t *d, const dg_dev_piece_msg_t *m)
     p->next = NULL;
     *pp->tail = p;
     pp->tail = &p->next;
-    land_more(d, op);
+    recv_more(d, op);
 }
 
 /* LANDED: a piece's bytes are in its pinned buffer. */
