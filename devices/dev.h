@@ -24,8 +24,10 @@
 #include "devices/common/device.h"
 
 struct dg_actor;
+struct dg_xfer_piece;
 
 #define DG_DEV_STREAMS 2          /* the processor actor's pool */
+#define DG_DEV_PIECE_MAX (1u << 30) /* largest DAGGER_GPU_PIPELINE_PIECE used */
 
 typedef struct dg_dev dg_dev_t;
 typedef struct dg_devs dg_devs_t;
@@ -44,6 +46,9 @@ struct dg_dev_pending {
     size_t staging_bytes;
     void *scratch;                /* device buffer (released after done) */
     size_t scratch_bytes;
+    uint32_t index;               /* a piece of a transfer in pieces (dev_pipe.c)... */
+    void *buf;                    /* ...its pinned buffer, kept after done */
+    uint64_t offset, bytes;       /* ...and its bytes in the packed transfer */
 };
 
 /* One actor's share: its pending work and its spare events. */
@@ -88,6 +93,11 @@ struct dg_dev {
     _Atomic uint64_t completed;   /* pending entries finished (idle source) */
     _Atomic uint64_t launched;    /* tasks placed on it (tests check placement by it) */
     _Atomic uint64_t staged;      /* transfers to/from other ranks that went host-staged */
+    _Atomic uint64_t piped;       /* ...of which in pieces (dev_pipe.c) */
+    _Atomic uint64_t pieces;      /* pieces sent and received */
+    _Atomic uint64_t overlapped;  /* a piece's staging copy queued while another piece of its
+                                     transfer was on the wire (sender), or its copy to the
+                                     device queued while another was still arriving (receiver) */
 };
 
 enum { DG_DEV_SIDE_PROC = 0, DG_DEV_SIDE_SPACE = 1 };
@@ -99,9 +109,10 @@ struct dg_devs {
     struct dg_exec *ex;
     int n;                        /* started (destroy cleans up these) */
     int gpu_direct;               /* DAGGER_GPU_DIRECT: 1 on, 0 off, -1 auto */
+    size_t piece;                 /* DAGGER_GPU_PIPELINE_PIECE: bytes; 0 = no pieces */
     dg_dev_t *dev;                /* device d: memory space 1 + d */
     struct {
-        uint32_t launch, poll, staged;
+        uint32_t launch, poll, staged, piece;
     } msg;
 };
 
@@ -122,6 +133,9 @@ void dg_devs_launch(void *ctx, int d, dg_xop_t *op);
 /* xfer.c: a staged transfer of a device buffer is done with the wire: its
  * dagger.dev.staged message (dev_space.c). */
 void dg_devs_staged(void *ctx, dg_xop_t *op);
+/* xfer.c: a piece of a RECV into device memory sent in pieces: its
+ * dagger.dev.piece message (dev_pipe.c). */
+void dg_devs_piece(void *ctx, dg_xop_t *op, struct dg_xfer_piece *p, uint32_t count);
 
 /* ---- the devices' own message types (each beside its handler) ---- */
 
@@ -130,6 +144,7 @@ dagger_status_t dg_devs_type(dg_devs_t *ds, const char *name, size_t size, uint3
 dagger_status_t dg_dev_launch_type(dg_devs_t *ds);  /* dagger.dev.launch, dev_proc.c */
 dagger_status_t dg_dev_poll_type(dg_devs_t *ds);    /* dagger.dev.poll, dev_pending.c */
 dagger_status_t dg_dev_staged_type(dg_devs_t *ds);  /* dagger.dev.staged, dev_space.c */
+dagger_status_t dg_dev_piece_type(dg_devs_t *ds);   /* dagger.dev.piece, dev_pipe.c */
 
 /* ---- shared by the two actors (devices/dev_pending.c) ---- */
 
@@ -148,6 +163,23 @@ void dg_dev_side_cleanup(dg_dev_t *d, dg_dev_side_t *s);
 dagger_status_t dg_dev_cache_get(dg_dev_t *d, dg_dev_cache_t *c, size_t bytes, void **ptr);
 void dg_dev_cache_put(dg_dev_t *d, dg_dev_cache_t *c, void *ptr, size_t bytes);
 void dg_dev_cache_cleanup(dg_dev_t *d, dg_dev_cache_t *c);
+
+/* The packed size of spans, and the spans as byte spans (malloc'ed; NULL
+ * out of memory) for the backend's pack kernel (dev_space.c). */
+size_t dg_dev_span_bytes(const dg_plan_span_t *sp, uint32_t n, uint32_t elsize);
+dg_dev_span_t *dg_dev_byte_spans(const dg_plan_span_t *sp, uint32_t n, uint32_t elsize);
+
+/* Host-staged transfers in pieces (dev_pipe.c), in the memory-space
+ * actor's turn: take a SEND / RECV of this device's memory when it is
+ * larger than a piece (1; then they finish it), or leave it (0). abort:
+ * a piped RECV that ended before any piece came (xfer.c failed it). */
+int dg_dev_pipe_send(dg_dev_t *d, dg_xop_t *op);
+/* The dagger.dev.piece handler (the memory-space actor's). */
+dagger_status_t dg_dev_on_piece(dagger_ctx_t *ctx);
+/* A pending entry's done that just finishes its op (dev_space.c). */
+void dg_dev_op_done(dg_dev_t *d, dg_dev_pending_t *p, int ok);
+int dg_dev_pipe_recv(dg_dev_t *d, dg_xop_t *op);
+void dg_dev_pipe_abort(dg_dev_t *d, dg_xop_t *op);
 
 /* The buffer table's ops for device memory spaces (ms->impl: the dg_dev_t). */
 extern const dg_memspace_ops_t dg_dev_memspace_ops;

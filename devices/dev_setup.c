@@ -112,13 +112,15 @@ static void destroy_devs(void *ctx)
     free(ds);
 }
 
-dagger_status_t dg_devices_start(dg_exec_t *ex, const dg_dev_table_t *t, int gpu_direct)
+dagger_status_t dg_devices_start(dg_exec_t *ex, const dg_dev_table_t *t, int gpu_direct,
+                                 size_t piece)
 {
     dg_devs_t *ds = dg_calloc(1, sizeof(*ds));
     if (!ds)
         return dg_error(DAGGER_ERR_NO_MEMORY, "executor: out of memory");
     ds->ex = ex;
     ds->gpu_direct = gpu_direct;
+    ds->piece = piece < DG_DEV_PIECE_MAX ? piece : DG_DEV_PIECE_MAX; /* the header's u32 */
     /* First, so that the executor frees ds whatever fails next. */
     dg_exec_set_devices(ex, &(dg_exec_devices_t){.ctx = ds, .destroy = destroy_devs});
     dagger_status_t st = dg_dev_launch_type(ds);
@@ -126,6 +128,8 @@ dagger_status_t dg_devices_start(dg_exec_t *ex, const dg_dev_table_t *t, int gpu
         st = dg_dev_poll_type(ds);
     if (st == DAGGER_OK)
         st = dg_dev_staged_type(ds);
+    if (st == DAGGER_OK)
+        st = dg_dev_piece_type(ds);
     if (st == DAGGER_OK)
         st = dg_host_space_start(ex); /* first actor: the same id on every rank */
     if (st == DAGGER_OK)
@@ -136,6 +140,7 @@ dagger_status_t dg_devices_start(dg_exec_t *ex, const dg_dev_table_t *t, int gpu
         dg_exec_set_devices(ex, &(dg_exec_devices_t){
                                     .ctx = ds, .n = ds->n, .launch_type = ds->msg.launch,
                                     .poll = dg_devs_poll, .launch = dg_devs_launch,
-                                    .staged = dg_devs_staged, .destroy = destroy_devs});
+                                    .staged = dg_devs_staged, .piece = dg_devs_piece,
+                                    .destroy = destroy_devs});
     return st;
 }

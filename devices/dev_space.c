@@ -127,7 +127,7 @@ const dg_memspace_ops_t dg_dev_memspace_ops = {
 
 /* ------------------------------------------------------------ spans */
 
-static size_t span_bytes(const dg_plan_span_t *sp, uint32_t n, uint32_t elsize)
+size_t dg_dev_span_bytes(const dg_plan_span_t *sp, uint32_t n, uint32_t elsize)
 {
     size_t total = 0;
     for (uint32_t i = 0; i < n; i++)
@@ -135,8 +135,8 @@ static size_t span_bytes(const dg_plan_span_t *sp, uint32_t n, uint32_t elsize)
     return total;
 }
 
-/* The spans of a buffer (element ranges) as byte spans. */
-static dg_dev_span_t *byte_spans(const dg_plan_span_t *sp, uint32_t n, uint32_t elsize)
+/* The spans of a buffer (element ranges) as byte spans (dev.h). */
+dg_dev_span_t *dg_dev_byte_spans(const dg_plan_span_t *sp, uint32_t n, uint32_t elsize)
 {
     dg_dev_span_t *out = dg_malloc((n ? n : 1) * sizeof(*out));
     for (uint32_t i = 0; out && i < n; i++) {
@@ -178,8 +178,8 @@ static dagger_status_t queue_packed(dg_dev_t *d, unsigned char *dev, unsigned ch
         return dir == DG_DEV_H2D ? d->be->copy(s, dev + off, flat, len, dir)
                                  : d->be->copy(s, flat, dev + off, len, dir);
     }
-    size_t total = span_bytes(sp, n, elsize);
-    dg_dev_span_t *spans = byte_spans(sp, n, elsize);
+    size_t total = dg_dev_span_bytes(sp, n, elsize);
+    dg_dev_span_t *spans = dg_dev_byte_spans(sp, n, elsize);
     dagger_status_t st = spans ? dg_dev_cache_get(d, &d->mem, total, scratch)
                                : dg_error(DAGGER_ERR_NO_MEMORY, "out of memory packing spans");
     if (st == DAGGER_OK && dir == DG_DEV_H2D) {
@@ -273,7 +273,7 @@ static dagger_status_t on_free(dagger_ctx_t *ctx)
     return DAGGER_OK;
 }
 
-static void op_done(dg_dev_t *d, dg_dev_pending_t *p, int ok)
+void dg_dev_op_done(dg_dev_t *d, dg_dev_pending_t *p, int ok)
 {
     (void)ok;
     dg_exec_finish(d->ex, p->op);
@@ -298,7 +298,7 @@ static void d2d_staged(dg_dev_t *d, dg_dev_pending_t *p, int ok)
     p->staging = NULL; /* the destination gives it back */
     dg_dev_t *to = &d->all->dev[c->dst_space - 1];
     if (post_staged(to, p->op, "copy between devices") != DAGGER_OK) {
-        dg_dev_cache_put(d, &d->pinned, c->staged, span_bytes(c->spans, c->nspans, c->elsize));
+        dg_dev_cache_put(d, &d->pinned, c->staged, dg_dev_span_bytes(c->spans, c->nspans, c->elsize));
         fail_now(d, p->op, DAGGER_ERR_INTERNAL, "a copy between devices lost its second half");
     }
 }
@@ -314,7 +314,7 @@ static void between_devices(dg_dev_t *d, dg_xop_t *op)
         dg_exec_post_op(d->ex, d->ex->msg.copy, c->src_space, op);
         return;
     }
-    size_t total = span_bytes(c->spans, c->nspans, c->elsize);
+    size_t total = dg_dev_span_bytes(c->spans, c->nspans, c->elsize);
     dg_dev_pending_t what = {.op = op, .done = d2d_staged, .staging_bytes = total,
                              .scratch_bytes = total};
     dagger_status_t st = dg_dev_cache_get(d, &d->pinned, total, &what.staging);
@@ -348,17 +348,17 @@ static dagger_status_t on_copy(dagger_ctx_t *ctx)
     }
     int worker = dagger_ctx_worker(ctx);
     uint64_t t0 = DG_TRACE_ON() ? dg_trace_run_begin(op, worker) : 0;
-    dg_dev_pending_t what = {.op = op, .done = op_done};
+    dg_dev_pending_t what = {.op = op, .done = dg_dev_op_done};
     int h2d = c->src_space == 0;
     dagger_status_t st = DAGGER_OK;
     unsigned char *flat = h2d ? c->src : c->dst;
     if (c->nspans > 1) { /* packed: through pinned staging */
-        what.staging_bytes = span_bytes(c->spans, c->nspans, c->elsize);
+        what.staging_bytes = dg_dev_span_bytes(c->spans, c->nspans, c->elsize);
         st = dg_dev_cache_get(d, &d->pinned, what.staging_bytes, &what.staging);
         if (st == DAGGER_OK && h2d)
             host_spans(c->src, what.staging, c->spans, c->nspans, c->elsize, 0);
         flat = what.staging;
-        what.done = h2d ? op_done : d2h_done;
+        what.done = h2d ? dg_dev_op_done : d2h_done;
     } else {
         flat += (size_t)c->spans[0].begin * c->elsize; /* same offsets on both sides */
     }
@@ -371,7 +371,7 @@ static dagger_status_t on_copy(dagger_ctx_t *ctx)
         dg_trace_run_end(d->ex, op, worker, t0);
     if (st != DAGGER_OK) {
         dg_exec_fail(d->ex, UINT64_MAX - 1, st, "a copy between host and device memory failed");
-        what.done = op_done;
+        what.done = dg_dev_op_done;
     }
     dg_dev_pend(d, DG_DEV_SIDE_SPACE, d->copy_stream, &what);
     return DAGGER_OK;
@@ -413,6 +413,8 @@ static dagger_status_t on_send(dagger_ctx_t *ctx)
         dg_xfer_send(d->ex->xfer, op);
         return DAGGER_OK;
     }
+    if (dg_dev_pipe_send(d, op))
+        return DAGGER_OK;
     void *staged = NULL;
     dg_dev_pending_t what = {.op = op, .done = send_staged};
     dagger_status_t st = dg_dev_cache_get(d, &d->pinned, x->bytes, &staged);
@@ -442,7 +444,7 @@ static dagger_status_t on_recv(dagger_ctx_t *ctx)
     dg_dev_t *d = dev_of(ctx);
     dg_xop_t *op = op_of(ctx);
     dg_xxfer_t *x = &op->u.xfer;
-    if (!goes_direct(d, x, 0)) {
+    if (!goes_direct(d, x, 0) && !dg_dev_pipe_recv(d, op)) {
         void *staged = NULL;
         if (dg_dev_cache_get(d, &d->pinned, x->bytes, &staged) == DAGGER_OK)
             x->staged = staged;
@@ -459,8 +461,8 @@ static dagger_status_t on_recv(dagger_ctx_t *ctx)
 static void copy_second_half(dg_dev_t *d, dg_xop_t *op)
 {
     dg_xcopy_t *c = &op->u.copy;
-    size_t total = span_bytes(c->spans, c->nspans, c->elsize);
-    dg_dev_pending_t what = {.op = op, .done = op_done, .staging = c->staged,
+    size_t total = dg_dev_span_bytes(c->spans, c->nspans, c->elsize);
+    dg_dev_pending_t what = {.op = op, .done = dg_dev_op_done, .staging = c->staged,
                              .staging_bytes = total, .scratch_bytes = total};
     c->staged = NULL;
     dagger_status_t st = queue_packed(d, c->dst, what.staging, c->spans, c->nspans, c->elsize,
@@ -481,7 +483,11 @@ static dagger_status_t on_staged(dagger_ctx_t *ctx)
         return DAGGER_OK;
     }
     dg_xxfer_t *x = &op->u.xfer;
-    dg_dev_pending_t what = {.op = op, .done = op_done, .staging = x->staged,
+    if (x->pipe) {
+        dg_dev_pipe_abort(d, op);
+        return DAGGER_OK;
+    }
+    dg_dev_pending_t what = {.op = op, .done = dg_dev_op_done, .staging = x->staged,
                              .staging_bytes = x->bytes, .scratch_bytes = x->bytes};
     x->staged = NULL;
     if (op->kind == DG_PLAN_OP_SEND) {
@@ -512,7 +518,7 @@ dagger_status_t dg_dev_space_spawn(dg_dev_t *d)
     const dagger_handler_t h[] = {
         {ex->msg.alloc, on_alloc}, {ex->msg.free, on_free},           {ex->msg.copy, on_copy},
         {ex->msg.send, on_send},   {ex->msg.recv, on_recv},           {d->all->msg.staged, on_staged},
-        {d->all->msg.poll, dg_dev_on_poll},
+        {d->all->msg.poll, dg_dev_on_poll}, {d->all->msg.piece, dg_dev_on_piece},
     };
     char name[80];
     snprintf(name, sizeof(name), "mem:%s", d->label);

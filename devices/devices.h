@@ -8,6 +8,7 @@
 #define DG_DEV_DEVICES_H
 
 #include <dagger/status.h>
+#include <stddef.h>
 
 #include "core/exec/exec.h"
 #include "devices/discover.h"
@@ -16,8 +17,10 @@
  * memory-space actor first: the same actor id on every rank, which peers
  * address their transfers to; then the CPU processors) and the two actors
  * of every device of t, and gives the executor its device hooks. gpu_direct:
- * DAGGER_GPU_DIRECT (1 on, 0 off, -1 auto). On failure, dg_exec_destroy
- * frees what was started. */
-dagger_status_t dg_devices_start(dg_exec_t *ex, const dg_dev_table_t *t, int gpu_direct);
+ * DAGGER_GPU_DIRECT (1 on, 0 off, -1 auto); piece: DAGGER_GPU_PIPELINE_PIECE
+ * (host-staged transfers between ranks above this many bytes go in pieces
+ * of it; 0 = never). On failure, dg_exec_destroy frees what was started. */
+dagger_status_t dg_devices_start(dg_exec_t *ex, const dg_dev_table_t *t, int gpu_direct,
+                                 size_t piece);
 
 #endif

@@ -23,6 +23,9 @@
     X(gpu_direct, "DAGGER_GPU_DIRECT", INT, "-1",                                             \
       "send device buffers directly over UCX: 1 force on (an error at init where UCX cannot), " \
       "0 force off (host staging), -1 auto (on when UCX reports the memory type)")           \
+    X(gpu_pipeline_piece, "DAGGER_GPU_PIPELINE_PIECE", SIZE, "4194304",                       \
+      "host-staged transfers of device buffers between ranks larger than this many bytes go "  \
+      "in pieces of it, so staging copies and the wire overlap; 0 = whole (no pieces)")       \
     X(test_devices, "DAGGER_TEST_DEVICES", INT, "0",                                          \
       "test devices per rank (0-15): a device kind for machines without a GPU (memory of "    \
       "its own, asynchronous streams); tasks opt in with DAGGER_PROC_TESTDEV; 0 = none")      \

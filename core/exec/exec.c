@@ -514,6 +514,7 @@ static int emit_xfer(dg_exec_t *ex, dg_xop_t *op, const dg_plan_op_t *p)
     x->base = x->chunk ? buffer_base(ex, p->u.xfer.buf) : NULL;
     x->space = p->u.xfer.buf.space;
     x->staged = NULL;
+    x->pipe = NULL; /* the ring reuses ops: no other op's union bytes */
     x->spans = op_alloc(op, x->nspans * sizeof(dg_plan_span_t) + 1);
     if (!x->spans)
         return -1;

@@ -35,6 +35,7 @@
 struct dg_act_system;
 struct dg_tx;
 struct dg_xfer;
+struct dg_xfer_piece;
 
 /* Run-time sampling of task lengths (run.c): only where a thread runs its
  * next task, never a planning input. A codelet whose sampled mean run time
@@ -74,7 +75,7 @@ typedef struct dg_exec dg_exec_t;
 /* The ids of the executor's message types (msgs.c registers them by name;
  * msgs.h has their payloads). */
 typedef struct dg_exec_msgs {
-    uint32_t alloc, free, copy, send, recv, rewrap, launch;
+    uint32_t alloc, free, copy, send, recv, rewrap, piece, launch;
 } dg_exec_msgs_t;
 
 /* What the executor needs of the rank's devices (memory spaces 1..n), which
@@ -94,6 +95,11 @@ typedef struct dg_exec_devices {
     /* A host-staged transfer of a device buffer is done with the wire
      * (xfer.c): the device's memory-space actor finishes it. */
     void (*staged)(void *ctx, dg_xop_t *op);
+    /* A piece of a transfer in pieces for a RECV into device memory
+     * (op->u.xfer.pipe, set by the device): the device's memory-space actor
+     * takes it (and its eager copy or rendezvous descriptor) and lands it;
+     * count: the transfer's pieces. Once it has them all, it finishes op. */
+    void (*piece)(void *ctx, dg_xop_t *op, struct dg_xfer_piece *p, uint32_t count);
     /* After every op finished and the buffer table is gone: frees ctx. */
     void (*destroy)(void *ctx);
 } dg_exec_devices_t;

@@ -30,11 +30,17 @@ static const dg_msg_decl_t decls[] = {
     {"dagger.mem.recv", DAGGER_MSG_FIXED, sizeof(dg_mem_op_msg_t), offsetof(dg_exec_msgs_t, recv)},
     {"dagger.proc.launch", DAGGER_MSG_FIXED, sizeof(dg_proc_launch_msg_t),
      offsetof(dg_exec_msgs_t, launch)},
-    /* On the wire: the 64-byte move_rewrap header; as delivered: where the
+    /* On the wire: the 72-byte move_rewrap header; as delivered: where the
      * children are (dg_xfer_arrival_t), so the type allows the larger. */
     {"dagger.mem.rewrap", DAGGER_MSG_BYTES,
      sizeof(dg_xfer_arrival_t) > DG_REWRAP_HDR_LEN ? sizeof(dg_xfer_arrival_t) : DG_REWRAP_HDR_LEN,
      offsetof(dg_exec_msgs_t, rewrap)},
+    /* On the wire: a piece's 32-byte header (rewrap.h), its bytes eager or
+     * by rendezvous; delivered as dg_xfer_arrival_t. */
+    {"dagger.mem.piece", DAGGER_MSG_BYTES,
+     sizeof(dg_xfer_arrival_t) > DG_REWRAP_PIECE_LEN ? sizeof(dg_xfer_arrival_t)
+                                                     : DG_REWRAP_PIECE_LEN,
+     offsetof(dg_exec_msgs_t, piece)},
 };
 
 dagger_status_t dg_exec_msgs_register(dg_exec_t *ex)

@@ -33,6 +33,8 @@ void dg_rewrap_encode(const dg_rewrap_hdr_t *h, void *buf)
     dg_wire_put_u64(&c, h->span_hash);
     dg_wire_put_u64(&c, h->first);
     dg_wire_put_u64(&c, h->last);
+    dg_wire_put_u32(&c, h->pieces);
+    dg_wire_put_u32(&c, h->piece);
 }
 
 int dg_rewrap_decode(const void *buf, size_t len, dg_rewrap_hdr_t *h)
@@ -47,7 +49,13 @@ int dg_rewrap_decode(const void *buf, size_t len, dg_rewrap_hdr_t *h)
     h->span_hash = dg_wire_get_u64(&c);
     h->first = dg_wire_get_u64(&c);
     h->last = dg_wire_get_u64(&c);
-    return c.bad ? -1 : 0;
+    h->pieces = dg_wire_get_u32(&c);
+    h->piece = dg_wire_get_u32(&c);
+    if (c.bad || !h->pieces != !h->piece)
+        return -1;
+    if (h->pieces && h->bytes / h->piece + (h->bytes % h->piece != 0) != h->pieces)
+        return -1; /* pieces = ceil(bytes / piece) */
+    return 0;
 }
 
 int dg_rewrap_match(const dg_rewrap_hdr_t *a, const dg_rewrap_hdr_t *b, char *why, size_t whylen)
@@ -67,5 +75,49 @@ int dg_rewrap_match(const dg_rewrap_hdr_t *a, const dg_rewrap_hdr_t *b, char *wh
              (unsigned long long)b->first, (unsigned long long)b->last, b->elsize,
              (unsigned long long)b->bytes,
              a->span_hash != b->span_hash ? " (the span lists differ)" : "");
+    return 0;
+}
+
+void dg_rewrap_piece_encode(const dg_rewrap_piece_t *p, void *buf)
+{
+    dg_wire_cursor_t c = dg_wire_cursor(buf, DG_REWRAP_PIECE_LEN);
+    dg_wire_put_u64(&c, p->tag);
+    dg_wire_put_u32(&c, p->index);
+    dg_wire_put_u32(&c, p->count);
+    dg_wire_put_u64(&c, p->offset);
+    dg_wire_put_u64(&c, p->bytes);
+}
+
+int dg_rewrap_piece_decode(const void *buf, size_t len, dg_rewrap_piece_t *p)
+{
+    dg_wire_cursor_t c = dg_wire_cursor(buf, len);
+    p->tag = dg_wire_get_u64(&c);
+    p->index = dg_wire_get_u32(&c);
+    p->count = dg_wire_get_u32(&c);
+    p->offset = dg_wire_get_u64(&c);
+    p->bytes = dg_wire_get_u64(&c);
+    const uint64_t lim = 1ull << 63;
+    if (c.bad || !p->count || p->index >= p->count || !p->bytes || p->offset >= lim ||
+        p->bytes > lim - p->offset)
+        return -1;
+    return 0;
+}
+
+int dg_rewrap_piece_fits(const dg_rewrap_hdr_t *h, const dg_rewrap_piece_t *p, char *why,
+                         size_t whylen)
+{
+    uint64_t off = (uint64_t)p->index * h->piece;
+    uint64_t want = off < h->bytes ? (h->bytes - off < h->piece ? h->bytes - off : h->piece) : 0;
+    if (p->tag == h->tag && p->count == h->pieces && p->index < h->pieces && p->offset == off &&
+        p->bytes == want)
+        return 1;
+    snprintf(why, whylen,
+             "transfer tag %llx (chunk %llu v%llu, %u spans [%llu, %llu), %llu bytes in %u "
+             "pieces): piece %u of %u for tag %llx, bytes [%llu, %llu), is not one of them",
+             (unsigned long long)h->tag, (unsigned long long)h->chunk,
+             (unsigned long long)h->version, h->nspans, (unsigned long long)h->first,
+             (unsigned long long)h->last, (unsigned long long)h->bytes, h->pieces, p->index,
+             p->count, (unsigned long long)p->tag, (unsigned long long)p->offset,
+             (unsigned long long)(p->offset + p->bytes));
     return 0;
 }

@@ -2,6 +2,7 @@
 #include "core/exec/xfer.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,27 +17,55 @@
 #include "core/exec/exec_trace.h"
 #include "transport/tx.h"
 
+/* A transfer in pieces whose RECV and header have met: where its pieces
+ * go. Into host memory they land here (dst + offset), counted down by
+ * `left`; into device memory (op->u.xfer.pipe) each goes to the device's
+ * memory-space actor, which finishes the op (`left` counts the pieces not
+ * handed over yet). */
+typedef struct dg_rpipe {
+    dg_xfer_t *xf;
+    dg_xop_t *op;
+    dg_rewrap_hdr_t hdr;       /* verified against the RECV */
+    uint32_t count;            /* pieces (1: a whole message into a device pipe) */
+    _Atomic uint32_t left;
+    _Atomic uint64_t got;      /* bytes landed */
+    _Atomic int bad;           /* a piece failed (recorded) */
+    unsigned char *dst;        /* host: where offset 0 lands */
+    unsigned char *packed;     /* host, several spans: a malloc'ed packed copy (dst) */
+    unsigned char *seen;       /* a bit per piece index routed (under the xfer lock) */
+    int whole;                 /* a whole message into a device pipe (its one piece) */
+} dg_rpipe_t;
+
 /* A tag's meeting point: whichever of the RECV op and the data comes first
- * waits here for the other. */
+ * waits here for the other. A transfer in pieces stays until its last
+ * piece arrived: pieces before the meeting wait in `early`. */
 typedef struct dg_rv {
     struct dg_rv *next;
     uint64_t tag;
     dg_xop_t *op;              /* the posted RECV, or NULL */
-    dg_rewrap_hdr_t hdr;       /* the arrived header (when op is NULL) */
+    int has_hdr;               /* the header arrived (hdr, src, eager, rndv, len) */
+    dg_rewrap_hdr_t hdr;
     int src;
     void *eager;               /* arrived eager bytes (a copy) */
     void *rndv;                /* arrived rendezvous descriptor */
     size_t len;
+    dg_xfer_piece_t *early;    /* pieces that came before the meeting */
+    dg_rpipe_t *pipe;          /* met, in pieces: where pieces go */
+    uint32_t routed;           /* pieces sent on to pipe */
 } dg_rv_t;
 
 #define DG_RV_BUCKETS 1024
 
-/* A RECV whose rendezvous data the owner must pull (dg_xfer_poll). */
+/* A RECV whose rendezvous data the owner must pull (dg_xfer_poll), or a
+ * piece's (done set: into buf), or data to drop (neither). */
 typedef struct dg_pull {
     struct dg_pull *next;
     dg_xop_t *op;
     void *rndv;
     size_t len;
+    void *buf;
+    dg_tx_done_fn done;
+    void *arg;
 } dg_pull_t;
 
 struct dg_xfer {
@@ -73,6 +102,15 @@ static dg_rv_t *rv_take(dg_xfer_t *xf, uint64_t tag)
     return NULL;
 }
 
+/* The entry of tag, left in place, or NULL. Lock held. */
+static dg_rv_t *rv_find(dg_xfer_t *xf, uint64_t tag)
+{
+    for (dg_rv_t *rv = *bucket(xf, tag); rv; rv = rv->next)
+        if (rv->tag == tag)
+            return rv;
+    return NULL;
+}
+
 static void rv_put(dg_xfer_t *xf, dg_rv_t *rv)
 {
     dg_rv_t **b = bucket(xf, rv->tag);
@@ -92,7 +130,7 @@ static void fail_xfer(dg_xfer_t *xf, dg_xop_t *op, dagger_status_t st, const cha
  * the staging buffer), any other op is finished. */
 static void xfer_done(dg_xfer_t *xf, dg_xop_t *op)
 {
-    if (op->u.xfer.staged)
+    if (op->u.xfer.staged || op->u.xfer.pipe)
         xf->ex->dev.staged(xf->ex->dev.ctx, op);
     else
         dg_exec_finish(xf->ex, op);
@@ -126,18 +164,56 @@ typedef struct dg_send_ctx {
     void *packed;
 } dg_send_ctx_t;
 
+static void send_failed(const dg_send_ctx_t *s, dagger_status_t st, const char *what)
+{
+    char msg[200];
+    snprintf(msg, sizeof(msg), "sending %s of transfer tag %llx to rank %d failed: %s", what,
+             (unsigned long long)s->op->u.xfer.tag, s->op->u.xfer.peer, dagger_strerror(st));
+    fail_xfer(s->xf, s->op, st, msg);
+}
+
 static void send_done(void *arg, dagger_status_t st)
 {
     dg_send_ctx_t *s = arg;
-    if (st != DAGGER_OK) {
-        char msg[160];
-        snprintf(msg, sizeof(msg), "sending transfer tag %llx to rank %d failed: %s",
-                 (unsigned long long)s->op->u.xfer.tag, s->op->u.xfer.peer, dagger_strerror(st));
-        fail_xfer(s->xf, s->op, st, msg);
-    }
+    if (st != DAGGER_OK)
+        send_failed(s, st, "the bytes");
     free(s->packed);
     xfer_done(s->xf, s->op);
     free(s);
+}
+
+/* A data-channel message: the message header of a dagger.mem.rewrap or
+ * dagger.mem.piece from this rank's memory-space actor to the peer's (the
+ * same id on every rank: each spawns it first), then body (the move_rewrap
+ * header or the piece's), then the payload (eager or by rendezvous). */
+static dagger_status_t send_data(dg_xfer_t *xf, int peer, uint32_t type, const void *body,
+                                 size_t body_len, const void *payload, size_t len,
+                                 dg_tx_done_fn done, void *arg)
+{
+    unsigned char hdr[sizeof(dg_msg_hdr_t) + DG_REWRAP_HDR_LEN];
+    dagger_actor_addr_t self = xf->ex->space_actor[0];
+    dg_msg_hdr_t mh = {.from = self, .to = {peer, self.id}, .type = type,
+                       .size = (uint32_t)body_len};
+    memcpy(hdr, &mh, sizeof(mh));
+    memcpy(hdr + sizeof(mh), body, body_len);
+    return dg_tx_send(xf->tx, peer, DG_TX_CH_DATA, hdr, sizeof(mh) + body_len, payload, len, 0,
+                      done, arg);
+}
+
+/* op's move_rewrap message: the header (pieces: how many piece messages
+ * of `piece` bytes follow; 0: the children are its payload). */
+static dagger_status_t send_rewrap(dg_xfer_t *xf, const dg_xop_t *op, uint32_t pieces,
+                                   uint32_t piece, const void *payload, size_t len,
+                                   dg_tx_done_fn done, void *arg)
+{
+    const dg_xxfer_t *x = &op->u.xfer;
+    dg_rewrap_hdr_t h;
+    dg_rewrap_describe(&h, x->tag, x->chunk, x->version, x->elsize, x->spans, x->nspans);
+    h.pieces = pieces;
+    h.piece = piece;
+    unsigned char body[DG_REWRAP_HDR_LEN];
+    dg_rewrap_encode(&h, body);
+    return send_data(xf, x->peer, xf->ex->msg.rewrap, body, sizeof(body), payload, len, done, arg);
 }
 
 void dg_xfer_send(dg_xfer_t *xf, dg_xop_t *op)
@@ -168,21 +244,44 @@ void dg_xfer_send(dg_xfer_t *xf, dg_xop_t *op)
     }
     s->xf = xf;
     s->op = op;
-    /* The message header of dagger.mem.rewrap from this rank's memory-space
-     * actor to the peer's (the same id on every rank: each spawns it first),
-     * then the move_rewrap header as its payload; the children follow. */
-    unsigned char hdr[sizeof(dg_msg_hdr_t) + DG_REWRAP_HDR_LEN];
-    dagger_actor_addr_t self = xf->ex->space_actor[0];
-    dg_msg_hdr_t mh = {.from = self, .to = {x->peer, self.id}, .type = xf->ex->msg.rewrap,
-                       .size = DG_REWRAP_HDR_LEN};
-    memcpy(hdr, &mh, sizeof(mh));
-    dg_rewrap_hdr_t h;
-    dg_rewrap_describe(&h, x->tag, x->chunk, x->version, x->elsize, x->spans, x->nspans);
-    dg_rewrap_encode(&h, hdr + sizeof(mh));
-    dagger_status_t st = dg_tx_send(xf->tx, x->peer, DG_TX_CH_DATA, hdr, sizeof(hdr), payload,
-                                    x->bytes, 0, send_done, s);
+    dagger_status_t st = send_rewrap(xf, op, 0, 0, payload, x->bytes, send_done, s);
     if (st != DAGGER_OK)
         send_done(s, st);
+}
+
+static void head_done(void *arg, dagger_status_t st)
+{
+    dg_send_ctx_t *s = arg;
+    if (st != DAGGER_OK)
+        send_failed(s, st, "the header");
+    free(s);
+}
+
+void dg_xfer_send_head(dg_xfer_t *xf, dg_xop_t *op, uint32_t pieces, uint32_t piece)
+{
+    if (DG_TRACE_ON())
+        dg_trace_xfer_start(op);
+    dg_send_ctx_t *s = dg_calloc(1, sizeof(*s));
+    if (!s) {
+        fail_xfer(xf, op, DAGGER_ERR_NO_MEMORY, "out of memory sending a transfer's header");
+        return;
+    }
+    s->xf = xf;
+    s->op = op;
+    dagger_status_t st = send_rewrap(xf, op, pieces, piece, NULL, 0, head_done, s);
+    if (st != DAGGER_OK)
+        head_done(s, st);
+}
+
+void dg_xfer_send_piece(dg_xfer_t *xf, const dg_xop_t *op, const dg_rewrap_piece_t *p,
+                        const void *buf, dg_tx_done_fn done, void *arg)
+{
+    unsigned char body[DG_REWRAP_PIECE_LEN];
+    dg_rewrap_piece_encode(p, body);
+    dagger_status_t st = send_data(xf, op->u.xfer.peer, xf->ex->msg.piece, body, sizeof(body),
+                                   buf, p->bytes, done, arg);
+    if (st != DAGGER_OK)
+        done(arg, st);
 }
 
 /* ------------------------------------------------------------ receiving */
@@ -255,22 +354,44 @@ static void pull(dg_xfer_t *xf, dg_xop_t *op, void *rndv, size_t len)
 
 /* Rendezvous data the owner must pull into op, or drop (op NULL): handed
  * to worker 0, which runs dg_xfer_poll. */
-static void queue_pull(dg_xfer_t *xf, dg_xop_t *op, void *rndv, size_t len)
+static void queue_pull_into(dg_xfer_t *xf, dg_xop_t *op, void *rndv, size_t len, void *buf,
+                            dg_tx_done_fn done, void *arg)
 {
     dg_pull_t *p = dg_malloc(sizeof(*p));
     if (!p) {
         fail_xfer(xf, op, DAGGER_ERR_NO_MEMORY, "out of memory receiving a transfer");
-        if (op)
+        if (done)
+            done(arg, DAGGER_ERR_NO_MEMORY);
+        else if (op)
             xfer_done(xf, op);
         return; /* the descriptor stays with the transport until it closes */
     }
-    *p = (dg_pull_t){NULL, op, rndv, len};
+    *p = (dg_pull_t){NULL, op, rndv, len, buf, done, arg};
     pthread_mutex_lock(&xf->lock);
     p->next = xf->pulls;
     /* Atomic, though under the lock: dg_xfer_poll peeks without it. */
     __atomic_store_n(&xf->pulls, p, __ATOMIC_RELAXED);
     pthread_mutex_unlock(&xf->lock);
     dg_act_system_wake(xf->ex->actors, 0);
+}
+
+static void queue_pull(dg_xfer_t *xf, dg_xop_t *op, void *rndv, size_t len)
+{
+    queue_pull_into(xf, op, rndv, len, NULL, NULL, NULL);
+}
+
+void dg_xfer_pull(dg_xfer_t *xf, void *rndv, void *buf, size_t len, dg_tx_done_fn done,
+                  void *arg)
+{
+    queue_pull_into(xf, NULL, rndv, len, buf, done, arg);
+}
+
+void dg_xfer_drop(dg_xfer_t *xf, void *rndv)
+{
+    /* Always by the owner's next poll, never now: this may run inside the
+     * transport's callback, which keeps every piece's descriptor. */
+    if (rndv)
+        queue_pull(xf, NULL, rndv, 0);
 }
 
 /* Drops an arrival's rendezvous data (now on the owner, else by it). */
@@ -334,6 +455,397 @@ static dagger_status_t keep_eager(void *payload)
     return DAGGER_OK;
 }
 
+/* ------------------------------------------------------------ pieces */
+
+static void rpipe_free(dg_rpipe_t *rp)
+{
+    if (!rp)
+        return;
+    free(rp->packed);
+    free(rp->seen);
+    free(rp);
+}
+
+/* Marks p's index routed (xfer lock held): one seen before fails
+ * (failed = 2: "arrived twice"); one out of range fails in route_piece. */
+static void claim_index(dg_rpipe_t *rp, dg_xfer_piece_t *p)
+{
+    if (p->failed || p->p.index >= rp->count)
+        return;
+    unsigned char bit = (unsigned char)(1u << (p->p.index & 7));
+    if (rp->seen[p->p.index >> 3] & bit)
+        p->failed = 2;
+    rp->seen[p->p.index >> 3] |= bit;
+}
+
+/* Drops a piece that will not land (its rendezvous bytes, its eager copy). */
+static void piece_free(dg_xfer_t *xf, dg_xfer_piece_t *p)
+{
+    dg_xfer_drop(xf, p->rndv);
+    free(p->eager);
+    free(p);
+}
+
+/* One of rp's pieces landed in host memory (or failed, ok = 0); the last
+ * one finishes the RECV. */
+static void rpipe_landed(dg_rpipe_t *rp, uint64_t bytes, int ok)
+{
+    if (!ok)
+        atomic_store(&rp->bad, 1);
+    atomic_fetch_add(&rp->got, bytes);
+    if (atomic_fetch_sub(&rp->left, 1) != 1)
+        return;
+    dg_xfer_t *xf = rp->xf;
+    dg_xop_t *op = rp->op;
+    uint64_t got = atomic_load(&rp->got);
+    if (!atomic_load(&rp->bad) && got != op->u.xfer.bytes) {
+        char msg[300];
+        snprintf(msg, sizeof(msg), "rank %d: transfer tag %llx from rank %d: its %u pieces "
+                 "brought %llu bytes, its header and the plan say %llu", xf->ex->rank,
+                 (unsigned long long)rp->hdr.tag, op->u.xfer.peer, rp->count,
+                 (unsigned long long)got, (unsigned long long)op->u.xfer.bytes);
+        fail_xfer(xf, op, DAGGER_ERR_PROTOCOL, msg);
+    } else if (!atomic_load(&rp->bad) && rp->packed) {
+        scatter(&op->u.xfer, rp->packed);
+    }
+    rpipe_free(rp);
+    xfer_done(xf, op);
+}
+
+typedef struct dg_land {
+    dg_rpipe_t *rp;
+    uint64_t bytes;
+} dg_land_t;
+
+static void piece_pulled(void *arg, dagger_status_t st)
+{
+    dg_land_t *l = arg;
+    if (st != DAGGER_OK) {
+        char msg[200];
+        snprintf(msg, sizeof(msg), "receiving a piece of transfer tag %llx failed: %s",
+                 (unsigned long long)l->rp->hdr.tag, dagger_strerror(st));
+        fail_xfer(l->rp->xf, l->rp->op, st, msg);
+    }
+    rpipe_landed(l->rp, l->bytes, st == DAGGER_OK);
+    free(l);
+}
+
+/* Sends piece p of rp's transfer where it goes (no lock held): into host
+ * memory here, into device memory through the device's memory-space actor.
+ * A piece that does not fit the header (or came from another rank) is a
+ * protocol error naming the tag and the view, and counts as failed. */
+static void route_piece(dg_xfer_t *xf, dg_rpipe_t *rp, dg_xfer_piece_t *p)
+{
+    dg_xop_t *op = rp->op;
+    char why[400];
+    if (p->failed == 2) {
+        snprintf(why, sizeof(why), "transfer tag %llx: piece %u of %u arrived twice",
+                 (unsigned long long)rp->hdr.tag, p->p.index, rp->count);
+    } else if (!p->failed && p->src != op->u.xfer.peer) {
+        snprintf(why, sizeof(why), "transfer tag %llx: piece %u arrived from rank %d, the plan "
+                 "says rank %d", (unsigned long long)rp->hdr.tag, p->p.index, p->src,
+                 op->u.xfer.peer);
+        p->failed = 1;
+    } else if (!p->failed && !rp->whole &&
+               !dg_rewrap_piece_fits(&rp->hdr, &p->p, why, sizeof(why))) {
+        p->failed = 1;
+    } else {
+        why[0] = '\0';
+    }
+    if (why[0]) {
+        char msg[480];
+        snprintf(msg, sizeof(msg), "rank %d: %s", xf->ex->rank, why);
+        fail_xfer(xf, op, DAGGER_ERR_PROTOCOL, msg);
+    }
+    if (p->failed) {
+        dg_xfer_drop(xf, p->rndv);
+        free(p->eager);
+        p->rndv = p->eager = NULL;
+        p->failed = 1;
+    }
+    if (op->u.xfer.pipe) { /* the device lands it and finishes op */
+        uint32_t count = rp->count;
+        if (atomic_fetch_sub(&rp->left, 1) == 1)
+            rpipe_free(rp); /* nothing else refers to it: its entry left the table */
+        xf->ex->dev.piece(xf->ex->dev.ctx, op, p, count);
+        return;
+    }
+    uint64_t bytes = p->p.bytes;
+    if (p->failed) {
+        free(p);
+        rpipe_landed(rp, 0, 0);
+        return;
+    }
+    unsigned char *dst = rp->dst + p->p.offset;
+    if (p->eager) {
+        memcpy(dst, p->eager, bytes);
+        free(p->eager);
+        free(p);
+        rpipe_landed(rp, bytes, 1);
+        return;
+    }
+    dg_land_t *l = dg_malloc(sizeof(*l));
+    if (!l) {
+        fail_xfer(xf, op, DAGGER_ERR_NO_MEMORY, "out of memory receiving a piece of a transfer");
+        piece_free(xf, p);
+        rpipe_landed(rp, 0, 0);
+        return;
+    }
+    *l = (dg_land_t){rp, bytes};
+    queue_pull_into(xf, NULL, p->rndv, bytes, dst, piece_pulled, l);
+    free(p);
+}
+
+static void route_all(dg_xfer_t *xf, dg_rpipe_t *rp, dg_xfer_piece_t *list)
+{
+    while (list) {
+        dg_xfer_piece_t *next = list->next;
+        route_piece(xf, rp, list);
+        list = next;
+    }
+}
+
+/* Whether rv's transfer goes in pieces: announced by its header, or any
+ * transfer into a device buffer that expects pieces (a whole message is
+ * then its one piece). Lock held. */
+static int rv_pieced(const dg_rv_t *rv)
+{
+    return rv->hdr.pieces || rv->early || rv->op->u.xfer.pipe;
+}
+
+/* What a meeting of a pieced transfer leaves to do once the lock is gone. */
+typedef struct dg_meet {
+    dg_rpipe_t *rp;            /* route `route` through it */
+    dg_xfer_piece_t *route;
+    dg_xfer_piece_t *drop;     /* pieces that cannot land */
+    dg_xop_t *failed;          /* the header was wrong: op ends (xfer_done) */
+    dg_rv_t *gone;             /* the entry, out of the table: free it */
+} dg_meet_t;
+
+/* The header is wrong for rv's RECV (lock held): why, or "" if it is right. */
+static int pieced_header_ok(dg_xfer_t *xf, const dg_rv_t *rv)
+{
+    const dg_xxfer_t *x = &rv->op->u.xfer;
+    char msg[300];
+    msg[0] = '\0';
+    if (rv->hdr.pieces && rv->len)
+        snprintf(msg, sizeof(msg), "rank %d: transfer tag %llx: a header announcing %u pieces "
+                 "carried %zu bytes itself", xf->ex->rank, (unsigned long long)x->tag,
+                 rv->hdr.pieces, rv->len);
+    else if (!rv->hdr.pieces && rv->early)
+        snprintf(msg, sizeof(msg), "rank %d: transfer tag %llx: pieces arrived for a transfer "
+                 "whose header says it comes whole", xf->ex->rank, (unsigned long long)x->tag);
+    if (msg[0]) {
+        fail_xfer(xf, rv->op, DAGGER_ERR_PROTOCOL, msg);
+        return 0;
+    }
+    return header_ok(xf, rv->op, &rv->hdr, rv->src, rv->hdr.pieces ? x->bytes : rv->len);
+}
+
+/* The landing place of a pipelined RECV's pieces in host memory. */
+static int rpipe_dst(dg_rpipe_t *rp)
+{
+    const dg_xxfer_t *x = &rp->op->u.xfer;
+    if (x->pipe)
+        return 1;
+    if (x->staged)
+        rp->dst = x->staged;
+    else if (x->nspans == 1 && x->base)
+        rp->dst = x->base + (size_t)x->spans[0].begin * x->elsize;
+    else
+        rp->dst = rp->packed = dg_malloc(x->bytes ? x->bytes : 1);
+    return rp->dst != NULL;
+}
+
+/* rv's RECV and header have met, and the transfer goes in pieces (lock
+ * held): verifies the header, makes rv->pipe, and collects what to route. */
+static void meet_pieced(dg_xfer_t *xf, dg_rv_t *rv, dg_meet_t *m)
+{
+    *m = (dg_meet_t){0};
+    dg_rpipe_t *rp = NULL;
+    dg_xfer_piece_t *whole = NULL; /* a whole message into a device pipe: its one piece */
+    int ok = pieced_header_ok(xf, rv);
+    uint32_t count = rv->hdr.pieces ? rv->hdr.pieces : 1;
+    if (ok && (!(rp = dg_calloc(1, sizeof(*rp))) || (rp->op = rv->op, !rpipe_dst(rp)) ||
+               !(rp->seen = dg_calloc(count / 8 + 1, 1)) ||
+               (!rv->hdr.pieces && !(whole = dg_calloc(1, sizeof(*whole)))))) {
+        fail_xfer(xf, rv->op, DAGGER_ERR_NO_MEMORY, "out of memory receiving a transfer");
+        rpipe_free(rp);
+        ok = 0;
+    }
+    if (!ok) {
+        m->failed = rv->op;
+        m->drop = rv->early;
+        if (rv->rndv) { /* the whole message's bytes, as a piece to drop */
+            dg_xfer_piece_t *w = dg_calloc(1, sizeof(*w));
+            if (w) {
+                w->rndv = rv->rndv;
+                w->next = m->drop;
+                m->drop = w;
+            }
+        }
+        rv->early = NULL;
+        m->gone = rv_take(xf, rv->tag);
+        return;
+    }
+    rp->xf = xf;
+    rp->hdr = rv->hdr;
+    rp->count = count;
+    rp->hdr.pieces = count;
+    rp->whole = !rv->hdr.pieces;
+    atomic_store(&rp->left, rp->count);
+    if (whole) {
+        *whole = (dg_xfer_piece_t){.p = {rv->hdr.tag, 0, 1, 0, rv->len}, .src = rv->src,
+                                   .failed = !rv->len, .eager = rv->eager, .rndv = rv->rndv,
+                                   .next = rv->early};
+        rv->eager = rv->rndv = NULL;
+        rv->early = whole;
+    }
+    rv->pipe = rp;
+    m->rp = rp;
+    for (dg_xfer_piece_t *p = rv->early, *next; p; p = next) {
+        next = p->next;
+        dg_xfer_piece_t **to = rv->routed < rp->count ? &m->route : &m->drop;
+        if (rv->routed < rp->count)
+            claim_index(rp, p);
+        rv->routed += rv->routed < rp->count;
+        p->next = *to;
+        *to = p;
+    }
+    rv->early = NULL;
+    if (rv->routed >= rp->count)
+        m->gone = rv_take(xf, rv->tag);
+}
+
+/* The rest of a meeting, without the lock. */
+static void meet_finish(dg_xfer_t *xf, dg_meet_t *m)
+{
+    for (dg_xfer_piece_t *p = m->drop, *next; p; p = next) {
+        next = p->next;
+        piece_free(xf, p);
+    }
+    if (m->gone) {
+        free(m->gone->eager);
+        free(m->gone);
+    }
+    if (m->failed)
+        xfer_done(xf, m->failed);
+    else
+        route_all(xf, m->rp, m->route);
+}
+
+void dg_xfer_piece_arrived(dg_xfer_t *xf, const dg_xfer_arrival_t *a)
+{
+    dg_xfer_piece_t *p = dg_calloc(1, sizeof(*p));
+    void *eager = a->owned ? (void *)a->eager : NULL;
+    if (p && !eager && a->eager && a->len && (eager = dg_malloc(a->len)))
+        memcpy(eager, a->eager, a->len);
+    if (!p || (a->eager && a->len && !eager)) {
+        free(p);
+        free(eager); /* a copy, or the arrival's own copy, which this handler owns */
+        dg_log(DG_LOG_ERROR, "out of memory keeping a piece of transfer tag %llx",
+               (unsigned long long)a->piece.tag);
+        if (a->rndv)
+            complete_drop(xf, a);
+        return;
+    }
+    *p = (dg_xfer_piece_t){.p = a->piece, .src = a->src, .eager = a->eager ? eager : NULL,
+                           .rndv = a->rndv, .failed = a->len != a->piece.bytes};
+    if (p->failed) {
+        char msg[300];
+        snprintf(msg, sizeof(msg), "rank %d: piece %u of transfer tag %llx from rank %d carried "
+                 "%zu bytes, its header says %llu", xf->ex->rank, a->piece.index,
+                 (unsigned long long)a->piece.tag, a->src, a->len,
+                 (unsigned long long)a->piece.bytes);
+        fail_xfer(xf, NULL, DAGGER_ERR_PROTOCOL, msg);
+    }
+    pthread_mutex_lock(&xf->lock);
+    dg_rv_t *rv = rv_find(xf, a->piece.tag);
+    if (!rv && (rv = dg_calloc(1, sizeof(*rv)))) {
+        rv->tag = a->piece.tag;
+        rv_put(xf, rv);
+    }
+    if (!rv) {
+        pthread_mutex_unlock(&xf->lock);
+        dg_log(DG_LOG_ERROR, "out of memory keeping a piece of transfer tag %llx",
+               (unsigned long long)a->piece.tag);
+        piece_free(xf, p);
+        return;
+    }
+    dg_rpipe_t *rp = rv->pipe;
+    if (!rp) {
+        p->next = rv->early;
+        rv->early = p;
+        pthread_mutex_unlock(&xf->lock);
+        return;
+    }
+    claim_index(rp, p);
+    if (++rv->routed >= rp->count)
+        free(rv_take(xf, rv->tag));
+    pthread_mutex_unlock(&xf->lock);
+    route_piece(xf, rp, p);
+}
+
+/* Keeps an arrived header (and its eager bytes, copied unless owned) in
+ * rv. 0, or -1 out of memory. Lock held. */
+static int rv_keep_header(dg_rv_t *rv, const dg_xfer_arrival_t *a)
+{
+    void *copy = a->owned ? (void *)a->eager : NULL;
+    if (!copy && a->eager && a->len && (copy = dg_malloc(a->len)))
+        memcpy(copy, a->eager, a->len);
+    if (a->eager && a->len && !copy)
+        return -1;
+    rv->has_hdr = 1;
+    rv->hdr = a->hdr;
+    rv->src = a->src;
+    rv->eager = a->eager && a->len ? copy : NULL;
+    rv->rndv = a->rndv;
+    rv->len = a->len;
+    return 0;
+}
+
+void dg_xfer_arrived(dg_xfer_t *xf, const dg_xfer_arrival_t *a)
+{
+    pthread_mutex_lock(&xf->lock);
+    dg_rv_t *rv = rv_find(xf, a->hdr.tag);
+    if (rv && rv->op && !rv->has_hdr && !rv->early && !a->hdr.pieces && !rv->op->u.xfer.pipe) {
+        rv_take(xf, a->hdr.tag); /* the usual meeting: a whole message for its RECV */
+        pthread_mutex_unlock(&xf->lock);
+        dg_xop_t *op = rv->op;
+        free(rv);
+        complete_recv(xf, op, &a->hdr, a->src, a->eager, a->rndv, a->len, a->settled);
+        if (a->owned)
+            free((void *)a->eager);
+        return;
+    }
+    int dup = rv && rv->has_hdr, fresh = !rv;
+    if (fresh && (rv = dg_calloc(1, sizeof(*rv))))
+        rv->tag = a->hdr.tag;
+    if (dup || !rv || rv_keep_header(rv, a)) {
+        pthread_mutex_unlock(&xf->lock);
+        if (fresh)
+            free(rv);
+        dg_log(DG_LOG_ERROR, dup ? "a second header of transfer tag %llx arrived: dropped"
+                                 : "out of memory keeping early transfer tag %llx",
+               (unsigned long long)a->hdr.tag);
+        if (a->owned)
+            free((void *)a->eager);
+        if (a->rndv)
+            complete_drop(xf, a);
+        return;
+    }
+    if (fresh)
+        rv_put(xf, rv);
+    if (!rv->op) {
+        pthread_mutex_unlock(&xf->lock);
+        return;
+    }
+    dg_meet_t m;
+    meet_pieced(xf, rv, &m);
+    pthread_mutex_unlock(&xf->lock);
+    meet_finish(xf, &m);
+}
+
 /* Data channel handler (owner thread): checks that the message is a
  * dagger.mem.rewrap for this rank's memory-space actor and hands it over
  * as that message; the actor's turn usually runs right here. */
@@ -344,19 +856,27 @@ static int on_data(void *ctx, const dg_tx_msg_t *msg)
     dg_xfer_arrival_t a = {.src = msg->src, .eager = msg->data, .len = msg->len, .rndv = msg->rndv};
     const unsigned char *hb = msg->hdr;
     dagger_actor_addr_t mine = xf->ex->space_actor[0];
-    if (msg->hdr_len >= sizeof(mh))
+    int bad = msg->hdr_len < sizeof(mh);
+    if (!bad) {
         memcpy(&mh, hb, sizeof(mh));
-    if (msg->hdr_len < sizeof(mh) ||
-        dg_rewrap_decode(hb + sizeof(mh), msg->hdr_len - sizeof(mh), &a.hdr) ||
-        mh.type != xf->ex->msg.rewrap || !dagger_actor_addr_eq(mh.to, mine) ||
-        mh.from.rank != msg->src) {
+        a.is_piece = mh.type == xf->ex->msg.piece;
+        if (a.is_piece)
+            bad = dg_rewrap_piece_decode(hb + sizeof(mh), msg->hdr_len - sizeof(mh), &a.piece);
+        else
+            bad = mh.type != xf->ex->msg.rewrap ||
+                  dg_rewrap_decode(hb + sizeof(mh), msg->hdr_len - sizeof(mh), &a.hdr);
+    }
+    if (bad || !dagger_actor_addr_eq(mh.to, mine) || mh.from.rank != msg->src) {
         dg_log(DG_LOG_ERROR, "dropped a data message from rank %d: not a dagger.mem.rewrap "
-               "message with a move_rewrap header for this rank's memory-space actor", msg->src);
+               "message with a move_rewrap header (or a dagger.mem.piece with a piece header) "
+               "for this rank's memory-space actor", msg->src);
         if (msg->rndv)
             dg_tx_drop(xf->tx, msg->rndv);
         return 0;
     }
-    if (DG_TRACE_ON())
+    if (a.is_piece)
+        a.hdr.tag = a.piece.tag; /* for the messages below */
+    else if (DG_TRACE_ON())
         dg_trace_xfer_arrive(a.hdr.tag, msg->src, msg->len);
     int settled = 0, direct;
     a.settled = &settled;
@@ -376,39 +896,6 @@ static int on_data(void *ctx, const dg_tx_msg_t *msg)
     return msg->rndv && !settled ? DG_TX_KEEP : 0;
 }
 
-void dg_xfer_arrived(dg_xfer_t *xf, const dg_xfer_arrival_t *a)
-{
-    pthread_mutex_lock(&xf->lock);
-    dg_rv_t *rv = rv_take(xf, a->hdr.tag);
-    if (rv) {
-        pthread_mutex_unlock(&xf->lock);
-        dg_xop_t *op = rv->op;
-        free(rv);
-        complete_recv(xf, op, &a->hdr, a->src, a->eager, a->rndv, a->len, a->settled);
-        if (a->owned)
-            free((void *)a->eager);
-        return;
-    }
-    rv = dg_calloc(1, sizeof(*rv));
-    void *copy = a->owned ? (void *)a->eager : NULL;
-    if (!copy && a->eager && a->len && (copy = dg_malloc(a->len)))
-        memcpy(copy, a->eager, a->len);
-    if (!rv || (a->eager && a->len && !copy)) {
-        pthread_mutex_unlock(&xf->lock);
-        free(rv);
-        free(copy);
-        dg_log(DG_LOG_ERROR, "out of memory keeping early transfer tag %llx",
-               (unsigned long long)a->hdr.tag);
-        if (a->rndv)
-            complete_drop(xf, a);
-        return;
-    }
-    *rv = (dg_rv_t){.tag = a->hdr.tag, .hdr = a->hdr, .src = a->src, .eager = copy,
-                    .rndv = a->rndv, .len = a->len};
-    rv_put(xf, rv);
-    pthread_mutex_unlock(&xf->lock);
-}
-
 /* A receive that can no longer complete: a rank was lost (the sender, or
  * another rank whose loss ends the job and may hold back the sender). */
 static void fail_unreachable(dg_xfer_t *xf, dg_xop_t *op)
@@ -420,6 +907,39 @@ static void fail_unreachable(dg_xfer_t *xf, dg_xop_t *op)
              dagger_error_detail());
     fail_xfer(xf, op, DAGGER_ERR_PEER_LOST, msg);
     xfer_done(xf, op); /* a staged device receive gives its staging buffer back */
+}
+
+/* A receive that waits when a rank was lost: fails now; a transfer in
+ * pieces ends with its missing pieces failed (the device still finishes
+ * what it holds). rv is out of the table. */
+static void fail_waiting(dg_xfer_t *xf, dg_rv_t *rv)
+{
+    for (dg_xfer_piece_t *p = rv->early, *n; p; p = n) {
+        n = p->next;
+        piece_free(xf, p);
+    }
+    dg_rpipe_t *rp = rv->pipe;
+    if (!rp) {
+        fail_unreachable(xf, rv->op);
+        free(rv->eager);
+        free(rv);
+        return;
+    }
+    dg_tx_health(xf->tx);
+    char msg[700];
+    snprintf(msg, sizeof(msg), "rank %d: transfer tag %llx from rank %d cannot arrive (%u of its "
+             "%u pieces did): %s", xf->ex->rank, (unsigned long long)rv->tag, rv->op->u.xfer.peer,
+             rv->routed, rp->count, dagger_error_detail());
+    fail_xfer(xf, rv->op, DAGGER_ERR_PEER_LOST, msg);
+    uint32_t missing = rp->count - rv->routed;
+    free(rv);
+    for (uint32_t i = 0; i < missing; i++) {
+        dg_xfer_piece_t *p = dg_calloc(1, sizeof(*p));
+        if (!p)
+            return; /* out of memory: the op stays (the job ends anyway) */
+        p->failed = 1;
+        route_piece(xf, rp, p);
+    }
 }
 
 /* Once a rank is lost the job cannot go on: every posted receive still
@@ -447,8 +967,7 @@ static void fail_waiting_recvs(dg_xfer_t *xf)
     pthread_mutex_unlock(&xf->lock);
     while (waiting) {
         dg_rv_t *next = waiting->next;
-        fail_unreachable(xf, waiting->op);
-        free(waiting);
+        fail_waiting(xf, waiting);
         waiting = next;
     }
 }
@@ -458,7 +977,7 @@ void dg_xfer_recv(dg_xfer_t *xf, dg_xop_t *op)
     if (DG_TRACE_ON())
         dg_trace_xfer_start(op);
     pthread_mutex_lock(&xf->lock);
-    dg_rv_t *rv = rv_take(xf, op->u.xfer.tag);
+    dg_rv_t *rv = rv_find(xf, op->u.xfer.tag);
     if (!rv && dg_tx_lost_rank(xf->tx) >= 0) {
         pthread_mutex_unlock(&xf->lock);
         fail_unreachable(xf, op);
@@ -478,6 +997,19 @@ void dg_xfer_recv(dg_xfer_t *xf, dg_xop_t *op)
         pthread_mutex_unlock(&xf->lock);
         return;
     }
+    rv->op = op;
+    if (!rv->has_hdr) { /* only pieces so far */
+        pthread_mutex_unlock(&xf->lock);
+        return;
+    }
+    if (rv_pieced(rv)) {
+        dg_meet_t m;
+        meet_pieced(xf, rv, &m);
+        pthread_mutex_unlock(&xf->lock);
+        meet_finish(xf, &m);
+        return;
+    }
+    rv_take(xf, rv->tag);
     pthread_mutex_unlock(&xf->lock);
     complete_recv(xf, op, &rv->hdr, rv->src, rv->eager, rv->rndv, rv->len, NULL);
     free(rv->eager);
@@ -496,10 +1028,14 @@ int dg_xfer_poll(dg_xfer_t *xf)
     int n = 0;
     while (p) {
         dg_pull_t *next = p->next;
-        if (p->op)
+        if (p->done) {
+            if (dg_tx_recv_into(xf->tx, p->rndv, p->buf, p->len, p->done, p->arg) != DAGGER_OK)
+                p->done(p->arg, DAGGER_ERR_TRANSPORT);
+        } else if (p->op) {
             pull(xf, p->op, p->rndv, p->len);
-        else
+        } else {
             dg_tx_drop(xf->tx, p->rndv);
+        }
         free(p);
         p = next;
         n++;
@@ -533,6 +1069,14 @@ void dg_xfer_destroy(dg_xfer_t *xf)
             n = rv->next;
             if (rv->rndv)
                 dg_tx_drop(xf->tx, rv->rndv);
+            for (dg_xfer_piece_t *p = rv->early, *pn; p; p = pn) {
+                pn = p->next;
+                if (p->rndv)
+                    dg_tx_drop(xf->tx, p->rndv);
+                free(p->eager);
+                free(p);
+            }
+            rpipe_free(rv->pipe);
             free(rv->eager);
             free(rv);
         }
@@ -550,11 +1094,21 @@ void dg_xfer_dump(dg_xfer_t *xf)
                 dg_trace_hang_rv(rv->op != NULL, rv->tag, rv->op ? rv->op->u.xfer.peer : rv->src,
                                  rv->op ? rv->op->u.xfer.chunk : rv->hdr.chunk,
                                  rv->op ? rv->op->u.xfer.bytes : rv->len);
-            if (rv->op)
+            if (rv->op && rv->pipe)
                 dg_log(DG_LOG_ERROR, "  waiting for transfer tag %llx from rank %d (chunk %llu, "
-                       "%llu bytes): never arrived", (unsigned long long)rv->tag,
+                       "%llu bytes): %u of its %u pieces arrived", (unsigned long long)rv->tag,
                        rv->op->u.xfer.peer, (unsigned long long)rv->op->u.xfer.chunk,
-                       (unsigned long long)rv->op->u.xfer.bytes);
+                       (unsigned long long)rv->op->u.xfer.bytes, rv->routed, rv->pipe->count);
+            else if (rv->op)
+                dg_log(DG_LOG_ERROR, "  waiting for transfer tag %llx from rank %d (chunk %llu, "
+                       "%llu bytes): %s", (unsigned long long)rv->tag,
+                       rv->op->u.xfer.peer, (unsigned long long)rv->op->u.xfer.chunk,
+                       (unsigned long long)rv->op->u.xfer.bytes,
+                       rv->early ? "its header never arrived (pieces did)" : "never arrived");
+            else if (!rv->has_hdr)
+                dg_log(DG_LOG_ERROR, "  pieces of transfer tag %llx arrived from rank %d but this "
+                       "rank has not planned its receive yet", (unsigned long long)rv->tag,
+                       rv->early->src);
             else
                 dg_log(DG_LOG_ERROR, "  transfer tag %llx arrived from rank %d (chunk %llu) but "
                        "this rank has not planned its receive yet", (unsigned long long)rv->tag,

@@ -69,6 +69,9 @@ typedef struct dg_xxfer {
     uint32_t space;                   /* the buffer's memory space */
     unsigned char *staged;            /* host-staged device transfer: the packed bytes in
                                          pinned memory (xfer.c sends/receives these) */
+    void *pipe;                       /* a transfer of device memory in pieces: the device's
+                                         state (devices/dev_pipe.c); xfer.c hands a RECV's
+                                         pieces to the device when set */
 } dg_xxfer_t;
 
 typedef struct dg_xcopy {

@@ -119,7 +119,8 @@ dagger_status_t dg_tasks_create(dagger_runtime_t *rt, struct dg_act_system *acto
     }
     /* The actors that run the executor's ops: the host's and the devices'. */
     if (st == DAGGER_OK)
-        st = dg_devices_start(t->exec, &t->devs, (int)rt->cfg.gpu_direct);
+        st = dg_devices_start(t->exec, &t->devs, (int)rt->cfg.gpu_direct,
+                                  (size_t)rt->cfg.gpu_pipeline_piece);
     if (st == DAGGER_OK) {
         dg_plan_params_t pp = {
             .nranks = t->nranks, .my_rank = t->rank, .ranks = t->rank_descs,

@@ -93,11 +93,19 @@ static dagger_status_t on_rewrap(dagger_ctx_t *ctx)
     return DAGGER_OK;
 }
 
+/* dagger.mem.piece: a piece of a transfer sent in pieces. */
+static dagger_status_t on_piece(dagger_ctx_t *ctx)
+{
+    dg_xfer_piece_arrived(exec_of(ctx)->xfer, dagger_ctx_payload(ctx));
+    return DAGGER_OK;
+}
+
 dagger_status_t dg_host_space_start(dg_exec_t *ex)
 {
     const dagger_handler_t handlers[] = {
         {ex->msg.alloc, on_alloc}, {ex->msg.free, on_free}, {ex->msg.copy, on_copy},
         {ex->msg.send, on_send},   {ex->msg.recv, on_recv}, {ex->msg.rewrap, on_rewrap},
+        {ex->msg.piece, on_piece},
     };
     /* Unpinned: its turns run on whoever posts while it is idle (the
      * submitting thread for allocations, worker 0 for arrivals). */

@@ -15,6 +15,12 @@
  * device / host of the medians. For the test device kind run with
  * DAGGER_TEST_DEVICES=1.
  *
+ * With a device kind, a third variant runs the device rounds with
+ * host-staged transfers whole (DAGGER_GPU_PIPELINE_PIECE = 0, set between
+ * regions on every rank), beside the same rounds in pieces of
+ * DAGGER_GPU_PIPELINE_PIECE (default 4 MiB): "pieces/whole" is the ratio of
+ * their medians. The three variants alternate round by round.
+ *
  * Sizes: 1 MiB (K = 16) and 64 MiB (K = 2). Results go to results-file
  * (default /tmp/bench_region_xfer.txt) and stdout. Not a test. */
 #include <dagger.h>
@@ -24,9 +30,23 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/runtime/runtime.h"
+#include "core/runtime/tasks.h"
+#include "devices/dev.h"
+
 #define ROUNDS_WARM 3
 #define ROUNDS 9
 #define MAXK 16
+#define NVAR 3 /* host, device in pieces, device whole */
+
+/* The piece size of this rank's transfers from the next region on (a
+ * setting read at init; changed here between regions, on every rank). */
+static void set_piece(dagger_runtime_t *rt, size_t piece)
+{
+    dg_devs_t *ds = dg_devs_of(rt->tasks->exec);
+    if (ds)
+        ds->piece = piece;
+}
 
 /* CLOCK_MONOTONIC in seconds. */
 static double mono(void)
@@ -118,39 +138,48 @@ int main(int argc, char **argv)
     const size_t sizes[2] = {1u << 20, 64u << 20};
     const int ks[2] = {16, 2};
     FILE *f = dagger_rank(rt) == 0 ? fopen(out, "w") : NULL;
+    dg_devs_t *ds = dg_devs_of(rt->tasks->exec);
+    const size_t piece = ds ? ds->piece : 0;
+    const int nvar = dev ? NVAR : 1;
     for (int s = 0; s < 2; s++) {
         dagger_chunk_t c[MAXK];
         for (int i = 0; i < ks[s]; i++) {
             dagger_chunk_desc_t d = {.dtype = DAGGER_U8, .ndims = 1, .dims = {sizes[s]}, .owner = 0};
             check(dagger_chunk_create(rt, &d, &c[i]), "chunk_create");
         }
-        double t[2][ROUNDS];
+        double t[NVAR][ROUNDS];
         for (int i = 0; i < ROUNDS_WARM; i++)
-            for (int v = 0; v < (dev ? 2 : 1); v++)
+            for (int v = 0; v < nvar; v++) {
+                set_piece(rt, v == 2 ? 0 : piece);
                 round_time(rt, w, r, c, ks[s], v ? dev : 0);
-        for (int i = 0; i < ROUNDS; i++) /* variants alternate, the order flips each round */
-            for (int j = 0; j < (dev ? 2 : 1); j++) {
-                int v = dev ? (j + i) % 2 : 0;
+            }
+        for (int i = 0; i < ROUNDS; i++) /* variants alternate, the order turns each round */
+            for (int j = 0; j < nvar; j++) {
+                int v = (j + i) % nvar;
+                set_piece(rt, v == 2 ? 0 : piece);
                 t[v][i] = round_time(rt, w, r, c, ks[s], v ? dev : 0);
             }
-        double bytes = (double)sizes[s] * ks[s], med[2] = {0, 0};
-        for (int v = 0; v < (dev ? 2 : 1); v++) {
+        set_piece(rt, piece);
+        double bytes = (double)sizes[s] * ks[s], med[NVAR] = {0, 0, 0};
+        for (int v = 0; v < nvar; v++) {
             qsort(t[v], ROUNDS, sizeof(double), cmp);
             med[v] = bytes / t[v][ROUNDS / 2] * 1e-9;
             if (dagger_rank(rt) != 0)
                 continue;
-            char line[200];
-            snprintf(line, sizeof(line), "xfer %3zu MiB x %2d %-7s: median %.3f GB/s (min %.3f, "
-                     "max %.3f)\n", sizes[s] >> 20, ks[s], v ? kind : "host", med[v],
+            char line[200], name[40];
+            snprintf(name, sizeof(name), "%s%s", v ? kind : "host", v == 2 ? " whole" : "");
+            snprintf(line, sizeof(line), "xfer %3zu MiB x %2d %-13s: median %.3f GB/s (min %.3f, "
+                     "max %.3f)\n", sizes[s] >> 20, ks[s], name, med[v],
                      bytes / t[v][ROUNDS - 1] * 1e-9, bytes / t[v][0] * 1e-9);
             fputs(line, stdout);
             if (f)
                 fputs(line, f);
         }
         if (dev && dagger_rank(rt) == 0) {
-            char line[120];
-            snprintf(line, sizeof(line), "xfer %3zu MiB x %2d %s/host: %.2fx\n", sizes[s] >> 20,
-                     ks[s], kind, med[1] / med[0]);
+            char line[200];
+            snprintf(line, sizeof(line), "xfer %3zu MiB x %2d %s/host: %.2fx, whole/host: %.2fx, "
+                     "pieces of %zu KiB/whole: %.2fx\n", sizes[s] >> 20, ks[s], kind,
+                     med[1] / med[0], med[2] / med[0], piece >> 10, med[1] / med[2]);
             fputs(line, stdout);
             if (f)
                 fputs(line, f);

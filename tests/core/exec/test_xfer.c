@@ -176,3 +176,104 @@ Test(xfer, disagreeing_transfers_are_refused, .init = start, .fini = stop)
     arrive(22, 3, 0, NBYTES - 8, 0);
     check_refused("120 bytes arrived");
 }
+
+/* ---- transfers in pieces (a device's pipelined host-staged sends) into
+ * host memory: the header announces the pieces, each piece carries its
+ * share of the packed bytes, and any order of header, pieces and RECV
+ * lands them all (here 16 doubles in pieces of 48 bytes: 48 + 48 + 32). */
+
+#define PIECE 48
+
+static void arrive_head(uint64_t tag, uint32_t pieces, uint32_t piece)
+{
+    dg_xfer_arrival_t a = {.src = 0};
+    dg_rewrap_describe(&a.hdr, tag, CHUNK, 3, sizeof(double), spans, 2);
+    a.hdr.pieces = pieces;
+    a.hdr.piece = piece;
+    dg_xfer_arrived(xf, &a);
+}
+
+/* Piece index of tag (count pieces) from rank src, with its bytes at off. */
+static void arrive_piece_at(uint64_t tag, uint32_t index, uint32_t count, uint64_t off,
+                            uint64_t len, int src)
+{
+    double all[16];
+    payload(tag, all);
+    unsigned char *bytes = malloc(len);
+    memcpy(bytes, (unsigned char *)all + (off < NBYTES ? off : 0),
+           off + len <= NBYTES ? len : 8);
+    dg_xfer_arrival_t a = {.src = src, .is_piece = 1, .eager = bytes, .len = len,
+                           .piece = {tag, index, count, off, len}};
+    dg_xfer_piece_arrived(xf, &a);
+    memset(bytes, 0xff, len); /* the transport takes its bytes back */
+    free(bytes);
+}
+
+static void arrive_piece(uint64_t tag, uint32_t index)
+{
+    uint64_t off = (uint64_t)index * PIECE;
+    arrive_piece_at(tag, index, 3, off, NBYTES - off < PIECE ? NBYTES - off : PIECE, 0);
+}
+
+Test(xfer, pieces_land_in_any_order, .init = start, .fini = stop)
+{
+    /* the RECV, the header, the pieces in order */
+    post_recv(30);
+    arrive_head(30, 3, PIECE);
+    arrive_piece(30, 0);
+    arrive_piece(30, 1);
+    cr_assert_eq(unfinished(), 1, "two of three pieces: the RECV waits");
+    arrive_piece(30, 2);
+    check_landed(30);
+    /* pieces before the header and before the RECV */
+    arrive_piece(31, 2);
+    arrive_head(31, 3, PIECE);
+    arrive_piece(31, 0);
+    post_recv(31);
+    cr_assert_eq(unfinished(), 1, "the RECV waits for its last piece");
+    arrive_piece(31, 1);
+    check_landed(31);
+    /* every piece first, the header last */
+    arrive_piece(32, 1);
+    arrive_piece(32, 0);
+    post_recv(32);
+    arrive_piece(32, 2);
+    cr_assert_eq(unfinished(), 1, "the RECV waits for its header");
+    arrive_head(32, 3, PIECE);
+    check_landed(32);
+}
+
+Test(xfer, pieces_that_are_not_the_announced_ones_are_refused, .init = start, .fini = stop)
+{
+    post_recv(40); /* a piece at the wrong offset */
+    arrive_head(40, 3, PIECE);
+    arrive_piece(40, 0);
+    arrive_piece(40, 1);
+    arrive_piece_at(40, 2, 3, 88, 40, 0);
+    check_refused("piece 2 of 3 for tag 28, bytes [88, 128), is not one of them");
+    post_recv(41); /* a piece from a rank the plan does not name */
+    arrive_head(41, 3, PIECE);
+    arrive_piece(41, 0);
+    arrive_piece_at(41, 1, 3, PIECE, PIECE, 1);
+    arrive_piece(41, 2);
+    check_refused("piece 1 arrived from rank 1, the plan says rank 0");
+    post_recv(42); /* a piece twice, another never */
+    arrive_head(42, 3, PIECE);
+    arrive_piece(42, 0);
+    arrive_piece(42, 0);
+    arrive_piece(42, 2);
+    check_refused("piece 0 of 3 arrived twice");
+    post_recv(43); /* a piece count other than the header's */
+    arrive_head(43, 3, PIECE);
+    arrive_piece(43, 0);
+    arrive_piece(43, 1);
+    arrive_piece_at(43, 2, 4, 96, 32, 0);
+    check_refused("transfer tag 2b (chunk 1 v3, 2 spans [4, 30), 128 bytes in 3 pieces)");
+    post_recv(44); /* a header announcing pieces that carries bytes itself */
+    dg_xfer_arrival_t a = {.src = 0, .eager = home, .len = 8};
+    dg_rewrap_describe(&a.hdr, 44, CHUNK, 3, sizeof(double), spans, 2);
+    a.hdr.pieces = 3;
+    a.hdr.piece = PIECE;
+    dg_xfer_arrived(xf, &a);
+    check_refused("a header announcing 3 pieces carried 8 bytes itself");
+}
