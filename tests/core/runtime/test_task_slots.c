@@ -31,7 +31,7 @@ static int busy(dagger_task_t *t)
             x += i;
     atomic_fetch_sub(&inside, 1);
     atomic_fetch_add(&ran, 1);
-    return DAGGER_OK;
+    return x >= 0 ? DAGGER_OK : dagger_task_fail(t, "the busy loop's sum is negative");
 }
 
 /* n rounds of a fan-out: a task on c[0], then two that read it and each
