@@ -12,13 +12,30 @@ static void planned(dg_rewrap_hdr_t *h)
     dg_rewrap_describe(h, (7ull << 32) | 2, 11, 3, 8, spans, 3);
 }
 
+/* Whether a whole header's piece fields agree, read from the raw bytes
+ * (little-endian; bytes at 32, the piece count at 64 and size at 68): a
+ * count goes with a size, and the count is ceil(bytes / size). */
+static int pieces_agree(const uint8_t *d)
+{
+    uint64_t bytes;
+    uint32_t pieces, piece;
+    memcpy(&bytes, d + 32, sizeof(bytes));
+    memcpy(&pieces, d + 64, sizeof(pieces));
+    memcpy(&piece, d + 68, sizeof(piece));
+    if (!pieces != !piece)
+        return 0;
+    return !pieces || bytes / piece + (bytes % piece != 0) == pieces;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     dg_rewrap_hdr_t h;
     if (dg_rewrap_decode(data, size, &h)) {
-        DG_FUZZ_CHECK(size < DG_REWRAP_HDR_LEN);
+        /* Refused only when short or when its piece fields disagree. */
+        DG_FUZZ_CHECK(size < DG_REWRAP_HDR_LEN || !pieces_agree(data));
         return 0;
     }
+    DG_FUZZ_CHECK(size >= DG_REWRAP_HDR_LEN && pieces_agree(data));
     unsigned char back[DG_REWRAP_HDR_LEN];
     dg_rewrap_encode(&h, back);
     DG_FUZZ_CHECK(!memcmp(back, data, sizeof(back)));
