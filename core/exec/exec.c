@@ -106,9 +106,11 @@ void dg_exec_destroy(dg_exec_t *ex)
     dg_watchdog_stop(&ex->watchdog);
     if (ex->xfer)
         dg_xfer_destroy(ex->xfer);
-    if (ex->ring)
-        for (uint64_t i = 0; i <= ex->mask; i++)
+    if (ex->ring) {
+        uint64_t used = ex->seq_hi > ex->mask ? ex->mask + 1 : ex->seq_hi + 1;
+        for (uint64_t i = 0; i < used; i++)
             free(ex->ring[i].blob);
+    }
     dg_bufs_cleanup(&ex->bufs);
     if (ex->dev.destroy) /* after the buffer table: it gives device blocks back */
         ex->dev.destroy(ex->dev.ctx);
@@ -591,6 +593,8 @@ static dg_xop_t *acquire_slot(dg_exec_t *ex, uint64_t seq)
     if (op->seq != 0 && !atomic_load_explicit(&op->retired, memory_order_acquire))
         wait_until(ex, slot_free, op); /* back-pressure: the window is full */
     op->seq = seq;
+    if (seq > ex->seq_hi)
+        ex->seq_hi = seq;
     atomic_store_explicit(&op->succ, NULL, memory_order_relaxed);
     atomic_store_explicit(&op->retired, 0, memory_order_relaxed);
     op->blob = NULL;

@@ -115,6 +115,8 @@ struct dg_exec {
     /* the ring of ops in flight */
     dg_xop_t *ring;
     uint64_t mask;
+    uint64_t seq_hi; /* the highest op seq given a slot (planner actor only): finalize
+                      * visits only the slots ever used, not the whole lazily mapped ring */
     _Atomic uint64_t emitted;         /* ops emitted (written by the submitting thread) */
     _Atomic uint64_t retired;         /* ops finished */
     _Atomic uint64_t ready_counter;   /* ready order */
