@@ -1,8 +1,7 @@
 /* BLAS tile codelets: gemm, gemv, syrk, trsm on the tiles a task receives,
  * f64 or f32 by the tiles' dtype. Shapes come from the slots (edge tiles are
  * smaller); the flags from the parameter block. */
-#include <cblas.h>
-
+#include "core/linalg/la_blas_lib.h"
 #include "core/linalg/linalg_internal.h"
 
 #define TR(x) ((x) ? CblasTrans : CblasNoTrans)
@@ -15,8 +14,7 @@ static int load(dagger_task_t *t, int nviews, dagger_slot_t s[], dg_la_par_t *p)
         return dagger_task_fail(t, "malformed linear algebra tile task");
     for (int i = 0; i < nviews; i++)
         s[i] = dagger_task_arg(t, i);
-    dg_la_blas_single();
-    return DAGGER_OK;
+    return dg_la_blas_ready(t);
 }
 
 int dg_la_gemm_impl(dagger_task_t *t)

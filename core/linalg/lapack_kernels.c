@@ -1,12 +1,12 @@
 /* LAPACK tile codelets for Cholesky and LU: potrf of a diagonal tile, the
  * LU of a block column's panel, and its row interchanges on other block
  * columns. LAPACK's info is translated to global indices in the message. */
-#include <lapacke.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/base/alloc.h"
+#include "core/linalg/la_blas_lib.h"
 #include "core/linalg/linalg_internal.h"
 
 /* The slots and parameters of a task with nviews view arguments and
@@ -17,8 +17,7 @@ static int load(dagger_task_t *t, int nviews, dagger_slot_t s[], dg_la_par_t *p)
         return dagger_task_fail(t, "malformed LAPACK tile task");
     for (int i = 0; i < nviews; i++)
         s[i] = dagger_task_arg(t, i);
-    dg_la_blas_single();
-    return DAGGER_OK;
+    return dg_la_blas_ready(t);
 }
 
 void dg_la_info_msg(char *buf, size_t cap, int routine, const dg_la_par_t *p, int info,

@@ -84,9 +84,12 @@ int dg_la_tpmqrt_cuda(dagger_task_t *t);
 void dg_la_info_msg(char *buf, size_t cap, int routine, const dg_la_par_t *p, int info,
                     const char *lib);
 
-/* One BLAS thread inside each task: OpenBLAS's thread count is global, so
- * every kernel checks it (a load) and lowers it if a caller raised it. */
-void dg_la_blas_single(void);
+/* Every CPU tile kernel's first call: loads OpenBLAS and LAPACKE on the
+ * process's first tile (la_blas_lib.h), then keeps one BLAS thread inside
+ * each task: OpenBLAS's thread count is global, so every kernel checks it (a
+ * load) and lowers it if a caller raised it. DAGGER_OK, or the task failed
+ * with what could not be loaded. */
+int dg_la_blas_ready(dagger_task_t *t);
 
 /* Reads the parameter block (the last argument); 0 on success. */
 int dg_la_par_get(dagger_task_t *t, dg_la_par_t *p);

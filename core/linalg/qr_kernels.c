@@ -3,10 +3,10 @@
  * diagonal tile on top of a tile below it), tpmqrt (those reflectors on a
  * pair of tiles). The inner blocking ib is the same for a factorisation
  * and its application: min(par.ib, reflectors), as both sides compute it. */
-#include <lapacke.h>
 #include <stdlib.h>
 
 #include "core/base/alloc.h"
+#include "core/linalg/la_blas_lib.h"
 #include "core/linalg/linalg_internal.h"
 
 #define MIN(a, b) ((a) < (b) ? (a) : (b))
@@ -24,10 +24,12 @@ static int load(dagger_task_t *t, int nviews, size_t work, qr_task_t *q)
         return dagger_task_fail(t, "malformed QR tile task");
     for (int i = 0; i < nviews; i++)
         q->s[i] = dagger_task_arg(t, i);
+    int rc = dg_la_blas_ready(t);
+    if (rc)
+        return rc;
     q->work = dg_malloc((work ? work : 1) * dagger_dtype_size(q->s[0].dtype));
     if (!q->work)
         return dagger_task_fail(t, "QR tile task: out of memory for its workspace");
-    dg_la_blas_single();
     return DAGGER_OK;
 }
 

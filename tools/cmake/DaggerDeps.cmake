@@ -5,10 +5,26 @@ find_package(ucx CONFIG REQUIRED)
 pkg_check_modules(PMIX REQUIRED IMPORTED_TARGET pmix>=4)
 pkg_check_modules(HWLOC REQUIRED IMPORTED_TARGET hwloc>=2)
 # Tiled linear algebra (core/linalg) calls OpenBLAS (cblas, its thread
-# count) and LAPACKE on every tile. OpenBLAS comes first on the link line so
-# that LAPACKE's LAPACK symbols bind to OpenBLAS's own.
+# count) and LAPACKE on every tile. They are not linked: the first CPU tile
+# task loads them (core/linalg/la_blas_lib.h) by the sonames of the ones
+# found here, read from the libraries themselves (DAGGER_<LIB>_SONAME).
 pkg_check_modules(OPENBLAS REQUIRED IMPORTED_TARGET openblas)
 pkg_check_modules(LAPACKE REQUIRED IMPORTED_TARGET lapacke)
+foreach(lib OPENBLAS LAPACKE)
+  string(TOLOWER ${lib} low)
+  set(file ${pkgcfg_lib_${lib}_${low}})
+  set(so "")
+  if(file AND CMAKE_OBJDUMP)
+    execute_process(COMMAND ${CMAKE_OBJDUMP} -p ${file} OUTPUT_VARIABLE dump ERROR_QUIET)
+    string(REGEX MATCH "SONAME +([^ \n]+)" m "${dump}")
+    set(so ${CMAKE_MATCH_1})
+  endif()
+  if(NOT so)
+    message(FATAL_ERROR "cannot read the soname of ${low} ('${file}'): the linear algebra "
+                        "tiles load it at run time by that name")
+  endif()
+  set(DAGGER_${lib}_SONAME ${so})
+endforeach()
 
 set(DAGGER_EXTRA_LINK_DEPS "")
 

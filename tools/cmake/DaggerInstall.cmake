@@ -24,13 +24,12 @@ install(FILES ${PROJECT_BINARY_DIR}/dagger-config.cmake ${PROJECT_BINARY_DIR}/da
 # then names -ludev, from libudev-dev). dagger-static.pc links libdagger.a
 # itself with the shared system libraries, which needs nothing more: the
 # linker prefers libdagger.so to libdagger.a for -ldagger, even with --static.
-# The GPU runtimes have no .pc files of their own: name their libraries.
+# -ldl: OpenBLAS, LAPACKE, cuBLAS and cuSOLVER are loaded at run time
+# (core/linalg). The GPU runtimes have no .pc files of their own: name their
+# libraries.
 set(DAGGER_PC_GPU "")
 if(DAGGER_HAVE_CUDA)
   string(APPEND DAGGER_PC_GPU " -L${CUDAToolkit_LIBRARY_DIR} -lcudart")
-  if(DAGGER_HAVE_CUDA_LINALG)
-    string(APPEND DAGGER_PC_GPU " -ldl") # cuBLAS and cuSOLVER are loaded at run time
-  endif()
 endif()
 if(DAGGER_HAVE_HIP)
   get_filename_component(hip_dir ${DAGGER_AMDHIP64} DIRECTORY)
@@ -41,12 +40,12 @@ set(DAGGER_PC_NAME dagger)
 set(DAGGER_PC_WHAT "")
 set(DAGGER_PC_REQUIRES Requires.private)
 set(DAGGER_PC_LIBS "-L\${libdir} -ldagger")
-set(DAGGER_PC_LIBS_PRIVATE "-lpthread -lm${DAGGER_PC_GPU}")
+set(DAGGER_PC_LIBS_PRIVATE "-lpthread -lm -ldl${DAGGER_PC_GPU}")
 configure_file(${PROJECT_SOURCE_DIR}/tools/cmake/dagger.pc.in ${PROJECT_BINARY_DIR}/dagger.pc @ONLY)
 set(DAGGER_PC_NAME dagger-static)
 set(DAGGER_PC_WHAT " (static library)")
 set(DAGGER_PC_REQUIRES Requires)
-set(DAGGER_PC_LIBS "\${libdir}/libdagger.a -lpthread -lm${DAGGER_PC_GPU}")
+set(DAGGER_PC_LIBS "\${libdir}/libdagger.a -lpthread -lm -ldl${DAGGER_PC_GPU}")
 set(DAGGER_PC_LIBS_PRIVATE "")
 configure_file(${PROJECT_SOURCE_DIR}/tools/cmake/dagger.pc.in ${PROJECT_BINARY_DIR}/dagger-static.pc @ONLY)
 install(FILES ${PROJECT_BINARY_DIR}/dagger.pc ${PROJECT_BINARY_DIR}/dagger-static.pc

@@ -1,0 +1,69 @@
+/* Loading OpenBLAS and LAPACKE on first use (la_blas_lib.h says why). The
+ * sonames are the ones the build found (DG_OPENBLAS_SONAME,
+ * DG_LAPACKE_SONAME, from core/CMakeLists.txt). OpenBLAS is opened into the
+ * global scope before LAPACKE, as linking put it first on the link line:
+ * LAPACKE's calls to LAPACK (dpotrf_, ...) then bind to OpenBLAS's own
+ * routines, whose thread count dg_la_blas_single sets, and not to the
+ * reference LAPACK that LAPACKE names as a dependency. */
+#define DG_LA_BLAS_LIB_NO_REDIRECT 1
+#include "core/linalg/la_blas_lib.h"
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+
+dg_la_blas_lib_t dg_la_blas;
+
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+static char load_error[512];
+
+static void *open_lib(const char *soname, int scope)
+{
+    void *h = dlopen(soname, RTLD_NOW | scope);
+    if (!h)
+        snprintf(load_error, sizeof(load_error), "cannot load %s (%s): the CPU linear algebra "
+                 "tiles need OpenBLAS and LAPACKE on the library path (Debian: apt-get install "
+                 "libopenblas0 liblapacke)", soname, dlerror());
+    return h;
+}
+
+/* dlsym's object pointer stored into a function pointer field (POSIX
+ * guarantees the two have the same representation). */
+static int find(void *h, const char *lib, const char *name, void *field)
+{
+    void *p = dlsym(h, name);
+    if (!p) {
+        snprintf(load_error, sizeof(load_error), "%s has no %s (%s): the library at run time "
+                 "is not the one Dagger-C was built with", lib, name, dlerror());
+        return -1;
+    }
+    memcpy(field, &p, sizeof(p));
+    return 0;
+}
+
+static void load(void)
+{
+    void *blas = open_lib(DG_OPENBLAS_SONAME, RTLD_GLOBAL);
+    void *lapacke = blas ? open_lib(DG_LAPACKE_SONAME, RTLD_LOCAL) : NULL;
+    if (!lapacke)
+        return;
+    int bad = 0;
+#define DG_LA_FIND(name) bad = bad || find(blas, DG_OPENBLAS_SONAME, #name, &dg_la_blas.name);
+    DG_LA_OPENBLAS_SYMS(DG_LA_FIND)
+#undef DG_LA_FIND
+#define DG_LA_FIND(name) bad = bad || find(lapacke, DG_LAPACKE_SONAME, #name, &dg_la_blas.name);
+    DG_LA_LAPACKE_SYMS(DG_LA_FIND)
+#undef DG_LA_FIND
+    (void)bad; /* load_error says what failed */
+}
+
+int dg_la_blas_lib_load(char *why, size_t cap)
+{
+    pthread_once(&once, load);
+    if (!load_error[0])
+        return 0;
+    if (why && cap)
+        snprintf(why, cap, "%s", load_error);
+    return -1;
+}
