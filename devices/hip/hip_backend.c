@@ -1,7 +1,10 @@
 /* The HIP device backend: devices/gpu/gpu_backend.inc on the HIP runtime
- * API (libamdhip64). The kernel is in hip_pack.hip. */
-#include <hip/hip_runtime_api.h>
+ * API (libamdhip64), which is loaded by the first discovery and called
+ * through a table (hip_lib.h). The kernel is in hip_pack.hip, built into
+ * the module that the loader opens. */
 #include <stdlib.h>
+
+#include "devices/hip/hip_lib.h"
 
 #include "core/base/alloc.h"
 
@@ -45,6 +48,7 @@ static hipError_t hip_launch_host_fn(hipStream_t s, void (*fn)(void *), void *ar
 #define GPU_ERR_NO_DRIVER hipErrorInsufficientDriver
 #define GPU_LAUNCH_HOST_FN(s, fn, arg) hip_launch_host_fn((s), (fn), (arg))
 #define GPU_PACK_LAUNCH dg_hip_pack_launch
+#define GPU_RUNTIME_LOAD(why, cap) dg_hip_lib_load((why), (cap))
 #define GPU_BACKEND dg_hip_backend
 #define GPU_NAME "hip"
 #define GPU_LABEL "HIP GPU"

@@ -1,8 +1,9 @@
 # Optional GPU backends (devices/cuda, devices/hip). AUTO builds a backend
 # when its toolkit is found and never fails when it is not; ON requires it.
 # A found backend defines DAGGER_HAVE_CUDA / DAGGER_HAVE_HIP for every
-# target (devices/common/device.h declares the backend objects under them) and adds
-# its runtime library to DAGGER_EXTRA_LINK_DEPS.
+# target (devices/common/device.h declares the backend objects under them).
+# CUDA adds its runtime library to DAGGER_EXTRA_LINK_DEPS; HIP adds nothing:
+# its runtime is loaded on first use (devices/hip/hip_lib.h).
 set(DAGGER_CUDA_ARCHS "90" CACHE STRING
     "CUDA architectures the CUDA backend's kernels are built for (90: H100/H200)")
 set(DAGGER_HIP_ARCHS "gfx90a" CACHE STRING
@@ -72,9 +73,9 @@ if(NOT DAGGER_HIP STREQUAL "OFF")
     set(DAGGER_HAVE_HIP ON)
     set(DAGGER_HIP_ARCHS_SHOWN "${DAGGER_HIP_ARCHS}")
     add_compile_definitions(DAGGER_HAVE_HIP=1)
-    # A full path, not an imported target, so the installed CMake package
-    # and the .pc files carry it without a HIP package of their own.
-    list(APPEND DAGGER_EXTRA_LINK_DEPS ${DAGGER_AMDHIP64})
+    # libamdhip64 is not linked: the first discovery loads it, through the
+    # backend's module libdagger-hip.so (devices/hip/hip_lib.h), with the
+    # dynamic loader libdagger links for core/linalg already (CMAKE_DL_LIBS).
   elseif(DAGGER_HIP STREQUAL "ON")
     message(FATAL_ERROR "DAGGER_HIP=ON but hipcc or libamdhip64 was not found "
                         "(apt-get install hipcc libamdhip64-dev)")

@@ -8,6 +8,11 @@ install(DIRECTORY ${DAGGER_GENERATED_INCLUDE}/ DESTINATION ${CMAKE_INSTALL_INCLU
 install(TARGETS dagger dagger_static EXPORT daggerTargets
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
+# The HIP backend's module, beside libdagger.so where its loader looks first
+# (devices/hip/hip_lib.c); not part of the CMake package: nothing links it.
+if(DAGGER_HAVE_HIP)
+  install(TARGETS dagger_hip LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+endif()
 install(EXPORT daggerTargets NAMESPACE dagger:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/dagger)
 
 configure_package_config_file(${PROJECT_SOURCE_DIR}/tools/cmake/dagger-config.cmake.in
@@ -24,16 +29,12 @@ install(FILES ${PROJECT_BINARY_DIR}/dagger-config.cmake ${PROJECT_BINARY_DIR}/da
 # then names -ludev, from libudev-dev). dagger-static.pc links libdagger.a
 # itself with the shared system libraries, which needs nothing more: the
 # linker prefers libdagger.so to libdagger.a for -ldagger, even with --static.
-# -ldl: OpenBLAS, LAPACKE, cuBLAS and cuSOLVER are loaded at run time
-# (core/linalg). The GPU runtimes have no .pc files of their own: name their
-# libraries.
+# -ldl: OpenBLAS, LAPACKE, cuBLAS and cuSOLVER (core/linalg) and the HIP
+# runtime (devices/hip) are loaded at run time. The CUDA runtime has no .pc
+# file of its own: name its library.
 set(DAGGER_PC_GPU "")
 if(DAGGER_HAVE_CUDA)
   string(APPEND DAGGER_PC_GPU " -L${CUDAToolkit_LIBRARY_DIR} -lcudart")
-endif()
-if(DAGGER_HAVE_HIP)
-  get_filename_component(hip_dir ${DAGGER_AMDHIP64} DIRECTORY)
-  string(APPEND DAGGER_PC_GPU " -L${hip_dir} -lamdhip64")
 endif()
 file(RELATIVE_PATH DAGGER_PC_TO_PREFIX "/${CMAKE_INSTALL_LIBDIR}/pkgconfig" "/")
 set(DAGGER_PC_NAME dagger)

@@ -43,7 +43,10 @@ Test(gpu_backend, count_says_why_there_is_none)
     cr_assert_geq(n, 0);
     if (n == 0) {
         cr_assert_neq(why[0], '\0', "no device and no reason");
-        cr_assert(strstr(why, "GetDeviceCount"), "the reason names the call: '%s'", why);
+        /* the call that found none, or the driver file whose absence
+         * spared loading the runtime (HIP: devices/hip/hip_lib.h) */
+        cr_assert(strstr(why, "GetDeviceCount") || strstr(why, "/dev/kfd"),
+                  "the reason names the call or the missing driver: '%s'", why);
     }
     cr_assert_str_eq(B.name, DG_TEST_BACKEND_NAME);
     cr_assert_leq(B.ipc_handle_bytes, 128u);
