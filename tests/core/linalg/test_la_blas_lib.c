@@ -6,6 +6,7 @@
  * not linked with them (tests/CMakeLists.txt). */
 #include <criterion/criterion.h>
 #include <dagger.h>
+#include <dlfcn.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -41,6 +42,13 @@ Test(la_blas_lib, not_mapped_until_loaded_then_every_routine_found)
     DG_LA_LAPACKE_SYMS(DG_LA_CHECK)
 #undef DG_LA_CHECK
     cr_assert_eq(dg_la_blas_lib_load(NULL, 0), 0, "a second call returns the first's result");
+
+    /* OpenBLAS is in the global scope, where LAPACKE's calls to LAPACK look
+     * first: dpotrf_ found there is OpenBLAS's, not a reference LAPACK's. */
+    void *potrf = dlsym(RTLD_DEFAULT, "dpotrf_");
+    Dl_info at;
+    cr_assert(potrf && dladdr(potrf, &at) && at.dli_fname);
+    cr_assert(strstr(at.dli_fname, "libopenblas"), "dpotrf_ resolves to %s", at.dli_fname);
 
     /* Calls through the table reach the libraries: C = A B, then the
      * Cholesky factor of A^T A = [[5, 11], [11, 25]] (column major). */
