@@ -8,15 +8,18 @@
 #define DG_LA_BLAS_LIB_NO_REDIRECT 1
 #include "core/linalg/la_blas_lib.h"
 
+#include "core/base/dl_table.h"
+
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
-#include <string.h>
 
 dg_la_blas_lib_t dg_la_blas;
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static char load_error[512];
+
+#define OTHER "the library at run time is not the one Dagger-C was built with"
 
 static void *open_lib(const char *soname, int scope)
 {
@@ -28,20 +31,6 @@ static void *open_lib(const char *soname, int scope)
     return h;
 }
 
-/* dlsym's object pointer stored into a function pointer field (POSIX
- * guarantees the two have the same representation). */
-static int find(void *h, const char *lib, const char *name, void *field)
-{
-    void *p = dlsym(h, name);
-    if (!p) {
-        snprintf(load_error, sizeof(load_error), "%s has no %s (%s): the library at run time "
-                 "is not the one Dagger-C was built with", lib, name, dlerror());
-        return -1;
-    }
-    memcpy(field, &p, sizeof(p));
-    return 0;
-}
-
 static void load(void)
 {
     void *blas = open_lib(DG_OPENBLAS_SONAME, RTLD_GLOBAL);
@@ -49,10 +38,14 @@ static void load(void)
     if (!lapacke)
         return;
     int bad = 0;
-#define DG_LA_FIND(name) bad = bad || find(blas, DG_OPENBLAS_SONAME, #name, &dg_la_blas.name);
+#define DG_LA_FIND(name) \
+    bad = bad || dg_dl_find(blas, DG_OPENBLAS_SONAME, #name, &dg_la_blas.name, OTHER, load_error, \
+                            sizeof(load_error));
     DG_LA_OPENBLAS_SYMS(DG_LA_FIND)
 #undef DG_LA_FIND
-#define DG_LA_FIND(name) bad = bad || find(lapacke, DG_LAPACKE_SONAME, #name, &dg_la_blas.name);
+#define DG_LA_FIND(name) \
+    bad = bad || dg_dl_find(lapacke, DG_LAPACKE_SONAME, #name, &dg_la_blas.name, OTHER, \
+                            load_error, sizeof(load_error));
     DG_LA_LAPACKE_SYMS(DG_LA_FIND)
 #undef DG_LA_FIND
     (void)bad; /* load_error says what failed */
@@ -60,10 +53,5 @@ static void load(void)
 
 int dg_la_blas_lib_load(char *why, size_t cap)
 {
-    pthread_once(&once, load);
-    if (!load_error[0])
-        return 0;
-    if (why && cap)
-        snprintf(why, cap, "%s", load_error);
-    return -1;
+    return dg_dl_once(&once, load, load_error, why, cap);
 }

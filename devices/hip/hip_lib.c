@@ -5,6 +5,8 @@
 #define DG_HIP_LIB_NO_REDIRECT 1
 #include "devices/hip/hip_lib.h"
 
+#include "core/base/dl_table.h"
+
 #include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
@@ -20,6 +22,8 @@ dg_hip_lib_t dg_hip_rt;
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static char load_error[512];
+
+#define OLDER "the HIP runtime at run time is older than the one Dagger-C was built with"
 
 /* The module in dir, when it exists there: 1 with its path, else 0. */
 static int module_in(const char *dir, size_t dir_len, char *path, size_t cap)
@@ -43,20 +47,6 @@ static int find_module(char *path, size_t cap)
            module_in(DG_HIP_MODULE_BUILDDIR, strlen(DG_HIP_MODULE_BUILDDIR), path, cap);
 }
 
-/* dlsym's object pointer stored into a function pointer field (POSIX
- * guarantees the two have the same representation). */
-static int find(void *h, const char *path, const char *name, void *field, char *why, size_t cap)
-{
-    void *p = dlsym(h, name);
-    if (!p) {
-        snprintf(why, cap, "%s has no %s (%s): the HIP runtime at run time is older than the one "
-                 "Dagger-C was built with", path, name, dlerror());
-        return -1;
-    }
-    memcpy(field, &p, sizeof(p));
-    return 0;
-}
-
 int dg_hip_lib_open(dg_hip_lib_t *t, char *path, size_t path_cap, char *why, size_t cap)
 {
     char at[4096];
@@ -74,7 +64,7 @@ int dg_hip_lib_open(dg_hip_lib_t *t, char *path, size_t path_cap, char *why, siz
         return -1;
     }
     int bad = 0;
-#define DG_HIP_FIND(name) bad = bad || find(h, at, #name, &t->name, why, cap);
+#define DG_HIP_FIND(name) bad = bad || dg_dl_find(h, at, #name, &t->name, OLDER, why, cap);
     DG_HIP_SYMS(DG_HIP_FIND)
 #undef DG_HIP_FIND
     return bad ? -1 : 0;
@@ -94,10 +84,5 @@ static void load(void)
 
 int dg_hip_lib_load(char *why, size_t cap)
 {
-    pthread_once(&once, load);
-    if (!load_error[0])
-        return 0;
-    if (why && cap)
-        snprintf(why, cap, "%s", load_error);
-    return -1;
+    return dg_dl_once(&once, load, load_error, why, cap);
 }

@@ -13,30 +13,19 @@
 /* The table's fields by name (the redirections would rename them). */
 #define DG_LA_BLAS_LIB_NO_REDIRECT 1
 #include "core/linalg/la_blas_lib.h"
-
-static int mapped(const char *name)
-{
-    FILE *f = fopen("/proc/self/maps", "r");
-    cr_assert(f);
-    char line[1024];
-    int found = 0;
-    while (!found && fgets(line, sizeof(line), f))
-        found = strstr(line, name) != NULL;
-    fclose(f);
-    return found;
-}
+#include "proc_maps.h"
 
 Test(la_blas_lib, not_mapped_until_loaded_then_every_routine_found)
 {
     dagger_runtime_t *rt = NULL;
     cr_assert_eq(dagger_init(NULL, NULL, NULL, &rt), DAGGER_OK, "%s", dagger_error_detail());
     cr_assert_eq(dagger_finalize(rt), DAGGER_OK);
-    cr_assert(!mapped("libopenblas"), "OpenBLAS is mapped before any CPU tile asked for it");
-    cr_assert(!mapped("liblapacke"), "LAPACKE is mapped before any CPU tile asked for it");
+    cr_assert(!proc_maps_has("libopenblas"), "OpenBLAS is mapped before any CPU tile asked for it");
+    cr_assert(!proc_maps_has("liblapacke"), "LAPACKE is mapped before any CPU tile asked for it");
 
     char why[512] = "";
     cr_assert_eq(dg_la_blas_lib_load(why, sizeof(why)), 0, "%s", why);
-    cr_assert(mapped("libopenblas") && mapped("liblapacke"));
+    cr_assert(proc_maps_has("libopenblas") && proc_maps_has("liblapacke"));
 #define DG_LA_CHECK(name) cr_assert_not_null(dg_la_blas.name, "%s not found", #name);
     DG_LA_OPENBLAS_SYMS(DG_LA_CHECK)
     DG_LA_LAPACKE_SYMS(DG_LA_CHECK)

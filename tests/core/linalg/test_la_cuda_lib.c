@@ -11,26 +11,16 @@
 /* The table's fields by name (the redirections would rename them). */
 #define DG_LA_CUDA_LIB_NO_REDIRECT 1
 #include "core/linalg/cuda/la_cuda_lib.h"
-
-static int mapped(const char *name)
-{
-    FILE *f = fopen("/proc/self/maps", "r");
-    cr_assert(f);
-    char line[1024];
-    int found = 0;
-    while (!found && fgets(line, sizeof(line), f))
-        found = strstr(line, name) != NULL;
-    fclose(f);
-    return found;
-}
+#include "proc_maps.h"
 
 Test(la_cuda_lib, not_mapped_until_loaded_then_every_routine_found)
 {
-    cr_assert(!mapped("libcublas"), "cuBLAS is mapped before any CUDA tile asked for it");
-    cr_assert(!mapped("libcusolver"), "cuSOLVER is mapped before any CUDA tile asked for it");
+    cr_assert(!proc_maps_has("libcublas"), "cuBLAS is mapped before any CUDA tile asked for it");
+    cr_assert(!proc_maps_has("libcusolver"),
+              "cuSOLVER is mapped before any CUDA tile asked for it");
     char why[512] = "";
     cr_assert_eq(dg_la_cuda_lib_load(why, sizeof(why)), 0, "%s", why);
-    cr_assert(mapped("libcublas") && mapped("libcusolver"));
+    cr_assert(proc_maps_has("libcublas") && proc_maps_has("libcusolver"));
 #define DG_LA_CHECK(name) cr_assert_not_null(dg_la_cu.name, "%s not found", #name);
     DG_LA_CUBLAS_SYMS(DG_LA_CHECK)
     DG_LA_CUSOLVER_SYMS(DG_LA_CHECK)

@@ -15,18 +15,7 @@
 #define DG_HIP_LIB_NO_REDIRECT 1
 #include "devices/discover.h"
 #include "devices/hip/hip_lib.h"
-
-static int mapped(const char *name)
-{
-    FILE *f = fopen("/proc/self/maps", "r");
-    cr_assert(f);
-    char line[1024];
-    int found = 0;
-    while (!found && fgets(line, sizeof(line), f))
-        found = strstr(line, name) != NULL;
-    fclose(f);
-    return found;
-}
+#include "proc_maps.h"
 
 static void skip_with_driver(void)
 {
@@ -40,8 +29,9 @@ Test(hip_lib, not_mapped_after_init_and_finalize_without_a_driver)
     dagger_runtime_t *rt = NULL;
     cr_assert_eq(dagger_init(NULL, NULL, NULL, &rt), DAGGER_OK, "%s", dagger_error_detail());
     cr_assert_eq(dagger_finalize(rt), DAGGER_OK, "%s", dagger_error_detail());
-    cr_assert(!mapped("libamdhip64"), "libamdhip64 is mapped without an AMD GPU driver");
-    cr_assert(!mapped(DG_HIP_MODULE), "%s is mapped without an AMD GPU driver", DG_HIP_MODULE);
+    cr_assert(!proc_maps_has("libamdhip64"), "libamdhip64 is mapped without an AMD GPU driver");
+    cr_assert(!proc_maps_has(DG_HIP_MODULE), "%s is mapped without an AMD GPU driver",
+              DG_HIP_MODULE);
 }
 
 Test(hip_lib, discovery_says_the_driver_is_missing)
@@ -53,7 +43,7 @@ Test(hip_lib, discovery_says_the_driver_is_missing)
     char why[256] = "";
     cr_assert_eq(dg_hip_lib_load(why, sizeof(why)), -1);
     cr_assert(strstr(why, "/dev/kfd"), "why: '%s'", why);
-    cr_assert(!mapped("libamdhip64"));
+    cr_assert(!proc_maps_has("libamdhip64"));
 }
 
 Test(hip_lib, forced_load_finds_the_module_and_every_routine)
@@ -63,8 +53,8 @@ Test(hip_lib, forced_load_finds_the_module_and_every_routine)
     char path[4096] = "", why[512] = "";
     cr_assert_eq(dg_hip_lib_open(&t, path, sizeof(path), why, sizeof(why)), 0, "%s", why);
     cr_assert(strstr(path, "/" DG_HIP_MODULE), "module path '%s'", path);
-    cr_assert(mapped(DG_HIP_MODULE) && mapped("libamdhip64"), "%s loaded without libamdhip64?",
-              path);
+    cr_assert(proc_maps_has(DG_HIP_MODULE) && proc_maps_has("libamdhip64"),
+              "%s loaded without libamdhip64?", path);
 #define DG_HIP_CHECK(name) cr_assert_not_null(t.name, "%s not found", #name);
     DG_HIP_SYMS(DG_HIP_CHECK)
 #undef DG_HIP_CHECK
