@@ -19,6 +19,12 @@ foreach(lib OPENBLAS LAPACKE)
     string(REGEX MATCH "SONAME +([^ \n]+)" m "${dump}")
     set(so ${CMAKE_MATCH_1})
   endif()
+  if(file AND NOT so)
+    # No objdump (a machine with a compiler but not binutils' tools): the
+    # soname is also a string of the library's own, lib<name>.so.<N>.
+    get_filename_component(base ${file} NAME_WE)
+    file(STRINGS ${file} so REGEX "^${base}\\.so\\.[0-9]+$" LIMIT_COUNT 1)
+  endif()
   if(NOT so)
     message(FATAL_ERROR "cannot read the soname of ${low} ('${file}'): the linear algebra "
                         "tiles load it at run time by that name")
