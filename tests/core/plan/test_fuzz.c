@@ -17,10 +17,10 @@
 #include "tests/core/plan/plan_fixture.h"
 
 #if defined(__SANITIZE_ADDRESS__)
-#define FUZZ_DEFAULT 1000
+#define FUZZ_DEFAULT 500
 #elif defined(__has_feature)
 #if __has_feature(address_sanitizer)
-#define FUZZ_DEFAULT 1000
+#define FUZZ_DEFAULT 500
 #endif
 #endif
 #ifndef FUZZ_DEFAULT
