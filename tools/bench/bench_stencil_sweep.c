@@ -1,9 +1,12 @@
 /* A prepared stencil sweep against a plain serial C loop on the same data
  * (issue 17, "stencil sweeps"): y = the 3 x 3 neighbour sum of x (Wrap), an
  * N x N f64 array, at the seeds' N = 256, 1024 and a larger N where threads
- * can pay off, with blocks 128 and 512. The two variants alternate within
- * each repetition (the machine is shared: only same-run ratios count); the
- * output gives the median and range of each and of the per-repetition ratio
+ * can pay off, with blocks 128 and 512. The serial loop is built twice
+ * (stencil_serial.h): "plain" with the project's flags, "vec" with the flags
+ * the runtime's stencil kernel gets (GCC then vectorizes both), so "vec" is
+ * the like-for-like reference. The three variants rotate within each
+ * repetition (the machine is shared: only same-run ratios count); the output
+ * gives the median and range of each and of the per-repetition ratios
  * serial / dagger (above 1: the sweep is faster than the loop).
  *
  *   DAGGER_NUM_THREADS=2 bench_stencil_sweep [file] [sizes] [blocks]
@@ -15,6 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+#include "tools/bench/stencil_serial.h"
 
 #define MAX_REPS 64
 
@@ -33,35 +38,6 @@ static double now(void)
 {
     struct timespec ts;
     return clock_gettime(CLOCK_MONOTONIC, &ts) ? 0 : (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-/* The serial reference: the interior as one unrolled loop, the edges with
- * wrapped indices (what a C programmer would write). */
-static double wrap_sum(const double *x, long n, long i, long j)
-{
-    double acc = 0;
-    for (long dj = -1; dj <= 1; dj++)
-        for (long di = -1; di <= 1; di++)
-            acc += x[(i + di + n) % n + ((j + dj + n) % n) * n];
-    return acc;
-}
-
-static void serial_sweep(const double *x, double *y, long n)
-{
-    for (long j = 0; j < n; j++) {
-        y[j * n] = wrap_sum(x, n, 0, j);
-        y[n - 1 + j * n] = wrap_sum(x, n, n - 1, j);
-        if (j == 0 || j == n - 1) {
-            for (long i = 1; i < n - 1; i++)
-                y[i + j * n] = wrap_sum(x, n, i, j);
-            continue;
-        }
-        for (long i = 1; i < n - 1; i++) {
-            const double *c = x + i + j * n;
-            y[i + j * n] = c[-n - 1] + c[-n] + c[-n + 1] + c[-1] + c[0] + c[1] + c[n - 1] + c[n] +
-                           c[n + 1];
-        }
-    }
 }
 
 static int cmp(const void *a, const void *b)
@@ -107,33 +83,43 @@ static void run_case(dagger_runtime_t *rt, FILE *out, size_t n, size_t blk, int 
     size_t m = n * n;
     double *sx = malloc(m * sizeof(double)), *sy = malloc(m * sizeof(double));
     must(dagger_array_collect(x, sx), "collect");
-    serial_sweep(sx, sy, (long)n);                  /* warm-up, and the reference */
+    dg_bench_serial_sweep_vec(sx, sy, (long)n);     /* warm-up, and the reference */
     must(dagger_stencil_run(NULL, s), "sweep");     /* warm-up */
     check(y, sy, m);
-    double td[MAX_REPS], ts[MAX_REPS], ratio[MAX_REPS];
-    for (int r = 0; r < reps; r++) {
-        /* Alternate which variant goes first, so neither always runs warm. */
-        for (int v = 0; v < 2; v++) {
+    dg_bench_serial_sweep_plain(sx, sy, (long)n);
+    check(y, sy, m);
+    /* t[0]: the sweep, t[1]: the plain loop, t[2]: the vectorized loop;
+     * r[0], r[1]: plain / sweep and vec / sweep. */
+    double t[3][MAX_REPS], r[2][MAX_REPS];
+    for (int k = 0; k < reps; k++) {
+        /* Rotate which variant goes first, so none always runs warm. */
+        for (int i = 0; i < 3; i++) {
+            int v = (i + k) % 3;
             double t0 = now();
-            if ((v + r) % 2 == 0)
+            if (v == 0)
                 must(dagger_stencil_run(NULL, s), "sweep");
+            else if (v == 1)
+                dg_bench_serial_sweep_plain(sx, sy, (long)n);
             else
-                serial_sweep(sx, sy, (long)n);
-            double dt = now() - t0;
-            *((v + r) % 2 == 0 ? &td[r] : &ts[r]) = dt;
+                dg_bench_serial_sweep_vec(sx, sy, (long)n);
+            t[v][k] = now() - t0;
         }
-        ratio[r] = ts[r] / td[r];
+        r[0][k] = t[1][k] / t[0][k];
+        r[1][k] = t[2][k] / t[0][k];
     }
-    double a[3], b[3], c[3];
-    stats(td, reps, a);
-    stats(ts, reps, b);
-    stats(ratio, reps, c);
-    char line[320];
+    double a[3], b[3], c[3], pr[3], vr[3];
+    stats(t[0], reps, a);
+    stats(t[1], reps, b);
+    stats(t[2], reps, c);
+    stats(r[0], reps, pr);
+    stats(r[1], reps, vr);
+    char line[400];
     snprintf(line, sizeof(line),
-             "N=%-5zu block %-4zu dagger %8.3f ms (%.3f-%.3f)  serial %8.3f ms (%.3f-%.3f)  "
-             "serial/dagger %5.2f (%.2f-%.2f)  reps %d",
-             n, blk, a[0] * 1e3, a[1] * 1e3, a[2] * 1e3, b[0] * 1e3, b[1] * 1e3, b[2] * 1e3, c[0],
-             c[1], c[2], reps);
+             "N=%-5zu block %-4zu dagger %8.3f ms (%.3f-%.3f)  serial plain %8.3f ms (%.3f-%.3f)  "
+             "vec %8.3f ms (%.3f-%.3f)  plain/dagger %5.2f (%.2f-%.2f)  vec/dagger %5.2f "
+             "(%.2f-%.2f)  reps %d",
+             n, blk, a[0] * 1e3, a[1] * 1e3, a[2] * 1e3, b[0] * 1e3, b[1] * 1e3, b[2] * 1e3,
+             c[0] * 1e3, c[1] * 1e3, c[2] * 1e3, pr[0], pr[1], pr[2], vr[0], vr[1], vr[2], reps);
     printf("%s\n", line);
     fprintf(out, "%s\n", line);
     fflush(stdout);

@@ -1,0 +1,13 @@
+/* bench_stencil_sweep's serial reference, compiled twice from stencil_serial.c
+ * (tools/bench/CMakeLists.txt): with the project's flags ("plain"), and with
+ * the flags the runtime's stencil kernel gets (DAGGER_KERNEL_VEC_OPTIONS:
+ * "vec"), so the sweep is compared with the same loop as the compiler gives
+ * it to the runtime's own kernel. */
+#ifndef DG_BENCH_STENCIL_SERIAL_H
+#define DG_BENCH_STENCIL_SERIAL_H
+
+/* y = the 3 x 3 neighbour sum of x with wrapped edges, x and y n x n. */
+void dg_bench_serial_sweep_plain(const double *x, double *y, long n);
+void dg_bench_serial_sweep_vec(const double *x, double *y, long n);
+
+#endif
