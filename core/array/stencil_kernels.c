@@ -31,7 +31,9 @@ static size_t src_index(int dir, size_t i, size_t len)
     return dir > 0 ? i : dir < 0 ? len - 1 - i : 0;
 }
 
-/* Copies the piece s (or the pad value) into d, the piece's box of a padded buffer. */
+/* Copies the piece s (or the pad value) into d, the piece's box of a padded
+ * buffer. Rows (dimension 0) are walked by pointer steps: a halo column is
+ * one element a row, where per-row index arithmetic cost more than the copy. */
 static void pack_copy(const dagger_slot_t *d, const dagger_slot_t *s, const dg_st_pack_param_t *p)
 {
     size_t es = dagger_dtype_size(d->dtype), ext[DAGGER_MAX_DIMS];
@@ -39,25 +41,30 @@ static void pack_copy(const dagger_slot_t *d, const dagger_slot_t *s, const dg_s
         ext[k] = k < d->ndims ? d->dims[k] : 1;
     unsigned char padv[8];
     dg_arr_store(d->dtype, padv, p->pad);
+    ptrdiff_t ostep = (ptrdiff_t)(d->strides[1] * es);
+    ptrdiff_t xstep = p->dir[1] > 0 ? (ptrdiff_t)(s->strides[1] * es)
+                      : p->dir[1] < 0 ? -(ptrdiff_t)(s->strides[1] * es) : 0;
     for (size_t i3 = 0; i3 < ext[3]; i3++)
-        for (size_t i2 = 0; i2 < ext[2]; i2++)
-            for (size_t i1 = 0; i1 < ext[1]; i1++) {
-                char *o = (char *)d->data + (i1 * d->strides[1] + i2 * d->strides[2] + i3 * d->strides[3]) * es;
-                if (p->fill) {
+        for (size_t i2 = 0; i2 < ext[2]; i2++) {
+            char *o = (char *)d->data + (i2 * d->strides[2] + i3 * d->strides[3]) * es;
+            if (p->fill) {
+                for (size_t i1 = 0; i1 < ext[1]; i1++, o += ostep)
                     for (size_t i0 = 0; i0 < ext[0]; i0++)
                         memcpy(o + i0 * es, padv, es);
-                    continue;
-                }
-                size_t j1 = src_index(p->dir[1], i1, ext[1]), j2 = src_index(p->dir[2], i2, ext[2]);
-                size_t j3 = src_index(p->dir[3], i3, ext[3]);
-                const char *x = (const char *)s->data +
-                                (j1 * s->strides[1] + j2 * s->strides[2] + j3 * s->strides[3]) * es;
+                continue;
+            }
+            size_t j1 = src_index(p->dir[1], 0, ext[1]), j2 = src_index(p->dir[2], i2, ext[2]);
+            size_t j3 = src_index(p->dir[3], i3, ext[3]);
+            const char *x = (const char *)s->data +
+                            (j1 * s->strides[1] + j2 * s->strides[2] + j3 * s->strides[3]) * es;
+            for (size_t i1 = 0; i1 < ext[1]; i1++, o += ostep, x += xstep) {
                 if (p->dir[0] > 0)
                     copy_elems(o, x, ext[0], es);
                 else
                     for (size_t i0 = 0; i0 < ext[0]; i0++)
                         memcpy(o + i0 * es, x + src_index(p->dir[0], i0, ext[0]) * es, es);
             }
+        }
 }
 
 int dg_arr_pack_impl(dagger_task_t *t)
@@ -81,33 +88,34 @@ typedef struct pads {
     dagger_slot_t slot[DAGGER_MAX_ARGS];    /* per argument: its padded buffer (data NULL: none) */
 } pads_t;
 
-/* The own block's frame (width 2h) into the padded buffer d. */
+/* The own block's frame (width 2h) into the padded buffer d: whole rows
+ * within 2h of an edge along dimensions 1..3 (or when the row is that thin),
+ * otherwise the 2h elements at each end of the row. */
 static void copy_ring(const dagger_slot_t *d, const dagger_slot_t *own, const uint64_t h[])
 {
     size_t es = dagger_dtype_size(own->dtype), ext[DAGGER_MAX_DIMS];
     for (int k = 0; k < DAGGER_MAX_DIMS; k++)
         ext[k] = k < own->ndims ? own->dims[k] : 1;
-    size_t w0 = 2 * h[0], centre = 0;
+    size_t w0 = 2 * h[0], centre = 0, row = ext[0] * es, tail = (ext[0] - w0) * es;
     for (int k = 0; k < DAGGER_MAX_DIMS; k++)
         centre += h[k] * d->strides[k];
+    int thin = ext[0] <= 2 * w0;
+    ptrdiff_t ostep = (ptrdiff_t)(d->strides[1] * es), xstep = (ptrdiff_t)(own->strides[1] * es);
     for (size_t i3 = 0; i3 < ext[3]; i3++)
-        for (size_t i2 = 0; i2 < ext[2]; i2++)
-            for (size_t i1 = 0; i1 < ext[1]; i1++) {
-                size_t i[DAGGER_MAX_DIMS] = {0, i1, i2, i3};
-                int edge = ext[0] <= 2 * w0;
-                for (int k = 1; k < DAGGER_MAX_DIMS; k++)
-                    edge |= i[k] < 2 * h[k] || i[k] + 2 * h[k] >= ext[k];
-                char *o = (char *)d->data +
-                          (centre + i1 * d->strides[1] + i2 * d->strides[2] + i3 * d->strides[3]) * es;
-                const char *x = (const char *)own->data +
-                                (i1 * own->strides[1] + i2 * own->strides[2] + i3 * own->strides[3]) * es;
-                if (edge) {
-                    memcpy(o, x, ext[0] * es);
+        for (size_t i2 = 0; i2 < ext[2]; i2++) {
+            int edge23 = thin || i2 < 2 * h[2] || i2 + 2 * h[2] >= ext[2] || i3 < 2 * h[3] ||
+                         i3 + 2 * h[3] >= ext[3];
+            char *o = (char *)d->data + (centre + i2 * d->strides[2] + i3 * d->strides[3]) * es;
+            const char *x = (const char *)own->data + (i2 * own->strides[2] + i3 * own->strides[3]) * es;
+            for (size_t i1 = 0; i1 < ext[1]; i1++, o += ostep, x += xstep) {
+                if (edge23 || i1 < 2 * h[1] || i1 + 2 * h[1] >= ext[1]) {
+                    memcpy(o, x, row);
                     continue;
                 }
                 copy_elems(o, x, w0, es);
-                copy_elems(o + (ext[0] - w0) * es, x + (ext[0] - w0) * es, w0, es);
+                copy_elems(o + tail, x + tail, w0, es);
             }
+        }
 }
 
 /* The padded buffer (argument pa) of argument a, a fused input's own block
@@ -386,6 +394,53 @@ static int eval_line(sweep_ctx_t *c, size_t i_[DAGGER_MAX_DIMS], const size_t ex
     return rc;
 }
 
+/* 1 when the expression is a window sum of one input over 3 rows of a 2-D
+ * window (the common stencil) whose double output it sets alone: sum3_direct
+ * runs it. */
+static int sum3_case(const sweep_ctx_t *c, int direct)
+{
+    const dg_st_expr_param_t *e = c->e;
+    const dagger_window_t *w = &c->w[0];
+    return direct && e->kernel == DG_ST_SUM && e->nin == 1 && !e->lhs_op && w->dist[1] == 1 &&
+           !w->dist[2] && !w->dist[3];
+}
+
+/* eval_line's work for sum3_case, written straight into the output: each
+ * line's rows found by arithmetic, the middle of an inner line read in
+ * place and the m0 elements at either end from the padded buffer, without
+ * eval_seg's per-segment set-up (at block 128 that set-up cost a quarter of
+ * the sum itself: two edge segments per line). */
+static void sum3_direct(const sweep_ctx_t *c, const dagger_slot_t *o, const size_t ext[])
+{
+    const win_src_t *s = &c->src[0];
+    size_t n = ext[0], m0 = c->m[0], i_[DAGGER_MAX_DIMS] = {0};
+    ptrdiff_t d = (ptrdiff_t)c->w[0].dist[0], es = (ptrdiff_t)s->es;
+    ptrdiff_t pstep = (ptrdiff_t)s->ps[1] * es, ostep = (ptrdiff_t)s->os[1] * es;
+    for (i_[3] = 0; i_[3] < ext[3]; i_[3]++)
+        for (i_[2] = 0; i_[2] < ext[2]; i_[2]++)
+            for (i_[1] = 0; i_[1] < ext[1]; i_[1]++) {
+                double *po = (double *)(void *)((char *)o->data +
+                                                (i_[1] * o->strides[1] + i_[2] * o->strides[2] +
+                                                 i_[3] * o->strides[3]) * sizeof(double));
+                const char *p = s->pad + (i_[1] * s->ps[1] + i_[2] * s->ps[2] + i_[3] * s->ps[3]) * s->es;
+                const char *pr[3] = {p - pstep, p, p + pstep};
+                if (!inner_line(c, i_, ext) || n <= 2 * m0) {
+                    sum_rows(s->dtype, pr, 3, d, n, po);
+                    continue;
+                }
+                const char *q = s->own + (m0 * s->os[0] + i_[1] * s->os[1] + i_[2] * s->os[2] +
+                                          i_[3] * s->os[3]) * s->es;
+                const char *qr[3] = {q - ostep, q, q + ostep};
+                sum_rows(s->dtype, qr, 3, d, n - 2 * m0, po + m0);
+                if (!m0)
+                    continue;
+                sum_rows(s->dtype, pr, 3, d, m0, po);
+                ptrdiff_t back = (ptrdiff_t)(n - m0) * es;
+                const char *pe[3] = {pr[0] + back, pr[1] + back, pr[2] + back};
+                sum_rows(s->dtype, pe, 3, d, m0, po + n - m0);
+            }
+}
+
 /* v = lhs op v over the line: the fused element-wise operation. */
 static void combine_lhs(sweep_ctx_t *c, const size_t i_[], size_t n, double *v)
 {
@@ -452,6 +507,11 @@ static int run_expr(dagger_task_t *t, const dg_st_sweep_hdr_t *h, const dg_st_ex
         return dagger_task_fail(t, "out of memory for a line of %zu values", ext[0]);
     c.l = c.v + ext[0];
     setup_inputs(t, &c, pads);
+    if (sum3_case(&c, direct)) {
+        sum3_direct(&c, &o, ext);
+        free(c.v);
+        return DAGGER_OK;
+    }
     size_t i_[DAGGER_MAX_DIMS] = {0};
     for (i_[3] = 0; i_[3] < ext[3]; i_[3]++)
         for (i_[2] = 0; i_[2] < ext[2]; i_[2]++)
