@@ -35,15 +35,10 @@ int dg_plan_spans_reserve(dg_plan_mem_t *m, dg_plan_spans_t *s, uint32_t n)
     return 0;
 }
 
-void dg_plan_spans_append(dg_plan_mem_t *m, dg_plan_spans_t *s, uint64_t b, uint64_t e)
+/* dg_plan_spans_append's path when the storage is full (or borrowed). */
+void dg_plan_spans_append_grow(dg_plan_mem_t *m, dg_plan_spans_t *s, uint64_t b, uint64_t e)
 {
-    DG_ASSERT(b < e);
-    if (s->n && s->v[s->n - 1].end >= b) {
-        DG_ASSERT(s->v[s->n - 1].end == b);
-        s->v[s->n - 1].end = e;
-        return;
-    }
-    if (DG_UNLIKELY(s->n == s->cap) && dg_plan_spans_reserve(m, s, s->n + 1))
+    if (dg_plan_spans_reserve(m, s, s->n + 1))
         return;
     s->v[s->n].begin = b;
     s->v[s->n].end = e;
@@ -116,6 +111,8 @@ int dg_plan_spans_subset(const dg_plan_spans_t *a, const dg_plan_spans_t *b)
         return 1;
     if (!b->n || dg_plan_spans_lo(a) < dg_plan_spans_lo(b) || dg_plan_spans_hi(a) > dg_plan_spans_hi(b))
         return 0;
+    if (b->n == 1)
+        return 1; /* one range holding a's bounding box (a whole chunk's copy, mostly) */
     uint32_t j = 0;
     for (uint32_t i = 0; i < a->n; i++) {
         while (j < b->n && b->v[j].end <= a->v[i].begin)

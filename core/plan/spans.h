@@ -7,6 +7,7 @@
 
 #include <stdint.h>
 
+#include "core/base/common.h"
 #include "core/plan/mem.h"
 
 typedef struct dg_plan_span {
@@ -40,8 +41,26 @@ static inline uint64_t dg_plan_spans_hi(const dg_plan_spans_t *s)
 void dg_plan_spans_release(dg_plan_mem_t *m, dg_plan_spans_t *s);
 /* Capacity for at least n spans; -1 when out of memory. */
 int dg_plan_spans_reserve(dg_plan_mem_t *m, dg_plan_spans_t *s, uint32_t n);
-/* Appends [b, e) (b >= the last end; merged with the last span when adjacent). */
-void dg_plan_spans_append(dg_plan_mem_t *m, dg_plan_spans_t *s, uint64_t b, uint64_t e);
+/* Appends [b, e) (b >= the last end; merged with the last span when adjacent).
+ * Inline: a strided view (a halo column) appends one span per element. */
+void dg_plan_spans_append_grow(dg_plan_mem_t *m, dg_plan_spans_t *s, uint64_t b, uint64_t e);
+static inline void dg_plan_spans_append(dg_plan_mem_t *m, dg_plan_spans_t *s, uint64_t b,
+                                        uint64_t e)
+{
+    DG_ASSERT(b < e);
+    if (s->n && s->v[s->n - 1].end >= b) {
+        DG_ASSERT(s->v[s->n - 1].end == b);
+        s->v[s->n - 1].end = e;
+        return;
+    }
+    if (DG_LIKELY(s->n < s->cap)) {
+        s->v[s->n].begin = b;
+        s->v[s->n].end = e;
+        s->n++;
+        return;
+    }
+    dg_plan_spans_append_grow(m, s, b, e);
+}
 void dg_plan_spans_copy(dg_plan_mem_t *m, dg_plan_spans_t *dst, const dg_plan_spans_t *src);
 /* Shrinks the storage to fit (for sets kept long). */
 void dg_plan_spans_shrink(dg_plan_mem_t *m, dg_plan_spans_t *s);
