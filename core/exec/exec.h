@@ -126,6 +126,9 @@ struct dg_exec {
     pthread_mutex_t wait_lock;
     pthread_cond_t wait_cond;
     _Atomic int waiters;
+    /* what it waits for (wait_lock): finishers wake it only once that holds */
+    int (*wait_fn)(struct dg_exec *, const void *);
+    const void *wait_arg;
 
     /* work */
     _Atomic int running;              /* threads running a task now (workers and the
