@@ -278,6 +278,46 @@ Test(array_stencil, mixed_boundaries_2d_3d)
     AR_OK(dagger_finalize(rt));
 }
 
+/* The 3-row 2-D window sum's own path (sum3_direct in
+ * core/array/stencil_kernels.c): windows 1 x 3 (nothing read from the
+ * padded buffer's row ends), 5 x 3 and 3 x 3, on 2-D arrays and on 3-D
+ * arrays with a 2-D window, blocks that divide the array and blocks that do
+ * not (and one thinner than the window), fused (Wrap) and not (Clamp in
+ * dimension 0, which reads a neighbour's strip beyond its block); then an f32
+ * array summed into an f64 one. */
+Test(array_stencil, three_row_window_sums)
+{
+    dagger_runtime_t *rt = ar_init();
+    const size_t dist[3][3] = {{0, 1, 0}, {2, 1, 0}, {1, 1, 0}};
+    const size_t blk[3][3] = {{6, 5, 2}, {5, 4, 3}, {1, 3, 4}};
+    const dagger_boundary_t bcs[2][3] = {
+        {{DAGGER_BC_WRAP, 0}, {DAGGER_BC_WRAP, 0}, {DAGGER_BC_WRAP, 0}},
+        {{DAGGER_BC_CLAMP, 0}, {DAGGER_BC_PAD, 1.5}, {DAGGER_BC_WRAP, 0}},
+    };
+    for (int nd = 2; nd <= 3; nd++)
+        for (int w = 0; w < 3; w++)
+            for (int b = 0; b < 3; b++)
+                for (int c = 0; c < 2; c++) {
+                    char what[80];
+                    snprintf(what, sizeof(what), "%d-D, window %zu x 3, blocks %zu x %zu, bc %d", nd,
+                             2 * dist[w][0] + 1, blk[b][0], blk[b][1], c);
+                    check_mixed(rt, nd, (size_t[]){12, 10, 3}, blk[b], dist[w], bcs[c], 31 + (uint64_t)b,
+                                1e-13, what);
+                }
+    dagger_array_desc_t df = AR_D2(DAGGER_F32, 12, 10, 5, 4), dd = AR_D2(DAGGER_F64, 12, 10, 5, 4);
+    dagger_array_t *a, *y;
+    AR_OK(dagger_array_rand(rt, &df, 7, &a));
+    AR_OK(dagger_array_zeros(rt, &dd, &y));
+    dagger_stencil_expr_t e = sum_expr(y, a, 1, bc_of(DAGGER_BC_WRAP, 0));
+    AR_OK(dagger_stencil_apply(rt, 1, &e));
+    double *x = ar_collect(a), want[120];
+    ar_ref_sum(x, want, 2, (size_t[]){12, 10}, (size_t[]){1, 1, 0}, bcs[0]);
+    ar_expect(y, want, 1e-13, "f32 into f64, 3 x 3 Wrap");
+    free(x);
+    AR_DESTROY(a, y);
+    AR_OK(dagger_finalize(rt));
+}
+
 /* A user kernel with arguments: a 5-point Laplacian times a coefficient. */
 static double laplace(const dagger_window_t *in, int nin, const size_t index[], const void *args)
 {
