@@ -1,6 +1,9 @@
 /* The allocation hook's test side: the per-thread failure countdown. */
 #include "core/base/alloc.h"
 
+#include <stdint.h>
+#include <sys/mman.h>
+
 _Thread_local long dg_alloc_countdown;
 static _Thread_local int dg_alloc_fired;
 
@@ -21,4 +24,17 @@ void dg_alloc_fail_at(long k)
 int dg_alloc_failed(void)
 {
     return dg_alloc_fired;
+}
+
+void dg_alloc_advise_huge(void *p, size_t n)
+{
+#ifdef MADV_HUGEPAGE
+    const uintptr_t huge = (uintptr_t)2 << 20;
+    uintptr_t b = ((uintptr_t)p + huge - 1) & ~(huge - 1), e = ((uintptr_t)p + n) & ~(huge - 1);
+    if (p && e > b)
+        (void)madvise((void *)b, e - b, MADV_HUGEPAGE);
+#else
+    (void)p;
+    (void)n;
+#endif
 }

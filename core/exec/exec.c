@@ -55,6 +55,7 @@ dagger_status_t dg_exec_create(const dg_exec_params_t *p, dg_exec_t **out)
     uint64_t n = pow2_at_least(p->window ? p->window : 16384);
     ex->mask = n - 1;
     ex->ring = dg_calloc(n, sizeof(*ex->ring));
+    dg_alloc_advise_huge(ex->ring, n * sizeof(*ex->ring));
     ex->own = dg_calloc((size_t)ex->nworkers, sizeof(*ex->own));
     ex->proc = dg_calloc((size_t)ex->nworkers + 1, sizeof(*ex->proc));
     ex->proc_turn = dg_calloc((size_t)ex->nworkers + 1, sizeof(*ex->proc_turn));
