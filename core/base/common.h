@@ -12,6 +12,7 @@
 #define DG_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define DG_UNUSED(x)   ((void)(x))
 #define DG_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+#define DG_CACHE_LINE 64 /* bytes: what fields written by different threads are kept apart by */
 #define DG_MIN(a, b) ((a) < (b) ? (a) : (b))
 #define DG_MAX(a, b) ((a) > (b) ? (a) : (b))
 #define DG_CONTAINER_OF(ptr, type, member) \

@@ -117,13 +117,17 @@ struct dg_exec {
     uint64_t mask;
     uint64_t seq_hi; /* the highest op seq given a slot (planner actor only): finalize
                       * visits only the slots ever used, not the whole lazily mapped ring */
-    _Atomic uint64_t emitted;         /* ops emitted (written by the submitting thread) */
-    _Atomic uint64_t retired;         /* ops finished */
-    _Atomic uint64_t ready_counter;   /* ready order */
+    /* The counters that different threads write sit on cache lines of their
+     * own (each group below starts one), apart from the fields the threads
+     * only read. dg_exec_create allocates the struct aligned to DG_CACHE_LINE,
+     * which the ready queue's indices (mpmc.h) already asked for. */
+    _Alignas(DG_CACHE_LINE) _Atomic uint64_t emitted; /* ops emitted (the submitting thread) */
+    _Alignas(DG_CACHE_LINE) _Atomic uint64_t retired; /* ops finished */
     _Atomic uint64_t progress;        /* bumps on every finished op (hang detector) */
+    _Alignas(DG_CACHE_LINE) _Atomic uint64_t ready_counter; /* ready order */
 
     /* waiting of the submitting thread */
-    pthread_mutex_t wait_lock;
+    _Alignas(DG_CACHE_LINE) pthread_mutex_t wait_lock;
     pthread_cond_t wait_cond;
     _Atomic int waiters;
     /* what it waits for (wait_lock): finishers wake it only once that holds */
@@ -131,9 +135,10 @@ struct dg_exec {
     const void *wait_arg;
 
     /* work */
-    _Atomic int running;              /* threads running a task now (workers and the
-                                         waiting submitting thread; exec.c take_slot) */
+    _Alignas(DG_CACHE_LINE) _Atomic int running; /* threads running a task now (workers and
+                                         the waiting submitting thread; exec.c take_slot) */
     _Atomic int long_seen;            /* a long task ran in this region: capped (run.c) */
+    _Alignas(DG_CACHE_LINE) char after_hot; /* the read-mostly fields below start a new line */
     _Atomic uint32_t task_us[DG_TASK_STAT_BUCKETS]; /* per codelet id bucket: the
                                          sampled mean run time in us (run.c) */
     dg_readyq_t shared;               /* any CPU worker */
