@@ -108,6 +108,10 @@ Test(boot, a_late_rank_is_still_read, .timeout = 45)
 {
     dgt_env_t *e = &dgt_env;
     dgt_boot(e);
+    if (e->size < 2) {
+        dgt_down(e);
+        cr_skip_test("needs two ranks: one reads, another is late");
+    }
     dg_boot_t *bp = &e->boot;
     int late = e->size - 1, mine = 100 + e->rank;
     if (e->rank == late)
