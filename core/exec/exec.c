@@ -411,8 +411,10 @@ void dg_exec_finish(dg_exec_t *ex, dg_xop_t *op)
     if (op->edges != op->inline_edges)
         free(op->edges);
     op->edges = NULL;
-    free(op->blob);
-    op->blob = NULL;
+    if (op->blob) {
+        free(op->blob);
+        op->blob = NULL;
+    }
     atomic_store_explicit(&op->retired, 1, memory_order_release);
     atomic_fetch_add_explicit(&ex->progress, 1, memory_order_relaxed);
     atomic_fetch_add_explicit(&ex->retired, 1, memory_order_acq_rel);

@@ -26,7 +26,7 @@ typedef struct dg_xedge {
 
 #define DG_XOP_CLOSED ((dg_xedge_t *)(uintptr_t)1)
 #define DG_XOP_INLINE_EDGES 4
-#define DG_XOP_INLINE_BLOB 256
+#define DG_XOP_INLINE_BLOB 448 /* four view arguments (4 x 104 B) and a small value without a malloc */
 
 /* A view or future argument resolved to memory at emit time. */
 typedef struct dg_xarg {

@@ -41,6 +41,14 @@ static const char *missing_kinds(const dg_plan_t *p, uint32_t want, char *buf)
  * the most written bytes, then most read bytes, then the lowest rank. */
 static int32_t owner_rank(const dg_plan_t *p, const dg_plan_scopes_t *sc)
 {
+    /* One owner for every argument (every task of a 1-rank run, most of a
+     * distributed one): the loop below would pick it, if the scope allows. */
+    int32_t one = -1;
+    for (uint32_t i = 0; i < p->nacc && one != -2; i++)
+        if (p->acc[i].arg != UINT32_MAX)
+            one = one == -1 || one == p->acc[i].c->owner ? p->acc[i].c->owner : -2;
+    if (one >= 0)
+        return dg_plan_scopes_rank_ok(p, sc, one) ? one : dg_plan_scopes_lowest_rank(p, sc);
     int32_t best = -1;
     uint64_t bw = 0, br = 0;
     for (uint32_t i = 0; i < p->nacc; i++) {

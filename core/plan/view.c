@@ -126,6 +126,11 @@ void dg_plan_view_spans(dg_plan_mem_t *m, const dg_plan_geom_t *g, const dg_plan
                         dg_plan_spans_t *out)
 {
     out->n = 0;
+    if (g->ndims == 1 && v->mod == DAGGER_FULL && g->strides[0] == 1) {
+        /* A contiguous 1-D range (most small tasks): one span, no loops. */
+        dg_plan_spans_append(m, out, v->off[0], v->off[0] + v->ext[0]);
+        return;
+    }
     uint64_t ext[DAGGER_MAX_DIMS], base = 0;
     for (uint32_t k = 0; k < DAGGER_MAX_DIMS; k++) {
         ext[k] = k < g->ndims ? v->ext[k] : 1;

@@ -2,6 +2,7 @@
  * reads never wait for reads; the accesses of one task never depend on each
  * other; pruning keeps histories small; explicit dependencies. */
 #include <criterion/criterion.h>
+#include <stdlib.h>
 
 #include "core/plan/hist.h"
 #include "tests/core/plan/plan_fixture.h"
@@ -176,6 +177,114 @@ Test(deps, histories_are_pruned)
     dg_plan_u64vec_release(&m, &deps);
     dg_plan_hctx_cleanup(&c);
     cr_assert_eq(m.st.in_use, 0, "histories give back all their memory");
+    dg_plan_mem_cleanup(&m);
+}
+
+/* A write of one range removes the entries inside it and cuts the ones it
+ * only meets, in both trees (the prune's fast paths keep the general rule). */
+typedef struct entries {
+    uint32_t n;
+    uint64_t id[8], lo[8], hi[8], nspans[8];
+    int write[8];
+} entries_t;
+
+static void note_entry(void *ctx, uint64_t id, int write, const dg_plan_spans_t *s)
+{
+    entries_t *e = ctx;
+    cr_assert_lt(e->n, 8);
+    e->id[e->n] = id;
+    e->write[e->n] = write;
+    e->lo[e->n] = dg_plan_spans_lo(s);
+    e->hi[e->n] = dg_plan_spans_hi(s);
+    e->nspans[e->n++] = s->n;
+}
+
+static void add_range(dg_plan_hctx_t *c, dg_plan_hist_t *h, dg_plan_spans_t *s, uint64_t b,
+                      uint64_t e, int write, uint64_t id)
+{
+    dg_plan_spans_clear(s);
+    dg_plan_spans_append(c->mem, s, b, e);
+    dg_plan_hist_add(c, h, s, write, id);
+}
+
+Test(deps, a_write_removes_what_it_covers_and_cuts_what_it_meets)
+{
+    dg_plan_mem_t m;
+    dg_plan_mem_init(&m);
+    dg_plan_hctx_t c;
+    dg_plan_hctx_init(&c, &m);
+    dg_plan_hist_t h;
+    dg_plan_hist_init(&h);
+    dg_plan_spans_t s;
+    dg_plan_spans_init(&s);
+    add_range(&c, &h, &s, 0, 10, 1, 1);   /* cut to [0, 8) */
+    add_range(&c, &h, &s, 5, 20, 0, 2);   /* cut to [5, 8) */
+    add_range(&c, &h, &s, 12, 30, 0, 3);  /* covered: gone */
+    add_range(&c, &h, &s, 30, 40, 0, 4);  /* cut to [35, 40) */
+    add_range(&c, &h, &s, 50, 60, 1, 5);  /* untouched */
+    dg_plan_spans_clear(&s); /* a two-span read: [20, 22) and [36, 38), cut to [36, 38) */
+    dg_plan_spans_append(&m, &s, 20, 22);
+    dg_plan_spans_append(&m, &s, 36, 38);
+    dg_plan_hist_add(&c, &h, &s, 0, 6);
+    add_range(&c, &h, &s, 8, 35, 1, 7);
+    cr_assert_eq(h.n, 6);
+    entries_t e = {0};
+    dg_plan_hist_foreach(&h, note_entry, &e);
+    cr_assert_eq(e.n, 6);
+    /* writes first, then reads, each by start */
+    const uint64_t id[6] = {1, 7, 5, 2, 4, 6}, lo[6] = {0, 8, 50, 5, 35, 36},
+                   hi[6] = {8, 35, 60, 8, 40, 38};
+    for (uint32_t i = 0; i < 6; i++) {
+        cr_assert_eq(e.id[i], id[i], "entry %u is access %llu", i, (unsigned long long)e.id[i]);
+        cr_assert_eq(e.lo[i], lo[i], "access %llu starts at %llu", (unsigned long long)id[i],
+                     (unsigned long long)e.lo[i]);
+        cr_assert_eq(e.hi[i], hi[i], "access %llu ends at %llu", (unsigned long long)id[i],
+                     (unsigned long long)e.hi[i]);
+        cr_assert_eq(e.nspans[i], 1);
+    }
+    /* a write over everything leaves only itself */
+    add_range(&c, &h, &s, 0, 100, 1, 8);
+    cr_assert_eq(h.n, 1);
+    dg_plan_hist_clear(&c, &h);
+    dg_plan_spans_release(&m, &s);
+    dg_plan_hctx_cleanup(&c);
+    cr_assert_eq(m.st.in_use, 0, "histories give back all their memory");
+    dg_plan_mem_cleanup(&m);
+}
+
+static int cmp_ref(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Dependency lists sort and lose their repeats at every length (the short
+ * ones by insertion, the long ones by qsort). */
+Test(deps, dependency_lists_sort_and_drop_repeats)
+{
+    dg_plan_mem_t m;
+    dg_plan_mem_init(&m);
+    uint64_t x = 12345;
+    for (uint32_t n = 0; n <= 64; n++)
+        for (int rep = 0; rep < 20; rep++) {
+            dg_plan_u64vec_t v = {0};
+            uint64_t ref[64];
+            for (uint32_t i = 0; i < n; i++) {
+                x = x * 6364136223846793005ull + 1442695040888963407ull;
+                ref[i] = (x >> 33) % (rep % 2 ? 8 : 1000); /* many repeats, or few */
+                dg_plan_u64vec_push(&m, &v, ref[i]);
+            }
+            qsort(ref, n, sizeof(ref[0]), cmp_ref);
+            uint32_t k = 0;
+            for (uint32_t i = 0; i < n; i++)
+                if (!k || ref[i] != ref[k - 1])
+                    ref[k++] = ref[i];
+            dg_plan_u64vec_sort_unique(&v);
+            cr_assert_eq(v.n, k, "length %u: %u ids left, want %u", n, v.n, k);
+            for (uint32_t i = 0; i < k; i++)
+                cr_assert_eq(v.v[i], ref[i], "length %u, id %u", n, i);
+            dg_plan_u64vec_release(&m, &v);
+        }
     dg_plan_mem_cleanup(&m);
 }
 
