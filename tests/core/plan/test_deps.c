@@ -122,6 +122,32 @@ Test(deps, explicit_dependencies_and_regions)
     w_region_end(w);
 }
 
+/* One history with its planner memory, scratch and a span set. */
+typedef struct hx {
+    dg_plan_mem_t m;
+    dg_plan_hctx_t c;
+    dg_plan_hist_t h;
+    dg_plan_spans_t s;
+} hx_t;
+
+static void hx_init(hx_t *x)
+{
+    dg_plan_mem_init(&x->m);
+    dg_plan_hctx_init(&x->c, &x->m);
+    dg_plan_hist_init(&x->h);
+    dg_plan_spans_init(&x->s);
+}
+
+/* Frees it all and checks that the history gave back all its memory. */
+static void hx_done(hx_t *x)
+{
+    dg_plan_hist_clear(&x->c, &x->h);
+    dg_plan_spans_release(&x->m, &x->s);
+    dg_plan_hctx_cleanup(&x->c);
+    cr_assert_eq(x->m.st.in_use, 0, "histories give back all their memory");
+    dg_plan_mem_cleanup(&x->m);
+}
+
 /* Histories stay pruned: a chain of writers keeps one entry; a write that
  * covers many readers replaces them. */
 static void count_entry(void *ctx, uint64_t id, int write, const dg_plan_spans_t *s)
@@ -134,50 +160,40 @@ static void count_entry(void *ctx, uint64_t id, int write, const dg_plan_spans_t
 
 Test(deps, histories_are_pruned)
 {
-    dg_plan_mem_t m;
-    dg_plan_mem_init(&m);
-    dg_plan_hctx_t c;
-    dg_plan_hctx_init(&c, &m);
-    dg_plan_hist_t h;
-    dg_plan_hist_init(&h);
-    dg_plan_spans_t s;
-    dg_plan_spans_init(&s);
+    hx_t x;
+    hx_init(&x);
     dg_plan_u64vec_t deps = {0};
-    dg_plan_spans_append(&m, &s, 0, 100);
+    dg_plan_spans_append(&x.m, &x.s, 0, 100);
     for (uint64_t i = 1; i <= 1000; i++)
-        dg_plan_hist_add(&c, &h, &s, 1, i);
-    cr_assert_eq(h.n, 1);
+        dg_plan_hist_add(&x.c, &x.h, &x.s, 1, i);
+    cr_assert_eq(x.h.n, 1);
     for (uint64_t i = 1001; i <= 2000; i++)
-        dg_plan_hist_add(&c, &h, &s, 0, i);
-    cr_assert_eq(h.n, 1001);
-    dg_plan_hist_deps(&c, &h, &s, 1, &deps);
+        dg_plan_hist_add(&x.c, &x.h, &x.s, 0, i);
+    cr_assert_eq(x.h.n, 1001);
+    dg_plan_hist_deps(&x.c, &x.h, &x.s, 1, &deps);
     cr_assert_eq(deps.n, 1001);
-    dg_plan_hist_add(&c, &h, &s, 1, 3000);
-    cr_assert_eq(h.n, 1);
+    dg_plan_hist_add(&x.c, &x.h, &x.s, 1, 3000);
+    cr_assert_eq(x.h.n, 1);
     /* element-wise writers: disjoint entries, each query finds only its own */
     for (uint64_t i = 0; i < 100; i++) {
-        dg_plan_spans_clear(&s);
-        dg_plan_spans_append(&m, &s, i, i + 1);
-        dg_plan_hist_add(&c, &h, &s, 1, 4000 + i);
+        dg_plan_spans_clear(&x.s);
+        dg_plan_spans_append(&x.m, &x.s, i, i + 1);
+        dg_plan_hist_add(&x.c, &x.h, &x.s, 1, 4000 + i);
     }
-    cr_assert_eq(h.n, 100, "the writer of [0,100) was cut to nothing");
+    cr_assert_eq(x.h.n, 100, "the writer of [0,100) was cut to nothing");
     int n = 0;
-    dg_plan_hist_foreach(&h, count_entry, &n);
+    dg_plan_hist_foreach(&x.h, count_entry, &n);
     cr_assert_eq(n, 100);
-    dg_plan_spans_clear(&s);
-    dg_plan_spans_append(&m, &s, 40, 43);
+    dg_plan_spans_clear(&x.s);
+    dg_plan_spans_append(&x.m, &x.s, 40, 43);
     deps.n = 0;
-    dg_plan_hist_deps(&c, &h, &s, 0, &deps);
+    dg_plan_hist_deps(&x.c, &x.h, &x.s, 0, &deps);
     dg_plan_u64vec_sort_unique(&deps);
     cr_assert_eq(deps.n, 3);
     cr_assert_eq(deps.v[0], 4040);
     cr_assert_eq(deps.v[2], 4042);
-    dg_plan_hist_clear(&c, &h);
-    dg_plan_spans_release(&m, &s);
-    dg_plan_u64vec_release(&m, &deps);
-    dg_plan_hctx_cleanup(&c);
-    cr_assert_eq(m.st.in_use, 0, "histories give back all their memory");
-    dg_plan_mem_cleanup(&m);
+    dg_plan_u64vec_release(&x.m, &deps);
+    hx_done(&x);
 }
 
 /* A write of one range removes the entries inside it and cuts the ones it
@@ -199,37 +215,30 @@ static void note_entry(void *ctx, uint64_t id, int write, const dg_plan_spans_t 
     e->nspans[e->n++] = s->n;
 }
 
-static void add_range(dg_plan_hctx_t *c, dg_plan_hist_t *h, dg_plan_spans_t *s, uint64_t b,
-                      uint64_t e, int write, uint64_t id)
+static void add_range(hx_t *x, uint64_t b, uint64_t e, int write, uint64_t id)
 {
-    dg_plan_spans_clear(s);
-    dg_plan_spans_append(c->mem, s, b, e);
-    dg_plan_hist_add(c, h, s, write, id);
+    dg_plan_spans_clear(&x->s);
+    dg_plan_spans_append(&x->m, &x->s, b, e);
+    dg_plan_hist_add(&x->c, &x->h, &x->s, write, id);
 }
 
 Test(deps, a_write_removes_what_it_covers_and_cuts_what_it_meets)
 {
-    dg_plan_mem_t m;
-    dg_plan_mem_init(&m);
-    dg_plan_hctx_t c;
-    dg_plan_hctx_init(&c, &m);
-    dg_plan_hist_t h;
-    dg_plan_hist_init(&h);
-    dg_plan_spans_t s;
-    dg_plan_spans_init(&s);
-    add_range(&c, &h, &s, 0, 10, 1, 1);   /* cut to [0, 8) */
-    add_range(&c, &h, &s, 5, 20, 0, 2);   /* cut to [5, 8) */
-    add_range(&c, &h, &s, 12, 30, 0, 3);  /* covered: gone */
-    add_range(&c, &h, &s, 30, 40, 0, 4);  /* cut to [35, 40) */
-    add_range(&c, &h, &s, 50, 60, 1, 5);  /* untouched */
-    dg_plan_spans_clear(&s); /* a two-span read: [20, 22) and [36, 38), cut to [36, 38) */
-    dg_plan_spans_append(&m, &s, 20, 22);
-    dg_plan_spans_append(&m, &s, 36, 38);
-    dg_plan_hist_add(&c, &h, &s, 0, 6);
-    add_range(&c, &h, &s, 8, 35, 1, 7);
-    cr_assert_eq(h.n, 6);
+    hx_t x;
+    hx_init(&x);
+    add_range(&x, 0, 10, 1, 1);   /* cut to [0, 8) */
+    add_range(&x, 5, 20, 0, 2);   /* cut to [5, 8) */
+    add_range(&x, 12, 30, 0, 3);  /* covered: gone */
+    add_range(&x, 30, 40, 0, 4);  /* cut to [35, 40) */
+    add_range(&x, 50, 60, 1, 5);  /* untouched */
+    dg_plan_spans_clear(&x.s); /* a two-span read: [20, 22) and [36, 38), cut to [36, 38) */
+    dg_plan_spans_append(&x.m, &x.s, 20, 22);
+    dg_plan_spans_append(&x.m, &x.s, 36, 38);
+    dg_plan_hist_add(&x.c, &x.h, &x.s, 0, 6);
+    add_range(&x, 8, 35, 1, 7);
+    cr_assert_eq(x.h.n, 6);
     entries_t e = {0};
-    dg_plan_hist_foreach(&h, note_entry, &e);
+    dg_plan_hist_foreach(&x.h, note_entry, &e);
     cr_assert_eq(e.n, 6);
     /* writes first, then reads, each by start */
     const uint64_t id[6] = {1, 7, 5, 2, 4, 6}, lo[6] = {0, 8, 50, 5, 35, 36},
@@ -243,13 +252,9 @@ Test(deps, a_write_removes_what_it_covers_and_cuts_what_it_meets)
         cr_assert_eq(e.nspans[i], 1);
     }
     /* a write over everything leaves only itself */
-    add_range(&c, &h, &s, 0, 100, 1, 8);
-    cr_assert_eq(h.n, 1);
-    dg_plan_hist_clear(&c, &h);
-    dg_plan_spans_release(&m, &s);
-    dg_plan_hctx_cleanup(&c);
-    cr_assert_eq(m.st.in_use, 0, "histories give back all their memory");
-    dg_plan_mem_cleanup(&m);
+    add_range(&x, 0, 100, 1, 8);
+    cr_assert_eq(x.h.n, 1);
+    hx_done(&x);
 }
 
 static int cmp_ref(const void *a, const void *b)
