@@ -26,7 +26,12 @@ typedef struct dg_xedge {
 
 #define DG_XOP_CLOSED ((dg_xedge_t *)(uintptr_t)1)
 #define DG_XOP_INLINE_EDGES 4
-#define DG_XOP_INLINE_BLOB 448 /* four view arguments (4 x 104 B) and a small value without a malloc */
+/* Room for five view arguments (5 x 104 B) and a 64-byte value, or six
+ * views, without a malloc and a cross-thread free per task (a Task Bench
+ * stencil point: its output, three inputs, its parameters). The ring of
+ * 65536 ops (DAGGER_TASK_WINDOW) is then 58 MB of address space, touched
+ * only as far as ops are in flight. */
+#define DG_XOP_INLINE_BLOB 640
 
 /* A view or future argument resolved to memory at emit time. */
 typedef struct dg_xarg {
