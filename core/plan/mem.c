@@ -44,9 +44,10 @@ static unsigned size_class(size_t size)
     return c;
 }
 
-static void *sys_alloc(dg_plan_mem_t *m, size_t size)
+/* zero: calloc, whose large blocks come zeroed from the system untouched. */
+static void *sys_alloc(dg_plan_mem_t *m, size_t size, int zero)
 {
-    void *p = dg_malloc(size);
+    void *p = zero ? dg_calloc(1, size) : dg_malloc(size);
     if (DG_UNLIKELY(!p)) {
         m->failed = 1;
         return NULL;
@@ -57,9 +58,9 @@ static void *sys_alloc(dg_plan_mem_t *m, size_t size)
     return p;
 }
 
-static void *big_alloc(dg_plan_mem_t *m, size_t size)
+static void *big_alloc(dg_plan_mem_t *m, size_t size, int zero)
 {
-    dg_plan_big_t *b = sys_alloc(m, sizeof(*b) + size);
+    dg_plan_big_t *b = sys_alloc(m, sizeof(*b) + size, zero);
     if (!b)
         return NULL;
     b->size = size;
@@ -105,7 +106,7 @@ static void *class_alloc(dg_plan_mem_t *m, unsigned c)
                 m->bump_left -= kb;
             }
         }
-        char *slab = sys_alloc(m, DG_PLAN_MEM_SLAB);
+        char *slab = sys_alloc(m, DG_PLAN_MEM_SLAB, 0);
         if (!slab)
             return NULL;
         *(void **)slab = m->slabs;
@@ -127,21 +128,31 @@ static size_t rounded(size_t size)
     return (size_t)1 << (size_class(size) + DG_PLAN_MEM_MIN_SHIFT);
 }
 
-void *dg_plan_mem_alloc(dg_plan_mem_t *m, size_t size)
+static void *alloc(dg_plan_mem_t *m, size_t size, int zero)
 {
     if (size == 0)
         return NULL;
     void *p;
     if (size > ((size_t)1 << DG_PLAN_MEM_MAX_SHIFT))
-        p = big_alloc(m, size);
-    else
-        p = class_alloc(m, size_class(size));
+        p = big_alloc(m, size, zero);
+    else if ((p = class_alloc(m, size_class(size))) && zero)
+        memset(p, 0, size);
     if (p) {
         m->st.in_use += rounded(size);
         if (m->st.in_use > m->st.peak_in_use)
             m->st.peak_in_use = m->st.in_use;
     }
     return p;
+}
+
+void *dg_plan_mem_alloc(dg_plan_mem_t *m, size_t size)
+{
+    return alloc(m, size, 0);
+}
+
+void *dg_plan_mem_alloc_zeroed(dg_plan_mem_t *m, size_t size)
+{
+    return alloc(m, size, 1);
 }
 
 void dg_plan_mem_free(dg_plan_mem_t *m, void *ptr, size_t size)

@@ -37,6 +37,10 @@ void dg_plan_mem_cleanup(dg_plan_mem_t *m);
 /* Returns NULL (and sets m->failed) when the system is out of memory.
  * size 0 returns NULL without failing. */
 void *dg_plan_mem_alloc(dg_plan_mem_t *m, size_t size);
+/* The same, zeroed; a large block (over the largest class) comes from
+ * calloc, so pages nobody writes are never touched: the planner's task ring
+ * was 1.5 MB of page faults at every start (384 faults, ~6 ms here). */
+void *dg_plan_mem_alloc_zeroed(dg_plan_mem_t *m, size_t size);
 /* size must be the size given to alloc (callers always know it). */
 void dg_plan_mem_free(dg_plan_mem_t *m, void *ptr, size_t size);
 /* Grows or shrinks a block, keeping min(old, new) bytes. */

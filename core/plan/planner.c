@@ -47,14 +47,10 @@ dagger_status_t dg_plan_create(const dg_plan_params_t *params, dg_plan_t **out)
             p->ring_cap *= 2;
         const dg_plan_prank_t *me = &p->ranks[params->my_rank];
         p->nspaces = 1 + dg_plan_rank_nprocs(me) - me->n[DG_PLAN_CPU];
-        p->ring = dg_plan_mem_alloc(&p->mem, p->ring_cap * sizeof(*p->ring));
-        p->cache = dg_plan_mem_alloc(&p->mem, p->nspaces * sizeof(*p->cache));
+        p->ring = dg_plan_mem_alloc_zeroed(&p->mem, p->ring_cap * sizeof(*p->ring));
+        p->cache = dg_plan_mem_alloc_zeroed(&p->mem, p->nspaces * sizeof(*p->cache));
         if (!p->ring || !p->cache)
             st = dg_error(DAGGER_ERR_NO_MEMORY, "dg_plan_create: out of memory");
-        else {
-            memset(p->ring, 0, p->ring_cap * sizeof(*p->ring));
-            memset(p->cache, 0, p->nspaces * sizeof(*p->cache));
-        }
     }
     if (st != DAGGER_OK) {
         dg_plan_mem_cleanup(&p->mem);
