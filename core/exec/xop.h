@@ -26,12 +26,16 @@ typedef struct dg_xedge {
 
 #define DG_XOP_CLOSED ((dg_xedge_t *)(uintptr_t)1)
 #define DG_XOP_INLINE_EDGES 4
-/* Room for five view arguments (5 x 104 B) and a 64-byte value, or six
- * views, without a malloc and a cross-thread free per task (a Task Bench
- * stencil point: its output, three inputs, its parameters). The ring of
- * 65536 ops (DAGGER_TASK_WINDOW) is then 58 MB of address space, touched
- * only as far as ops are in flight. */
-#define DG_XOP_INLINE_BLOB 640
+/* The argument block of a launch lives here when it fits (two view
+ * arguments and a small value), else in a malloc'ed blob. Not larger: every
+ * byte of a slot is touched once per slot of the ring (65536 by default,
+ * DAGGER_TASK_WINDOW), and the ring's first pass takes a huge-page fault
+ * every 2 MB, 0.4-3.5 ms each on these machines. With 640 bytes (five views
+ * inline, no malloc) the ring grew from 32 to 58 MB and Task Bench's spread
+ * on 2 ranks x 1 thread, whose METG sweep decides within the ring's first
+ * pass, went from 7 to 15 us (three alternated runs each; 7.1 us again with
+ * an 8192-op window). */
+#define DG_XOP_INLINE_BLOB 256
 
 /* A view or future argument resolved to memory at emit time. */
 typedef struct dg_xarg {
