@@ -29,7 +29,10 @@
  * has the row. The dagger time is the call (its own region) and includes
  * the copies getrf/gesv make; resetting the inputs is outside it. The first
  * (warm-up) repetition checks every result against the reference (R of QR
- * up to row signs): a wrong one is reported WRONG and the exit status is 1. */
+ * up to row signs): a wrong one is reported WRONG and the exit status is 1.
+ * The Cholesky row also times one N x N x N dgemm with the reference's
+ * threads among its variants and prints Cholesky's rate as a fraction of it
+ * (the issue's budget: at least 0.9, the tile kernels' limit). */
 #include <cblas.h>
 #include <dagger.h>
 #include <lapacke.h>
@@ -46,7 +49,10 @@
 #define MAX_REPS 50
 #define TOL 1e-8
 
-enum { V_REF, V_DAGGER, V_STARPU, NVAR };
+/* V_GEMM: the Cholesky row's kernel limit, one N x N x N cblas_dgemm with
+ * the reference's threads, alternated with the others (the issue's budget:
+ * Cholesky at 90 % of the dgemm rate of the same run). */
+enum { V_REF, V_DAGGER, V_STARPU, V_GEMM, NVAR };
 enum { P_CHOL, P_LU, P_MATMUL, P_MATVEC, P_QR, P_SOLVE, P_SYRK, NPROB };
 static const char *prob_names[NPROB] = {"cholesky", "lu", "matmul", "matvec", "qr", "solve", "syrk"};
 /* Dagger.jl in ms from the seeds' PR table (001), its "master" column as
@@ -102,7 +108,7 @@ typedef struct bench {
 typedef struct row {
     int prob, n, tile;
     dagger_array_t *a0, *a, *b0, *b, *c0, *c, *t;
-    double *ha, *hb, *hc, *ref, *got, *tiles;
+    double *ha, *hb, *hc, *ref, *got, *tiles, *gemm_c;
     int64_t *ipiv;
     lapack_int *rpiv;
     double *qwork;
@@ -187,6 +193,8 @@ static void row_init(bench_t *b, row_t *w)
             w->lqwork = (lapack_int)q;
             w->qwork = xmalloc((size_t)w->lqwork * sizeof(double));
         }
+        if (p == P_CHOL)
+            w->gemm_c = xmalloc(nn * sizeof(double));
 #ifdef DG_HAVE_STARPU
         if (b->nranks == 1 && n % ts == 0)
             w->tiles = xmalloc((p == P_MATMUL ? 3 : p == P_SYRK ? 2 : 1) * nn * sizeof(double));
@@ -200,8 +208,9 @@ static void row_free(row_t *w)
     for (int i = 0; i < 7; i++)
         if (arrays[i])
             check(dagger_array_destroy(arrays[i]), "destroy");
-    void *bufs[] = {w->ha, w->hb, w->hc, w->ref, w->got, w->tiles, w->ipiv, w->rpiv, w->qwork};
-    for (int i = 0; i < 9; i++)
+    void *bufs[] = {w->ha, w->hb, w->hc, w->ref, w->got, w->tiles, w->ipiv, w->rpiv, w->qwork,
+                    w->gemm_c};
+    for (int i = 0; i < 10; i++)
         free(bufs[i]);
 }
 
@@ -246,6 +255,19 @@ static double ref_run(bench_t *b, row_t *w)
         fprintf(stderr, "bench_linalg_tiled: reference %s: info %d\n", prob_names[p], (int)info);
     if (p == P_SOLVE)
         memcpy(x, rhs, (size_t)n * sizeof(double));
+    return t;
+}
+
+/* The Cholesky row's dgemm (C = A A, the row's matrix), as ref_run times. */
+static double gemm_run(bench_t *b, row_t *w)
+{
+    int n = w->n;
+    openblas_set_num_threads(b->ref_threads);
+    double t0 = now_s();
+    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0, w->ha, n, w->ha, n, 0.0,
+                w->gemm_c, n);
+    double t = now_s() - t0;
+    openblas_set_num_threads(1);
     return t;
 }
 
@@ -331,24 +353,32 @@ static double rel_err(const row_t *w)
 
 /* ------------------------------------------------------------ driver */
 
-/* StarPU runs where it was built, on one rank, unless BENCH_STARPU=0. */
-static int nvariants(const bench_t *b, const row_t *w)
+/* The row's variants in their rotation order: StarPU where it was built,
+ * on one rank, unless BENCH_STARPU=0; dgemm for Cholesky. */
+static int variants(const row_t *w, int vars[NVAR])
 {
-    (void)b;
     const char *e = getenv("BENCH_STARPU");
-    return w->tiles && !(e && !strcmp(e, "0")) ? 3 : 2;
+    int n = 0;
+    vars[n++] = V_REF;
+    vars[n++] = V_DAGGER;
+    if (w->tiles && !(e && !strcmp(e, "0")))
+        vars[n++] = V_STARPU;
+    if (w->prob == P_CHOL)
+        vars[n++] = V_GEMM;
+    return n;
 }
 
 static void run_row(bench_t *b, row_t *w)
 {
     int root = b->rank == 0;
-    int nvar = nvariants(b, w);
+    int vars[NVAR], nvar = variants(w, vars);
+    check(dagger_bcast(b->rt, vars, sizeof(vars), 0), "bcast");
     check(dagger_bcast(b->rt, &nvar, sizeof(nvar), 0), "bcast");
-    for (int v = 0; v < nvar; v++)
-        w->have[v] = 1;
+    for (int i = 0; i < nvar; i++)
+        w->have[vars[i]] = 1;
     for (int rep = -1; rep < b->reps; rep++)
         for (int s = 0; s < nvar; s++) {
-            int v = (rep + 1 + s) % nvar; /* the warm-up runs the reference first */
+            int v = vars[(rep + 1 + s) % nvar]; /* the warm-up runs the reference first */
             double t = 0;
             pause_s(0.1);
             if (v == V_REF) {
@@ -359,6 +389,10 @@ static void run_row(bench_t *b, row_t *w)
                 t = dagger_run(b, w);
                 if (rep == -1)
                     dagger_result(w);
+            } else if (v == V_GEMM) {
+                if (root)
+                    t = gemm_run(b, w);
+                check(dagger_barrier(b->rt), "barrier");
             } else {
 #ifdef DG_HAVE_STARPU
                 if (root)
@@ -366,7 +400,7 @@ static void run_row(bench_t *b, row_t *w)
 #endif
                 check(dagger_barrier(b->rt), "barrier");
             }
-            if (rep == -1 && v != V_REF && root) {
+            if (rep == -1 && (v == V_DAGGER || v == V_STARPU) && root) {
                 w->err[v] = rel_err(w);
                 if (!(w->err[v] <= TOL))
                     b->wrong = 1;
@@ -403,7 +437,7 @@ static void report(bench_t *b, const row_t *w)
     for (int v = 0; v < NVAR; v++)
         if (w->have[v]) {
             med[v] = median(w->secs[v], reps);
-            gf[v] = flops(w->prob, w->n) / med[v] * 1e-9;
+            gf[v] = (v == V_GEMM ? flops(P_MATMUL, w->n) : flops(w->prob, w->n)) / med[v] * 1e-9;
         }
     double lo = 1e30, hi = 0;
     for (int i = 0; i < reps; i++) {
@@ -436,7 +470,21 @@ static void report(bench_t *b, const row_t *w)
                 w->err[V_DAGGER], ok);
     /* Per-repetition times: dagger's for tools/bench/run-suite, all three
      * for tools/bench/linalg-sweep. */
-    static const char *tags[NVAR] = {"#ref_samples", "#samples", "#starpu_samples"};
+    if (w->have[V_GEMM]) {
+        double gr[MAX_REPS]; /* per repetition: Cholesky's rate over dgemm's */
+        for (int i = 0; i < reps; i++)
+            gr[i] = flops(P_CHOL, w->n) / w->secs[V_DAGGER][i] /
+                    (flops(P_MATMUL, w->n) / w->secs[V_GEMM][i]);
+        printf("%-8s %5d %5d %dx%d   dgemm %.2f GF/s (%d threads, same run): cholesky at "
+               "%.3f of it (pairs %.3f)\n", "", w->n, w->tile, b->nranks, b->threads, gf[V_GEMM],
+               b->ref_threads, gf[V_DAGGER] / gf[V_GEMM], median(gr, reps));
+        if (b->out)
+            fprintf(b->out, "#gemm cholesky n=%d tile=%d gemm_gflops=%.3f dagger_over_gemm=%.4f "
+                    "pairs=%.4f\n", w->n, w->tile, gf[V_GEMM], gf[V_DAGGER] / gf[V_GEMM],
+                    median(gr, reps));
+    }
+    static const char *tags[NVAR] = {"#ref_samples", "#samples", "#starpu_samples",
+                                     "#gemm_samples"};
     for (int v = 0; b->out && v < NVAR; v++) {
         if (!w->have[v])
             continue;
