@@ -371,7 +371,7 @@ static int variants(const row_t *w, int vars[NVAR])
 static void run_row(bench_t *b, row_t *w)
 {
     int root = b->rank == 0;
-    int vars[NVAR], nvar = variants(w, vars);
+    int vars[NVAR] = {0}, nvar = variants(w, vars); /* all of it is broadcast */
     check(dagger_bcast(b->rt, vars, sizeof(vars), 0), "bcast");
     check(dagger_bcast(b->rt, &nvar, sizeof(nvar), 0), "bcast");
     for (int i = 0; i < nvar; i++)
