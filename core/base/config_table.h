@@ -45,6 +45,9 @@
     X(task_window, "DAGGER_TASK_WINDOW", INT, "65536",                                        \
       "tasks planned but not finished per rank before submission waits (back-pressure)")      \
     X(slot_cache, "DAGGER_SLOT_CACHE", SIZE, "268435456",                                     \
-      "bytes of temporary slots kept between regions per memory space")
+      "bytes of temporary slots kept between regions per memory space")                       \
+    X(plan_replay, "DAGGER_PLAN_REPLAY", INT, "65536",                                        \
+      "regions of at most this many tasks are recorded; a region that repeats one's planning " \
+      "inputs replays its plan instead of planning it again; 0 = plan every region")
 
 #endif

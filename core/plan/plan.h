@@ -219,6 +219,10 @@ typedef struct dg_plan_params {
      * leave the planner's histories, whose memory then stays bounded however
      * often a chunk is read. 0: no promise, keep them all. */
     uint64_t retire_window;
+    /* Regions of at most this many tasks are recorded, and a region that
+     * repeats a recorded one's inputs gets its plan back instead of being
+     * planned again (replay.h); 0: never. */
+    uint32_t replay_tasks;
 } dg_plan_params_t;
 
 typedef struct dg_plan_stats {
@@ -227,6 +231,9 @@ typedef struct dg_plan_stats {
     uint64_t tasks, ops, transfers, copies, bytes_moved;
     uint64_t planned_transfers, planned_copies;
     uint64_t live_chunks;
+    /* region replay (replay.h): tasks whose plan came from a recording, and
+     * tasks of those planned again when their region stopped matching */
+    uint64_t replayed_tasks, replay_replanned;
     uint64_t mem_in_use, mem_peak, mem_reserved, mem_sys_bytes, mem_sys_calls;
 } dg_plan_stats_t;
 
@@ -255,7 +262,7 @@ const dg_plan_geom_t *dg_plan_chunk_geom(const dg_plan_t *p, uint64_t id);
 dagger_status_t dg_plan_chunk_owner(const dg_plan_t *p, uint64_t id, int32_t *owner);
 /* The id of the last task planned to write a live chunk or future (0: none
  * yet), so the runtime can tell whether a failed task produced its data. */
-dagger_status_t dg_plan_chunk_writer(const dg_plan_t *p, uint64_t id, uint64_t *task);
+dagger_status_t dg_plan_chunk_writer(dg_plan_t *p, uint64_t id, uint64_t *task);
 /* Failures (the runtime learns them; the plan does not change): after a
  * region whose tasks from `first` on are suspect, marks every live chunk such
  * a task wrote with tag (non-zero). Later, a task that reads a marked chunk

@@ -8,6 +8,7 @@
 #include "core/base/hash.h"
 #include "core/plan/uhash.h"
 #include "core/plan/planner_internal.h"
+#include "core/plan/replay.h"
 #include "core/base/status_internal.h"
 
 #define DEFAULT_DEP_WINDOW 65536u
@@ -52,6 +53,8 @@ dagger_status_t dg_plan_create(const dg_plan_params_t *params, dg_plan_t **out)
         if (!p->ring || !p->cache)
             st = dg_error(DAGGER_ERR_NO_MEMORY, "dg_plan_create: out of memory");
     }
+    if (st == DAGGER_OK)
+        st = dg_plan_rp_create(p);
     if (st != DAGGER_OK) {
         dg_plan_mem_cleanup(&p->mem);
         free(p);
@@ -75,7 +78,8 @@ void dg_plan_destroy(dg_plan_t *p)
 {
     if (!p)
         return;
-    /* Every structure lives in the planner's allocator. */
+    /* Every structure but the recordings lives in the planner's allocator. */
+    dg_plan_rp_destroy(p);
     dg_plan_mem_cleanup(&p->mem);
     free(p);
 }
@@ -110,6 +114,8 @@ dagger_status_t dg_plan_chunk_create(dg_plan_t *p, const dg_plan_chunk_desc_t *d
     if (st != DAGGER_OK)
         return st;
     DG_CHECK_ARG(d && id, "dg_plan_chunk_create: NULL argument");
+    if (dg_plan_rp_settle(p, 1))
+        return finish(p, __func__);
     DG_CHECK_ARG(d->owner >= 0 && d->owner < p->prm.nranks,
                  "dg_plan_chunk_create: owner rank %d of %d ranks", d->owner, p->prm.nranks);
     const dg_plan_prank_t *pr = &p->ranks[d->owner];
@@ -146,6 +152,8 @@ dagger_status_t dg_plan_chunk_free(dg_plan_t *p, uint64_t id)
         return dg_error(DAGGER_ERR_NOT_FOUND,
                         "dg_plan_chunk_free: chunk %llu is unknown or already freed",
                         (unsigned long long)id);
+    if (dg_plan_rp_settle(p, 1))
+        return finish(p, __func__);
     p->hash = dg_plan_hmix(p->hash, 0xf4eeu);
     p->hash = dg_plan_hmix(p->hash, id);
     /* The owner releases the storage once every op on it is done; slots
@@ -181,18 +189,15 @@ dagger_status_t dg_plan_region_begin(dg_plan_t *p, const dg_plan_scope_t *scope)
     p->hash = dg_plan_hmix(p->hash, 0x4e610u);
     p->hash = dg_plan_hmix(p->hash, p->region);
     dg_plan_scope_hash(&p->hash, scope);
+    if (p->rp)
+        dg_plan_rp_region_begin(p);
     return finish(p, __func__);
 }
 
-dagger_status_t dg_plan_region_end(dg_plan_t *p)
+/* Copy back what changed, in the order chunks were first touched, then free
+ * or keep the slots: every rank walks the same list. */
+static void end_region(dg_plan_t *p)
 {
-    dagger_status_t st = usable(p, __func__);
-    if (st != DAGGER_OK)
-        return st;
-    if (!p->in_region)
-        return dg_error(DAGGER_ERR_STATE, "dg_plan_region_end: no region is open");
-    /* Copy back what changed, in the order chunks were first touched, then
-     * free or keep the slots: every rank walks the same list. */
     for (dg_plan_chunk_t *c = p->touched_head; c; c = c->tnext)
         dg_plan_copy_home(p, c);
     while (p->touched_head) {
@@ -205,6 +210,23 @@ dagger_status_t dg_plan_region_end(dg_plan_t *p)
     op.u.region.region = p->region;
     op.u.region.nops = p->region_nops;
     dg_plan_emit(p, &op, NULL);
+}
+
+dagger_status_t dg_plan_region_end(dg_plan_t *p)
+{
+    dagger_status_t st = usable(p, __func__);
+    if (st != DAGGER_OK)
+        return st;
+    if (!p->in_region)
+        return dg_error(DAGGER_ERR_STATE, "dg_plan_region_end: no region is open");
+    int replayed = p->rp ? dg_plan_rp_region_end(p) : 0;
+    if (replayed < 0)
+        p->mem.failed = 1;
+    if (!replayed) {
+        end_region(p);
+        if (p->rp)
+            dg_plan_rp_region_ended(p);
+    }
     p->region_nops = 0;
     dg_plan_scope_copy_release(p, &p->rscope);
     p->in_region = 0;
@@ -225,4 +247,6 @@ void dg_plan_get_stats(const dg_plan_t *p, dg_plan_stats_t *st)
     st->mem_reserved = p->mem.st.reserved;
     st->mem_sys_bytes = p->mem.st.sys_bytes;
     st->mem_sys_calls = p->mem.st.sys_calls;
+    if (p->rp)
+        dg_plan_rp_counts(p, &st->replayed_tasks, &st->replay_replanned);
 }

@@ -42,6 +42,8 @@ typedef struct dg_plan_chunk {
     /* cold: read by fetch and after failures only */
     uint64_t writer;               /* the last task that wrote it (0: none yet) */
     uint32_t taint;                /* a failure's tag: its contents may be garbage (0: none) */
+    uint32_t rp_index;             /* its index in the recording stamped rp_stamp (replay.c) */
+    uint64_t rp_stamp;
 } dg_plan_chunk_t;
 
 typedef struct dg_plan_codelet {
@@ -120,6 +122,8 @@ typedef struct dg_plan_scope_copy {
     size_t nwords;
 } dg_plan_scope_copy_t;
 
+typedef struct dg_plan_replay dg_plan_replay_t;
+
 struct dg_plan {
     dg_plan_params_t prm;
     dg_plan_prank_t *ranks;
@@ -158,7 +162,16 @@ struct dg_plan {
 
     dg_plan_stats_t st;
     int tainted;                   /* some chunk was ever tainted: follow reads of them */
+    dg_plan_replay_t *rp;          /* recorded regions (replay.c); NULL: replay off */
+    int silent;                    /* replay.c catching up: plan again, emit nothing */
 };
+
+/* submit.c: the uniformity hash of one task; validation, placement and
+ * planning of one task (no replay). */
+void dg_plan_hash_task(dg_plan_t *p, uint64_t tid, const dg_plan_codelet_t *cl,
+                       const dg_plan_task_desc_t *t);
+dagger_status_t dg_plan_plan_task(dg_plan_t *p, const dg_plan_task_desc_t *t,
+                                  dg_plan_submitted_t *out);
 
 /* emit.c */
 uint64_t dg_plan_emit(dg_plan_t *p, dg_plan_op_t *op, dg_plan_u64vec_t *deps);

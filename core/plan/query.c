@@ -1,6 +1,7 @@
 /* Questions the runtime asks the planner about live chunks, and the one
  * request fetch makes of it (bring a chunk home inside a region). */
 #include "core/plan/planner_internal.h"
+#include "core/plan/replay.h"
 #include "core/plan/uhash.h"
 #include "core/base/status_internal.h"
 
@@ -20,8 +21,10 @@ dagger_status_t dg_plan_chunk_owner(const dg_plan_t *p, uint64_t id, int32_t *ow
     return c ? DAGGER_OK : DAGGER_ERR_NOT_FOUND;
 }
 
-dagger_status_t dg_plan_chunk_writer(const dg_plan_t *p, uint64_t id, uint64_t *task)
+dagger_status_t dg_plan_chunk_writer(dg_plan_t *p, uint64_t id, uint64_t *task)
 {
+    if (dg_plan_rp_settle(p, 0)) /* a replayed region's writers are set at its end */
+        return DAGGER_ERR_NO_MEMORY;
     const dg_plan_chunk_t *c = live(p, id);
     if (c)
         *task = c->writer;
@@ -32,6 +35,7 @@ void dg_plan_taint(dg_plan_t *p, uint64_t first, uint32_t tag)
 {
     /* Right after the region ended, a chunk written by a task >= first is one
      * whose last writer is >= first (task ids only grow). */
+    dg_plan_rp_settle(p, 1);
     for (uint32_t i = 0; i < p->chunks.cap; i++) {
         dg_plan_chunk_t *c = p->chunks.keys[i] ? p->chunks.vals[i] : NULL;
         if (c && c->writer >= first) {
@@ -61,6 +65,8 @@ dagger_status_t dg_plan_chunk_sync_home(dg_plan_t *p, uint64_t id)
                         (unsigned long long)id);
     if (!p->in_region)
         return DAGGER_OK; /* region end brought everything home */
+    if (dg_plan_rp_settle(p, 1))
+        return dg_error(DAGGER_ERR_NO_MEMORY, "dg_plan_chunk_sync_home: the planner state is lost");
     p->hash = dg_plan_hmix(dg_plan_hmix(p->hash, 0x5e7c40u), id);
     dg_plan_chunk_touch(p, c);
     dg_plan_make_current(p, c, (dg_plan_loc_t){c->owner, c->home_space}, &c->all);

@@ -7,6 +7,7 @@
 #include "core/base/hash.h"
 #include "core/plan/uhash.h"
 #include "core/plan/planner_internal.h"
+#include "core/plan/replay.h"
 #include "core/base/status_internal.h"
 
 #define WHY 320
@@ -174,8 +175,8 @@ static dagger_status_t validate(dg_plan_t *p, uint64_t tid, const dg_plan_codele
     return check_deps(p, tid, t, why);
 }
 
-static void hash_task(dg_plan_t *p, uint64_t tid, const dg_plan_codelet_t *cl,
-                      const dg_plan_task_desc_t *t)
+void dg_plan_hash_task(dg_plan_t *p, uint64_t tid, const dg_plan_codelet_t *cl,
+                       const dg_plan_task_desc_t *t)
 {
     uint64_t h = dg_plan_hmix(p->hash, 0x7a5c);
     h = dg_plan_hmix(h, tid);
@@ -319,7 +320,8 @@ static dagger_status_t plan_task(dg_plan_t *p, uint64_t tid, const dg_plan_codel
                                  dg_plan_submitted_t *out)
 {
     p->next_task = tid;
-    hash_task(p, tid, cl, t);
+    if (!p->silent) /* catching up (replay.c): hashed already, by-value bytes not kept */
+        dg_plan_hash_task(p, tid, cl, t);
     for (uint32_t i = 0; i < p->nacc; i++)
         p->acc[i].loc = p->acc[i].c->is_future ? (dg_plan_loc_t){loc.rank, 0} : loc;
     uint64_t future = 0;
@@ -367,28 +369,22 @@ static dagger_status_t plan_task(dg_plan_t *p, uint64_t tid, const dg_plan_codel
         }
     p->ring[tid & (p->ring_cap - 1)] = (dg_plan_taskrec_t){tid, seq, loc.rank};
     p->st.tasks++;
-    if (p->prm.on_task) {
-        dg_plan_task_info_t info = {.task = tid, .codelet = cl->id, .rank = loc.rank,
-                                    .proc = proc, .space = loc.space, .ndeps = p->ldeps.n,
-                                    .deps = p->ldeps.v, .hash = p->hash, .future = future};
+    dg_plan_task_info_t info = {.task = tid, .codelet = cl->id, .rank = loc.rank, .proc = proc,
+                                .space = loc.space, .ndeps = p->ldeps.n, .deps = p->ldeps.v,
+                                .hash = p->hash, .future = future};
+    if (p->rp)
+        dg_plan_rp_task_end(p, &info, seq);
+    if (p->prm.on_task && !p->silent)
         p->prm.on_task(p->prm.task_ctx, &info);
-    }
     if (out)
         *out = (dg_plan_submitted_t){tid, future, loc.rank, proc, loc.space};
     return DAGGER_OK;
 }
 
-dagger_status_t dg_plan_submit(dg_plan_t *p, const dg_plan_task_desc_t *t,
-                               dg_plan_submitted_t *out)
+dagger_status_t dg_plan_plan_task(dg_plan_t *p, const dg_plan_task_desc_t *t,
+                                  dg_plan_submitted_t *out)
 {
-    DG_CHECK_ARG(p && t, "dg_plan_submit: NULL argument");
-    if (p->mem.failed)
-        return dg_error(DAGGER_ERR_NO_MEMORY, "dg_plan_submit: the planner ran out of memory "
-                        "earlier and its state is lost; destroy it");
     uint64_t tid = p->next_task + 1;
-    if (!p->in_region)
-        return dg_error(DAGGER_ERR_STATE, "dg_plan_submit: task %llu submitted outside a "
-                        "region; call dg_plan_region_begin first", (unsigned long long)tid);
     const dg_plan_codelet_t *cl = dg_plan_idmap_get(&p->codelets, t->codelet);
     if (!cl)
         return dg_error(DAGGER_ERR_NOT_FOUND, "dg_plan_submit: task %llu names codelet id 0x%08x, "
@@ -408,10 +404,34 @@ dagger_status_t dg_plan_submit(dg_plan_t *p, const dg_plan_task_desc_t *t,
         return dg_error(st, "dg_plan_submit: task %llu (codelet '%s'): %s",
                         (unsigned long long)tid, cl->name, why);
     }
+    if (p->rp)
+        dg_plan_rp_task_begin(p, cl, t);
     st = plan_task(p, tid, cl, t, loc, proc, out);
     if (st == DAGGER_OK && !p->mem.failed)
         return DAGGER_OK;
     p->mem.failed = 1;
     return dg_error(DAGGER_ERR_NO_MEMORY, "dg_plan_submit: out of memory while planning task %llu",
                     (unsigned long long)tid);
+}
+
+dagger_status_t dg_plan_submit(dg_plan_t *p, const dg_plan_task_desc_t *t,
+                               dg_plan_submitted_t *out)
+{
+    DG_CHECK_ARG(p && t, "dg_plan_submit: NULL argument");
+    if (p->mem.failed)
+        return dg_error(DAGGER_ERR_NO_MEMORY, "dg_plan_submit: the planner ran out of memory "
+                        "earlier and its state is lost; destroy it");
+    if (!p->in_region)
+        return dg_error(DAGGER_ERR_STATE, "dg_plan_submit: task %llu submitted outside a "
+                        "region; call dg_plan_region_begin first",
+                        (unsigned long long)p->next_task + 1);
+    if (p->rp) {
+        const dg_plan_codelet_t *cl = dg_plan_idmap_get(&p->codelets, t->codelet);
+        int r = cl ? dg_plan_rp_submit(p, cl, t, out) : dg_plan_rp_settle(p, 0);
+        if (r > 0)
+            return DAGGER_OK;
+        if (r < 0)
+            return DAGGER_ERR_INTERNAL; /* catching up failed; the error says how */
+    }
+    return dg_plan_plan_task(p, t, out);
 }

@@ -293,6 +293,8 @@ dagger_status_t dagger_region_end(dagger_region_t *r)
     dg_plan_get_stats(t->plan, &ps);
     t->stats.transfers = ps.planned_transfers - t->stats_base.planned_transfers;
     t->stats.copies = ps.planned_copies - t->stats_base.planned_copies;
+    t->stats.tasks_replayed = (ps.replayed_tasks - ps.replay_replanned) -
+                              (t->stats_base.replayed_tasks - t->stats_base.replay_replanned);
     t->stats.slots = t->exec->n_slots;
     t->stats.bytes_sent = t->exec->bytes_sent;
     t->stats.bytes_received = t->exec->bytes_received;

@@ -121,12 +121,16 @@ dagger_status_t dg_tasks_create(dagger_runtime_t *rt, struct dg_act_system *acto
     if (st == DAGGER_OK)
         st = dg_devices_start(t->exec, &t->devs, (int)rt->cfg.gpu_direct,
                                   (size_t)rt->cfg.gpu_pipeline_piece);
+    if (st == DAGGER_OK && (rt->cfg.plan_replay < 0 || rt->cfg.plan_replay > (1 << 24)))
+        st = dg_error(DAGGER_ERR_CONFIG, "DAGGER_PLAN_REPLAY=%lld: use 0 (plan every region) or "
+                      "a region size in tasks from 1 to %d", rt->cfg.plan_replay, 1 << 24);
     if (st == DAGGER_OK) {
         dg_plan_params_t pp = {
             .nranks = t->nranks, .my_rank = t->rank, .ranks = t->rank_descs,
             .emit = dg_exec_emit, .emit_ctx = t->exec, .slot_cache_bytes = rt->cfg.slot_cache,
             .on_task = dg_trace_task_hook(rt), .task_ctx = t, .no_task_deps = !rt->cfg.trace_deps,
             .retire_window = t->exec->mask + 1, /* the executor's ring of ops */
+            .replay_tasks = (uint32_t)rt->cfg.plan_replay,
         };
         st = dg_plan_create(&pp, &t->plan);
         if (st == DAGGER_OK)

@@ -133,9 +133,10 @@ static int one_run(tb_dagger_t *d, const tb_opts_t *o, int cores)
         return -1; /* a warm-up run first: connections, first touch, thread start */
     dagger_region_stats_t rs = {0};
     dagger_region_stats(d->rt, &rs);
-    char extra[64];
-    snprintf(extra, sizeof(extra), ", last region %llu transfers",
-             (unsigned long long)rs.transfers);
+    char extra[96];
+    snprintf(extra, sizeof(extra), ", last region %llu transfers, %llu of %llu tasks replayed",
+             (unsigned long long)rs.transfers, (unsigned long long)rs.tasks_replayed,
+             (unsigned long long)rs.tasks);
     if (dagger_rank(d->rt) == 0)
         tb_print_run(&o->g, wall, cores, extra);
     return 0;

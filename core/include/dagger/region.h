@@ -147,6 +147,8 @@ typedef struct dagger_region_stats {
     uint64_t slots;          /* temporary buffers this rank allocated for remote data */
     uint64_t bytes_sent;     /* bytes this rank sends */
     uint64_t bytes_received;
+    uint64_t tasks_replayed; /* tasks whose plan this rank replayed from an earlier region
+                                with the same planning inputs (DAGGER_PLAN_REPLAY) */
 } dagger_region_stats_t;
 /* Errors: DAGGER_ERR_BAD_HANDLE (rt), DAGGER_ERR_INVALID_ARG (out NULL). */
 DAGGER_API

@@ -49,10 +49,11 @@ static inline void w_on_task(void *ctx, const dg_plan_task_info_t *info)
 }
 
 /* P ranks with `cpus` threads each; ndevs[r] devices of kind kinds[r] (may be NULL);
- * retire_window: the planners' (run the sim with the same window). */
-static inline world_t *w_create_ex(int P, uint32_t cpus, const uint32_t *ndevs,
+ * retire_window: the planners' (run the sim with the same window); replay_tasks:
+ * the planners' region replay (0: off). */
+static inline world_t *w_create_rp(int P, uint32_t cpus, const uint32_t *ndevs,
                                    const dg_plan_kind_t *kinds, uint64_t cache_bytes,
-                                   uint64_t retire_window)
+                                   uint64_t retire_window, uint32_t replay_tasks)
 {
     world_t *w = calloc(1, sizeof(*w));
     cr_assert(w);
@@ -71,10 +72,18 @@ static inline world_t *w_create_ex(int P, uint32_t cpus, const uint32_t *ndevs,
                                 .emit_ctx = dg_plan_sim_rank_ctx(w->sim, r),
                                 .on_task = r == 0 ? w_on_task : NULL, .task_ctx = w,
                                 .slot_cache_bytes = cache_bytes,
-                                .retire_window = retire_window};
+                                .retire_window = retire_window,
+                                .replay_tasks = replay_tasks};
         cr_assert_eq(dg_plan_create(&prm, &w->pl[r]), DAGGER_OK, "%s", dagger_error_detail());
     }
     return w;
+}
+
+static inline world_t *w_create_ex(int P, uint32_t cpus, const uint32_t *ndevs,
+                                   const dg_plan_kind_t *kinds, uint64_t cache_bytes,
+                                   uint64_t retire_window)
+{
+    return w_create_rp(P, cpus, ndevs, kinds, cache_bytes, retire_window, 0);
 }
 
 static inline world_t *w_create(int P)

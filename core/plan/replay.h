@@ -1,0 +1,68 @@
+/* Region replay: a region whose planning inputs repeat those of a recorded
+ * region gets the recorded plan back, relocated, instead of being planned
+ * again (docs/planner.md, section 11).
+ *
+ * Planning a region depends on its submissions and on the state it starts
+ * from; region ends bring every chunk home and clear every history, so that
+ * state is small: the region scope, this rank's slot cache, and for each
+ * chunk the region uses, that it is current at home only, untainted, and
+ * which of this rank's buffers it has (their histories empty). A recording
+ * keeps all of these, the submissions, the ops each one emitted and what
+ * each one changed. A later region that starts from the same state is a
+ * candidate: each submission equal to the recorded one gets the recorded
+ * ops at once (the same ops normal planning would emit, with sequence
+ * numbers, task ids, transfer tags and chunk versions moved to this
+ * region), and its uniformity hash is computed from the submission as
+ * always. The first difference, or any other planner call that reads or
+ * changes the state mid-region, catches up: the planner state goes back to
+ * the region's start, the matched submissions are planned again without
+ * emitting (the ops are out already), and planning goes on normally.
+ *
+ * Not recorded (planned normally every time): regions with a task that
+ * returns a value or reads a future, explicit dependencies inside the
+ * region, chunk creation, frees or syncs inside the region, any taint,
+ * more than prm.replay_tasks tasks. */
+#ifndef DG_PLAN_REPLAY_H
+#define DG_PLAN_REPLAY_H
+
+#include "core/plan/planner_internal.h"
+
+/* Allocates the recordings when prm.replay_tasks > 0 (p->rp stays NULL otherwise). */
+dagger_status_t dg_plan_rp_create(dg_plan_t *p);
+void dg_plan_rp_destroy(dg_plan_t *p);
+
+/* After dg_plan_region_begin set up the region. */
+void dg_plan_rp_region_begin(dg_plan_t *p);
+
+/* A submission in a region, before normal planning: 1 when it was replayed
+ * (*out filled), 0 when it must be planned normally (the region was caught
+ * up if it was a candidate), -1 when catching up failed (p->mem.failed set). */
+int dg_plan_rp_submit(dg_plan_t *p, const dg_plan_codelet_t *cl, const dg_plan_task_desc_t *t,
+                      dg_plan_submitted_t *out);
+
+/* Recording around normal planning of one task: before (after validation
+ * and placement, p->acc filled) and after (info as on_task gets it; the
+ * launch's seq on this rank or 0). */
+void dg_plan_rp_task_begin(dg_plan_t *p, const dg_plan_codelet_t *cl,
+                           const dg_plan_task_desc_t *t);
+void dg_plan_rp_task_end(dg_plan_t *p, const dg_plan_task_info_t *info, uint64_t launch_seq);
+
+/* Every emitted op (dg_plan_emit). */
+void dg_plan_rp_op(dg_plan_t *p, const dg_plan_op_t *op);
+
+/* Region end: 1 when the whole region was replayed and its end emitted and
+ * applied (the caller only closes the region), 0 when the caller ends it
+ * normally, -1 when catching up failed. dg_plan_rp_region_ended runs after a
+ * normal end and completes a recording. */
+int dg_plan_rp_region_end(dg_plan_t *p);
+void dg_plan_rp_region_ended(dg_plan_t *p);
+
+/* Any other planner call inside a region: catches a candidate up (returns
+ * -1 if that failed); with `changes` (chunk create, free, sync, taint) the
+ * region is not recorded either. */
+int dg_plan_rp_settle(dg_plan_t *p, int changes);
+
+/* Tasks replayed, and replayed tasks planned again, since the planner began. */
+void dg_plan_rp_counts(const dg_plan_t *p, uint64_t *replayed, uint64_t *replanned);
+
+#endif
