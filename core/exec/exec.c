@@ -21,6 +21,24 @@
 #include "core/trace/trace.h"
 #include "core/exec/exec_trace.h"
 
+/* Memory for what does not fit in the slot: a pool block up to
+ * DG_BLOB_BYTES, malloc beyond (blobpool.h). Submitting thread only. */
+static void *get_block(dg_exec_t *ex, size_t bytes)
+{
+    return bytes <= DG_BLOB_BYTES ? dg_blob_get(&ex->blobs) : dg_malloc(bytes);
+}
+
+/* Gives back what get_block handed out for an op's blob or edges (NULL: none). */
+static void put_block(dg_exec_t *ex, void *p, int big)
+{
+    if (!p)
+        return;
+    if (big)
+        free(p);
+    else
+        dg_blob_put(&ex->blobs, p);
+}
+
 /* Trivial ops (ALLOC, FREE, REGION_END) finish on the thread that readies
  * them; a thread-local list keeps chains of them from recursing. */
 static _Thread_local dg_xop_t *tl_trivial;
@@ -113,8 +131,9 @@ void dg_exec_destroy(dg_exec_t *ex)
     if (ex->ring) {
         uint64_t used = ex->seq_hi > ex->mask ? ex->mask + 1 : ex->seq_hi + 1;
         for (uint64_t i = 0; i < used; i++)
-            free(ex->ring[i].blob);
+            put_block(ex, ex->ring[i].blob, ex->ring[i].blob_big); /* NULL once finished */
     }
+    dg_blobpool_cleanup(&ex->blobs);
     dg_bufs_cleanup(&ex->bufs);
     if (ex->dev.destroy) /* after the buffer table: it gives device blocks back */
         ex->dev.destroy(ex->dev.ctx);
@@ -409,12 +428,10 @@ void dg_exec_finish(dg_exec_t *ex, dg_xop_t *op)
         e = next;
     }
     if (op->edges != op->inline_edges)
-        free(op->edges);
+        put_block(ex, op->edges, op->edges_big);
     op->edges = NULL;
-    if (op->blob) {
-        free(op->blob);
-        op->blob = NULL;
-    }
+    put_block(ex, op->blob, op->blob_big);
+    op->blob = NULL;
     atomic_store_explicit(&op->retired, 1, memory_order_release);
     atomic_fetch_add_explicit(&ex->progress, 1, memory_order_relaxed);
     atomic_fetch_add_explicit(&ex->retired, 1, memory_order_acq_rel);
@@ -423,11 +440,13 @@ void dg_exec_finish(dg_exec_t *ex, dg_xop_t *op)
 
 /* ------------------------------------------------------------ emitting */
 
-static void *op_alloc(dg_xop_t *op, size_t bytes)
+static void *op_alloc(dg_exec_t *ex, dg_xop_t *op, size_t bytes)
 {
     if (bytes <= sizeof(op->inline_blob))
         return op->inline_blob;
-    op->blob = dg_malloc(bytes);
+    op->blob = get_block(ex, bytes);
+    if (op->blob)
+        op->blob_big = bytes > DG_BLOB_BYTES;
     return op->blob;
 }
 
@@ -492,7 +511,7 @@ static int emit_launch(dg_exec_t *ex, dg_xop_t *op, const dg_plan_op_t *p)
         if (p->u.launch.args[i].kind == DG_PLAN_ARG_VALUE)
             vbytes += (p->u.launch.args[i].len + 15) & ~(size_t)15;
     size_t argbytes = (p->u.launch.nargs * sizeof(dg_xarg_t) + 15) & ~(size_t)15;
-    unsigned char *mem = op_alloc(op, argbytes + vbytes);
+    unsigned char *mem = op_alloc(ex, op, argbytes + vbytes);
     if (!mem)
         return -1;
     l->task = p->u.launch.task;
@@ -538,7 +557,7 @@ static int emit_xfer(dg_exec_t *ex, dg_xop_t *op, const dg_plan_op_t *p)
     x->space = p->u.xfer.buf.space;
     x->staged = NULL;
     x->pipe = NULL; /* the ring reuses ops: no other op's union bytes */
-    x->spans = op_alloc(op, x->nspans * sizeof(dg_plan_span_t) + 1);
+    x->spans = op_alloc(ex, op, x->nspans * sizeof(dg_plan_span_t) + 1);
     if (!x->spans)
         return -1;
     if (x->nspans) /* a signal (an explicit dependency across ranks) has none, spans NULL */
@@ -560,7 +579,7 @@ static int emit_copy(dg_exec_t *ex, dg_xop_t *op, const dg_plan_op_t *p)
     c->staged = NULL;
     c->elsize = p->u.copy.elsize;
     c->nspans = p->u.copy.nspans;
-    c->spans = op_alloc(op, c->nspans * sizeof(dg_plan_span_t) + 1);
+    c->spans = op_alloc(ex, op, c->nspans * sizeof(dg_plan_span_t) + 1);
     if (!c->spans)
         return -1;
     memcpy(c->spans, p->u.copy.spans, c->nspans * sizeof(dg_plan_span_t));
@@ -627,7 +646,9 @@ static void register_deps(dg_exec_t *ex, dg_xop_t *op, const dg_plan_op_t *p)
 {
     atomic_store_explicit(&op->pending, 1, memory_order_relaxed);
     if (p->ndeps > DG_XOP_INLINE_EDGES) {
-        op->edges = dg_malloc(p->ndeps * sizeof(dg_xedge_t));
+        size_t bytes = p->ndeps * sizeof(dg_xedge_t);
+        op->edges = get_block(ex, bytes);
+        op->edges_big = bytes > DG_BLOB_BYTES;
         if (!op->edges) {
             /* Without edges, wait for the dependencies here: correct, slower. */
             op->edges = op->inline_edges;

@@ -26,6 +26,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 
+#include "core/exec/blobpool.h"
 #include "core/exec/bufs.h"
 #include "core/exec/readyq.h"
 #include "core/exec/watchdog.h"
@@ -125,6 +126,7 @@ struct dg_exec {
     _Alignas(DG_CACHE_LINE) _Atomic uint64_t retired; /* ops finished */
     _Atomic uint64_t progress;        /* bumps on every finished op (hang detector) */
     _Alignas(DG_CACHE_LINE) _Atomic uint64_t ready_counter; /* ready order */
+    _Alignas(DG_CACHE_LINE) dg_blobpool_t blobs; /* op blocks that do not fit a slot */
 
     /* waiting of the submitting thread */
     _Alignas(DG_CACHE_LINE) pthread_mutex_t wait_lock;

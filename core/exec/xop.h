@@ -27,7 +27,8 @@ typedef struct dg_xedge {
 #define DG_XOP_CLOSED ((dg_xedge_t *)(uintptr_t)1)
 #define DG_XOP_INLINE_EDGES 4
 /* The argument block of a launch lives here when it fits (two view
- * arguments and a small value), else in a malloc'ed blob. Not larger: every
+ * arguments and a small value), else in a pool block or a malloc'ed blob
+ * (blobpool.h). Not larger: every
  * byte of a slot is touched once per slot of the ring (65536 by default,
  * DAGGER_TASK_WINDOW), and the ring's first pass takes a huge-page fault
  * every 2 MB, 0.4-3.5 ms each on these machines. With 640 bytes (five views
@@ -100,8 +101,10 @@ struct dg_xop {
     uint64_t ready_order;             /* when it became ready (FIFO among ready work) */
     dg_xop_t *link;                   /* the finishing thread's list of trivial ready ops */
     dg_xedge_t inline_edges[DG_XOP_INLINE_EDGES];
-    dg_xedge_t *edges;                /* inline_edges or a malloc'ed array */
-    void *blob;                       /* malloc'ed payload when inline_blob is too small */
+    dg_xedge_t *edges;                /* inline_edges, a pool block or a malloc'ed array */
+    void *blob;                       /* payload when inline_blob is too small: a pool
+                                         block (blobpool.h) or, larger, malloc'ed */
+    uint8_t blob_big, edges_big;      /* malloc'ed, not pool blocks */
     size_t free_bytes;                /* FREE: size of free_ptr... */
     uint32_t free_space;              /* ...and its memory space */
     union {
