@@ -89,7 +89,6 @@ struct dg_plan_replay {
     uint64_t epoch;
     uint64_t replayed, replanned;  /* dg_plan_rp_counts */
     uint64_t misses;               /* regions in a row not replayed whole */
-    VEC(uint32_t, scratch);        /* a task's scope, encoded, for comparison */
 };
 
 /* ---- vectors ---- */
@@ -149,6 +148,42 @@ static int enc_scope(const dg_plan_scope_t *s, uint32_t **w, uint32_t *n, uint32
         if (enc_scope1(&s->parts[i], w, n, cap))
             return -1;
     return 0;
+}
+
+/* Whether conjunction s is encoded at w[*at..n) (advancing *at); 0 for a
+ * malformed one. */
+static int conj_is(const dg_plan_scope_t *s, const uint32_t *w, uint32_t n, uint32_t *at)
+{
+    if ((s->nranks && !s->ranks) || (s->nprocs && !s->procs) || (s->nparts && !s->parts) ||
+        *at + 4ull + s->nranks + s->nprocs > n || w[*at] != s->nranks)
+        return 0;
+    const uint32_t *o = w + *at + 1;
+    for (uint32_t i = 0; i < s->nranks; i++)
+        if (*o++ != (uint32_t)s->ranks[i])
+            return 0;
+    if (*o++ != s->kinds || *o++ != s->nprocs)
+        return 0;
+    for (uint32_t i = 0; i < s->nprocs; i++)
+        if (*o++ != s->procs[i])
+            return 0;
+    if (*o++ != s->nparts)
+        return 0;
+    *at = (uint32_t)(o - w);
+    return 1;
+}
+
+/* Whether scope s (NULL: none) is the one encoded in w[0..n) (enc_scope). */
+static int scope_is(const dg_plan_scope_t *s, const uint32_t *w, uint32_t n)
+{
+    if (!s)
+        return n == 0;
+    uint32_t at = 0;
+    if (!conj_is(s, w, n, &at))
+        return 0;
+    for (uint32_t i = 0; i < s->nparts; i++)
+        if (!conj_is(&s->parts[i], w, n, &at))
+            return 0;
+    return at == n;
 }
 
 /* Decodes one conjunction at w; returns the words read. */
@@ -331,7 +366,6 @@ void dg_plan_rp_destroy(dg_plan_t *p)
     free(rp->cp);
     free(rp->dv);
     free(rp->seen);
-    free(rp->scratch);
     free(rp);
     p->rp = NULL;
 }
@@ -599,13 +633,9 @@ void dg_plan_rp_region_begin(dg_plan_t *p)
     rp->seq0 = p->next_seq;
     if (p->tainted)
         return;
-    rp->n_scratch = 0;
-    if (enc_scope(&p->rscope.s, &rp->scratch, &rp->n_scratch, &rp->cap_scratch))
-        return;
     for (int i = 0; i < NREC; i++) {
         rp_rec_t *r = &rp->rec[i];
-        if (r->valid && r->n_rscope == rp->n_scratch &&
-            !memcmp(r->rscope, rp->scratch, rp->n_scratch * sizeof(uint32_t)) &&
+        if (r->valid && scope_is(&p->rscope.s, r->rscope, r->n_rscope) &&
             cache_is(p, r->cache0, r->n_cache0))
             rp->cand[rp->ncand++] = r;
     }
@@ -631,7 +661,6 @@ static int same_view(const dg_plan_view_t *a, const dg_plan_view_t *b)
 static int same_task(dg_plan_t *p, const rp_rec_t *r, const rp_task_t *k,
                      const dg_plan_task_desc_t *t)
 {
-    dg_plan_replay_t *rp = p->rp;
     if (t->codelet != k->codelet || t->nargs != k->nargs || t->priority != k->priority ||
         t->ret_size || (t->nargs && !t->args) || (t->ndeps && !t->deps))
         return 0;
@@ -648,11 +677,7 @@ static int same_task(dg_plan_t *p, const rp_rec_t *r, const rp_task_t *k,
                                               (a->len && !a->value))
             return 0;
     }
-    rp->n_scratch = 0;
-    if (enc_scope(t->scope, &rp->scratch, &rp->n_scratch, &rp->cap_scratch))
-        return 0;
-    return rp->n_scratch == k->nscope &&
-           !memcmp(rp->scratch, r->words + k->scope0, k->nscope * sizeof(uint32_t));
+    return scope_is(t->scope, r->words + k->scope0, k->nscope);
 }
 
 /* The chunks a matched task uses start as recorded (checked at their first use). */
