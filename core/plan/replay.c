@@ -667,17 +667,17 @@ static int same_task(dg_plan_t *p, const rp_rec_t *r, const rp_task_t *k,
     for (uint32_t i = 0; i < t->ndeps; i++)
         if (!t->deps[i] || t->deps[i] >= p->region_first_task)
             return 0;
-    const dg_plan_arg_t *ra = r->args + k->arg0;
     for (uint32_t i = 0; i < t->nargs; i++) {
-        const dg_plan_arg_t *a = &t->args[i];
-        if (a->kind != ra[i].kind || a->mode != ra[i].mode)
+        const dg_plan_arg_t *a = &t->args[i], *ra = &r->args[k->arg0 + i];
+        if (a->kind != ra->kind || a->mode != ra->mode)
             return 0;
-        if (a->kind == DG_PLAN_ARG_VIEW ? !same_view(&a->view, &ra[i].view)
-                                        : a->kind != DG_PLAN_ARG_VALUE || a->len != ra[i].len ||
+        if (a->kind == DG_PLAN_ARG_VIEW ? !same_view(&a->view, &ra->view)
+                                        : a->kind != DG_PLAN_ARG_VALUE || a->len != ra->len ||
                                               (a->len && !a->value))
             return 0;
     }
-    return scope_is(t->scope, r->words + k->scope0, k->nscope);
+    /* No words at all while no task had a scope: no pointer arithmetic on NULL. */
+    return scope_is(t->scope, k->nscope ? r->words + k->scope0 : NULL, k->nscope);
 }
 
 /* The chunks a matched task uses start as recorded (checked at their first use). */
