@@ -147,6 +147,12 @@ static int view_eq(const dg_plan_view_t *a, const dg_plan_view_t *b)
            !memcmp(a->off, b->off, a->ndims * 8) && !memcmp(a->ext, b->ext, a->ndims * 8);
 }
 
+/* Field by field: a struct's padding holds whatever the stack had. */
+static int buf_eq(dg_plan_buf_t a, dg_plan_buf_t b)
+{
+    return a.chunk == b.chunk && a.space == b.space;
+}
+
 static int spans_eq(const dg_plan_span_t *a, const dg_plan_span_t *b, uint32_t n)
 {
     return !n || !memcmp(a, b, n * sizeof(*a));
@@ -197,8 +203,7 @@ static int op_eq(const dg_plan_op_t *a, const dg_plan_op_t *b)
         const dg_plan_op_t *x0 = a, *y0 = b;
 #define x (&x0->u.copy)
 #define y (&y0->u.copy)
-        return !memcmp(&x->src, &y->src, sizeof(x->src)) &&
-               !memcmp(&x->dst, &y->dst, sizeof(x->dst)) && x->elsize == y->elsize &&
+        return buf_eq(x->src, y->src) && buf_eq(x->dst, y->dst) && x->elsize == y->elsize &&
                x->nspans == y->nspans && x->bytes == y->bytes &&
                spans_eq(x->spans, y->spans, x->nspans);
 #undef x
@@ -206,8 +211,7 @@ static int op_eq(const dg_plan_op_t *a, const dg_plan_op_t *b)
     }
     case DG_PLAN_OP_ALLOC:
     case DG_PLAN_OP_FREE:
-        return !memcmp(&a->u.mem.buf, &b->u.mem.buf, sizeof(a->u.mem.buf)) &&
-               a->u.mem.bytes == b->u.mem.bytes && a->u.mem.home == b->u.mem.home &&
+        return buf_eq(a->u.mem.buf, b->u.mem.buf) && a->u.mem.bytes == b->u.mem.bytes && a->u.mem.home == b->u.mem.home &&
                a->u.mem.cached == b->u.mem.cached;
     case DG_PLAN_OP_REGION_END:
         return a->u.region.region == b->u.region.region && a->u.region.nops == b->u.region.nops;
