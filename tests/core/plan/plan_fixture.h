@@ -223,6 +223,24 @@ static inline uint64_t w_count(world_t *w, int rank, dg_plan_op_kind_t kind)
 
 /* ---- random programs (tests/planner/test_fuzz.c, tests/core/exec/test_exec_diff.c) ---- */
 
+/* Runs program `run` for the seed in environment variable one_var when it is
+ * set (returns 0: one program, no coverage to judge), else for seeds 1..N,
+ * N from n_var or `dflt` (returns N). */
+static inline uint64_t w_run_seeds(const char *one_var, const char *n_var, uint64_t dflt,
+                                   void (*run)(uint64_t seed))
+{
+    const char *one = getenv(one_var);
+    if (one) {
+        run(strtoull(one, NULL, 0));
+        return 0;
+    }
+    const char *env = getenv(n_var);
+    uint64_t n = env ? strtoull(env, NULL, 0) : dflt;
+    for (uint64_t s = 1; s <= n; s++)
+        run(s);
+    return n;
+}
+
 /* xorshift64: the programs' only source of randomness (a seed names one). */
 static inline uint64_t w_rnd(uint64_t *state)
 {

@@ -560,16 +560,8 @@ Test(fuzz, random_programs_equal_sequential_execution, .fini = report, .timeout 
     for (size_t i = 0; i < sizeof(regressions) / sizeof(regressions[0]); i++)
         if (regressions[i])
             run_program(regressions[i]);
-    const char *one = getenv("DG_PLAN_FUZZ_SEED");
-    if (one) {
-        run_program(strtoull(one, NULL, 0));
-        g_running = 0;
-        return;
-    }
-    const char *env = getenv("DG_PLAN_FUZZ_PROGRAMS");
-    uint64_t n = env ? strtoull(env, NULL, 0) : FUZZ_DEFAULT;
-    for (uint64_t s = 1; s <= n; s++)
-        run_program(s);
+    uint64_t n = w_run_seeds("DG_PLAN_FUZZ_SEED", "DG_PLAN_FUZZ_PROGRAMS", FUZZ_DEFAULT,
+                             run_program);
     g_running = 0;
     static const char *names[COV_N] = {"send", "recv", "copy", "signal", "gpu launch",
                                        "exact cpu", "alloc", "cached alloc", "cached free",

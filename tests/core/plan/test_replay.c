@@ -378,17 +378,10 @@ static void report(void)
 Test(replay, replaying_regions_emits_what_planning_them_emits, .fini = report, .timeout = 3600)
 {
     g_running = 1;
-    const char *one = getenv("DG_PLAN_REPLAY_SEED");
-    if (one) {
-        run_pair(strtoull(one, NULL, 0));
-        g_running = 0;
-        return;
-    }
-    const char *env = getenv("DG_PLAN_REPLAY_PROGRAMS");
-    uint64_t n = env ? strtoull(env, NULL, 0) : 400;
-    for (uint64_t s = 1; s <= n; s++)
-        run_pair(s);
+    uint64_t n = w_run_seeds("DG_PLAN_REPLAY_SEED", "DG_PLAN_REPLAY_PROGRAMS", 400, run_pair);
     g_running = 0;
+    if (!n)
+        return; /* one seed: nothing to say about coverage */
     cr_expect_gt(g_replayed, 0, "no task was ever replayed");
     cr_expect_gt(g_replanned, 0, "no replayed region ever had to catch up");
     fprintf(stderr, "replay: %llu tasks replayed, %llu planned again after a difference\n",
