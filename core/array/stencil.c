@@ -345,10 +345,8 @@ static int phase_fusable(const dagger_stencil_t *s, const dg_st_phase_t *ph)
     for (size_t b = 0; b < s->shape->nblocks; b++) {
         fuse_count_t c = {ph->nops + 1, 0};
         for (int i = 0; i < ph->nops; i++)
-            if (ph->ops[i].pack >= 0) {
-                c.args++; /* its padded buffer */
+            if (ph->ops[i].pack >= 0)
                 dg_st_for_pieces(&s->packs[ph->ops[i].pack], b, count_piece, &c);
-            }
         if (c.args > DAGGER_MAX_ARGS || c.pieces > DG_ST_MAX_PIECES)
             return 0;
     }
@@ -361,7 +359,7 @@ static dagger_status_t prepare(dagger_stencil_t *s)
     for (int f = 0; f < s->nphases && st == DAGGER_OK; f++) {
         dg_st_phase_t *ph = &s->phases[f];
         ph->fused = phase_fusable(s, ph);
-        for (int i = 0; i < ph->nops && st == DAGGER_OK; i++)
+        for (int i = 0; i < ph->nops && st == DAGGER_OK && !ph->fused; i++)
             if (ph->ops[i].pack >= 0)
                 st = alloc_pack(s, &s->packs[ph->ops[i].pack], phase_home(ph));
         if (st == DAGGER_OK)
@@ -534,8 +532,6 @@ static dagger_status_t submit_block(dagger_region_t *r, const dagger_stencil_t *
     }
     for (int i = 0; i < ph->nops && ph->fused; i++)
         if (ph->ops[i].pack >= 0) {
-            h.pad_arg[i] = (int8_t)f.nargs;
-            args[f.nargs++] = DAGGER_OUT(dagger_view(s->rt, s->packs[ph->ops[i].pack].pad[b]));
             f.op = i;
             dg_st_for_pieces(&s->packs[ph->ops[i].pack], b, add_piece, &f);
         }

@@ -2,9 +2,10 @@
  * runs one task per block that evaluates the phase's expressions in order.
  * The inputs it reads with a window have padded per-block buffers (the
  * block plus its halo, boundary conditions applied): a fused phase's task
- * writes their frame itself from its own block and the halo strips it gets
- * as arguments, and reads the rest of the block in place; otherwise pack
- * (and extend) tasks fill the whole buffers first. */
+ * builds only their frame, in scratch memory of its own, from its own
+ * block and the halo strips it gets as arguments, and reads the rest of the
+ * block in place; otherwise pack (and extend) tasks fill whole buffers,
+ * chunks of their own, first. */
 #ifndef DG_ARRAY_STENCIL_INTERNAL_H
 #define DG_ARRAY_STENCIL_INTERNAL_H
 
@@ -34,7 +35,8 @@ typedef struct dg_st_phase {
     int first, count;                       /* its expressions */
     int fused;                              /* 1: no pack tasks; the sweep reads its own blocks
                                                in place, gets the halo strips as arguments and
-                                               writes only the frame of the padded buffers */
+                                               builds only the frame of each padded buffer,
+                                               in task scratch (no pad chunks) */
     int nops;
     dg_st_operand_t ops[DG_ST_MAX_OPERANDS];
     void *tmpl;                             /* sweep parameters (dg_st_sweep_hdr_t first) */
@@ -64,8 +66,6 @@ typedef struct dg_st_sweep_hdr {
     uint32_t fused;                         /* the phase's dg_st_phase_t.fused */
     uint32_t npieces;                       /* fused: the halo pieces after the template */
     uint64_t pieces_off;                    /* fused: where they start in the parameters */
-    int8_t pad_arg[DAGGER_MAX_ARGS];        /* fused: per pack operand, the argument of its
-                                               padded buffer (the sweep writes its frame) */
     uint64_t off[DAGGER_MAX_DIMS];          /* the block's global offset (patched per block) */
 } dg_st_sweep_hdr_t;
 

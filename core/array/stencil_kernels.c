@@ -2,6 +2,7 @@
  * phase's expressions over one block, windows read from the padded
  * buffers near the block's edges and, in a fused sweep, from the block
  * itself elsewhere; width 0 always from the block itself). */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -86,6 +87,8 @@ int dg_arr_pack_impl(dagger_task_t *t)
  * it got as arguments. The rest of the block is read in place. */
 typedef struct pads {
     dagger_slot_t slot[DAGGER_MAX_ARGS];    /* per argument: its padded buffer (data NULL: none) */
+    uint8_t owned[DAGGER_MAX_ARGS];         /* 1: slot[a].data is allocated for this task */
+    int nkept;                              /* the thread's scratch buffers in use */
 } pads_t;
 
 /* The own block's frame (width 2h) into the padded buffer d: whole rows
@@ -118,17 +121,84 @@ static void copy_ring(const dagger_slot_t *d, const dagger_slot_t *own, const ui
         }
 }
 
-/* The padded buffer (argument pa) of argument a, a fused input's own block
- * with halo h: its frame only. */
-static int build_pad(dagger_task_t *t, pads_t *pads, int a, int pa, const uint64_t h[],
+/* Padded frames live in scratch memory kept per thread between tasks (a
+ * fresh allocation of a block's size faulted its pages in on every task,
+ * and reused memory stays in cache): DG_ST_SCRATCH buffers, grown as needed,
+ * freed when the thread exits. A task with more padded inputs allocates the
+ * rest. */
+#define DG_ST_SCRATCH 4
+typedef struct st_scratch {
+    void *p[DG_ST_SCRATCH];
+    size_t cap[DG_ST_SCRATCH];
+} st_scratch_t;
+
+static _Thread_local st_scratch_t *tl_scratch;
+static pthread_key_t scratch_key;
+static pthread_once_t scratch_once = PTHREAD_ONCE_INIT;
+
+static void scratch_drop(void *v)
+{
+    st_scratch_t *s = v;
+    for (int i = 0; i < DG_ST_SCRATCH; i++)
+        free(s->p[i]);
+    free(s);
+}
+
+static void scratch_init(void)
+{
+    if (pthread_key_create(&scratch_key, scratch_drop))
+        scratch_key = (pthread_key_t)-1;
+}
+
+/* Scratch buffer i of this thread, at least n bytes; NULL when out of memory
+ * or i is past the kept ones. */
+static void *scratch_get(int i, size_t n)
+{
+    if (i >= DG_ST_SCRATCH)
+        return NULL;
+    if (!tl_scratch) {
+        pthread_once(&scratch_once, scratch_init);
+        if (scratch_key == (pthread_key_t)-1 || !(tl_scratch = dg_calloc(1, sizeof(*tl_scratch))))
+            return NULL;
+        if (pthread_setspecific(scratch_key, tl_scratch)) {
+            free(tl_scratch);
+            tl_scratch = NULL;
+            return NULL;
+        }
+    }
+    if (tl_scratch->cap[i] < n) {
+        void *q = dg_malloc(n);
+        if (!q)
+            return NULL;
+        free(tl_scratch->p[i]);
+        tl_scratch->p[i] = q;
+        tl_scratch->cap[i] = n;
+    }
+    return tl_scratch->p[i];
+}
+
+/* The padded buffer of argument a, a fused input's own block with halo h:
+ * scratch memory of the block's shape plus the halo, of which only the
+ * frame is written (and read). -1 when out of memory. */
+static int build_pad(dagger_task_t *t, pads_t *pads, int a, const uint64_t h[],
                      const dg_st_piece_param_t *pc, uint32_t npieces)
 {
     dagger_slot_t own = dagger_task_arg(t, a), *d = &pads->slot[a];
-    *d = dagger_task_arg(t, pa);
-    size_t es = dagger_dtype_size(own.dtype);
-    for (int k = 0; k < own.ndims; k++)
-        if (d->dtype != own.dtype || d->ndims != own.ndims || d->dims[k] != own.dims[k] + 2 * h[k])
-            return -2;
+    size_t es = dagger_dtype_size(own.dtype), n = 1;
+    *d = own;
+    for (int k = 0; k < DAGGER_MAX_DIMS; k++) {
+        d->dims[k] = k < own.ndims ? own.dims[k] + 2 * h[k] : 1;
+        d->strides[k] = n;
+        n *= d->dims[k];
+    }
+    d->bytes = n * es;
+    d->data = scratch_get(pads->nkept, d->bytes);
+    if (d->data)
+        pads->nkept++;
+    else if ((d->data = dg_malloc(d->bytes)))
+        pads->owned[a] = 1;
+    else
+        return -1;
     copy_ring(d, &own, h);
     for (uint32_t i = 0; i < npieces; i++) {
         dg_st_piece_param_t q;
@@ -145,6 +215,86 @@ static int build_pad(dagger_task_t *t, pads_t *pads, int a, int pa, const uint64
         pack_copy(&box, &src, &q.pp);
     }
     return 0;
+}
+
+static void free_pads(pads_t *pads)
+{
+    for (int a = 0; a < DAGGER_MAX_ARGS; a++)
+        if (pads->owned[a])
+            free(pads->slot[a].data);
+}
+
+/* The halo strips of a fused sweep, asked for a few rows at a time while
+ * the block's interior is summed: a strip across the block's rows (a column
+ * of a neighbour block) is one cache line per row, far apart, and each was
+ * a miss of its own when the frame was built first. */
+typedef struct strip_prefetch {
+    dagger_task_t *t;
+    const dg_st_piece_param_t *pc;
+    uint32_t npieces, piece;                /* the piece the cursor is in */
+    size_t row, rows;                       /* its next row, and its rows */
+    dagger_slot_t src;
+    size_t step;                            /* rows per call */
+} strip_prefetch_t;
+
+static size_t piece_rows(const dagger_slot_t *s)
+{
+    size_t r = 1;
+    for (int k = 1; k < s->ndims && k < DAGGER_MAX_DIMS; k++)
+        r *= s->dims[k];
+    return r;
+}
+
+/* Moves the cursor to a piece with rows left; 0 when none is left. */
+static int prefetch_seek(strip_prefetch_t *f)
+{
+    while (f->row >= f->rows) {
+        if (++f->piece >= f->npieces)
+            return 0;
+        dg_st_piece_param_t q;
+        memcpy(&q, &f->pc[f->piece], sizeof(q));
+        f->row = 0;
+        f->rows = 0;
+        if (q.arg >= 0) {
+            f->src = dagger_task_arg(f->t, q.arg);
+            f->rows = f->src.data ? piece_rows(&f->src) : 0;
+        }
+    }
+    return 1;
+}
+
+/* Spreads the strips' rows over lines calls of prefetch_rows. */
+static void prefetch_init(strip_prefetch_t *f, dagger_task_t *t, const dg_st_piece_param_t *pc,
+                          uint32_t npieces, size_t lines)
+{
+    *f = (strip_prefetch_t){.t = t, .pc = pc, .npieces = npieces, .piece = (uint32_t)-1};
+    size_t total = 0;
+    for (uint32_t i = 0; i < npieces; i++) {
+        dg_st_piece_param_t q;
+        memcpy(&q, &pc[i], sizeof(q));
+        if (q.arg < 0)
+            continue;
+        dagger_slot_t src = dagger_task_arg(t, q.arg);
+        total += src.data ? piece_rows(&src) : 0;
+    }
+    f->step = lines ? (total + lines - 1) / lines : total;
+}
+
+static void prefetch_rows(strip_prefetch_t *f)
+{
+    for (size_t n = 0; n < f->step && prefetch_seek(f); n++, f->row++) {
+        const dagger_slot_t *s = &f->src;
+        size_t es = dagger_dtype_size(s->dtype), r = f->row, off = 0;
+        for (int k = 1; k < s->ndims && k < DAGGER_MAX_DIMS; k++) {
+            off += (r % s->dims[k]) * s->strides[k];
+            r /= s->dims[k];
+        }
+        const char *x = (const char *)s->data + off * es;
+        size_t len = s->dims[0] * es;
+        for (size_t b = 0; b < len; b += 64)
+            __builtin_prefetch(x + b);
+        __builtin_prefetch(x + len - 1);
+    }
 }
 
 /* The padded buffers of every windowed input of the sweep. */
@@ -166,7 +316,7 @@ static int setup_pads(dagger_task_t *t, const dg_st_sweep_hdr_t *h, const unsign
             if (!h->fused)
                 pads->slot[a] = dagger_task_arg(t, a);
             else
-                rc = build_pad(t, pads, a, h->pad_arg[a], e.in[i].halo, pc, h->npieces);
+                rc = build_pad(t, pads, a, e.in[i].halo, pc, h->npieces);
             if (rc)
                 return rc;
         }
@@ -405,12 +555,19 @@ static int sum3_case(const sweep_ctx_t *c, int direct)
            !w->dist[2] && !w->dist[3];
 }
 
+/* Which part of the block a sweep of sum3_case covers: all of it, only the
+ * middles of the inner lines (read in place: no padded buffer needed yet),
+ * or the rest (the edge lines and the line ends, from the padded buffer). */
+enum { SWEEP_ALL, SWEEP_INNER, SWEEP_EDGES };
+
 /* eval_line's work for sum3_case, written straight into the output: each
  * line's rows found by arithmetic, the middle of an inner line read in
  * place and the m0 elements at either end from the padded buffer, without
  * eval_seg's per-segment set-up (at block 128 that set-up cost a quarter of
- * the sum itself: two edge segments per line). */
-static void sum3_direct(const sweep_ctx_t *c, const dagger_slot_t *o, const size_t ext[])
+ * the sum itself: two edge segments per line). pf (SWEEP_INNER): the halo
+ * strips to ask for, a few rows per line. */
+static void sum3_direct(const sweep_ctx_t *c, const dagger_slot_t *o, const size_t ext[], int part,
+                        strip_prefetch_t *pf)
 {
     const win_src_t *s = &c->src[0];
     size_t n = ext[0], m0 = c->m[0], i_[DAGGER_MAX_DIMS] = {0};
@@ -422,18 +579,23 @@ static void sum3_direct(const sweep_ctx_t *c, const dagger_slot_t *o, const size
                 double *po = (double *)(void *)((char *)o->data +
                                                 (i_[1] * o->strides[1] + i_[2] * o->strides[2] +
                                                  i_[3] * o->strides[3]) * sizeof(double));
+                int inner = inner_line(c, i_, ext) && n > 2 * m0;
+                if (inner && part != SWEEP_EDGES) {
+                    const char *q = s->own + (m0 * s->os[0] + i_[1] * s->os[1] +
+                                              i_[2] * s->os[2] + i_[3] * s->os[3]) * s->es;
+                    const char *qr[3] = {q - ostep, q, q + ostep};
+                    sum_rows(s->dtype, qr, 3, d, n - 2 * m0, po + m0);
+                    if (pf)
+                        prefetch_rows(pf);
+                }
+                if (part == SWEEP_INNER || (inner && !m0))
+                    continue;
                 const char *p = s->pad + (i_[1] * s->ps[1] + i_[2] * s->ps[2] + i_[3] * s->ps[3]) * s->es;
                 const char *pr[3] = {p - pstep, p, p + pstep};
-                if (!inner_line(c, i_, ext) || n <= 2 * m0) {
+                if (!inner) {
                     sum_rows(s->dtype, pr, 3, d, n, po);
                     continue;
                 }
-                const char *q = s->own + (m0 * s->os[0] + i_[1] * s->os[1] + i_[2] * s->os[2] +
-                                          i_[3] * s->os[3]) * s->es;
-                const char *qr[3] = {q - ostep, q, q + ostep};
-                sum_rows(s->dtype, qr, 3, d, n - 2 * m0, po + m0);
-                if (!m0)
-                    continue;
                 sum_rows(s->dtype, pr, 3, d, m0, po);
                 ptrdiff_t back = (ptrdiff_t)(n - m0) * es;
                 const char *pe[3] = {pr[0] + back, pr[1] + back, pr[2] + back};
@@ -465,6 +627,9 @@ static void setup_inputs(dagger_task_t *t, sweep_ctx_t *c, const pads_t *pads)
         win_src_t *s = &c->src[i];
         dagger_slot_t a = dagger_task_arg(t, in->arg);
         dagger_slot_t p = in->padded && in->arg >= 0 && in->arg < DAGGER_MAX_ARGS ? pads->slot[in->arg] : a;
+        int unbuilt = !p.data; /* a padded buffer not built yet (SWEEP_INNER) */
+        if (unbuilt)
+            p = a;
         if (!c->h->fused)
             a = p; /* the padded chunk is the argument: no in-place reads */
         s->dtype = a.dtype;
@@ -477,7 +642,7 @@ static void setup_inputs(dagger_task_t *t, sweep_ctx_t *c, const pads_t *pads)
             if (in->padded && i < e->nin && in->dist[k] > c->m[k])
                 c->m[k] = in->dist[k];
         }
-        s->pad = (const char *)p.data + centre * s->es;
+        s->pad = unbuilt || !p.data ? NULL : (const char *)p.data + centre * s->es;
         s->own = c->h->fused ? (const char *)a.data : s->pad;
         memset(&c->w[i], 0, sizeof(c->w[i]));
         c->w[i].dtype = a.dtype;
@@ -487,10 +652,12 @@ static void setup_inputs(dagger_task_t *t, sweep_ctx_t *c, const pads_t *pads)
     }
 }
 
-/* Runs one expression over the block. A double output set by the
- * expression alone is written directly, without the line buffer. */
+/* Runs one expression over the block, or the part of it part names (a
+ * split runs only for sum3_case: otherwise SWEEP_INNER returns 1 having done
+ * nothing). A double output set by the expression alone is written
+ * directly, without the line buffer. */
 static int run_expr(dagger_task_t *t, const dg_st_sweep_hdr_t *h, const dg_st_expr_param_t *e,
-                    const unsigned char *blob, const pads_t *pads)
+                    const unsigned char *blob, const pads_t *pads, int part, strip_prefetch_t *pf)
 {
     sweep_ctx_t c = {.h = h, .e = e, .args = e->args_len ? blob + e->args_off : NULL};
     if (e->kernel > DG_ST_SUM &&
@@ -508,9 +675,13 @@ static int run_expr(dagger_task_t *t, const dg_st_sweep_hdr_t *h, const dg_st_ex
     c.l = c.v + ext[0];
     setup_inputs(t, &c, pads);
     if (sum3_case(&c, direct)) {
-        sum3_direct(&c, &o, ext);
+        sum3_direct(&c, &o, ext, part, pf);
         free(c.v);
         return DAGGER_OK;
+    }
+    if (part == SWEEP_INNER) {
+        free(c.v);
+        return 1;
     }
     size_t i_[DAGGER_MAX_DIMS] = {0};
     for (i_[3] = 0; i_[3] < ext[3]; i_[3]++)
@@ -543,14 +714,37 @@ int dg_arr_sweep_impl(dagger_task_t *t)
     memcpy(&h, blob, sizeof(h));
     if (v.bytes < sizeof(h) + h.nexpr * sizeof(dg_st_expr_param_t))
         return dagger_task_fail(t, "malformed stencil parameters");
-    pads_t pads;
-    if (setup_pads(t, &h, blob, v.bytes, &pads))
+    const dg_st_piece_param_t *pc = (const void *)(blob + h.pieces_off);
+    if (h.fused && (h.pieces_off > v.bytes || h.npieces > (v.bytes - h.pieces_off) / sizeof(*pc)))
         return dagger_task_fail(t, "malformed stencil parameters");
-    int rc = DAGGER_OK;
+    pads_t pads;
+    memset(&pads, 0, sizeof(pads));
+    int rc = DAGGER_OK, part = SWEEP_ALL;
+    if (h.fused && h.nexpr == 1) {
+        /* One expression, fused: its block's interior first, asking for the
+         * halo strips meanwhile; then the frame, from memory now in cache. */
+        dg_st_expr_param_t e;
+        memcpy(&e, blob + sizeof(h), sizeof(e));
+        dagger_slot_t o = dagger_task_arg(t, (int)e.out_arg);
+        strip_prefetch_t pf;
+        prefetch_init(&pf, t, pc, h.npieces, o.ndims > 1 ? o.dims[1] : 1);
+        rc = run_expr(t, &h, &e, blob, &pads, SWEEP_INNER, &pf);
+        if (rc == DAGGER_OK)
+            part = SWEEP_EDGES;
+        else if (rc != 1)
+            return rc;
+    }
+    rc = setup_pads(t, &h, blob, v.bytes, &pads);
+    if (rc) {
+        free_pads(&pads);
+        return rc == -1 ? dagger_task_fail(t, "out of memory for a block's padded frame")
+                        : dagger_task_fail(t, "malformed stencil parameters");
+    }
     for (uint32_t x = 0; x < h.nexpr && rc == DAGGER_OK; x++) {
         dg_st_expr_param_t e;
         memcpy(&e, blob + sizeof(h) + x * sizeof(e), sizeof(e));
-        rc = run_expr(t, &h, &e, blob, &pads);
+        rc = run_expr(t, &h, &e, blob, &pads, part, NULL);
     }
+    free_pads(&pads);
     return rc;
 }

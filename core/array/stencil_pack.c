@@ -185,8 +185,19 @@ dagger_status_t dg_st_submit_packs(dagger_region_t *r, dagger_codelet_t cl, cons
 dagger_status_t dg_st_check_window(const dagger_array_t *a, const dagger_stencil_input_t *in,
                                    const char *fn)
 {
+    uint64_t padded = 1; /* elements of a block plus its halo */
     for (int k = 0; k < DAGGER_MAX_DIMS; k++) {
         size_t d = in->dist[k], n = a->dims[k];
+        if (k < a->ndims) {
+            /* The padded block obeys a chunk's limits (2^40 per dimension,
+             * 2^50 elements), whether it is a chunk or a task's scratch. */
+            DG_CHECK_ARG(a->block[k] <= (1ull << 40) && d <= ((1ull << 40) - a->block[k]) / 2 &&
+                             padded <= (1ull << 50) / (a->block[k] + 2 * d),
+                         "%s: a window of width %zu along dimension %d makes a block plus its "
+                         "halo too large (at most 2^40 elements per dimension, 2^50 in all)",
+                         fn, d, k);
+            padded *= a->block[k] + 2 * d;
+        }
         if (!d)
             continue;
         DG_CHECK_ARG(k < a->ndims, "%s: a window of width %zu along dimension %d of a %d-D array",
