@@ -353,6 +353,72 @@ static int phase_fusable(const dagger_stencil_t *s, const dg_st_phase_t *ph)
     return 1;
 }
 
+/* The arguments and piece parameters a fused sweep task gets for its strips. */
+typedef struct fuse_args {
+    dagger_arg_t *args;
+    int nargs, op;
+    dg_st_piece_param_t *pieces;
+    uint32_t npieces;
+} fuse_args_t;
+
+static dagger_status_t add_piece(void *ctx, const dg_st_piece_t *pc)
+{
+    fuse_args_t *f = ctx;
+    if (pc->centre)
+        return DAGGER_OK; /* read in place */
+    dg_st_piece_param_t q = {.op = f->op, .arg = -1, .pp = pc->pp};
+    if (!pc->pp.fill) {
+        q.arg = f->nargs;
+        f->args[f->nargs++] = DAGGER_IN(pc->src);
+    }
+    for (int k = 0; k < DAGGER_MAX_DIMS; k++) {
+        q.doff[k] = pc->doff[k];
+        q.dext[k] = pc->dext[k];
+    }
+    memcpy(&f->pieces[f->npieces++], &q, sizeof(q));
+    return DAGGER_OK;
+}
+
+/* Works out the arguments (but the parameters) and pieces of every sweep
+ * task of phase ph. */
+static dagger_status_t build_blocks(dagger_stencil_t *s, dg_st_phase_t *ph)
+{
+    ph->blocks = dg_calloc(s->shape->nblocks, sizeof(*ph->blocks));
+    if (!ph->blocks)
+        return dg_error(DAGGER_ERR_NO_MEMORY, "%s: out of memory", fn_create);
+    ph->nblocks = s->shape->nblocks;
+    dagger_arg_t args[DAGGER_MAX_ARGS];
+    dg_st_piece_param_t pieces[DG_ST_MAX_PIECES];
+    for (size_t b = 0; b < s->shape->nblocks; b++) {
+        dg_st_block_t *k = &ph->blocks[b];
+        size_t idx[DAGGER_MAX_DIMS], ext[DAGGER_MAX_DIMS];
+        dg_arr_block_box(s->shape, b, idx, k->off, ext);
+        fuse_args_t f = {args, ph->nops, 0, pieces, 0};
+        for (int i = 0; i < ph->nops; i++) {
+            const dg_st_operand_t *o = &ph->ops[i];
+            const dg_st_pack_t *p = o->pack >= 0 ? &s->packs[o->pack] : NULL;
+            dagger_chunk_t c = o->arr ? o->arr->chunks[b] : ph->fused ? p->src->chunks[b] : p->pad[b];
+            args[i] = (dagger_arg_t){.kind = DAGGER_ARG_VIEW, .mode = o->mode,
+                                     .view = dagger_view(s->rt, c)};
+        }
+        for (int i = 0; i < ph->nops && ph->fused; i++)
+            if (ph->ops[i].pack >= 0) {
+                f.op = i;
+                dg_st_for_pieces(&s->packs[ph->ops[i].pack], b, add_piece, &f);
+            }
+        k->args = dg_malloc((size_t)f.nargs * sizeof(*args) + f.npieces * sizeof(*pieces));
+        if (!k->args)
+            return dg_error(DAGGER_ERR_NO_MEMORY, "%s: out of memory", fn_create);
+        k->nargs = f.nargs;
+        k->npieces = f.npieces;
+        k->pieces = (dg_st_piece_param_t *)(void *)(k->args + f.nargs);
+        memcpy(k->args, args, (size_t)f.nargs * sizeof(*args));
+        if (f.npieces)
+            memcpy(k->pieces, pieces, f.npieces * sizeof(*pieces));
+    }
+    return DAGGER_OK;
+}
+
 static dagger_status_t prepare(dagger_stencil_t *s)
 {
     dagger_status_t st = build_phases(s);
@@ -364,6 +430,8 @@ static dagger_status_t prepare(dagger_stencil_t *s)
                 st = alloc_pack(s, &s->packs[ph->ops[i].pack], phase_home(ph));
         if (st == DAGGER_OK)
             st = build_template(s, ph);
+        if (st == DAGGER_OK)
+            st = build_blocks(s, ph);
     }
     return st;
 }
@@ -378,8 +446,12 @@ static void free_stencil(dagger_stencil_t *s)
                 dagger_chunk_free(s->rt, s->packs[p].pad[b]);
         free(s->packs[p].pad);
     }
-    for (int f = 0; f < s->nphases; f++)
+    for (int f = 0; f < s->nphases; f++) {
         free(s->phases[f].tmpl);
+        for (size_t b = 0; s->phases[f].blocks && b < s->phases[f].nblocks; b++)
+            free(s->phases[f].blocks[b].args);
+        free(s->phases[f].blocks);
+    }
     for (int e = 0; s->exprs && e < s->nexpr; e++)
         free((void *)s->exprs[e].args);
     free(s->exprs);
@@ -483,62 +555,23 @@ typedef struct st_codelets {
     dagger_codelet_t pack, extend, sweep;
 } st_codelets_t;
 
-/* The arguments and piece parameters a fused sweep task gets for its strips. */
-typedef struct fuse_args {
-    dagger_arg_t *args;
-    int nargs, op;
-    dg_st_piece_param_t *pieces;
-    uint32_t npieces;
-} fuse_args_t;
-
-static dagger_status_t add_piece(void *ctx, const dg_st_piece_t *pc)
-{
-    fuse_args_t *f = ctx;
-    if (pc->centre)
-        return DAGGER_OK; /* read in place */
-    dg_st_piece_param_t q = {.op = f->op, .arg = -1, .pp = pc->pp};
-    if (!pc->pp.fill) {
-        q.arg = f->nargs;
-        f->args[f->nargs++] = DAGGER_IN(pc->src);
-    }
-    for (int k = 0; k < DAGGER_MAX_DIMS; k++) {
-        q.doff[k] = pc->doff[k];
-        q.dext[k] = pc->dext[k];
-    }
-    memcpy(&f->pieces[f->npieces++], &q, sizeof(q));
-    return DAGGER_OK;
-}
-
 /* One sweep task of block b; scratch holds the template (its header is
  * patched) and, for a fused phase, room for the pieces after it. */
-static dagger_status_t submit_block(dagger_region_t *r, const dagger_stencil_t *s,
-                                    const dg_st_phase_t *ph, dagger_codelet_t cl, size_t b,
-                                    unsigned char *scratch)
+static dagger_status_t submit_block(dagger_region_t *r, const dg_st_phase_t *ph, dagger_codelet_t cl,
+                                    size_t b, unsigned char *scratch)
 {
+    const dg_st_block_t *k = &ph->blocks[b];
     dg_st_sweep_hdr_t h;
-    size_t idx[DAGGER_MAX_DIMS], off[DAGGER_MAX_DIMS], ext[DAGGER_MAX_DIMS];
-    dg_arr_block_box(s->shape, b, idx, off, ext);
     memcpy(&h, scratch, sizeof(h));
-    for (int k = 0; k < DAGGER_MAX_DIMS; k++)
-        h.off[k] = off[k];
-    dagger_arg_t args[DAGGER_MAX_ARGS];
-    fuse_args_t f = {args, ph->nops, 0, (dg_st_piece_param_t *)(void *)(scratch + ph->tmpl_len), 0};
-    for (int i = 0; i < ph->nops; i++) {
-        const dg_st_operand_t *o = &ph->ops[i];
-        const dg_st_pack_t *p = o->pack >= 0 ? &s->packs[o->pack] : NULL;
-        dagger_chunk_t c = o->arr ? o->arr->chunks[b] : ph->fused ? p->src->chunks[b] : p->pad[b];
-        args[i] = (dagger_arg_t){.kind = DAGGER_ARG_VIEW, .mode = o->mode,
-                                 .view = dagger_view(s->rt, c)};
-    }
-    for (int i = 0; i < ph->nops && ph->fused; i++)
-        if (ph->ops[i].pack >= 0) {
-            f.op = i;
-            dg_st_for_pieces(&s->packs[ph->ops[i].pack], b, add_piece, &f);
-        }
-    h.npieces = f.npieces;
+    memcpy(h.off, k->off, sizeof(h.off));
+    h.npieces = k->npieces;
     memcpy(scratch, &h, sizeof(h));
-    args[f.nargs] = DAGGER_VALUE(scratch, ph->tmpl_len + f.npieces * sizeof(dg_st_piece_param_t));
-    return dagger_submit(r, cl, f.nargs + 1, args, NULL, NULL, NULL);
+    if (k->npieces)
+        memcpy(scratch + ph->tmpl_len, k->pieces, k->npieces * sizeof(*k->pieces));
+    dagger_arg_t args[DAGGER_MAX_ARGS];
+    memcpy(args, k->args, (size_t)k->nargs * sizeof(*args));
+    args[k->nargs] = DAGGER_VALUE(scratch, ph->tmpl_len + k->npieces * sizeof(dg_st_piece_param_t));
+    return dagger_submit(r, cl, k->nargs + 1, args, NULL, NULL, NULL);
 }
 
 static dagger_status_t submit_phase(dagger_region_t *r, const dagger_stencil_t *s,
@@ -554,7 +587,7 @@ static dagger_status_t submit_phase(dagger_region_t *r, const dagger_stencil_t *
         }
     memcpy(scratch, ph->tmpl, ph->tmpl_len);
     for (size_t b = 0; b < s->shape->nblocks && st == DAGGER_OK; b++)
-        st = submit_block(r, s, ph, cl->sweep, b, scratch);
+        st = submit_block(r, ph, cl->sweep, b, scratch);
     return st;
 }
 

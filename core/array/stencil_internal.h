@@ -31,6 +31,17 @@ typedef struct dg_st_operand {
     dagger_access_t mode;
 } dg_st_operand_t;
 
+/* What a phase's sweep task of one block gets, worked out once when the
+ * stencil is created (the arrays' chunks never change): its arguments but
+ * the parameters, and, fused, its halo pieces and the block's offset. */
+typedef struct dg_st_block {
+    int nargs;
+    uint32_t npieces;
+    size_t off[DAGGER_MAX_DIMS];
+    dagger_arg_t *args;                     /* nargs (one allocation with pieces) */
+    struct dg_st_piece_param *pieces;       /* npieces */
+} dg_st_block_t;
+
 typedef struct dg_st_phase {
     int first, count;                       /* its expressions */
     int fused;                              /* 1: no pack tasks; the sweep reads its own blocks
@@ -39,6 +50,8 @@ typedef struct dg_st_phase {
                                                in task scratch (no pad chunks) */
     int nops;
     dg_st_operand_t ops[DG_ST_MAX_OPERANDS];
+    dg_st_block_t *blocks;                  /* per block of the output's shape */
+    size_t nblocks;                         /* kept: the shape may be destroyed first */
     void *tmpl;                             /* sweep parameters (dg_st_sweep_hdr_t first) */
     size_t tmpl_len;
 } dg_st_phase_t;
