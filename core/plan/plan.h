@@ -258,6 +258,8 @@ dagger_status_t dg_plan_chunk_create(dg_plan_t *p, const dg_plan_chunk_desc_t *d
 dagger_status_t dg_plan_chunk_free(dg_plan_t *p, uint64_t id);
 /* The layout of a live chunk, or NULL. */
 const dg_plan_geom_t *dg_plan_chunk_geom(const dg_plan_t *p, uint64_t id);
+/* The same for a live data chunk only: NULL for a future too. */
+const dg_plan_geom_t *dg_plan_data_chunk_geom(const dg_plan_t *p, uint64_t id);
 /* The owning rank of a live chunk (query.c). DAGGER_ERR_NOT_FOUND otherwise. */
 dagger_status_t dg_plan_chunk_owner(const dg_plan_t *p, uint64_t id, int32_t *owner);
 /* The id of the last task planned to write a live chunk or future (0: none

@@ -90,6 +90,12 @@ const dg_plan_geom_t *dg_plan_chunk_geom(const dg_plan_t *p, uint64_t id)
     return c ? &c->g : NULL;
 }
 
+const dg_plan_geom_t *dg_plan_data_chunk_geom(const dg_plan_t *p, uint64_t id)
+{
+    const dg_plan_chunk_t *c = p ? dg_plan_chunk_get(p, id) : NULL;
+    return c && !c->is_future ? &c->g : NULL;
+}
+
 static dagger_status_t usable(const dg_plan_t *p, const char *fn)
 {
     if (!p)

@@ -16,10 +16,8 @@
  * may touch them). */
 static const dg_plan_geom_t *user_chunk(dg_tasks_t *t, dagger_chunk_t c, const char *fn)
 {
-    const dg_plan_geom_t *g = dg_plan_chunk_geom(t->plan, c.id);
-    int owner;
-    size_t size;
-    if (!g || dg_tasks_future_find(t, c.id, &owner, &size)) {
+    const dg_plan_geom_t *g = dg_plan_data_chunk_geom(t->plan, c.id);
+    if (!g) {
         dg_error(DAGGER_ERR_BAD_HANDLE, "%s: chunk %llu does not exist (never created, already "
                  "freed, or a future)", fn, (unsigned long long)c.id);
         return NULL;
