@@ -9,7 +9,10 @@
  * stencil_1d, 1 rank x 2 threads, iter 16). Here finishing threads push
  * blocks on a lock-free stack; the submitting thread takes the whole stack
  * when its own list is empty. One consumer only, so the stack has no ABA
- * problem. Blocks are DG_BLOB_BYTES; larger requests use malloc. */
+ * problem. A pool hands out blocks of one size (the executor keeps one of
+ * DG_BLOB_BYTES and one of DG_BLOB_BIG_BYTES, for a stencil sweep's 2-3 KiB
+ * argument blocks; larger requests use malloc). A pool with a cap keeps at
+ * most that many spare blocks and frees the rest as they come back. */
 #ifndef DG_EXEC_BLOBPOOL_H
 #define DG_EXEC_BLOBPOOL_H
 
@@ -19,6 +22,8 @@
 #include "core/base/alloc.h"
 
 #define DG_BLOB_BYTES 1024
+#define DG_BLOB_BIG_BYTES 8192
+#define DG_BLOB_BIG_KEEP 512      /* spare big blocks kept (4 MiB) */
 #define DG_BLOB_PREFETCH 640 /* bytes of the next block fetched ahead (five arguments) */
 
 typedef struct dg_blob {
@@ -28,9 +33,17 @@ typedef struct dg_blob {
 typedef struct dg_blobpool {
     _Atomic(dg_blob_t *) returned;    /* pushed by finishing threads */
     dg_blob_t *own;                   /* the submitting thread's */
+    size_t bytes;                     /* of every block (0: DG_BLOB_BYTES) */
+    long cap;                         /* spare blocks kept at most (0: no cap) */
+    _Atomic(long) kept;               /* spare blocks in own and returned (with a cap) */
 } dg_blobpool_t;
 
-/* A block of DG_BLOB_BYTES (16-byte aligned), or NULL. Submitting thread only. */
+static inline size_t dg_blob_bytes(const dg_blobpool_t *bp)
+{
+    return bp->bytes ? bp->bytes : DG_BLOB_BYTES;
+}
+
+/* A block of the pool's size (16-byte aligned), or NULL. Submitting thread only. */
 static inline void *dg_blob_get(dg_blobpool_t *bp)
 {
     dg_blob_t *b = bp->own;
@@ -38,6 +51,8 @@ static inline void *dg_blob_get(dg_blobpool_t *bp)
         b = atomic_exchange_explicit(&bp->returned, NULL, memory_order_acquire);
     if (b) {
         bp->own = b->next;
+        if (bp->cap)
+            atomic_fetch_sub_explicit(&bp->kept, 1, memory_order_relaxed);
         /* The next block was written last on another core (its next field):
          * ask for its lines now, so the next launch's stores do not wait. */
         if (bp->own)
@@ -45,12 +60,17 @@ static inline void *dg_blob_get(dg_blobpool_t *bp)
                 __builtin_prefetch((char *)bp->own + i, 1);
         return b;
     }
-    return dg_malloc(DG_BLOB_BYTES);
+    return dg_malloc(dg_blob_bytes(bp));
 }
 
 /* Gives a block back; any thread. */
 static inline void dg_blob_put(dg_blobpool_t *bp, void *p)
 {
+    if (bp->cap && atomic_fetch_add_explicit(&bp->kept, 1, memory_order_relaxed) >= bp->cap) {
+        atomic_fetch_sub_explicit(&bp->kept, 1, memory_order_relaxed);
+        free(p);
+        return;
+    }
     dg_blob_t *b = p;
     dg_blob_t *head = atomic_load_explicit(&bp->returned, memory_order_relaxed);
     do
@@ -71,6 +91,7 @@ static inline void dg_blobpool_cleanup(dg_blobpool_t *bp)
         }
     bp->own = NULL;
     atomic_store_explicit(&bp->returned, NULL, memory_order_relaxed);
+    atomic_store_explicit(&bp->kept, 0, memory_order_relaxed);
 }
 
 #endif

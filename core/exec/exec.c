@@ -21,22 +21,34 @@
 #include "core/trace/trace.h"
 #include "core/exec/exec_trace.h"
 
-/* Memory for what does not fit in the slot: a pool block up to
- * DG_BLOB_BYTES, malloc beyond (blobpool.h). Submitting thread only. */
+/* Memory for what does not fit in the slot: a block of one of the two
+ * pools up to DG_BLOB_BIG_BYTES, malloc beyond (blobpool.h). Submitting
+ * thread only. */
 static void *get_block(dg_exec_t *ex, size_t bytes)
 {
-    return bytes <= DG_BLOB_BYTES ? dg_blob_get(&ex->blobs) : dg_malloc(bytes);
+    if (bytes <= DG_BLOB_BYTES)
+        return dg_blob_get(&ex->blobs);
+    if (bytes <= DG_BLOB_BIG_BYTES)
+        return dg_blob_get(&ex->blobs_big);
+    return dg_malloc(bytes);
+}
+
+/* Which get_block source a block of bytes came from (an op's blob_big,
+ * edges_big): 0 the small pool, 1 the big pool, 2 malloc. */
+static uint8_t block_kind(size_t bytes)
+{
+    return bytes <= DG_BLOB_BYTES ? 0 : bytes <= DG_BLOB_BIG_BYTES ? 1 : 2;
 }
 
 /* Gives back what get_block handed out for an op's blob or edges (NULL: none). */
-static void put_block(dg_exec_t *ex, void *p, int big)
+static void put_block(dg_exec_t *ex, void *p, int kind)
 {
     if (!p)
         return;
-    if (big)
+    if (kind == 2)
         free(p);
     else
-        dg_blob_put(&ex->blobs, p);
+        dg_blob_put(kind ? &ex->blobs_big : &ex->blobs, p);
 }
 
 /* Trivial ops (ALLOC, FREE, REGION_END) finish on the thread that readies
@@ -73,6 +85,8 @@ dagger_status_t dg_exec_create(const dg_exec_params_t *p, dg_exec_t **out)
     ex->hang_exit = p->hang_exit;
     ex->no_signals = p->no_signals;
     ex->nworkers = dg_act_system_num_workers(p->actors);
+    ex->blobs_big.bytes = DG_BLOB_BIG_BYTES;
+    ex->blobs_big.cap = DG_BLOB_BIG_KEEP;
     uint64_t n = pow2_at_least(p->window ? p->window : 16384);
     ex->mask = n - 1;
     ex->ring = dg_calloc(n, sizeof(*ex->ring));
@@ -134,6 +148,7 @@ void dg_exec_destroy(dg_exec_t *ex)
             put_block(ex, ex->ring[i].blob, ex->ring[i].blob_big); /* NULL once finished */
     }
     dg_blobpool_cleanup(&ex->blobs);
+    dg_blobpool_cleanup(&ex->blobs_big);
     dg_bufs_cleanup(&ex->bufs);
     if (ex->dev.destroy) /* after the buffer table: it gives device blocks back */
         ex->dev.destroy(ex->dev.ctx);
@@ -446,7 +461,7 @@ static void *op_alloc(dg_exec_t *ex, dg_xop_t *op, size_t bytes)
         return op->inline_blob;
     op->blob = get_block(ex, bytes);
     if (op->blob)
-        op->blob_big = bytes > DG_BLOB_BYTES;
+        op->blob_big = block_kind(bytes);
     return op->blob;
 }
 
@@ -648,7 +663,7 @@ static void register_deps(dg_exec_t *ex, dg_xop_t *op, const dg_plan_op_t *p)
     if (p->ndeps > DG_XOP_INLINE_EDGES) {
         size_t bytes = p->ndeps * sizeof(dg_xedge_t);
         op->edges = get_block(ex, bytes);
-        op->edges_big = bytes > DG_BLOB_BYTES;
+        op->edges_big = block_kind(bytes);
         if (!op->edges) {
             /* Without edges, wait for the dependencies here: correct, slower. */
             op->edges = op->inline_edges;

@@ -127,6 +127,7 @@ struct dg_exec {
     _Atomic uint64_t progress;        /* bumps on every finished op (hang detector) */
     _Alignas(DG_CACHE_LINE) _Atomic uint64_t ready_counter; /* ready order */
     _Alignas(DG_CACHE_LINE) dg_blobpool_t blobs; /* op blocks that do not fit a slot */
+    _Alignas(DG_CACHE_LINE) dg_blobpool_t blobs_big; /* the same, up to DG_BLOB_BIG_BYTES */
 
     /* waiting of the submitting thread */
     _Alignas(DG_CACHE_LINE) pthread_mutex_t wait_lock;

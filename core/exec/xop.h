@@ -104,7 +104,8 @@ struct dg_xop {
     dg_xedge_t *edges;                /* inline_edges, a pool block or a malloc'ed array */
     void *blob;                       /* payload when inline_blob is too small: a pool
                                          block (blobpool.h) or, larger, malloc'ed */
-    uint8_t blob_big, edges_big;      /* malloc'ed, not pool blocks */
+    uint8_t blob_big, edges_big;      /* where they came from: 0 the small pool,
+                                         1 the big pool, 2 malloc (exec.c) */
     size_t free_bytes;                /* FREE: size of free_ptr... */
     uint32_t free_space;              /* ...and its memory space */
     union {
