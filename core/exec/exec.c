@@ -365,13 +365,18 @@ static int slot_free(dg_exec_t *ex, const void *arg)
 /* ------------------------------------------------------------ readiness */
 
 /* Wakes the named worker, or for shared work a sleeping worker when none
- * is spinning. */
+ * is spinning, or even then when the shared queue holds more than the one
+ * op just pushed: the spinning worker has not taken the last one (it may be
+ * off its core, behind the submitting thread), and a sleeper on an idle
+ * core would otherwise sit out a whole sweep of tasks. */
 static void wake_one(dg_exec_t *ex, int worker)
 {
-    if (worker < 0)
-        dg_act_system_wake_any(ex->actors);
-    else
+    if (worker >= 0)
         dg_act_system_wake(ex->actors, worker);
+    else if (dg_readyq_depth(&ex->shared) > 1)
+        dg_act_system_wake_helper(ex->actors);
+    else
+        dg_act_system_wake_any(ex->actors);
 }
 
 

@@ -117,6 +117,17 @@ dg_xop_t *dg_readyq_pop(dg_readyq_t *q)
     return op;
 }
 
+size_t dg_readyq_depth(dg_readyq_t *q)
+{
+    size_t n = atomic_load_explicit(&q->approx, memory_order_relaxed);
+    if (q->fifo.cells) {
+        size_t tail = atomic_load_explicit(&q->fifo.tail, memory_order_relaxed);
+        size_t head = atomic_load_explicit(&q->fifo.head, memory_order_relaxed);
+        n += tail > head ? tail - head : 0;
+    }
+    return n;
+}
+
 int dg_readyq_busy(dg_readyq_t *q)
 {
     if (atomic_load_explicit(&q->approx, memory_order_relaxed))

@@ -30,5 +30,7 @@ int dg_readyq_push(dg_readyq_t *q, dg_xop_t *op);
 dg_xop_t *dg_readyq_pop(dg_readyq_t *q);
 /* 1 when the queue seems to hold work (a hint: no lock taken). */
 int dg_readyq_busy(dg_readyq_t *q);
+/* How many ops the queue seems to hold (a hint, like dg_readyq_busy). */
+size_t dg_readyq_depth(dg_readyq_t *q);
 
 #endif
