@@ -40,9 +40,12 @@ static void check_priority_order(size_t fifo_cap)
     dg_readyq_t q;
     cr_assert_eq(dg_readyq_init(&q, fifo_cap), 0);
     cr_assert_not(dg_readyq_busy(&q));
+    cr_assert_eq(dg_readyq_depth(&q), 0);
     for (size_t i = 0; i < N; i++) {
         ops[i].u.launch.priority = prios[i % 8];
         cr_assert_eq(dg_readyq_push(&q, &ops[i]), 0);
+        cr_assert_eq(dg_readyq_depth(&q), i + 1, "ring %zu: depth after %zu pushes", fifo_cap,
+                     i + 1);
     }
     cr_assert(dg_readyq_busy(&q));
     dg_xop_t *out[N + 1];
@@ -55,6 +58,27 @@ static void check_priority_order(size_t fifo_cap)
                   i, pb, (unsigned long long)out[i]->ready_order);
     }
     cr_assert_not(dg_readyq_busy(&q));
+    dg_readyq_cleanup(&q);
+    free(ops);
+}
+
+/* The depth hint counts the ring and the heap, down as ops come out. */
+Test(readyq, depth_follows_pushes_and_pops)
+{
+    enum { N = 40 };
+    dg_xop_t *ops = ops_new(N);
+    dg_readyq_t q;
+    cr_assert_eq(dg_readyq_init(&q, 16), 0); /* 16 slots: the rest overflows to the heap */
+    for (size_t i = 0; i < N; i++) {
+        ops[i].u.launch.priority = i % 3 == 0 ? 2 : 0;
+        cr_assert_eq(dg_readyq_push(&q, &ops[i]), 0);
+        cr_assert_eq(dg_readyq_depth(&q), i + 1);
+    }
+    for (size_t left = N; left > 0; left--) {
+        cr_assert_not_null(dg_readyq_pop(&q));
+        cr_assert_eq(dg_readyq_depth(&q), left - 1);
+    }
+    cr_assert_null(dg_readyq_pop(&q));
     dg_readyq_cleanup(&q);
     free(ops);
 }
