@@ -38,3 +38,16 @@ void dg_alloc_advise_huge(void *p, size_t n)
     (void)n;
 #endif
 }
+
+int dg_alloc_populate(void *p, size_t n)
+{
+    if (!p || !n)
+        return 0;
+#ifdef MADV_POPULATE_WRITE
+    const uintptr_t page = 4096;
+    uintptr_t b = (uintptr_t)p & ~(page - 1), e = ((uintptr_t)p + n + page - 1) & ~(page - 1);
+    return madvise((void *)b, e - b, MADV_POPULATE_WRITE) == 0 ? 0 : -1;
+#else
+    return -1;
+#endif
+}

@@ -54,6 +54,11 @@ static inline void *dg_aligned_alloc(size_t align, size_t n)
  * touch of a 4 KiB page is a fault, which on a paravirtualised machine here
  * cost 12-20 us, one per 8 ops. */
 void dg_alloc_advise_huge(void *p, size_t n);
+/* Maps the pages of [p, p + n) writable now, in one system call, instead of
+ * one page fault each at first touch (MADV_POPULATE_WRITE, Linux 5.14).
+ * The contents are unchanged. Returns 0, or -1 when the system cannot
+ * (an older kernel or another system: nothing happened). */
+int dg_alloc_populate(void *p, size_t n);
 
 /* ---- for tests ---- */
 

@@ -118,6 +118,7 @@ struct dg_exec {
     uint64_t mask;
     uint64_t seq_hi; /* the highest op seq given a slot (planner actor only): finalize
                       * visits only the slots ever used, not the whole lazily mapped ring */
+    uint64_t populated; /* the ring's slots below this are mapped (planner actor only) */
     /* The counters that different threads write sit on cache lines of their
      * own (each group below starts one), apart from the fields the threads
      * only read. dg_exec_create allocates the struct aligned to DG_CACHE_LINE,
