@@ -119,6 +119,7 @@ dagger_status_t dg_coll_create(dg_tx_t *tx)
     if (!c)
         return dg_error(DAGGER_ERR_NO_MEMORY, "dg_tx_create: out of memory");
     c->tx = tx;
+    c->flat_max = DG_COLL_FLAT_MAX;
     pthread_mutex_init(&c->lock, NULL);
     tx->coll = c;
     return dg_tx_set_handler(tx, DG_TX_CH_COLL, dg_coll_on_msg, c);
@@ -151,3 +152,8 @@ int dg_coll_waiting(const dg_tx_t *tx, unsigned long long *seq, int *src, double
     return 1;
 }
 
+void dg_coll_set_flat_max(dg_tx_t *tx, int n)
+{
+    if (tx && tx->coll)
+        tx->coll->flat_max = n;
+}

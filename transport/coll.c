@@ -1,6 +1,7 @@
-/* The tree every collective runs (see coll.h): up to rank 0 combining
- * parts and comparing call signatures, then rank 0's verdict and result
- * down to everyone.
+/* The tree every collective of more than DG_COLL_FLAT_MAX ranks runs (see
+ * coll.h; fewer ranks: coll_flat.c): up to rank 0 combining parts and
+ * comparing call signatures, then rank 0's verdict and result down to
+ * everyone.
  *
  * Binomial tree over ranks: the parent of r clears r's lowest set bit; the
  * children of r are r + 2^k for 2^k below that bit. The subtree of child
@@ -70,9 +71,7 @@ static int same_sig(const dg_coll_sig_t *a, const dg_coll_sig_t *b)
 }
 
 /* Sets the failure every rank will report, with its text, once. */
-static void fail_with(dagger_status_t st, dg_coll_buf_t *text, int *fail, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-static void fail_with(dagger_status_t st, dg_coll_buf_t *text, int *fail, const char *fmt, ...)
+void dg_coll_fail_with(dagger_status_t st, dg_coll_buf_t *text, int *fail, const char *fmt, ...)
 {
     char line[768];
     va_list ap;
@@ -84,26 +83,53 @@ static void fail_with(dagger_status_t st, dg_coll_buf_t *text, int *fail, const 
     dg_coll_buf_append(text, line, strlen(line));
 }
 
-/* Folds a child's up message into acc, or records why the call failed. */
+/* Folds the part src sent node (its subtree, folded) into acc, or records
+ * why the call failed. The tree runs it for its own node; the flat
+ * algorithm (coll_flat.c) for every node of the tree it replays. */
+void dg_coll_absorb(dg_coll_call_t *call, int node, const dg_coll_sig_t *node_sig, int src,
+                    const dg_coll_hdr_t *h, const void *data, size_t len, dg_coll_buf_t *acc,
+                    int *fail, dg_coll_buf_t *text)
+{
+    if (h->fail) {
+        dg_coll_fail_with((dagger_status_t)(-(int)h->fail), text, fail, "%.*s",
+                          (int)DG_MIN(len, 700), (const char *)data);
+    } else if (!same_sig(&h->sig, node_sig)) {
+        char mine[128], theirs[128];
+        describe_sig(node_sig, mine, sizeof(mine));
+        describe_sig(&h->sig, theirs, sizeof(theirs));
+        dg_coll_fail_with(DAGGER_ERR_DIVERGENCE, text, fail,
+                          "collective #%llu: rank %d called %s but rank %d called %s (every rank "
+                          "must call the same collectives in the same order with the same "
+                          "arguments)",
+                          (unsigned long long)call->seq, node, mine, src, theirs);
+    } else if (call->merge) {
+        dagger_status_t st = call->merge(call, acc, data, len);
+        if (st != DAGGER_OK)
+            dg_coll_fail_with(st, text, fail, "collective #%llu at rank %d: %s",
+                              (unsigned long long)call->seq, node, dagger_error_detail());
+    }
+}
+
+dagger_status_t dg_coll_outcome(dagger_status_t st, int verdict, dg_coll_buf_t *text,
+                                dg_coll_buf_t *res, dg_coll_buf_t *result)
+{
+    if (st == DAGGER_OK && verdict)
+        st = dg_error((dagger_status_t)(-verdict), "%.*s", (int)text->len, (const char *)text->p);
+    if (st == DAGGER_OK) {
+        *result = *res;
+        memset(res, 0, sizeof(*res));
+    }
+    dg_coll_buf_free(res);
+    if (text != res)
+        dg_coll_buf_free(text);
+    return st;
+}
+
 static void absorb(dg_coll_call_t *call, const dg_coll_msg_t *m, dg_coll_buf_t *acc, int *fail,
                    dg_coll_buf_t *text)
 {
-    if (m->hdr.fail) {
-        fail_with((dagger_status_t)(-(int)m->hdr.fail), text, fail, "%.*s", (int)DG_MIN(m->len, 700), (const char *)m->data);
-    } else if (!same_sig(&m->hdr.sig, &call->sig)) {
-        char mine[128], theirs[128];
-        describe_sig(&call->sig, mine, sizeof(mine));
-        describe_sig(&m->hdr.sig, theirs, sizeof(theirs));
-        fail_with(DAGGER_ERR_DIVERGENCE, text, fail,
-                  "collective #%llu: rank %d called %s but rank %d called %s (every rank must call "
-                  "the same collectives in the same order with the same arguments)",
-                  (unsigned long long)call->seq, call->tx->rank, mine, m->src, theirs);
-    } else if (call->merge) {
-        dagger_status_t st = call->merge(call, acc, m->data, m->len);
-        if (st != DAGGER_OK)
-            fail_with(st, text, fail, "collective #%llu at rank %d: %s",
-                      (unsigned long long)call->seq, call->tx->rank, dagger_error_detail());
-    }
+    dg_coll_absorb(call, call->tx->rank, &call->sig, m->src, &m->hdr, m->data, m->len, acc, fail,
+                   text);
 }
 
 static void send_done(void *arg, dagger_status_t st)
@@ -119,7 +145,7 @@ static void send_done(void *arg, dagger_status_t st)
         dg_tx_notify(tx);
 }
 
-static void send_part(dg_coll_call_t *call, int dest, int phase, int fail, const dg_coll_buf_t *b)
+void dg_coll_send_part(dg_coll_call_t *call, int dest, int phase, int fail, const dg_coll_buf_t *b)
 {
     unsigned char hdr[DG_COLL_HDR_LEN];
     dg_coll_hdr_t h = {.seq = call->seq, .phase = (uint8_t)phase, .fail = (uint16_t)fail,
@@ -151,7 +177,7 @@ static void drain_sends(dg_coll_call_t *call)
     }
 }
 
-static dagger_status_t finish_sends(dg_coll_call_t *call, dagger_status_t st)
+dagger_status_t dg_coll_finish_sends(dg_coll_call_t *call, dagger_status_t st)
 {
     dagger_status_t w = dg_tx_wait(call->tx, sends_complete, call, 0);
     drain_sends(call);
@@ -189,18 +215,18 @@ static dagger_status_t gather_up(dg_coll_call_t *call, dg_coll_buf_t *acc, int *
     return DAGGER_OK;
 }
 
-dagger_status_t dg_coll_run(dg_coll_call_t *call, dg_coll_buf_t *acc, dg_coll_buf_t *result)
+static dagger_status_t run_tree(dg_coll_call_t *call, dg_coll_buf_t *acc, dg_coll_buf_t *result)
 {
     dg_tx_t *tx = call->tx;
     int r = tx->rank, fail = 0, top = 1;
     dg_coll_buf_t text = {0}, down = {0};
     memset(result, 0, sizeof(*result));
     if (call->local != DAGGER_OK)
-        fail_with(call->local, &text, &fail, "rank %d: %s", r, dagger_error_detail());
+        dg_coll_fail_with(call->local, &text, &fail, "rank %d: %s", r, dagger_error_detail());
     dagger_status_t st = gather_up(call, acc, &fail, &text, &top);
     int verdict = fail;
     if (st == DAGGER_OK && r != 0) {
-        send_part(call, r - top, DG_COLL_UP, fail, fail ? &text : acc);
+        dg_coll_send_part(call, r - top, DG_COLL_UP, fail, fail ? &text : acc);
         dg_coll_msg_t *m;
         st = dg_coll_take(tx->coll, call->seq, DG_COLL_DOWN, r - top, &m);
         if (st == DAGGER_OK) {
@@ -216,15 +242,16 @@ dagger_status_t dg_coll_run(dg_coll_call_t *call, dg_coll_buf_t *acc, dg_coll_bu
     /* Down phase: the largest subtree first, it has the longest way to go. */
     for (int mask = top >> 1; st == DAGGER_OK && mask >= 1; mask >>= 1)
         if (r + mask < tx->size)
-            send_part(call, r + mask, DG_COLL_DOWN, verdict, &down);
-    st = finish_sends(call, st);
+            dg_coll_send_part(call, r + mask, DG_COLL_DOWN, verdict, &down);
+    st = dg_coll_finish_sends(call, st);
     dg_coll_buf_free(&text);
     dg_coll_buf_free(acc);
-    if (st == DAGGER_OK && verdict)
-        st = dg_error((dagger_status_t)(-verdict), "%.*s", (int)down.len, (const char *)down.p);
-    if (st == DAGGER_OK)
-        *result = down;
-    else
-        dg_coll_buf_free(&down);
-    return st;
+    return dg_coll_outcome(st, verdict, &down, &down, result);
+}
+
+dagger_status_t dg_coll_run(dg_coll_call_t *call, dg_coll_buf_t *acc, dg_coll_buf_t *result)
+{
+    /* The choice depends on the rank count alone, the same on every rank. */
+    return call->tx->size <= call->tx->coll->flat_max ? dg_coll_run_flat(call, acc, result)
+                                                      : run_tree(call, acc, result);
 }

@@ -8,7 +8,9 @@
  * rank order and compares their call signatures with its own) followed by
  * a "down" phase (binomial broadcast of rank 0's verdict and result). So
  * every rank returns the same status and the same bytes, and depth is
- * 2*ceil(log2 n) messages. */
+ * 2*ceil(log2 n) messages. On at most 8 ranks (DG_COLL_FLAT_MAX) every rank
+ * sends its part to every other one instead and replays that tree itself
+ * (coll_flat.c): the same results, one message deep. */
 #ifndef DG_COLL_H
 #define DG_COLL_H
 
@@ -24,6 +26,12 @@ dagger_status_t dg_coll_allreduce(dg_tx_t *tx, void *buf, size_t count, dagger_d
                                   dagger_op_t op);
 dagger_status_t dg_coll_allreduce_bytes(dg_tx_t *tx, void *buf, size_t len, dagger_combine_fn fn,
                                         void *ctx);
+
+#define DG_COLL_FLAT_MAX 8
+
+/* Tests: the flat exchange on at most n ranks, the tree above (0: always
+ * the tree). Every rank must set the same n before the same collective. */
+void dg_coll_set_flat_max(dg_tx_t *tx, int n);
 
 /* Whether this rank's caller waits in a collective now: its number, the rank
  * whose message it waits for, and since when (CLOCK_MONOTONIC seconds). Read

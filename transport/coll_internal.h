@@ -29,6 +29,7 @@ struct dg_coll {
     pthread_mutex_t lock;       /* inbox and the messages' ready flags */
     dg_coll_msg_t *inbox;       /* arrived, not yet taken; any order */
     uint64_t seq;               /* the next collective's number (caller thread) */
+    int flat_max;               /* the flat exchange up to this many ranks (DG_COLL_FLAT_MAX) */
     /* The message the caller waits for now, for the hang limit (watchdog). */
     _Atomic uint64_t wait_seq;
     _Atomic int wait_src;
@@ -64,11 +65,37 @@ struct dg_coll_call {
     _Atomic(int) send_failed;
 };
 
-/* coll.c: runs the up and down phases. acc holds this rank's part and is
- * consumed; on success *result holds rank 0's result (caller frees it). */
+/* coll.c: runs a collective: the tree's up and down phases, or on at most
+ * DG_COLL_FLAT_MAX ranks the flat exchange (coll_flat.c). acc holds this
+ * rank's part and is consumed; on success *result holds the tree's result
+ * at rank 0 (caller frees it). */
 dagger_status_t dg_coll_run(dg_coll_call_t *call, dg_coll_buf_t *acc, dg_coll_buf_t *result);
 /* Starts a call: numbers it and fills the common fields. */
 void dg_coll_call_init(dg_coll_call_t *call, dg_tx_t *tx, const dg_coll_sig_t *sig);
+
+/* coll.c, shared by both algorithms: the failure every rank reports (set
+ * once), folding the part src sent to node into acc as the tree's node does
+ * (or recording why the call failed), and this call's sends. */
+void dg_coll_fail_with(dagger_status_t st, dg_coll_buf_t *text, int *fail, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+void dg_coll_absorb(dg_coll_call_t *call, int node, const dg_coll_sig_t *node_sig, int src,
+                    const dg_coll_hdr_t *h, const void *data, size_t len, dg_coll_buf_t *acc,
+                    int *fail, dg_coll_buf_t *text);
+void dg_coll_send_part(dg_coll_call_t *call, int dest, int phase, int fail, const dg_coll_buf_t *b);
+/* Waits for this call's sends; st, or the first send error. */
+dagger_status_t dg_coll_finish_sends(dg_coll_call_t *call, dagger_status_t st);
+/* What the caller gets: st, else the agreed verdict's error with text's
+ * bytes as its detail, else res moved into *result. Frees the rest (text
+ * and res may be the same buffer). */
+dagger_status_t dg_coll_outcome(dagger_status_t st, int verdict, dg_coll_buf_t *text,
+                                dg_coll_buf_t *res, dg_coll_buf_t *result);
+
+/* coll_flat.c: the one-round exchange for small rank counts (coll.h). Each rank
+ * sends its own part to every other rank and replays the tree's folds over
+ * all the parts, so it returns what the tree would: the same status, text
+ * and bytes on every rank, folded in the same order. Depth 1 message
+ * instead of 2*ceil(log2 n); n*(n-1) messages instead of 2*(n-1). */
+dagger_status_t dg_coll_run_flat(dg_coll_call_t *call, dg_coll_buf_t *acc, dg_coll_buf_t *result);
 
 /* coll_reduce.c: element-wise reductions. */
 size_t dg_coll_type_size(dagger_dtype_t type);

@@ -16,7 +16,7 @@ typedef enum dg_coll_kind {
     DG_COLL_ALLREDUCE_BYTES = 5
 } dg_coll_kind_t;
 
-enum { DG_COLL_UP = 0, DG_COLL_DOWN = 1 };
+enum { DG_COLL_UP = 0, DG_COLL_DOWN = 1, DG_COLL_FLAT = 2 };
 
 /* What a rank called: ranks must agree on all of it. */
 typedef struct dg_coll_sig {

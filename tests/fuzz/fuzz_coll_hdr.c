@@ -10,7 +10,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     dg_coll_hdr_t h;
     if (dg_coll_hdr_decode(data, size, &h))
         return 0;
-    DG_FUZZ_CHECK(size == DG_COLL_HDR_LEN && h.phase <= DG_COLL_DOWN);
+    DG_FUZZ_CHECK(size == DG_COLL_HDR_LEN && h.phase <= DG_COLL_FLAT);
     unsigned char back[DG_COLL_HDR_LEN];
     dg_coll_hdr_encode(&h, back);
     DG_FUZZ_CHECK(!memcmp(back, data, sizeof(back)));
@@ -28,4 +28,8 @@ void dg_fuzz_seeds(dg_fuzz_emit_fn emit)
                           .sig = {.kind = DG_COLL_BCAST, .root = 1, .size = 100}};
     dg_coll_hdr_encode(&down, buf);
     emit("bcast_down_failed", buf, sizeof(buf));
+    dg_coll_hdr_t flat = {.seq = 12, .phase = DG_COLL_FLAT,
+                          .sig = {.kind = DG_COLL_ALLGATHER}};
+    dg_coll_hdr_encode(&flat, buf);
+    emit("allgather_flat", buf, sizeof(buf));
 }

@@ -4,7 +4,10 @@
  * documented combination order), allreduce on bytes with a
  * non-commutative combine, a collective called from a thread that is not
  * the owner, and the errors: divergent calls and a bad argument on one
- * rank fail on every rank instead of hanging. */
+ * rank fail on every rank instead of hanging. On these 1-4 ranks the
+ * collectives run the flat exchange (transport/coll_flat.c); each test's
+ * _tree variant runs the same checks on the binomial tree that larger jobs
+ * use. */
 #include <math.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -14,6 +17,25 @@
 #include "tx_test.h"
 
 DGT_SUITE(coll);
+
+/* Set by the _tree variants before their body runs. */
+static int tree_only;
+
+/* After dgt_up: the algorithm this variant tests, the same on every rank. */
+static void use_algorithm(dgt_env_t *e)
+{
+    dg_coll_set_flat_max(e->tx, tree_only ? 0 : DG_COLL_FLAT_MAX);
+}
+
+/* The body on both transports with the default algorithm, and on shared
+ * memory with the tree. */
+#define COLL_TEST(name, body)                  \
+    DGT_BOTH_TRANSPORTS(coll, name, body)      \
+    Test(coll, name##_tree)                    \
+    {                                          \
+        tree_only = 1;                         \
+        body(NULL);                            \
+    }
 
 static double now_s(void)
 {
@@ -28,6 +50,7 @@ static void barrier_waits(const char *tls)
 {
     dgt_env_t *e = &dgt_env;
     dgt_up(e, tls);
+    use_algorithm(e);
     for (int round = 0; round < 3; round++) {
         usleep((useconds_t)(((e->rank + round) % e->size) * 30000));
         double t[2];
@@ -47,7 +70,7 @@ static void barrier_waits(const char *tls)
     }
     dgt_down(e);
 }
-DGT_BOTH_TRANSPORTS(coll, barrier_waits, barrier_waits)
+COLL_TEST(barrier_waits, barrier_waits)
 
 static unsigned char byte_of(int root, size_t len, size_t i)
 {
@@ -58,6 +81,7 @@ static void bcast_every_root(const char *tls)
 {
     dgt_env_t *e = &dgt_env;
     dgt_up(e, tls);
+    use_algorithm(e);
     static const size_t sizes[] = {0, 1, 1000, 100000}; /* the last one by rendezvous */
     for (int root = 0; root < e->size; root++) {
         for (size_t k = 0; k < DG_ARRAY_LEN(sizes); k++) {
@@ -74,7 +98,7 @@ static void bcast_every_root(const char *tls)
     }
     dgt_down(e);
 }
-DGT_BOTH_TRANSPORTS(coll, bcast_every_root, bcast_every_root)
+COLL_TEST(bcast_every_root, bcast_every_root)
 
 /* Rank r gives r*3001 % 20000 bytes (rank 0 gives none). */
 static size_t gather_len(int r)
@@ -86,6 +110,7 @@ static void allgather_variable(const char *tls)
 {
     dgt_env_t *e = &dgt_env;
     dgt_up(e, tls);
+    use_algorithm(e);
     size_t len = gather_len(e->rank);
     unsigned char *mine = malloc(len + 1);
     for (size_t i = 0; i < len; i++)
@@ -104,7 +129,7 @@ static void allgather_variable(const char *tls)
     free(mine);
     dgt_down(e);
 }
-DGT_BOTH_TRANSPORTS(coll, allgather_variable, allgather_variable)
+COLL_TEST(allgather_variable, allgather_variable)
 
 enum { NV = 6 };
 
@@ -166,6 +191,7 @@ static void allreduce_types(const char *tls)
                                              DAGGER_OP_BOR};
     dgt_env_t *e = &dgt_env;
     dgt_up(e, tls);
+    use_algorithm(e);
     for (size_t k = 0; k < DG_ARRAY_LEN(ops); k++) {
         dagger_op_t op = ops[k];
         int64_t iv[NV], iref[NV];
@@ -204,7 +230,7 @@ static void allreduce_types(const char *tls)
     }
     dgt_down(e);
 }
-DGT_BOTH_TRANSPORTS(coll, allreduce_types, allreduce_types)
+COLL_TEST(allreduce_types, allreduce_types)
 
 /* 2x2 matrices of uint64 under multiplication: associative, not commutative. */
 static void matmul(void *acc, const void *in, size_t len, void *ctx)
@@ -233,6 +259,7 @@ static void allreduce_bytes_in_rank_order(const char *tls)
 {
     dgt_env_t *e = &dgt_env;
     dgt_up(e, tls);
+    use_algorithm(e);
     uint64_t mine[4], ref[4], next[4];
     rank_matrix(e->rank, mine);
     rank_matrix(0, ref);
@@ -245,6 +272,11 @@ static void allreduce_bytes_in_rank_order(const char *tls)
     dgt_down(e);
 }
 Test(coll, allreduce_bytes_in_rank_order) { allreduce_bytes_in_rank_order(NULL); }
+Test(coll, allreduce_bytes_in_rank_order_tree)
+{
+    tree_only = 1;
+    allreduce_bytes_in_rank_order(NULL);
+}
 
 /* A collective run by a helper thread while the owner (the test thread)
  * keeps the transport going: the path the runtime's user thread takes. */
@@ -279,10 +311,11 @@ Test(coll, from_another_thread)
 
 /* Ranks that call different collectives all get DAGGER_ERR_DIVERGENCE,
  * the same detail naming both calls, and stay in step afterwards. */
-Test(coll, divergence_fails_everywhere)
+static void divergence_fails_everywhere(void)
 {
     dgt_env_t *e = &dgt_env;
     dgt_up(e, NULL);
+    use_algorithm(e);
     if (e->size < 2) {
         dgt_down(e);
         cr_skip_test("needs two ranks");
@@ -308,10 +341,11 @@ Test(coll, divergence_fails_everywhere)
 }
 
 /* A bad argument on one rank only: every rank reports it. */
-Test(coll, bad_argument_on_one_rank_fails_everywhere)
+static void bad_argument_on_one_rank_fails_everywhere(void)
 {
     dgt_env_t *e = &dgt_env;
     dgt_up(e, NULL);
+    use_algorithm(e);
     int bad = e->size - 1;
     unsigned char buf[16] = {0};
     dagger_status_t st = dg_coll_bcast(e->tx, e->rank == bad ? NULL : buf, sizeof(buf), 0);
@@ -323,6 +357,19 @@ Test(coll, bad_argument_on_one_rank_fails_everywhere)
     cr_assert_eq(st, DAGGER_ERR_INVALID_ARG, "BOR on doubles: %s", dagger_strerror(st));
     DGT_OK(dg_coll_barrier(e->tx));
     dgt_down(e);
+}
+
+Test(coll, divergence_fails_everywhere) { divergence_fails_everywhere(); }
+Test(coll, divergence_fails_everywhere_tree)
+{
+    tree_only = 1;
+    divergence_fails_everywhere();
+}
+Test(coll, bad_argument_on_one_rank_fails_everywhere) { bad_argument_on_one_rank_fails_everywhere(); }
+Test(coll, bad_argument_on_one_rank_fails_everywhere_tree)
+{
+    tree_only = 1;
+    bad_argument_on_one_rank_fails_everywhere();
 }
 
 DGT_SINGLETON_RERUN(coll)

@@ -98,7 +98,7 @@ static launch_floor_t launch_floor_measure(dagger_runtime_t *rt, double (*clock_
 
 /* The most bytes one rank receives when every rank gathers the whole
  * array: the blocks it does not own (ranks receive in parallel). */
-static double floor_gather_bytes(const dagger_array_t *a, int nranks, size_t elem)
+static inline double floor_gather_bytes(const dagger_array_t *a, int nranks, size_t elem)
 {
     dagger_array_desc_t d;
     if (dagger_array_info(a, &d) != DAGGER_OK)

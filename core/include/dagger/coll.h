@@ -3,7 +3,9 @@
  * Every rank calls the same collectives in the same order (they are
  * numbered). Results are bit-identical on every rank: reductions combine
  * contributions in a fixed order (a binomial tree over ranks 0..n-1, lower
- * ranks on the left) at rank 0, which then broadcasts the result. A rank
+ * ranks on the left): at rank 0, which then broadcasts the result, or, on
+ * at most 8 ranks, on every rank from every rank's part (the same order,
+ * one message deep; docs/transport.md). A rank
  * that calls a different collective, or the same one with a different
  * root, count, type or operation, makes the call fail on every rank with
  * DAGGER_ERR_DIVERGENCE and a detail naming both ranks and both calls,
