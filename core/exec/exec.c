@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "actors/bound.h"
+#include "actors/clock.h"
 #include "actors/ctx.h"
 #include "actors/msg.h"
 #include "actors/system.h"
@@ -303,10 +304,28 @@ static void wake_left_work(dg_exec_t *ex)
             dg_act_system_wake(ex->actors, w);
 }
 
+/* How long a waiting thread checks, yielding its core, before it sleeps. */
+#define DG_WAIT_SPIN_NS 30000ull
+
+/* Until cond holds, shared work appears or DG_WAIT_SPIN_NS pass, yielding
+ * the core between checks: a region's last ops often finish within
+ * microseconds of its end, and a sleep costs a wake-up on the finisher's
+ * side and on this one (2 ranks x 2 threads on two cores: the tiny tree
+ * and the gather of bench_region_launch at 0.18-0.19 and 0.42-0.46 ms in
+ * three runs, against 0.19-0.63 and 0.79-1.08 without, docs/benchmarks.md). */
+static void spin_briefly(dg_exec_t *ex, int (*cond)(dg_exec_t *, const void *), const void *arg)
+{
+    uint64_t t0 = dg_now_ns();
+    do
+        sched_yield();
+    while (!cond(ex, arg) && !dg_readyq_busy(&ex->shared) && dg_now_ns() - t0 < DG_WAIT_SPIN_NS);
+}
+
 /* Waits until cond(ex, arg) holds, checking for hangs. */
 static dagger_status_t wait_until(dg_exec_t *ex, int (*cond)(dg_exec_t *, const void *),
                                   const void *arg)
 {
+    int spun = 0;
     while (!cond(ex, arg)) {
         /* The waiting thread is a processor too: with one core per rank it
          * would otherwise sit on that core while ready tasks wait for the
@@ -319,6 +338,11 @@ static dagger_status_t wait_until(dg_exec_t *ex, int (*cond)(dg_exec_t *, const 
         dg_xop_t *op = pop_with_slot(ex, &ex->shared, 1);
         if (op) {
             launch(ex, op, ex->nworkers);
+            continue;
+        }
+        if (!spun) { /* once per wait: a longer one sleeps in between */
+            spun = 1;
+            spin_briefly(ex, cond, arg);
             continue;
         }
         pthread_mutex_lock(&ex->wait_lock);
