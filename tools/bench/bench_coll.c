@@ -13,19 +13,11 @@
 #include <dagger.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
 
 #include "launch_floor.h"
 
 #define BATCH 50
 #define MAX_ROUNDS 101
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 static int cmp(const void *a, const void *b)
 {
@@ -69,10 +61,10 @@ static void one(dagger_runtime_t *rt, int op)
 static double batch_us(dagger_runtime_t *rt, int op)
 {
     must(dagger_barrier(rt), "barrier");
-    double t0 = now();
+    double t0 = launch_floor_now();
     for (int i = 0; i < BATCH; i++)
         one(rt, op);
-    double us = (now() - t0) * 1e6 / BATCH;
+    double us = (launch_floor_now() - t0) * 1e6 / BATCH;
     must(dagger_allreduce(rt, &us, 1, DAGGER_F64, DAGGER_OP_MAX), "allreduce max");
     return us;
 }
@@ -90,7 +82,7 @@ int main(int argc, char **argv)
     for (int op = 0; op < NOPS; op++)
         batch_us(rt, op); /* warm-up */
     for (int r = 0; r < rounds; r++) {
-        lat[r] = n > 1 ? launch_floor_measure(rt, now).lat_ms * 1e3 : 0;
+        lat[r] = n > 1 ? launch_floor_measure(rt, launch_floor_now).lat_ms * 1e3 : 0;
         for (int op = 0; op < NOPS; op++)
             t[op][r] = batch_us(rt, op);
     }

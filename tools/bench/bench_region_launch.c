@@ -25,7 +25,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "launch_floor.h"
@@ -34,13 +33,6 @@
 #define ROUNDS_WARM 10
 #define ROUNDS 7
 #define HEAVY_ITERS 200000
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 static double heavy_work(uint64_t seed)
 {
@@ -175,9 +167,9 @@ static double one_round(bench_t *b, dagger_status_t (*fn)(bench_t *, dagger_code
                         dagger_codelet_t arg)
 {
     dagger_barrier(b->rt);
-    double t0 = now();
+    double t0 = launch_floor_now();
     dagger_status_t st = fn(b, arg);
-    double dt = now() - t0;
+    double dt = launch_floor_now() - t0;
     if (st != DAGGER_OK) {
         fprintf(stderr, "rank %d: %s: %s\n", dagger_rank(b->rt), dagger_strerror(st),
                 dagger_error_detail());
@@ -268,11 +260,11 @@ int main(int argc, char **argv)
     b.gathered = malloc(512 * 512 * sizeof(double));
 
     /* The same-run reference: the leaves' serial compute time. */
-    double t0 = now();
+    double t0 = launch_floor_now();
     double sink = 0;
     for (int i = 0; i < LEAVES; i++)
         sink += heavy_work((uint64_t)i);
-    double serial_ms = (now() - t0) * 1e3;
+    double serial_ms = (launch_floor_now() - t0) * 1e3;
     if (sink == 42.0) /* keeps the loop from being optimised away */
         printf(" ");
     dagger_allreduce(b.rt, &serial_ms, 1, DAGGER_F64, DAGGER_OP_MAX);
@@ -301,7 +293,7 @@ int main(int argc, char **argv)
         /* The floor's parts are measured next to each case (the load drifts). */
         launch_floor_t fl = {0, 0};
         if (b.n > 1 && cases[c].floor != FLOOR_NONE)
-            fl = launch_floor_measure(b.rt, now);
+            fl = launch_floor_measure(b.rt, launch_floor_now);
         double agree_ms;
         double ms = measure(&b, cases[c].fn, b.sum, &agree_ms);
         if (dagger_rank(b.rt) != 0)

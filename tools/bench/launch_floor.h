@@ -3,7 +3,8 @@
  * 0 and 1 through the runtime's actor path (dagger_request from rank 0's
  * main thread to an echo actor on rank 1, which replies with 8 bytes), and
  * the region-end agreement (an empty region on all ranks, timed by the
- * caller). Included by bench_region_launch.c only.
+ * caller). Included by bench_region_launch.c and bench_coll.c, which also
+ * take their clock from here (launch_floor_now).
  *
  * One way = half the fastest 8-byte round trip. Bandwidth = (S - 8) bytes
  * over the difference of the fastest round trips of an S-byte request and
@@ -18,10 +19,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define FLOOR_BIG (1u << 20) /* bytes of the bandwidth probe */
 #define FLOOR_LAT_ROUNDS 201
 #define FLOOR_BW_ROUNDS 21
+
+/* Seconds on the monotonic clock: the benchmarks' timer. */
+static inline double launch_floor_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
 
 typedef struct launch_floor {
     double lat_ms; /* 8 B one way */
