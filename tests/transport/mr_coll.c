@@ -5,9 +5,9 @@
  * non-commutative combine, a collective called from a thread that is not
  * the owner, and the errors: divergent calls and a bad argument on one
  * rank fail on every rank instead of hanging. On these 1-4 ranks the
- * collectives run the flat exchange (transport/coll_flat.c); each test's
- * _tree variant runs the same checks on the binomial tree that larger jobs
- * use. */
+ * collectives run the flat exchange (transport/coll_flat.c);
+ * every_check_on_the_tree runs the same checks on the binomial tree that
+ * larger jobs use. */
 #include <math.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -18,24 +18,25 @@
 
 DGT_SUITE(coll);
 
-/* Set by the _tree variants before their body runs. */
-static int tree_only;
+/* Set by every_check_on_the_tree: the tree algorithm, and one transport
+ * bring-up for all the checks (shared_env: the bodies neither start nor
+ * end it). */
+static int tree_only, shared_env;
 
-/* After dgt_up: the algorithm this variant tests, the same on every rank. */
-static void use_algorithm(dgt_env_t *e)
+/* A body's start: the transport (unless shared) and the algorithm this run
+ * tests, the same on every rank. */
+static void up(dgt_env_t *e, const char *tls)
 {
+    if (!shared_env)
+        dgt_up(e, tls);
     dg_coll_set_flat_max(e->tx, tree_only ? 0 : DG_COLL_FLAT_MAX);
 }
 
-/* The body on both transports with the default algorithm, and on shared
- * memory with the tree. */
-#define COLL_TEST(name, body)                  \
-    DGT_BOTH_TRANSPORTS(coll, name, body)      \
-    Test(coll, name##_tree)                    \
-    {                                          \
-        tree_only = 1;                         \
-        body(NULL);                            \
-    }
+static void down(dgt_env_t *e)
+{
+    if (!shared_env)
+        dgt_down(e);
+}
 
 static double now_s(void)
 {
@@ -49,8 +50,7 @@ static double now_s(void)
 static void barrier_waits(const char *tls)
 {
     dgt_env_t *e = &dgt_env;
-    dgt_up(e, tls);
-    use_algorithm(e);
+    up(e, tls);
     for (int round = 0; round < 3; round++) {
         usleep((useconds_t)(((e->rank + round) % e->size) * 30000));
         double t[2];
@@ -68,9 +68,9 @@ static void barrier_waits(const char *tls)
         free(all);
         cr_assert_geq(first_out, last_in, "a rank left the barrier before the last one entered");
     }
-    dgt_down(e);
+    down(e);
 }
-COLL_TEST(barrier_waits, barrier_waits)
+DGT_BOTH_TRANSPORTS(coll, barrier_waits, barrier_waits)
 
 static unsigned char byte_of(int root, size_t len, size_t i)
 {
@@ -80,8 +80,7 @@ static unsigned char byte_of(int root, size_t len, size_t i)
 static void bcast_every_root(const char *tls)
 {
     dgt_env_t *e = &dgt_env;
-    dgt_up(e, tls);
-    use_algorithm(e);
+    up(e, tls);
     static const size_t sizes[] = {0, 1, 1000, 100000}; /* the last one by rendezvous */
     for (int root = 0; root < e->size; root++) {
         for (size_t k = 0; k < DG_ARRAY_LEN(sizes); k++) {
@@ -96,9 +95,9 @@ static void bcast_every_root(const char *tls)
             free(buf);
         }
     }
-    dgt_down(e);
+    down(e);
 }
-COLL_TEST(bcast_every_root, bcast_every_root)
+DGT_BOTH_TRANSPORTS(coll, bcast_every_root, bcast_every_root)
 
 /* Rank r gives r*3001 % 20000 bytes (rank 0 gives none). */
 static size_t gather_len(int r)
@@ -109,8 +108,7 @@ static size_t gather_len(int r)
 static void allgather_variable(const char *tls)
 {
     dgt_env_t *e = &dgt_env;
-    dgt_up(e, tls);
-    use_algorithm(e);
+    up(e, tls);
     size_t len = gather_len(e->rank);
     unsigned char *mine = malloc(len + 1);
     for (size_t i = 0; i < len; i++)
@@ -127,9 +125,9 @@ static void allgather_variable(const char *tls)
     }
     free(all);
     free(mine);
-    dgt_down(e);
+    down(e);
 }
-COLL_TEST(allgather_variable, allgather_variable)
+DGT_BOTH_TRANSPORTS(coll, allgather_variable, allgather_variable)
 
 enum { NV = 6 };
 
@@ -190,8 +188,7 @@ static void allreduce_types(const char *tls)
     static const dagger_op_t ops[] = {DAGGER_OP_ADD, DAGGER_OP_MIN, DAGGER_OP_MAX,
                                              DAGGER_OP_BOR};
     dgt_env_t *e = &dgt_env;
-    dgt_up(e, tls);
-    use_algorithm(e);
+    up(e, tls);
     for (size_t k = 0; k < DG_ARRAY_LEN(ops); k++) {
         dagger_op_t op = ops[k];
         int64_t iv[NV], iref[NV];
@@ -228,9 +225,9 @@ static void allreduce_types(const char *tls)
                       dv[i], ref);
         }
     }
-    dgt_down(e);
+    down(e);
 }
-COLL_TEST(allreduce_types, allreduce_types)
+DGT_BOTH_TRANSPORTS(coll, allreduce_types, allreduce_types)
 
 /* 2x2 matrices of uint64 under multiplication: associative, not commutative. */
 static void matmul(void *acc, const void *in, size_t len, void *ctx)
@@ -258,8 +255,7 @@ static void rank_matrix(int r, uint64_t m[4])
 static void allreduce_bytes_in_rank_order(const char *tls)
 {
     dgt_env_t *e = &dgt_env;
-    dgt_up(e, tls);
-    use_algorithm(e);
+    up(e, tls);
     uint64_t mine[4], ref[4], next[4];
     rank_matrix(e->rank, mine);
     rank_matrix(0, ref);
@@ -269,14 +265,10 @@ static void allreduce_bytes_in_rank_order(const char *tls)
     }
     DGT_OK(dg_coll_allreduce_bytes(e->tx, mine, sizeof(mine), matmul, NULL));
     cr_assert(memcmp(mine, ref, sizeof(ref)) == 0, "product is not M0*M1*...*M(n-1)");
-    dgt_down(e);
+    down(e);
 }
 Test(coll, allreduce_bytes_in_rank_order) { allreduce_bytes_in_rank_order(NULL); }
-Test(coll, allreduce_bytes_in_rank_order_tree)
-{
-    tree_only = 1;
-    allreduce_bytes_in_rank_order(NULL);
-}
+
 
 /* A collective run by a helper thread while the owner (the test thread)
  * keeps the transport going: the path the runtime's user thread takes. */
@@ -314,9 +306,10 @@ Test(coll, from_another_thread)
 static void divergence_fails_everywhere(void)
 {
     dgt_env_t *e = &dgt_env;
-    dgt_up(e, NULL);
-    use_algorithm(e);
+    up(e, NULL);
     if (e->size < 2) {
+        if (shared_env)
+            return; /* one rank: nothing to diverge from */
         dgt_down(e);
         cr_skip_test("needs two ranks");
     }
@@ -337,15 +330,14 @@ static void divergence_fails_everywhere(void)
     st = dg_coll_bcast(e->tx, &b, 1, e->rank == 0 ? 1 : 0);
     cr_assert_eq(st, DAGGER_ERR_DIVERGENCE, "got %s", dagger_strerror(st));
     DGT_OK(dg_coll_barrier(e->tx));
-    dgt_down(e);
+    down(e);
 }
 
 /* A bad argument on one rank only: every rank reports it. */
 static void bad_argument_on_one_rank_fails_everywhere(void)
 {
     dgt_env_t *e = &dgt_env;
-    dgt_up(e, NULL);
-    use_algorithm(e);
+    up(e, NULL);
     int bad = e->size - 1;
     unsigned char buf[16] = {0};
     dagger_status_t st = dg_coll_bcast(e->tx, e->rank == bad ? NULL : buf, sizeof(buf), 0);
@@ -356,20 +348,29 @@ static void bad_argument_on_one_rank_fails_everywhere(void)
     st = dg_coll_allreduce(e->tx, buf, 2, DAGGER_F64, DAGGER_OP_BOR);
     cr_assert_eq(st, DAGGER_ERR_INVALID_ARG, "BOR on doubles: %s", dagger_strerror(st));
     DGT_OK(dg_coll_barrier(e->tx));
-    dgt_down(e);
+    down(e);
 }
 
 Test(coll, divergence_fails_everywhere) { divergence_fails_everywhere(); }
-Test(coll, divergence_fails_everywhere_tree)
-{
-    tree_only = 1;
-    divergence_fails_everywhere();
-}
 Test(coll, bad_argument_on_one_rank_fails_everywhere) { bad_argument_on_one_rank_fails_everywhere(); }
-Test(coll, bad_argument_on_one_rank_fails_everywhere_tree)
+
+/* Every check above on the binomial tree that jobs of more than
+ * DG_COLL_FLAT_MAX ranks use (on these 1-4 ranks the flat exchange runs
+ * otherwise), in one transport bring-up. */
+Test(coll, every_check_on_the_tree)
 {
-    tree_only = 1;
+    dgt_env_t *e = &dgt_env;
+    dgt_up(e, NULL);
+    tree_only = shared_env = 1;
+    barrier_waits(NULL);
+    bcast_every_root(NULL);
+    allgather_variable(NULL);
+    allreduce_types(NULL);
+    allreduce_bytes_in_rank_order(NULL);
+    divergence_fails_everywhere();
     bad_argument_on_one_rank_fails_everywhere();
+    shared_env = 0;
+    dgt_down(e);
 }
 
 DGT_SINGLETON_RERUN(coll)
