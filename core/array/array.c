@@ -6,6 +6,7 @@
 
 #include "core/base/alloc.h"
 #include "core/array/array_internal.h"
+#include "core/array/collect_bundle.h"
 #include "core/base/status_internal.h"
 
 dagger_array_t *dg_arr_get(const dagger_array_t *a, const char *fn)
@@ -141,6 +142,7 @@ dagger_status_t dagger_array_destroy(dagger_array_t *arr)
         return dg_error(DAGGER_ERR_STATE, "dagger_array_destroy: the array has %zu live views; "
                         "destroy them first", a->nviews);
     dg_arr_live_remove(a);
+    dg_arr_bundles_free(a);
     if (a->parent) { /* a view: its blocks are its parent's */
         a->parent->nviews--;
         a->magic = 0;

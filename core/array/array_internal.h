@@ -31,6 +31,7 @@ struct dagger_array {
     dagger_array_t *parent;
     size_t origin[DAGGER_MAX_DIMS];
     size_t nviews;
+    struct dg_arr_bundles *bundles; /* collect's bundle chunks (collect_bundle.h), or NULL */
 };
 
 /* The array whose blocks a holds: a itself, or a view's parent. */
@@ -97,7 +98,7 @@ dagger_status_t dg_arr_close(dg_arr_sub_t *s, dagger_status_t st);
 typedef enum dg_arr_cl {
     DG_ARR_CL_EWISE = 0,   /* element-wise arithmetic, copy, fill, transpose */
     DG_ARR_CL_GEN,         /* rand, randn, index functions */
-    DG_ARR_CL_PUT,         /* a tile into a bound host buffer (collect) */
+    DG_ARR_CL_PUT,         /* tiles into a bound host buffer (collect) */
     DG_ARR_CL_TAKE,        /* a tile from a bound host buffer (scatter) */
     DG_ARR_CL_PARTIAL,     /* a reduction's partial result of one tile */
     DG_ARR_CL_COMBINE,     /* two partial results into one */
@@ -108,6 +109,8 @@ typedef enum dg_arr_cl {
     DG_ARR_CL_NRM2_COMBINE, /* two of them into one */
     DG_ARR_CL_NRM2_FINISH,  /* the norm from the last one (8 bytes) */
     DG_ARR_CL_REDDIM,      /* a block's reduction along one dimension into the output */
+    DG_ARR_CL_BUNDLE,      /* a rank's tiles packed into one chunk (collect) */
+    DG_ARR_CL_UNBUNDLE,    /* a bundle's tiles into a bound host buffer (collect) */
     DG_ARR_CL_COUNT
 } dg_arr_cl_t;
 
@@ -128,6 +131,8 @@ int dg_arr_nrm2_partial_impl(dagger_task_t *t);
 int dg_arr_nrm2_combine_impl(dagger_task_t *t);
 int dg_arr_nrm2_finish_impl(dagger_task_t *t);
 int dg_arr_reddim_impl(dagger_task_t *t);
+int dg_arr_bundle_impl(dagger_task_t *t);
+int dg_arr_unbundle_impl(dagger_task_t *t);
 
 /* 1 when a slot's elements are one contiguous run in column-major order
  * (a whole chunk, or full leading dimensions), so it can be walked as one line. */

@@ -24,6 +24,8 @@ static const cl_def_t defs[DG_ARR_CL_COUNT] = {
     [DG_ARR_CL_NRM2_COMBINE] = {"dagger.array.nrm2_combine", dg_arr_nrm2_combine_impl, 24},
     [DG_ARR_CL_NRM2_FINISH] = {"dagger.array.nrm2_finish", dg_arr_nrm2_finish_impl, 8},
     [DG_ARR_CL_REDDIM] = {"dagger.array.reduce_dim", dg_arr_reddim_impl, 0},
+    [DG_ARR_CL_BUNDLE] = {"dagger.array.bundle", dg_arr_bundle_impl, 0},
+    [DG_ARR_CL_UNBUNDLE] = {"dagger.array.unbundle", dg_arr_unbundle_impl, 0},
 };
 
 dagger_status_t dg_arr_codelet(dagger_runtime_t *rt, dg_arr_cl_t which, dagger_codelet_t *out)

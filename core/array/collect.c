@@ -1,10 +1,13 @@
 /* collect (gather to one rank or to all) and scatter (from rank 0's host
- * buffer). Both are regions of tasks: a task on the receiving rank reads a
- * tile (In) and copies it into the bound host buffer, so the planner moves
- * exactly the tiles' bytes; scatter's tasks run on rank 0 and write the
- * blocks (Out), which the region's end copies home to their owners. */
+ * buffer). Both are regions of tasks: tasks on the receiving rank read
+ * tiles (In) and copy them into the bound host buffer, so the planner moves
+ * exactly the tiles' bytes; small tiles travel packed in one bundle per
+ * owner and up to DG_ARR_PUT_TILES tiles (collect_bundle.h). scatter's
+ * tasks run on rank 0 and write the blocks (Out), which the region's end
+ * copies home to their owners. */
 #include <string.h>
 
+#include "core/array/collect_bundle.h"
 #include "core/array/params.h"
 #include "core/array/tiles.h"
 #include "core/base/status_internal.h"
@@ -21,30 +24,115 @@ static dagger_status_t check_box(const dagger_array_t *a, const size_t off[], co
     return DAGGER_OK;
 }
 
-/* Submits, for every tile of the box and every receiving rank, a put task
- * there. */
-static dagger_status_t submit_puts(dagger_region_t *r, dagger_codelet_t cl, const dg_arr_tiles_t *t,
-                                   const size_t off[], const size_t ext[], int root, int nranks,
-                                   uint64_t key)
+/* What one collect submits from. */
+typedef struct collect {
+    dagger_runtime_t *rt;
+    dagger_codelet_t put, bundle, unbundle;
+    const dg_arr_tiles_t *t;
+    const dg_arr_bundles_t *bs;     /* NULL: every tile is put directly */
+    dg_arr_puts_t head;             /* key, box */
+    const size_t *off;              /* the box in the array */
+} collect_t;
+
+/* The puts' value: the header, then one entry per tile. */
+typedef struct puts_value {
+    dg_arr_puts_t h;
+    dg_arr_put_tile_t e[DG_ARR_PUT_TILES];
+} puts_value_t;
+
+static void add_entry(const collect_t *c, puts_value_t *v, const dg_arr_tile_t *tile)
 {
-    dg_arr_xfer_t x = {.key = key};
-    for (int k = 0; k < DAGGER_MAX_DIMS; k++)
-        x.box[k] = k < t->ops[0]->ndims ? ext[k] : 1;
-    for (int q = root < 0 ? 0 : root; q < (root < 0 ? nranks : root + 1); q++) {
-        dagger_task_opts_t o = {.scope = &DAGGER_SCOPE_RANK(q)};
-        for (size_t n = 0; n < t->count; n++) {
+    dg_arr_put_tile_t *e = &v->e[v->h.ntiles++];
+    for (int k = 0; k < DAGGER_MAX_DIMS; k++) {
+        e->off[k] = tile->off[k] - (k < c->t->ops[0]->ndims ? c->off[k] : 0);
+        e->ext[k] = tile->ext[k];
+    }
+}
+
+static size_t value_len(const puts_value_t *v)
+{
+    return sizeof(v->h) + v->h.ntiles * sizeof(v->e[0]);
+}
+
+/* The tasks on each bundle's owner that pack its tiles. */
+static dagger_status_t submit_bundles(dagger_region_t *r, const collect_t *c)
+{
+    for (size_t i = 0; c->bs && i < c->bs->count; i++) {
+        const dg_arr_bundle_t *b = &c->bs->b[i];
+        dagger_arg_t args[DAGGER_MAX_ARGS];
+        for (uint32_t j = 0; j < b->ntiles; j++) {
             dg_arr_tile_t tile;
-            dg_arr_tile_get(t, n, &tile);
-            for (int k = 0; k < DAGGER_MAX_DIMS; k++)
-                x.off[k] = tile.off[k] - (k < t->ops[0]->ndims ? off[k] : 0);
-            dagger_arg_t args[2] = {DAGGER_IN(dg_arr_tile_view(t, 0, &tile)),
-                                    DAGGER_VALUE(&x, sizeof(x))};
-            dagger_status_t st = dagger_submit(r, cl, 2, args, &o, NULL, NULL);
-            if (st != DAGGER_OK)
-                return st;
+            dg_arr_tile_get(c->t, b->tile[j], &tile);
+            args[j] = DAGGER_IN(dg_arr_tile_view(c->t, 0, &tile));
         }
+        args[b->ntiles] = DAGGER_OUT(dagger_view(c->rt, b->chunk));
+        dagger_task_opts_t o = {.scope = &DAGGER_SCOPE_RANK(b->owner)};
+        dagger_status_t st = dagger_submit(r, c->bundle, (int)b->ntiles + 1, args, &o, NULL, NULL);
+        if (st != DAGGER_OK)
+            return st;
     }
     return DAGGER_OK;
+}
+
+/* Rank q's tasks: one per bundle another rank packed for it, then its other
+ * tiles put directly, DG_ARR_PUT_TILES a task. */
+static dagger_status_t submit_receiver(dagger_region_t *r, const collect_t *c, int q)
+{
+    dagger_task_opts_t o = {.scope = &DAGGER_SCOPE_RANK(q)};
+    puts_value_t v;
+    dagger_status_t st = DAGGER_OK;
+    for (size_t i = 0; c->bs && i < c->bs->count && st == DAGGER_OK; i++) {
+        const dg_arr_bundle_t *b = &c->bs->b[i];
+        if (b->owner == q)
+            continue;
+        v.h = c->head;
+        for (uint32_t j = 0; j < b->ntiles; j++) {
+            dg_arr_tile_t tile;
+            dg_arr_tile_get(c->t, b->tile[j], &tile);
+            add_entry(c, &v, &tile);
+        }
+        dagger_arg_t args[2] = {DAGGER_IN(dagger_view(c->rt, b->chunk)),
+                                DAGGER_VALUE(&v, value_len(&v))};
+        st = dagger_submit(r, c->unbundle, 2, args, &o, NULL, NULL);
+    }
+    dagger_arg_t args[DAGGER_MAX_ARGS];
+    v.h = c->head;
+    for (size_t n = 0; n < c->t->count && st == DAGGER_OK; n++) {
+        if (c->bs && c->bs->via[n] >= 0 && c->bs->via[n] != q)
+            continue; /* it comes in its owner's bundle */
+        dg_arr_tile_t tile;
+        dg_arr_tile_get(c->t, n, &tile);
+        args[v.h.ntiles] = DAGGER_IN(dg_arr_tile_view(c->t, 0, &tile));
+        add_entry(c, &v, &tile);
+        if (v.h.ntiles == DG_ARR_PUT_TILES) {
+            args[v.h.ntiles] = DAGGER_VALUE(&v, value_len(&v));
+            st = dagger_submit(r, c->put, (int)v.h.ntiles + 1, args, &o, NULL, NULL);
+            v.h = c->head;
+        }
+    }
+    if (st == DAGGER_OK && v.h.ntiles) {
+        args[v.h.ntiles] = DAGGER_VALUE(&v, value_len(&v));
+        st = dagger_submit(r, c->put, (int)v.h.ntiles + 1, args, &o, NULL, NULL);
+    }
+    return st;
+}
+
+static dagger_status_t submit_collect(dagger_region_t *r, const collect_t *c, int root, int nranks)
+{
+    dagger_status_t st = submit_bundles(r, c);
+    for (int q = root < 0 ? 0 : root; q < (root < 0 ? nranks : root + 1) && st == DAGGER_OK; q++)
+        st = submit_receiver(r, c, q);
+    return st;
+}
+
+static dagger_status_t codelets(collect_t *c)
+{
+    dagger_status_t st = dg_arr_codelet(c->rt, DG_ARR_CL_PUT, &c->put);
+    if (st == DAGGER_OK)
+        st = dg_arr_codelet(c->rt, DG_ARR_CL_BUNDLE, &c->bundle);
+    if (st == DAGGER_OK)
+        st = dg_arr_codelet(c->rt, DG_ARR_CL_UNBUNDLE, &c->unbundle);
+    return st;
 }
 
 dagger_status_t dagger_array_collect_box(dagger_array_t *arr, const size_t off[], const size_t ext[],
@@ -58,9 +146,9 @@ dagger_status_t dagger_array_collect_box(dagger_array_t *arr, const size_t off[]
     DG_CHECK_ARG(root == DAGGER_ALL_RANKS || (root >= 0 && root < nranks),
                  "%s: root rank %d; use 0 to %d or DAGGER_ALL_RANKS", fn, root, nranks - 1);
     dagger_status_t st = check_box(a, off, ext, fn);
-    dagger_codelet_t cl;
+    collect_t c = {.rt = a->rt, .off = off};
     if (st == DAGGER_OK)
-        st = dg_arr_codelet(a->rt, DG_ARR_CL_PUT, &cl);
+        st = codelets(&c);
     if (st != DAGGER_OK)
         return st;
     const dagger_array_t *ops[1] = {a};
@@ -68,16 +156,26 @@ dagger_status_t dagger_array_collect_box(dagger_array_t *arr, const size_t off[]
     st = dg_arr_tiles_init(&t, 1, ops, NULL, off, ext);
     if (st != DAGGER_OK)
         return st;
+    c.t = &t;
+    for (int k = 0; k < DAGGER_MAX_DIMS; k++)
+        c.head.box[k] = k < a->ndims ? ext[k] : 1;
+    /* Bundle chunks are made outside a region; inside one, the region's
+     * own begin below says what is wrong. */
+    dagger_region_t *open = NULL;
+    if (dagger_region_current(a->rt, &open) == DAGGER_OK && !open)
+        st = dg_arr_bundles_get(a, &t, off, ext, root, &c.bs);
     /* A NULL buffer where one is written is found by the task there, which
      * fails the region on every rank alike (a local check would leave the
      * other ranks waiting in the collective). */
-    uint64_t key;
-    st = dg_arr_bind(a, out, &key);
+    uint64_t key = 0;
+    if (st == DAGGER_OK)
+        st = dg_arr_bind(a, out, &key);
+    c.head.key = key;
     dg_arr_sub_t sub;
     if (st == DAGGER_OK)
         st = dg_arr_open(a->rt, NULL, &sub, fn);
     if (st == DAGGER_OK)
-        st = dg_arr_close(&sub, submit_puts(sub.r, cl, &t, off, ext, root, nranks, key));
+        st = dg_arr_close(&sub, submit_collect(sub.r, &c, root, nranks));
     dg_arr_unbind(key);
     dg_arr_tiles_cleanup(&t);
     return st;

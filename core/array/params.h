@@ -1,11 +1,12 @@
 /* The by-value parameter blocks of the array codelets: what the submitting
- * side writes and the implementation reads. Fixed-size, no pointers, so the
- * bytes are identical on every rank (the uniformity hash covers them). */
+ * side writes and the implementation reads. No pointers, so the bytes are
+ * identical on every rank (the uniformity hash covers them). */
 #ifndef DG_ARRAY_PARAMS_H
 #define DG_ARRAY_PARAMS_H
 
 #include <stdint.h>
 
+#include <dagger/task.h>
 #include <dagger/types.h>
 
 /* ---- element-wise (DG_ARR_CL_EWISE) ---- */
@@ -45,13 +46,32 @@ typedef struct dg_arr_gen {
     uint32_t args_len;                  /* FN: user bytes following this block */
 } dg_arr_gen_t;
 
-/* ---- collect / scatter (DG_ARR_CL_PUT, _TAKE): a tile and a host box ---- */
+/* ---- scatter (DG_ARR_CL_TAKE): a tile and a host box ---- */
 
 typedef struct dg_arr_xfer {
     uint64_t key;                       /* the bound host buffer */
     uint64_t off[DAGGER_MAX_DIMS];      /* where the tile sits in the host box */
     uint64_t box[DAGGER_MAX_DIMS];      /* the host box's dims */
 } dg_arr_xfer_t;
+
+/* ---- collect (DG_ARR_CL_PUT, _UNBUNDLE): tiles into a host box ----
+ * The value is this header followed by ntiles dg_arr_put_tile_t. PUT's
+ * arguments are the ntiles tiles (In), then the value; UNBUNDLE's are one
+ * bundle (In: the tiles packed one after another, each dense and
+ * column-major, in the entries' order), then the value. */
+
+#define DG_ARR_PUT_TILES (DAGGER_MAX_ARGS - 1) /* tiles per task (the bundle task's In arguments) */
+
+typedef struct dg_arr_puts {
+    uint64_t key;                       /* the bound host buffer */
+    uint64_t box[DAGGER_MAX_DIMS];      /* the host box's dims */
+    uint64_t ntiles;                    /* 1 .. DG_ARR_PUT_TILES */
+} dg_arr_puts_t;
+
+typedef struct dg_arr_put_tile {
+    uint64_t off[DAGGER_MAX_DIMS];      /* where the tile sits in the host box */
+    uint64_t ext[DAGGER_MAX_DIMS];      /* its extents (1 past its dimensions) */
+} dg_arr_put_tile_t;
 
 /* ---- reductions ---- */
 

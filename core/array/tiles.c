@@ -112,6 +112,14 @@ dagger_view_t dg_arr_tile_view(const dg_arr_tiles_t *t, int i, const dg_arr_tile
     return dg_arr_sub_view(root, dg_arr_block_at(root, idx), off, ext);
 }
 
+int dg_arr_tile_owner(const dg_arr_tiles_t *t, int i, const dg_arr_tile_t *tile)
+{
+    size_t idx[DAGGER_MAX_DIMS], off[DAGGER_MAX_DIMS], ext[DAGGER_MAX_DIMS];
+    locate(t, i, tile, idx, off, ext);
+    const dagger_array_t *root = dg_arr_root(t->ops[i]);
+    return root->owners[dg_arr_block_at(root, idx)];
+}
+
 dagger_status_t dg_arr_check_match(const dagger_array_t *a, const dagger_array_t *b,
                                    const int *dim_of, const char *fn)
 {

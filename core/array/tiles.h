@@ -36,6 +36,9 @@ void dg_arr_tile_get(const dg_arr_tiles_t *t, size_t n, dg_arr_tile_t *tile);
 /* The view of the tile inside operand i's block that holds it. */
 dagger_view_t dg_arr_tile_view(const dg_arr_tiles_t *t, int i, const dg_arr_tile_t *tile);
 
+/* The rank that owns the block of operand i holding the tile. */
+int dg_arr_tile_owner(const dg_arr_tiles_t *t, int i, const dg_arr_tile_t *tile);
+
 /* Checks that b's dims equal a's (permuted by dim_of when not NULL: b's
  * dimension dim_of[k] has a's dims[k]) and that the dtypes match. */
 dagger_status_t dg_arr_check_match(const dagger_array_t *a, const dagger_array_t *b,

@@ -46,6 +46,7 @@ dagger_status_t dagger_array_view(dagger_array_t *arr, const size_t off[], const
     *v = *a; /* the parent's blocks, chunks and owners */
     v->parent = a->parent ? a->parent : a;
     v->nviews = 0;
+    v->bundles = NULL; /* its own collects' */
     v->nelems = 1;
     for (int k = 0; k < a->ndims; k++) {
         v->origin[k] = a->origin[k] + off[k]; /* a view of a view: offsets add up */
