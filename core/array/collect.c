@@ -1,8 +1,8 @@
 /* collect (gather to one rank or to all) and scatter (from rank 0's host
  * buffer). Both are regions of tasks: tasks on the receiving rank read
  * tiles (In) and copy them into the bound host buffer, so the planner moves
- * exactly the tiles' bytes; small tiles travel packed in one bundle per
- * owner and up to DG_ARR_PUT_TILES tiles (collect_bundle.h). scatter's
+ * exactly the tiles' bytes; small tiles travel packed in bundles of up to
+ * DG_ARR_PUT_TILES tiles (collect_bundle.h). scatter's
  * tasks run on rank 0 and write the blocks (Out), which the region's end
  * copies home to their owners. */
 #include <string.h>
@@ -74,8 +74,16 @@ static dagger_status_t submit_bundles(dagger_region_t *r, const collect_t *c)
     return DAGGER_OK;
 }
 
+static size_t tile_bytes(const collect_t *c, const dg_arr_tile_t *tile)
+{
+    size_t n = c->t->ops[0]->elsize;
+    for (int k = 0; k < DAGGER_MAX_DIMS; k++)
+        n *= tile->ext[k];
+    return n;
+}
+
 /* Rank q's tasks: one per bundle another rank packed for it, then its other
- * tiles put directly, DG_ARR_PUT_TILES a task. */
+ * tiles put directly, up to DG_ARR_PUT_TILES and DG_ARR_PUT_BYTES a task. */
 static dagger_status_t submit_receiver(dagger_region_t *r, const collect_t *c, int q)
 {
     dagger_task_opts_t o = {.scope = &DAGGER_SCOPE_RANK(q)};
@@ -97,18 +105,22 @@ static dagger_status_t submit_receiver(dagger_region_t *r, const collect_t *c, i
     }
     dagger_arg_t args[DAGGER_MAX_ARGS];
     v.h = c->head;
+    size_t bytes = 0;
     for (size_t n = 0; n < c->t->count && st == DAGGER_OK; n++) {
         if (c->bs && c->bs->via[n] >= 0 && c->bs->via[n] != q)
             continue; /* it comes in its owner's bundle */
         dg_arr_tile_t tile;
         dg_arr_tile_get(c->t, n, &tile);
-        args[v.h.ntiles] = DAGGER_IN(dg_arr_tile_view(c->t, 0, &tile));
-        add_entry(c, &v, &tile);
-        if (v.h.ntiles == DG_ARR_PUT_TILES) {
+        size_t tb = tile_bytes(c, &tile);
+        if (v.h.ntiles && (v.h.ntiles == DG_ARR_PUT_TILES || bytes + tb > DG_ARR_PUT_BYTES)) {
             args[v.h.ntiles] = DAGGER_VALUE(&v, value_len(&v));
             st = dagger_submit(r, c->put, (int)v.h.ntiles + 1, args, &o, NULL, NULL);
             v.h = c->head;
+            bytes = 0;
         }
+        args[v.h.ntiles] = DAGGER_IN(dg_arr_tile_view(c->t, 0, &tile));
+        add_entry(c, &v, &tile);
+        bytes += tb;
     }
     if (st == DAGGER_OK && v.h.ntiles) {
         args[v.h.ntiles] = DAGGER_VALUE(&v, value_len(&v));

@@ -33,12 +33,17 @@ static size_t tile_elems(const dg_arr_tile_t *tile)
     return n;
 }
 
-/* Splits the m small tiles list[] of one owner into bundles of at most
- * DG_ARR_PUT_TILES, as even as possible (16 tiles: 8 and 8, not 15 and 1). */
+/* Splits the m small tiles list[] of one owner (bytes in all) into
+ * bundles: at least one per DG_ARR_PUT_TILES tiles and per
+ * DG_ARR_BUNDLE_BYTES, the tiles shared out as evenly as possible (16
+ * tiles: 8 and 8, not 15 and 1). */
 static dagger_status_t split(dg_arr_bundles_t *bs, int owner, const size_t *list, size_t m,
-                             size_t *cap)
+                             size_t bytes, size_t *cap)
 {
     size_t groups = (m + DG_ARR_PUT_TILES - 1) / DG_ARR_PUT_TILES;
+    size_t by_bytes = (bytes + DG_ARR_BUNDLE_BYTES - 1) / DG_ARR_BUNDLE_BYTES;
+    if (by_bytes > groups)
+        groups = by_bytes < m ? by_bytes : m;
     for (size_t g = 0; g < groups; g++) {
         if (bs->count == *cap) {
             size_t ncap = *cap ? 2 * *cap : 16;
@@ -70,10 +75,11 @@ static dagger_status_t plan(const dagger_array_t *a, const dg_arr_tiles_t *t, in
     bs->ntiles = n;
     bs->via = dg_malloc(n * sizeof(*bs->via));
     size_t *start = dg_calloc((size_t)nranks + 1, sizeof(*start));
+    size_t *bytes = dg_calloc((size_t)nranks, sizeof(*bytes));
     size_t *list = dg_malloc(n * sizeof(*list));
     int *owner = dg_malloc(n * sizeof(*owner));
     dagger_status_t st = DAGGER_OK;
-    if (!bs->via || !start || !list || !owner)
+    if (!bs->via || !start || !bytes || !list || !owner)
         st = dg_error(DAGGER_ERR_NO_MEMORY, "dagger_array_collect: out of memory for %zu tiles", n);
     for (size_t i = 0; st == DAGGER_OK && i < n; i++) {
         dg_arr_tile_t tile;
@@ -81,9 +87,11 @@ static dagger_status_t plan(const dagger_array_t *a, const dg_arr_tiles_t *t, in
         bs->via[i] = -1;
         owner[i] = -1;
         int o = dg_arr_tile_owner(t, 0, &tile);
-        if (tile_elems(&tile) * a->elsize <= DG_ARR_BUNDLE_TILE_MAX && o != root) {
+        size_t b = tile_elems(&tile) * a->elsize;
+        if (b <= DG_ARR_BUNDLE_TILE_MAX && o != root) {
             owner[i] = o;
             start[o + 1]++;
+            bytes[o] += b;
         }
     }
     /* A counting sort by owner keeps each owner's tiles in tile order. */
@@ -99,11 +107,12 @@ static dagger_status_t plan(const dagger_array_t *a, const dg_arr_tiles_t *t, in
                 list[fill[owner[i]]++] = i;
         for (int o = 0; st == DAGGER_OK && o < nranks; o++)
             if (start[o + 1] - start[o] >= 2)
-                st = split(bs, o, list + start[o], start[o + 1] - start[o], &cap);
+                st = split(bs, o, list + start[o], start[o + 1] - start[o], bytes[o], &cap);
     }
     free(fill);
     free(owner);
     free(list);
+    free(bytes);
     free(start);
     return st;
 }

@@ -1,10 +1,11 @@
 /* collect's bundles: the small tiles a rank owns travel to each collecting
- * rank packed into a few chunks (bundles: up to DG_ARR_PUT_TILES tiles
- * each) instead of in one transfer per tile. A task on the owner packs the
+ * rank packed into a few chunks (bundles: up to DG_ARR_PUT_TILES tiles and
+ * about DG_ARR_BUNDLE_BYTES each) instead of in one transfer per tile. A task on the owner packs the
  * tiles (DG_ARR_CL_BUNDLE); on each other collecting rank one task reads the
  * bundle and copies its tiles into the host buffer (DG_ARR_CL_UNBUNDLE).
  * Tiles larger than DG_ARR_BUNDLE_TILE_MAX, and tiles a rank collects from
- * itself, are put directly (DG_ARR_CL_PUT, several tiles a task).
+ * itself, are put directly (DG_ARR_CL_PUT, up to DG_ARR_PUT_TILES tiles and
+ * DG_ARR_PUT_BYTES a task, so that large collects keep many tasks).
  *
  * The bundle chunks stay with the array (a->bundles) while its collects
  * keep the same box and root, so a repeated collect is the same region
@@ -22,6 +23,15 @@
  * transfer is large enough that its fixed cost is small, and packing would
  * only add a copy. */
 #define DG_ARR_BUNDLE_TILE_MAX ((size_t)256 << 10)
+
+/* An owner's small tiles make at least as many bundles as this divides
+ * their bytes into (more, smaller bundles overlap the packing, the wire and
+ * the unpacking better); tiles are shared out evenly by count. */
+#define DG_ARR_BUNDLE_BYTES ((size_t)1 << 20)
+
+/* A put task takes tiles while their bytes stay within this (always at
+ * least one). */
+#define DG_ARR_PUT_BYTES ((size_t)256 << 10)
 
 typedef struct dg_arr_bundle {
     int owner;

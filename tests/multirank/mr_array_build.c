@@ -248,30 +248,37 @@ Test(array_build, collect_to_root_and_box)
     AR_OK(dagger_finalize(rt));
 }
 
-/* Transfers one collect of all of a to every rank should plan when each
- * owner's small tiles travel in bundles of at most 15 (as even as possible)
- * to each other rank, and its large ones (over 256 KiB) one by one. */
-static uint64_t bundled_transfers(dagger_array_t *a, int n)
+/* What one collect of all of a to every rank should plan when each owner's
+ * small tiles (at most 256 KiB) travel to each other rank in bundles (at
+ * least one per 15 tiles and per MiB, when it has two or more) and its
+ * large ones one by one: the transfers, and in bundles[o] owner o's
+ * bundles. */
+static uint64_t bundled_transfers(dagger_array_t *a, int n, uint64_t bundles[4])
 {
     size_t nb = dagger_array_nblocks(a), es = 0;
     dagger_array_desc_t d;
     AR_OK(dagger_array_info(a, &d));
     es = dagger_dtype_size(d.dtype);
-    uint64_t small[4] = {0}, large = 0;
+    uint64_t small[4] = {0}, bytes[4] = {0}, large = 0;
     for (size_t b = 0; b < nb; b++) {
         dagger_array_block_t bi;
         AR_OK(dagger_array_block_info(a, b, &bi));
-        size_t bytes = es;
+        size_t sz = es;
         for (int k = 0; k < d.ndims; k++)
-            bytes *= bi.extent[k];
-        if (bytes > (256u << 10))
+            sz *= bi.extent[k];
+        if (sz > (256u << 10))
             large++;
-        else
+        else {
             small[bi.owner]++;
+            bytes[bi.owner] += sz;
+        }
     }
     uint64_t t = large * (uint64_t)(n - 1);
-    for (int o = 0; o < n; o++)
-        t += (small[o] == 1 ? 1 : (small[o] + 14) / 15) * (uint64_t)(n - 1);
+    for (int o = 0; o < 4; o++) {
+        uint64_t by_count = (small[o] + 14) / 15, by_bytes = (bytes[o] + (1u << 20) - 1) >> 20;
+        bundles[o] = n < 2 || small[o] < 2 ? 0 : by_count > by_bytes ? by_count : by_bytes;
+        t += (small[o] == 1 ? 1 : bundles[o]) * (uint64_t)(n - 1);
+    }
     return t;
 }
 
@@ -298,8 +305,9 @@ Test(array_build, collect_bundles)
             cr_assert_eq(got[i], host[i] + round, "round %d, element %d", round, i);
         dagger_region_stats_t s;
         AR_OK(dagger_region_stats(rt, &s));
-        cr_assert_eq(s.transfers, bundled_transfers(a, n), "round %d: %llu transfers", round,
-                     (unsigned long long)s.transfers);
+        uint64_t per_owner[4];
+        cr_assert_eq(s.transfers, bundled_transfers(a, n, per_owner), "round %d: %llu transfers",
+                     round, (unsigned long long)s.transfers);
         if (round == 0) { /* the same collect again, then new values */
             /* The second starts with the first's copies cached: the third
              * starts as the second did. */
@@ -347,7 +355,28 @@ Test(array_build, collect_bundles)
     cr_assert(!memcmp(big, bgot, 600 * 200 * sizeof(double)));
     dagger_region_stats_t s;
     AR_OK(dagger_region_stats(rt, &s));
-    cr_assert_eq(s.transfers, bundled_transfers(a, n), "%llu transfers", (unsigned long long)s.transfers);
+    uint64_t per_owner[4];
+    cr_assert_eq(s.transfers, bundled_transfers(a, n, per_owner), "%llu transfers",
+                 (unsigned long long)s.transfers);
+    AR_DESTROY(a);
+    /* 8 tiles of 200 KiB per rank: two bundles each (1.6 MiB), and one put
+     * task per tile a rank collects from itself (two make over 256 KiB). */
+    dagger_array_desc_t dm = AR_D1(DAGGER_F64, 25600 * 8 * (size_t)n, 25600);
+    AR_OK(dagger_array_zeros(rt, &dm, &a));
+    double *mgot = malloc(25600 * 8 * (size_t)n * sizeof(double));
+    cr_assert(mgot);
+    AR_OK(dagger_array_fill(NULL, a, 3.0));
+    AR_OK(dagger_array_collect(a, mgot));
+    for (size_t i = 0; i < 25600 * 8 * (size_t)n; i++)
+        cr_assert_eq(mgot[i], 3.0, "element %zu", i);
+    AR_OK(dagger_region_stats(rt, &s));
+    uint64_t want = bundled_transfers(a, n, per_owner), packs = 0;
+    cr_assert_eq(s.transfers, want, "%llu transfers", (unsigned long long)s.transfers);
+    for (int o = 0; o < n; o++)
+        packs += per_owner[o];
+    cr_assert_eq(packs, n > 1 ? 2 * (uint64_t)n : 0, "two bundles per owner");
+    cr_assert_eq(s.tasks, packs * (uint64_t)n + 8 * (uint64_t)n, "%llu tasks", (unsigned long long)s.tasks);
+    free(mgot);
     AR_DESTROY(a);
     dagger_array_desc_t d3 = AR_D3(DAGGER_I32, 9, 8, 7, 2, 3, 2);
     int32_t h3[504], g3[504];
