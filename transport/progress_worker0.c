@@ -7,6 +7,7 @@
 
 #include "core/base/common.h"
 #include "transport/chan_actor.h"
+#include "transport/tx_internal.h"
 
 void dg_tx_engine_wake(void *sys)
 {
@@ -36,10 +37,14 @@ void dg_tx_engine_start(dg_tx_t *tx, dg_act_system_t *sys)
     dg_act_poller_t p = {.poll = poll_tx, .arm = arm_tx, .fd = dg_tx_fd(tx), .ctx = tx,
                          .send_now = dg_tx_actors_send_now};
     dg_act_system_set_poller(sys, &p);
+    /* From here worker 0 sleeps on its own fd beside the UCX worker's. */
+    atomic_store_explicit(&tx->woken_by_wake, 1, memory_order_seq_cst);
 }
 
 void dg_tx_engine_stop(dg_tx_t *tx, dg_act_system_t *sys)
 {
     dg_act_system_set_poller(sys, NULL);
+    /* The calling thread sleeps on the UCX worker's fd alone (dg_tx_wait). */
+    atomic_store_explicit(&tx->woken_by_wake, 0, memory_order_seq_cst);
     dg_tx_adopt(tx);
 }

@@ -94,6 +94,7 @@ struct dg_tx {
     _Atomic(long) live_ops;     /* started and not yet completed */
     void (*wake)(void *ctx);
     void *wake_ctx;
+    _Atomic(int) woken_by_wake; /* 1: the owner sleeps where wake() reaches it (progress_worker0.c) */
 
     pthread_mutex_t lock;       /* with cond: non-owner threads in dg_tx_wait */
     pthread_cond_t cond;
@@ -169,10 +170,15 @@ dagger_status_t dg_coll_create(dg_tx_t *tx);
 void dg_coll_destroy(dg_tx_t *tx);
 
 /* Wakes the owner (any thread), whether it sleeps on the worker's fd or
- * somewhere else (the runtime's worker 0 sleeps on both). */
+ * somewhere else. The runtime's worker 0 sleeps on both its own fd and the
+ * UCX worker's, and wake() reaches it (deduplicated: one write per sleep);
+ * while it owns the engine, the UCX worker's fd is not signalled as well
+ * (ucp_worker_signal writes it at every call: one system call per send
+ * from another thread). */
 static inline void dg_tx_wake_owner(dg_tx_t *tx)
 {
-    ucp_worker_signal(tx->worker);
+    if (!tx->wake || !atomic_load_explicit(&tx->woken_by_wake, memory_order_seq_cst))
+        ucp_worker_signal(tx->worker);
     if (tx->wake)
         tx->wake(tx->wake_ctx);
 }
