@@ -1,10 +1,9 @@
 /* collect (gather to one rank or to all) and scatter (from rank 0's host
- * buffer). Both are regions of tasks: tasks on the receiving rank read
- * tiles (In) and copy them into the bound host buffer, so the planner moves
- * exactly the tiles' bytes; small tiles travel packed in bundles of up to
- * DG_ARR_PUT_TILES tiles (collect_bundle.h). scatter's
- * tasks run on rank 0 and write the blocks (Out), which the region's end
- * copies home to their owners. */
+ * buffer). Both are regions of tasks. collect's tasks on the receiving rank
+ * read tiles (In) and copy them into the bound host buffer, so the planner
+ * moves exactly the tiles' bytes; small tiles travel packed in bundles
+ * (collect_bundle.h). scatter's tasks run on rank 0 and write the blocks
+ * (Out), which the region's end copies home to their owners. */
 #include <string.h>
 
 #include "core/array/collect_bundle.h"
