@@ -187,6 +187,7 @@ dagger_status_t dagger_array_collect_box(dagger_array_t *arr, const size_t off[]
         st = dg_arr_open(a->rt, NULL, &sub, fn);
     if (st == DAGGER_OK)
         st = dg_arr_close(&sub, submit_collect(sub.r, &c, root, nranks));
+    dg_arr_bundles_after(a);
     dg_arr_unbind(key);
     dg_arr_tiles_cleanup(&t);
     return st;

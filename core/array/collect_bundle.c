@@ -7,15 +7,24 @@
 #include "core/base/alloc.h"
 #include "core/base/status_internal.h"
 
-static void release(dagger_runtime_t *rt, dg_arr_bundles_t *bs)
+/* Frees the chunks and the plan, keeping the collect's key. */
+static void drop_chunks(dagger_runtime_t *rt, dg_arr_bundles_t *bs)
 {
-    if (!bs)
-        return;
     for (size_t i = 0; i < bs->count; i++)
         if (bs->b[i].chunk.id)
             dagger_chunk_free(rt, bs->b[i].chunk);
     free(bs->b);
     free(bs->via);
+    bs->b = NULL;
+    bs->via = NULL;
+    bs->count = 0;
+}
+
+static void release(dagger_runtime_t *rt, dg_arr_bundles_t *bs)
+{
+    if (!bs)
+        return;
+    drop_chunks(rt, bs);
     free(bs);
 }
 
@@ -23,6 +32,12 @@ void dg_arr_bundles_free(dagger_array_t *a)
 {
     release(a->rt, a->bundles);
     a->bundles = NULL;
+}
+
+void dg_arr_bundles_after(dagger_array_t *a)
+{
+    if (a->bundles && !a->bundles->keep)
+        drop_chunks(a->rt, a->bundles);
 }
 
 static size_t tile_elems(const dg_arr_tile_t *tile)
@@ -150,7 +165,8 @@ dagger_status_t dg_arr_bundles_get(dagger_array_t *a, const dg_arr_tiles_t *t, c
                                    const size_t ext[], int root, const dg_arr_bundles_t **out)
 {
     *out = NULL;
-    if (a->bundles && same_collect(a->bundles, off, ext, root, a->ndims)) {
+    int repeat = a->bundles && same_collect(a->bundles, off, ext, root, a->ndims);
+    if (repeat && a->bundles->count) { /* kept from the last one */
         *out = a->bundles;
         return DAGGER_OK;
     }
@@ -161,6 +177,7 @@ dagger_status_t dg_arr_bundles_get(dagger_array_t *a, const dg_arr_tiles_t *t, c
     if (!bs)
         return dg_error(DAGGER_ERR_NO_MEMORY, "dagger_array_collect: out of memory");
     bs->root = root;
+    bs->keep = repeat;
     for (int k = 0; k < a->ndims; k++) {
         bs->off[k] = off[k];
         bs->ext[k] = ext[k];

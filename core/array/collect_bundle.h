@@ -7,10 +7,12 @@
  * itself, are put directly (DG_ARR_CL_PUT, up to DG_ARR_PUT_TILES tiles and
  * DG_ARR_PUT_BYTES a task, so that large collects keep many tasks).
  *
- * The bundle chunks stay with the array (a->bundles) while its collects
- * keep the same box and root, so a repeated collect is the same region
- * again (and is replayed); they cost, on each owner, the bytes of its
- * bundled tiles, and go with dagger_array_destroy. Every decision here
+ * A collect's bundle chunks go when it ends, unless it repeats the array's
+ * previous collect (the same box and root): then they stay with the array
+ * (a->bundles) while its collects keep repeating, so a repeated collect is
+ * the same region again (and is replayed). Kept, they cost each owner the
+ * bytes of its bundled tiles, until another collect of the array or
+ * dagger_array_destroy. A one-off collect keeps nothing. Every decision here
  * depends only on the array's geometry, its owners, the box and the root:
  * the same on every rank. */
 #ifndef DG_ARRAY_COLLECT_BUNDLE_H
@@ -42,22 +44,28 @@ typedef struct dg_arr_bundle {
 
 typedef struct dg_arr_bundles {
     int root;                       /* the collect's root, or DAGGER_ALL_RANKS */
+    int keep;                       /* the chunks stay after the collect (a repeat) */
     size_t off[DAGGER_MAX_DIMS];    /* its box (0 past the array's dimensions) */
     size_t ext[DAGGER_MAX_DIMS];
     size_t ntiles;                  /* tiles of the box */
     int *via;                       /* per tile: the owner when it travels bundled, else -1 */
-    size_t count;
+    size_t count;                   /* 0 after dg_arr_bundles_after dropped them (key only) */
     dg_arr_bundle_t *b;
 } dg_arr_bundles_t;
 
 /* The bundles for collecting the box [off, off + ext) of a (tiled as t) on
- * root: a's kept ones when its last collect had the same box and root, else
- * new ones (chunks created, the old ones freed). *out is NULL when no tile
+ * root: a's kept ones when its last collect had the same box and root and
+ * kept them, else new ones (chunks created, the old ones freed), to be kept
+ * when the last collect had the same box and root. *out is NULL when no tile
  * travels bundled (one rank; no rank owns two small tiles another collects). */
 dagger_status_t dg_arr_bundles_get(dagger_array_t *a, const dg_arr_tiles_t *t, const size_t off[],
                                    const size_t ext[], int root, const dg_arr_bundles_t **out);
 
-/* Frees a's bundle chunks (dagger_array_destroy). */
+/* After the collect's region: frees the chunks unless they are kept,
+ * remembering the collect's box and root. */
+void dg_arr_bundles_after(dagger_array_t *a);
+
+/* Frees a's bundle chunks and what it remembers (dagger_array_destroy). */
 void dg_arr_bundles_free(dagger_array_t *a);
 
 #endif

@@ -1,6 +1,7 @@
 /* Distributed arrays: construction, distributions and collect, against
  * serial references, with several block sizes (dividing and not). */
 #include "array_util.h"
+#include "core/array/collect_bundle.h"
 
 static const dagger_dtype_t all_types[] = {DAGGER_F32, DAGGER_F64, DAGGER_I32, DAGGER_I64};
 
@@ -309,8 +310,12 @@ Test(array_build, collect_bundles)
         cr_assert_eq(s.transfers, bundled_transfers(a, n, per_owner), "round %d: %llu transfers",
                      round, (unsigned long long)s.transfers);
         if (round == 0) { /* the same collect again, then new values */
-            /* The second starts with the first's copies cached: the third
-             * starts as the second did. */
+            /* A one-off collect keeps no bundle; its repeat keeps them. */
+            cr_assert(!a->bundles || a->bundles->count == 0, "a first collect keeps its bundles");
+            AR_OK(dagger_array_collect(a, got));
+            cr_assert(n < 2 || (a->bundles && a->bundles->count > 0), "a repeat drops its bundles");
+            /* The third starts with the second's bundles and their copies
+             * cached: the fourth starts as the third did. */
             AR_OK(dagger_array_collect(a, got));
             AR_OK(dagger_array_collect(a, got));
             AR_OK(dagger_region_stats(rt, &s));
