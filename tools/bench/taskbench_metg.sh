@@ -7,8 +7,9 @@
 #   metg     (default) the METG sweep for stencil_1d, nearest (radix 3) and
 #            spread (radix 3), compute_bound, width 4: Dagger-C on 2 ranks x 1
 #            thread and on 1 rank x 2 threads, MPI on 2 processes, StarPU on
-#            1 process x 2 workers (each peer only when its driver was built). Prints the
-#            table and writes it to $OUT (/tmp/taskbench.txt).
+#            1 process x 2 workers and StarPU-MPI on 2 processes x 1 worker (each
+#            peer only when its driver was built). Prints the table and writes it
+#            to $OUT (/tmp/taskbench.txt).
 #   regions  Dagger-C 2 x 1, stencil_1d: wall time per -region-steps (timesteps
 #            per region; 0 = one region for the run) at small and large tasks.
 #
@@ -18,7 +19,8 @@
 # (32768), REPS (2: runs per point, the fastest counts), RSTEPS (64: Dagger-C
 # timesteps per region in the sweep; see the regions mode), OUT.
 # Needs build/tools/bench/bench_taskbench; taskbench_mpi (libopenmpi-dev) and
-# taskbench_starpu (libstarpu-dev) for their columns, else those read n/a.
+# taskbench_starpu (libstarpu-dev) and taskbench_starpu_mpi (both) for their
+# columns, else those read n/a.
 set -euo pipefail
 here="$(cd "$(dirname "$0")/../.." && pwd)"
 bin="${BUILD:-$here/build}/tools/bench"
@@ -36,6 +38,8 @@ run() {
                   -region-steps "$rsteps" "$@" ;;
     dagger_1x2) DAGGER_NUM_THREADS=2 "$bin/bench_taskbench" -region-steps "$rsteps" "$@" ;;
     starpu_1x2) STARPU_NCPU=2 "$bin/taskbench_starpu" "$@" ;;
+    starpu_2x1) STARPU_NCPU=1 mpirun --allow-run-as-root --oversubscribe --bind-to none -n 2 \
+                  -x STARPU_NCPU "$bin/taskbench_starpu_mpi" "$@" ;;
     mpi_2x1) mpirun --allow-run-as-root --oversubscribe --bind-to none -n 2 \
                "$bin/taskbench_mpi" "$@" ;;
   esac
@@ -71,6 +75,7 @@ fi
 variants=(dagger_2x1 dagger_1x2)
 [ -x "$bin/taskbench_mpi" ] && variants+=(mpi_2x1)
 [ -x "$bin/taskbench_starpu" ] && variants+=(starpu_1x2)
+[ -x "$bin/taskbench_starpu_mpi" ] && variants+=(starpu_2x1)
 patterns=(stencil_1d nearest spread)
 [ -n "${RAW:-}" ] && { cp "$RAW" "$raw"; rounds=0; } # re-tabulate a kept $OUT.raw
 for r in $(seq "$rounds"); do
@@ -103,17 +108,19 @@ med() { field "$@" | cut -d' ' -f1; }
 {
   echo "Task Bench METG(50%), compute_bound, width 4, $steps steps, $rounds rounds alternated"
   echo "METG in us and peak (the rate at -max-iter $maxiter) in GFLOP/s: median [min-max];"
-  echo "ratios of METG medians: Dagger-C / MPI 2 procs, Dagger-C / StarPU 1 x 2 workers"
+  echo "ratios of METG medians: Dagger-C / MPI 2 procs, Dagger-C / StarPU in the row's"
+  echo "configuration (1x2: one process, 2 workers; 2x1: StarPU-MPI, 2 processes x 1 worker)"
   f='%-11s %-6s %-20s %-18s %-20s %-18s %-8s %-20s %-18s %s\n'
   printf "$f" pattern config "Dagger-C METG" "peak" "MPI METG" "peak" "D/MPI" "StarPU METG" \
     "peak" "D/StarPU"
   for p in "${patterns[@]}"; do
     for v in dagger_2x1 dagger_1x2; do
+      sp="starpu_${v#dagger_}"
       printf "$f" "$p" "${v#dagger_}" "$(cell 6 "$p" "$v")" "$(cell 8 "$p" "$v")" \
         "$(cell 6 "$p" mpi_2x1)" "$(cell 8 "$p" mpi_2x1)" \
         "$(ratio "$(med 6 "$p" "$v")" "$(med 6 "$p" mpi_2x1)")" \
-        "$(cell 6 "$p" starpu_1x2)" "$(cell 8 "$p" starpu_1x2)" \
-        "$(ratio "$(med 6 "$p" "$v")" "$(med 6 "$p" starpu_1x2)")"
+        "$(cell 6 "$p" "$sp")" "$(cell 8 "$p" "$sp")" \
+        "$(ratio "$(med 6 "$p" "$v")" "$(med 6 "$p" "$sp")")"
     done
   done
   awk '/<=/ {n++} END {print "results where efficiency never fell below 50% (METG <=): " n+0}' "$raw"

@@ -10,27 +10,17 @@
  * (i, t%2) and STARPU_R on (d, (t-1)%2) for each dependency d. The whole run
  * is submitted, then starpu_task_wait_for_all. */
 #include "taskbench_core.h"
+#include "taskbench_starpu_point.h"
 
 #include <starpu.h>
 #include <stdlib.h>
 #include <string.h>
 
-static int failed; /* set by a task whose inputs were wrong (atomic) */
-
 static void point_cpu(void *buffers[], void *cl_arg)
 {
     tb_point_arg_t pa;
     memcpy(&pa, cl_arg, sizeof(pa));
-    int nb = STARPU_TASK_GET_NBUFFERS(starpu_task_get_current());
-    const tb_out_t *in[TB_MAX_DEPS];
-    for (int k = 1; k < nb; k++)
-        in[k - 1] = (const tb_out_t *)STARPU_VECTOR_GET_PTR(buffers[k]);
-    char err[256];
-    if (tb_point(&pa.g, pa.t, pa.i, in, nb - 1, (tb_out_t *)STARPU_VECTOR_GET_PTR(buffers[0]), err,
-                 sizeof(err)) != 0) {
-        fprintf(stderr, "validation: %s\n", err);
-        __atomic_store_n(&failed, 1, __ATOMIC_RELAXED);
-    }
+    tb_starpu_point(buffers, &pa);
 }
 
 static struct starpu_codelet point_cl = {.cpu_funcs = {point_cpu},
@@ -43,20 +33,15 @@ typedef struct tb_starpu {
 
 static int submit_point(tb_starpu_t *s, const tb_graph_t *g, long t, long i)
 {
-    long deps[TB_MAX_DEPS];
-    int nd = tb_deps(g, t, i, deps);
     struct starpu_data_descr descr[TB_MAX_DEPS + 1];
-    descr[0] = (struct starpu_data_descr){.handle = s->h[i * 2 + (t & 1)], .mode = STARPU_W};
-    for (int k = 0; k < nd; k++)
-        descr[1 + k] = (struct starpu_data_descr){.handle = s->h[deps[k] * 2 + ((t - 1) & 1)],
-                                                  .mode = STARPU_R};
+    int n = tb_starpu_access(s->h, g, t, i, descr);
     tb_point_arg_t pa = {.g = *g, .t = t, .i = i};
     /* STARPU_CL_ARGS copies nothing: the task frees the malloc'ed copy. */
     tb_point_arg_t *arg = malloc(sizeof(*arg));
     if (!arg)
         return -1;
     *arg = pa;
-    return starpu_task_insert(&point_cl, STARPU_DATA_MODE_ARRAY, descr, nd + 1, STARPU_CL_ARGS,
+    return starpu_task_insert(&point_cl, STARPU_DATA_MODE_ARRAY, descr, n, STARPU_CL_ARGS,
                               arg, sizeof(*arg), 0) == 0 ? 0 : -1;
 }
 
@@ -72,7 +57,7 @@ static int check_final(tb_starpu_t *s, const tb_graph_t *g)
     }
     if (bad)
         fprintf(stderr, "validation: %s\n", err);
-    return bad || __atomic_load_n(&failed, __ATOMIC_RELAXED) ? -1 : 0;
+    return bad || tb_starpu_failed() ? -1 : 0;
 }
 
 static int run_graph(void *ctx, const tb_graph_t *g, double *wall)
