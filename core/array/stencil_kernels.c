@@ -573,13 +573,20 @@ static void sum3_direct(const sweep_ctx_t *c, const dagger_slot_t *o, const size
     size_t n = ext[0], m0 = c->m[0], i_[DAGGER_MAX_DIMS] = {0};
     ptrdiff_t d = (ptrdiff_t)c->w[0].dist[0], es = (ptrdiff_t)s->es;
     ptrdiff_t pstep = (ptrdiff_t)s->ps[1] * es, ostep = (ptrdiff_t)s->os[1] * es;
+    /* The ends of an inner line, one element each, without a sum_rows call
+     * apiece (callgrind: 5 % of a 128 x 128 block's instructions). */
+    int f64_ends = s->dtype == DAGGER_F64 && d == 1 && m0 == 1 && n >= 2;
+    /* inner_line's test, its dimensions 2 and 3 hoisted out of the lines. */
+    size_t lo1 = c->m[1], hi1 = ext[1] > c->m[1] ? ext[1] - c->m[1] : 0;
     for (i_[3] = 0; i_[3] < ext[3]; i_[3]++)
-        for (i_[2] = 0; i_[2] < ext[2]; i_[2]++)
+        for (i_[2] = 0; i_[2] < ext[2]; i_[2]++) {
+            i_[1] = lo1;
+            int inner23 = lo1 < hi1 && inner_line(c, i_, ext) && n > 2 * m0;
             for (i_[1] = 0; i_[1] < ext[1]; i_[1]++) {
                 double *po = (double *)(void *)((char *)o->data +
                                                 (i_[1] * o->strides[1] + i_[2] * o->strides[2] +
                                                  i_[3] * o->strides[3]) * sizeof(double));
-                int inner = inner_line(c, i_, ext) && n > 2 * m0;
+                int inner = inner23 && i_[1] >= lo1 && i_[1] < hi1;
                 if (inner && part != SWEEP_EDGES) {
                     const char *q = s->own + (m0 * s->os[0] + i_[1] * s->os[1] +
                                               i_[2] * s->os[2] + i_[3] * s->os[3]) * s->es;
@@ -596,11 +603,23 @@ static void sum3_direct(const sweep_ctx_t *c, const dagger_slot_t *o, const size
                     sum_rows(s->dtype, pr, 3, d, n, po);
                     continue;
                 }
-                sum_rows(s->dtype, pr, 3, d, m0, po);
                 ptrdiff_t back = (ptrdiff_t)(n - m0) * es;
+                if (f64_ends) {
+                    /* The 3 x 3 window over doubles at the line's two ends,
+                     * summed in sum_rows' order (the same bits). */
+                    const double *a = (const double *)(const void *)pr[0];
+                    const double *b = (const double *)(const void *)pr[1];
+                    const double *e = (const double *)(const void *)pr[2];
+                    po[0] = a[-1] + a[0] + a[1] + b[-1] + b[0] + b[1] + e[-1] + e[0] + e[1];
+                    a += n - 1, b += n - 1, e += n - 1;
+                    po[n - 1] = a[-1] + a[0] + a[1] + b[-1] + b[0] + b[1] + e[-1] + e[0] + e[1];
+                    continue;
+                }
+                sum_rows(s->dtype, pr, 3, d, m0, po);
                 const char *pe[3] = {pr[0] + back, pr[1] + back, pr[2] + back};
                 sum_rows(s->dtype, pe, 3, d, m0, po + n - m0);
             }
+        }
 }
 
 /* v = lhs op v over the line: the fused element-wise operation. */
