@@ -15,16 +15,24 @@
 #
 # RAW=file re-tabulates the RESULT lines a run kept in $OUT.raw, running nothing.
 # Later options win, so the regions mode's -region-steps overrides RSTEPS.
-# Settings (environment): BUILD (build), STEPS (500), ROUNDS (3), MAXITER
-# (32768), REPS (2: runs per point, the fastest counts), RSTEPS (64: Dagger-C
-# timesteps per region in the sweep; see the regions mode), OUT.
+# Settings (environment): BUILD (build), KERNEL (compute_bound, or
+# memory_bound), STEPS (500), ROUNDS (3), MAXITER (32768 for compute_bound, 512
+# for memory_bound: tasks of 0.2-0.4 ms either way), REPS (2: runs per point,
+# the fastest counts), RSTEPS (64: Dagger-C timesteps per region in the sweep;
+# see the regions mode), OUT.
 # Needs build/tools/bench/bench_taskbench; taskbench_mpi (libopenmpi-dev) and
 # taskbench_starpu (libstarpu-dev) and taskbench_starpu_mpi (both) for their
 # columns, else those read n/a.
 set -euo pipefail
 here="$(cd "$(dirname "$0")/../.." && pwd)"
 bin="${BUILD:-$here/build}/tools/bench"
-rsteps="${RSTEPS:-64}" steps="${STEPS:-500}" rounds="${ROUNDS:-3}" maxiter="${MAXITER:-32768}" reps="${REPS:-2}"
+rsteps="${RSTEPS:-64}" steps="${STEPS:-500}" rounds="${ROUNDS:-3}" reps="${REPS:-2}"
+kernel="${KERNEL:-compute_bound}"
+case "$kernel" in
+  compute_bound) maxiter="${MAXITER:-32768}" ;;
+  memory_bound) maxiter="${MAXITER:-512}" ;;
+  *) echo "$0: KERNEL is compute_bound or memory_bound, not '$kernel'" >&2; exit 2 ;;
+esac
 out="${OUT:-/tmp/taskbench.txt}"
 raw="$(mktemp)"
 trap 'rm -f "$raw"' EXIT
@@ -83,7 +91,7 @@ for r in $(seq "$rounds"); do
     n=${#variants[@]}
     for k in $(seq 0 $((n - 1))); do
       v=${variants[$(((k + r) % n))]}
-      run "$v" -sweep -type "$p" -radix 3 -kernel compute_bound -width 4 -steps "$steps" \
+      run "$v" -sweep -type "$p" -radix 3 -kernel "$kernel" -width 4 -steps "$steps" \
         -max-iter "$maxiter" -reps "$reps" -label "$v" | grep '^RESULT' >> "$raw" || true
     done
   done
@@ -106,8 +114,9 @@ ratio() {
 }
 med() { field "$@" | cut -d' ' -f1; }
 {
-  echo "Task Bench METG(50%), compute_bound, width 4, $steps steps, $rounds rounds alternated"
-  echo "METG in us and peak (the rate at -max-iter $maxiter) in GFLOP/s: median [min-max];"
+  echo "Task Bench METG(50%), $kernel, width 4, $steps steps, $rounds rounds alternated"
+  echo "METG in us and peak (the rate at -max-iter $maxiter) in G work units/s (GFLOP/s or GB/s):"
+  echo "median [min-max];"
   echo "ratios of METG medians: Dagger-C / MPI 2 procs, Dagger-C / StarPU in the row's"
   echo "configuration (1x2: one process, 2 workers; 2x1: StarPU-MPI, 2 processes x 1 worker)"
   f='%-11s %-6s %-20s %-18s %-20s %-18s %-8s %-20s %-18s %s\n'
