@@ -15,7 +15,9 @@
 #
 # RAW=file re-tabulates the RESULT lines a run kept in $OUT.raw, running nothing.
 # Later options win, so the regions mode's -region-steps overrides RSTEPS.
-# Settings (environment): BUILD (build), KERNEL (compute_bound, or
+# Settings (environment): BUILD (build), PATTERNS ("stencil_1d nearest spread";
+# any of trivial no_comm stencil_1d stencil_1d_periodic nearest spread tree
+# fft; nearest and spread with radix 3), KERNEL (compute_bound, or
 # memory_bound), STEPS (500), ROUNDS (3), MAXITER (32768 for compute_bound, 512
 # for memory_bound: tasks of 0.2-0.4 ms either way), REPS (2: runs per point,
 # the fastest counts), RSTEPS (64: Dagger-C timesteps per region in the sweep;
@@ -84,7 +86,7 @@ variants=(dagger_2x1 dagger_1x2)
 [ -x "$bin/taskbench_mpi" ] && variants+=(mpi_2x1)
 [ -x "$bin/taskbench_starpu" ] && variants+=(starpu_1x2)
 [ -x "$bin/taskbench_starpu_mpi" ] && variants+=(starpu_2x1)
-patterns=(stencil_1d nearest spread)
+read -r -a patterns <<< "${PATTERNS:-stencil_1d nearest spread}"
 [ -n "${RAW:-}" ] && { cp "$RAW" "$raw"; rounds=0; } # re-tabulate a kept $OUT.raw
 for r in $(seq "$rounds"); do
   for p in "${patterns[@]}"; do
