@@ -24,7 +24,6 @@
 #include <starpu.h>
 #include <starpu_mpi.h>
 #include <stdlib.h>
-#include <string.h>
 
 static void point_cpu(void *buffers[], void *cl_arg)
 {
