@@ -3,11 +3,23 @@
  * that advances identically on every rank. */
 #include <string.h>
 
+#include "core/base/status_internal.h"
 #include "core/plan/planner_internal.h"
 
 dg_plan_chunk_t *dg_plan_chunk_get(const dg_plan_t *p, uint64_t id)
 {
     return id ? dg_plan_idmap_get(&p->chunks, id) : NULL;
+}
+
+dg_plan_chunk_t *dg_plan_chunk_again(dg_plan_t *p, uint64_t id, const char *fn)
+{
+    dg_plan_chunk_t *c = dg_plan_chunk_get(p, id);
+    if (!c) {
+        p->mem.failed = 1;
+        dg_error(DAGGER_ERR_INTERNAL, "%s: chunk %llu was not made again when the region caught "
+                 "up; the planner state is lost", fn, (unsigned long long)id);
+    }
+    return c;
 }
 
 dg_plan_chunk_t *dg_plan_chunk_new(dg_plan_t *p, int32_t owner, uint32_t home_space,

@@ -79,6 +79,21 @@ static const dg_plan_spans_t *whole(dg_plan_t *p, const dg_plan_chunk_t *c)
     return &p->s_all;
 }
 
+/* A new buffer state of chunk c in space, without history. */
+static dg_plan_bufst_t *buf_add(dg_plan_t *p, dg_plan_chunk_t *c, uint32_t space)
+{
+    void *nv = dg_plan_mem_grow(&p->mem, c->bufs, &c->capbufs, c->nbufs, sizeof(*c->bufs));
+    if (!nv)
+        return NULL;
+    c->bufs = nv;
+    dg_plan_bufst_t *b = &c->bufs[c->nbufs++];
+    memset(b, 0, sizeof(*b));
+    b->space = space;
+    dg_plan_hist_init(&b->hist);
+    b->home = dg_plan_loc_is_home(c, (dg_plan_loc_t){p->prm.my_rank, space});
+    return b;
+}
+
 /* This rank's buffer of c in `space`, created on first use: the home
  * storage needs no op (futures get theirs at submission), a slot an ALLOC. */
 dg_plan_bufst_t *dg_plan_buf_get(dg_plan_t *p, dg_plan_chunk_t *c, uint32_t space)
@@ -86,15 +101,8 @@ dg_plan_bufst_t *dg_plan_buf_get(dg_plan_t *p, dg_plan_chunk_t *c, uint32_t spac
     dg_plan_bufst_t *b = dg_plan_buf_find(c, space);
     if (b)
         return b;
-    void *nv = dg_plan_mem_grow(&p->mem, c->bufs, &c->capbufs, c->nbufs, sizeof(*c->bufs));
-    if (!nv)
+    if (!(b = buf_add(p, c, space)))
         return NULL;
-    c->bufs = nv;
-    b = &c->bufs[c->nbufs++];
-    memset(b, 0, sizeof(*b));
-    b->space = space;
-    dg_plan_hist_init(&b->hist);
-    b->home = dg_plan_loc_is_home(c, (dg_plan_loc_t){p->prm.my_rank, space});
     if (!b->home || c->is_future) {
         dg_plan_op_t op = {.kind = DG_PLAN_OP_ALLOC};
         op.u.mem.buf = (dg_plan_buf_t){c->id, space};
@@ -105,6 +113,12 @@ dg_plan_bufst_t *dg_plan_buf_get(dg_plan_t *p, dg_plan_chunk_t *c, uint32_t spac
         dg_plan_buf_access(p, b, whole(p, c), 1, seq);
     }
     return b;
+}
+
+dg_plan_bufst_t *dg_plan_buf_restore(dg_plan_t *p, dg_plan_chunk_t *c, uint32_t space)
+{
+    dg_plan_bufst_t *b = dg_plan_buf_find(c, space);
+    return b ? b : buf_add(p, c, space);
 }
 
 /* Records an access to a local buffer by op seq; ops the executor has

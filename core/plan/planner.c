@@ -158,17 +158,33 @@ dagger_status_t dg_plan_chunk_free(dg_plan_t *p, uint64_t id)
         return dg_error(DAGGER_ERR_NOT_FOUND,
                         "dg_plan_chunk_free: chunk %llu is unknown or already freed",
                         (unsigned long long)id);
-    if (dg_plan_rp_settle(p, 1))
+    /* Inside a region: a replayed free, or recorded, or a catch-up first. */
+    int replayed = p->rp ? dg_plan_rp_free(p, id) : 0;
+    if (replayed)
         return finish(p, __func__);
+    if (!(c = dg_plan_chunk_again(p, id, __func__)))
+        return DAGGER_ERR_INTERNAL;
+    dg_plan_free_now(p, c);
+    if (p->rp)
+        dg_plan_rp_free_end(p);
+    return finish(p, __func__);
+}
+
+void dg_plan_hash_free(dg_plan_t *p, uint64_t id)
+{
     p->hash = dg_plan_hmix(p->hash, 0xf4eeu);
     p->hash = dg_plan_hmix(p->hash, id);
+}
+
+void dg_plan_free_now(dg_plan_t *p, dg_plan_chunk_t *c)
+{
+    dg_plan_hash_free(p, c->id);
     /* The owner releases the storage once every op on it is done; slots
      * elsewhere likewise. Nothing is copied back: the contents die. */
     if (c->owner == p->prm.my_rank)
         dg_plan_buf_get(p, c, c->home_space);
     dg_plan_release_bufs(p, c, 1);
     dg_plan_chunk_delete(p, c);
-    return finish(p, __func__);
 }
 
 dagger_status_t dg_plan_region_begin(dg_plan_t *p, const dg_plan_scope_t *scope)

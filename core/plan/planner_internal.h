@@ -216,8 +216,21 @@ dagger_status_t dg_plan_place(dg_plan_t *p, uint64_t task, const dg_plan_codelet
 dagger_status_t dg_plan_scope_region(const dg_plan_t *p, const dg_plan_scope_t *scope, char *why,
                                      size_t len);
 
+/* submit.c: the bytes a task returns (its own return_size, else its
+ * codelet's; 0: none), and the layout of the future that holds them. */
+uint32_t dg_plan_ret_size(const dg_plan_codelet_t *cl, const dg_plan_task_desc_t *t);
+void dg_plan_future_geom(uint32_t ret_size, dg_plan_geom_t *g);
+
+/* planner.c: frees a live chunk now (the body of dg_plan_chunk_free), and
+ * the part of it that goes into the uniformity hash. */
+void dg_plan_free_now(dg_plan_t *p, dg_plan_chunk_t *c);
+void dg_plan_hash_free(dg_plan_t *p, uint64_t id);
+
 /* chunks.c */
 dg_plan_chunk_t *dg_plan_chunk_get(const dg_plan_t *p, uint64_t id);
+/* Chunk id once more after a catch-up (replay.c), which makes the region's
+ * futures anew: NULL, the state lost and an error naming fn, when it is gone. */
+dg_plan_chunk_t *dg_plan_chunk_again(dg_plan_t *p, uint64_t id, const char *fn);
 dg_plan_chunk_t *dg_plan_chunk_new(dg_plan_t *p, int32_t owner, uint32_t home_space,
                                    const dg_plan_geom_t *g, int is_future);
 void dg_plan_chunk_touch(dg_plan_t *p, dg_plan_chunk_t *c);
@@ -230,6 +243,9 @@ int dg_plan_loc_is_home(const dg_plan_chunk_t *c, dg_plan_loc_t loc);
 /* moves.c */
 dg_plan_bufst_t *dg_plan_buf_find(dg_plan_chunk_t *c, uint32_t space);
 dg_plan_bufst_t *dg_plan_buf_get(dg_plan_t *p, dg_plan_chunk_t *c, uint32_t space);
+/* A buffer that exists already, without history (a replayed region's end:
+ * its ALLOC was replayed); emits nothing. */
+dg_plan_bufst_t *dg_plan_buf_restore(dg_plan_t *p, dg_plan_chunk_t *c, uint32_t space);
 void dg_plan_buf_access(dg_plan_t *p, dg_plan_bufst_t *b, const dg_plan_spans_t *s, int write,
                         uint64_t seq);
 void dg_plan_make_current(dg_plan_t *p, dg_plan_chunk_t *c, dg_plan_loc_t loc,

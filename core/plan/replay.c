@@ -32,8 +32,20 @@ typedef struct rp_task {
     int32_t rank;
     uint32_t proc, space;
     uint64_t launch;               /* launch seq relative to the region's seq base; 0: elsewhere */
+    uint32_t ret;                  /* bytes it returns (it makes a future); 0: none */
+    uint32_t tret;                 /* the submission's own return_size */
+    uint32_t freed;                /* 1: not a task but the free of a future made in the region */
+    uint64_t free_rel;             /* that future, relative to the region's chunk counter */
     dg_plan_stats_t dst;           /* what planning it added to the counters */
 } rp_task_t;
+
+/* A future made in the region and alive at its end: its state then. */
+typedef struct rp_future {
+    uint64_t rel;                  /* id relative to the region's chunk counter */
+    uint64_t version;
+    uint64_t writer;               /* relative to the region's first task - 1; 0: none */
+    uint32_t buf1, nbuf1;          /* this rank's buffers (bufs[]) */
+} rp_future_t;
 
 typedef struct rp_op {
     dg_plan_op_t op;               /* pointers cleared */
@@ -49,6 +61,7 @@ typedef struct rp_rec {
     uint64_t stamp;                /* unique per recording (chunk marks) */
     uint64_t used;                 /* LRU */
     uint64_t task0, seq0, region;  /* next_task, next_seq, region at the start */
+    uint64_t chunk0;               /* next_chunk at the start */
     uint64_t xfer_end;
     uint32_t end_op0;              /* ops of the region's end: [end_op0, n_ops) */
     dg_plan_stats_t end_dst;
@@ -65,6 +78,7 @@ typedef struct rp_rec {
     VEC(uint32_t, words);
     VEC(rp_chunk_t, chunks);
     VEC(uint32_t, bufs);
+    VEC(rp_future_t, futs);
 } rp_rec_t;
 
 enum { RP_IDLE, RP_RECORDING, RP_CANDIDATE };
@@ -78,7 +92,7 @@ struct dg_plan_replay {
     uint32_t ncand;
     rp_rec_t *chosen;              /* CANDIDATE: the one the first task matched */
     uint32_t matched;              /* CANDIDATE: tasks replayed */
-    uint64_t task0, seq0;          /* this region's bases */
+    uint64_t task0, seq0, chunk0;  /* this region's bases */
     rp_task_t *open;               /* RECORDING: the task being planned */
     dg_plan_stats_t st0;           /* its counters before */
     /* CANDIDATE: per chunk of the chosen recording, met yet, and how */
@@ -277,9 +291,9 @@ static int cache_set(dg_plan_t *p, const uint64_t *w)
 
 /* Current at home only, untainted, not in use, every buffer of this rank
  * without history. */
-static int chunk_settled(const dg_plan_chunk_t *c)
+static int settled(const dg_plan_chunk_t *c)
 {
-    if (c->is_future || c->taint || c->touched || c->ncur != 1 ||
+    if (c->taint || c->touched || c->ncur != 1 ||
         !dg_plan_loc_is_home(c, c->cur[0].loc) ||
         dg_plan_spans_count(&c->cur[0].cur) != dg_plan_spans_count(&c->all))
         return 0;
@@ -287,6 +301,12 @@ static int chunk_settled(const dg_plan_chunk_t *c)
         if (c->bufs[i].hist.n || c->bufs[i].hist.sweep_at != DG_PLAN_HIST_SWEEP_MIN)
             return 0;
     return 1;
+}
+
+/* A data chunk a region may start from (futures are made in regions). */
+static int chunk_settled(const dg_plan_chunk_t *c)
+{
+    return !c->is_future && settled(c);
 }
 
 static uint32_t buf_word(const dg_plan_bufst_t *b)
@@ -324,7 +344,7 @@ static size_t rec_bytes(const rp_rec_t *r)
            (size_t)r->cap_argci * 4 + (size_t)r->cap_oargs * sizeof(*r->oargs) +
            (size_t)r->cap_u64 * 8 + (size_t)r->cap_spans * sizeof(*r->spans) +
            (size_t)r->cap_words * 4 + (size_t)r->cap_chunks * sizeof(*r->chunks) +
-           (size_t)r->cap_bufs * 4;
+           (size_t)r->cap_bufs * 4 + (size_t)r->cap_futs * sizeof(*r->futs);
 }
 
 /* ---- lifecycle ---- */
@@ -354,6 +374,7 @@ static void rec_free(rp_rec_t *r)
     free(r->words);
     free(r->chunks);
     free(r->bufs);
+    free(r->futs);
 }
 
 void dg_plan_rp_destroy(dg_plan_t *p)
@@ -405,8 +426,9 @@ static void rec_start(dg_plan_t *p, const rp_rec_t *keep)
     r->task0 = rp->task0;
     r->seq0 = rp->seq0;
     r->region = p->region;
+    r->chunk0 = rp->chunk0;
     r->n_tasks = r->n_ops = r->n_args = r->n_argci = r->n_oargs = r->n_u64 = 0;
-    r->n_spans = r->n_words = r->n_chunks = r->n_bufs = r->n_rscope = 0;
+    r->n_spans = r->n_words = r->n_chunks = r->n_bufs = r->n_rscope = r->n_futs = 0;
     memset(&r->end_dst, 0, sizeof(r->end_dst));
     if (enc_scope(&p->rscope.s, &r->rscope, &r->n_rscope, &r->cap_rscope) ||
         enc_cache(p, &r->cache0, &r->n_cache0, &r->cap_cache0))
@@ -466,12 +488,11 @@ void dg_plan_rp_task_begin(dg_plan_t *p, const dg_plan_codelet_t *cl,
     if (rp->mode != RP_RECORDING)
         return;
     rp_rec_t *r = rp->cur;
-    int ok = !cl->ret_size && !t->ret_size && r->n_tasks < p->prm.replay_tasks &&
-             rec_bytes(r) <= REC_MAX_BYTES;
+    int ok = r->n_tasks < p->prm.replay_tasks && rec_bytes(r) <= REC_MAX_BYTES;
     for (uint32_t i = 0; ok && i < t->ndeps; i++)
         ok = t->deps[i] < p->region_first_task; /* earlier regions' tasks: no-ops */
-    for (uint32_t i = 0; ok && i < t->nargs; i++)
-        ok = t->args[i].kind != DG_PLAN_ARG_FUTURE;
+    for (uint32_t i = 0; ok && i < t->nargs; i++) /* futures: only those made in the region */
+        ok = t->args[i].kind != DG_PLAN_ARG_FUTURE || t->args[i].future > rp->chunk0;
     ok = ok && !RESERVE(r, tasks, 1) && !RESERVE(r, args, t->nargs) &&
          !RESERVE(r, argci, t->nargs);
     if (!ok) {
@@ -483,6 +504,8 @@ void dg_plan_rp_task_begin(dg_plan_t *p, const dg_plan_codelet_t *cl,
     k->codelet = t->codelet;
     k->nargs = t->nargs;
     k->priority = t->priority;
+    k->ret = dg_plan_ret_size(cl, t);
+    k->tret = t->ret_size;
     k->arg0 = r->n_args;
     k->scope0 = r->n_words;
     if (enc_scope(t->scope, &r->words, &r->n_words, &r->cap_words)) {
@@ -510,20 +533,31 @@ void dg_plan_rp_task_begin(dg_plan_t *p, const dg_plan_codelet_t *cl,
     r->n_tasks++;
 }
 
-void dg_plan_rp_task_end(dg_plan_t *p, const dg_plan_task_info_t *info, uint64_t launch_seq)
+/* Closes the task or free being recorded: its ops and what it added to the
+ * counters. NULL when none is. */
+static rp_task_t *close_open(dg_plan_t *p)
 {
     dg_plan_replay_t *rp = p->rp;
     if (rp->mode != RP_RECORDING || !rp->open)
-        return;
-    rp_rec_t *r = rp->cur;
+        return NULL;
     rp_task_t *k = rp->open;
     rp->open = NULL;
-    k->nops = r->n_ops - k->op0;
+    k->nops = rp->cur->n_ops - k->op0;
+    stats_sub(&k->dst, &p->st, &rp->st0);
+    return k;
+}
+
+void dg_plan_rp_task_end(dg_plan_t *p, const dg_plan_task_info_t *info, uint64_t launch_seq)
+{
+    dg_plan_replay_t *rp = p->rp;
+    rp_task_t *k = close_open(p);
+    if (!k)
+        return;
+    rp_rec_t *r = rp->cur;
     k->rank = info->rank;
     k->proc = info->proc;
     k->space = info->space;
     k->launch = launch_seq ? launch_seq - r->seq0 : 0;
-    stats_sub(&k->dst, &p->st, &rp->st0);
     if (RESERVE(r, u64, info->ndeps)) {
         rec_drop(rp);
         return;
@@ -578,7 +612,7 @@ void dg_plan_rp_op(dg_plan_t *p, const dg_plan_op_t *op)
         sp = op->u.xfer.spans;
         nsp = op->u.xfer.nspans;
         o->op.u.xfer.spans = NULL;
-        if (op->u.xfer.buf.chunk) {
+        if (op->u.xfer.buf.chunk && op->u.xfer.buf.chunk <= r->chunk0) { /* futures: absolute */
             dg_plan_chunk_t *c = dg_plan_chunk_get(p, op->u.xfer.buf.chunk);
             o->ci = c && c->rp_stamp == r->stamp ? c->rp_index : UINT32_MAX;
             if (o->ci == UINT32_MAX) {
@@ -631,6 +665,7 @@ void dg_plan_rp_region_begin(dg_plan_t *p)
     rp->matched = 0;
     rp->task0 = p->next_task;
     rp->seq0 = p->next_seq;
+    rp->chunk0 = p->next_chunk;
     if (p->tainted)
         return;
     for (int i = 0; i < NREC; i++) {
@@ -658,11 +693,19 @@ static int same_view(const dg_plan_view_t *a, const dg_plan_view_t *b)
     return 1;
 }
 
+/* A chunk id of recording r in this region: a future made in r's region
+ * moves by the difference of the regions' chunk counters. */
+static uint64_t moved_chunk(const dg_plan_replay_t *rp, const rp_rec_t *r, uint64_t id)
+{
+    return id > r->chunk0 ? id - r->chunk0 + rp->chunk0 : id;
+}
+
 static int same_task(dg_plan_t *p, const rp_rec_t *r, const rp_task_t *k,
                      const dg_plan_task_desc_t *t)
 {
-    if (t->codelet != k->codelet || t->nargs != k->nargs || t->priority != k->priority ||
-        t->ret_size || (t->nargs && !t->args) || (t->ndeps && !t->deps))
+    if (k->freed || t->codelet != k->codelet || t->nargs != k->nargs ||
+        t->priority != k->priority || t->ret_size != k->tret || (t->nargs && !t->args) ||
+        (t->ndeps && !t->deps))
         return 0;
     for (uint32_t i = 0; i < t->ndeps; i++)
         if (!t->deps[i] || t->deps[i] >= p->region_first_task)
@@ -671,6 +714,11 @@ static int same_task(dg_plan_t *p, const rp_rec_t *r, const rp_task_t *k,
         const dg_plan_arg_t *a = &t->args[i], *ra = &r->args[k->arg0 + i];
         if (a->kind != ra->kind || a->mode != ra->mode)
             return 0;
+        if (a->kind == DG_PLAN_ARG_FUTURE) {
+            if (a->future != moved_chunk(p->rp, r, ra->future))
+                return 0;
+            continue;
+        }
         if (a->kind == DG_PLAN_ARG_VIEW ? !same_view(&a->view, &ra->view)
                                         : a->kind != DG_PLAN_ARG_VALUE || a->len != ra->len ||
                                               (a->len && !a->value))
@@ -718,24 +766,37 @@ static void emit_recorded(dg_plan_t *p, const rp_rec_t *r, uint32_t a, uint32_t 
         switch (op.kind) {
         case DG_PLAN_OP_LAUNCH:
             op.u.launch.task += dtask;
+            op.u.launch.ret.chunk = moved_chunk(rp, r, op.u.launch.ret.chunk);
             for (uint32_t j = 0; j < op.u.launch.nargs; j++) {
                 dg_plan_op_arg_t *x = &p->oargs[j];
                 *x = r->oargs[o->aux0 + j];
-                if (x->kind == DG_PLAN_ARG_VALUE)
+                if (x->kind == DG_PLAN_ARG_VALUE) {
                     x->value = t->args[j].value;
-                else
+                } else if (x->kind == DG_PLAN_ARG_FUTURE) {
+                    x->buf.chunk = moved_chunk(rp, r, x->buf.chunk);
+                    const dg_plan_chunk_t *f = dg_plan_chunk_get(p, x->buf.chunk);
+                    x->geom = f ? &f->g : NULL; /* made by replay_task, live while read */
+                } else {
                     x->geom = &rp->cp[r->argci[k->arg0 + j]]->g;
+                }
             }
             op.u.launch.args = p->oargs;
             break;
+        case DG_PLAN_OP_ALLOC:
+        case DG_PLAN_OP_FREE:
+            op.u.mem.buf.chunk = moved_chunk(rp, r, op.u.mem.buf.chunk);
+            break;
         case DG_PLAN_OP_SEND:
         case DG_PLAN_OP_RECV:
+            op.u.xfer.buf.chunk = moved_chunk(rp, r, op.u.xfer.buf.chunk);
             op.u.xfer.tag = (p->region << 32) | (op.u.xfer.tag & 0xffffffffu);
             if (o->ci != UINT32_MAX)
                 op.u.xfer.version += rp->dv[o->ci];
             op.u.xfer.spans = op.u.xfer.nspans ? r->spans + o->aux0 : NULL;
             break;
         case DG_PLAN_OP_COPY:
+            op.u.copy.src.chunk = moved_chunk(rp, r, op.u.copy.src.chunk);
+            op.u.copy.dst.chunk = moved_chunk(rp, r, op.u.copy.dst.chunk);
             op.u.copy.spans = op.u.copy.nspans ? r->spans + o->aux0 : NULL;
             break;
         case DG_PLAN_OP_REGION_END: op.u.region.region = p->region; break;
@@ -759,8 +820,9 @@ static int ensure_chunk_room(dg_plan_replay_t *rp, uint32_t n)
     return 0;
 }
 
-static void replay_task(dg_plan_t *p, const dg_plan_codelet_t *cl, const dg_plan_task_desc_t *t,
-                        dg_plan_submitted_t *out)
+/* 0, or -1 out of memory (the planner state is lost). */
+static int replay_task(dg_plan_t *p, const dg_plan_codelet_t *cl, const dg_plan_task_desc_t *t,
+                       dg_plan_submitted_t *out)
 {
     dg_plan_replay_t *rp = p->rp;
     const rp_rec_t *r = rp->chosen;
@@ -768,6 +830,20 @@ static void replay_task(dg_plan_t *p, const dg_plan_codelet_t *cl, const dg_plan
     uint64_t tid = p->next_task + 1;
     p->next_task = tid;
     dg_plan_hash_task(p, tid, cl, t);
+    uint64_t future = 0;
+    if (k->ret) { /* its future, as plan_task makes it (the counters below count it) */
+        dg_plan_geom_t g;
+        dg_plan_future_geom(k->ret, &g);
+        dg_plan_chunk_t *f = dg_plan_chunk_new(p, k->rank, 0, &g, 1);
+        if (!f || p->mem.failed) {
+            p->mem.failed = 1;
+            dg_error(DAGGER_ERR_NO_MEMORY, "planner: out of memory while replaying task %llu",
+                     (unsigned long long)tid);
+            return -1;
+        }
+        future = f->id;
+        p->st.live_chunks--;
+    }
     emit_recorded(p, r, k->op0, k->op0 + k->nops, t, k);
     stats_add(&p->st, &k->dst);
     uint64_t launch = k->launch ? k->launch + rp->seq0 : 0;
@@ -778,20 +854,66 @@ static void replay_task(dg_plan_t *p, const dg_plan_codelet_t *cl, const dg_plan
             dg_plan_u64vec_push(&p->mem, &p->ldeps, r->u64[k->ldep0 + i] + rp->task0);
         dg_plan_task_info_t info = {.task = tid, .codelet = cl->id, .rank = k->rank,
                                     .proc = k->proc, .space = k->space, .ndeps = p->ldeps.n,
-                                    .deps = p->ldeps.v, .hash = p->hash};
+                                    .deps = p->ldeps.v, .hash = p->hash, .future = future};
         p->prm.on_task(p->prm.task_ctx, &info);
     }
     if (out)
-        *out = (dg_plan_submitted_t){tid, 0, k->rank, k->proc, k->space};
+        *out = (dg_plan_submitted_t){tid, future, k->rank, k->proc, k->space};
     rp->matched++;
     rp->replayed++;
+    return 0;
+}
+
+/* ---- frees of the region's futures ---- */
+
+/* Recording: the free of chunk id, an event among the tasks, its ops
+ * recorded as a task's are; the free of a chunk made before the region
+ * stops the recording. */
+static void rec_free_begin(dg_plan_t *p, uint64_t id)
+{
+    dg_plan_replay_t *rp = p->rp;
+    if (rp->mode != RP_RECORDING)
+        return;
+    rp_rec_t *r = rp->cur;
+    if (id <= rp->chunk0 || r->n_tasks >= p->prm.replay_tasks || RESERVE(r, tasks, 1)) {
+        rec_drop(rp);
+        return;
+    }
+    rp_task_t *k = &r->tasks[r->n_tasks++];
+    memset(k, 0, sizeof(*k));
+    k->freed = 1;
+    k->free_rel = id - rp->chunk0;
+    k->op0 = r->n_ops;
+    rp->open = k;
+    rp->st0 = p->st;
+}
+
+void dg_plan_rp_free_end(dg_plan_t *p)
+{
+    close_open(p);
+}
+
+/* Replays the recorded free at rp->matched of future id. */
+static void replay_free(dg_plan_t *p, uint64_t id)
+{
+    dg_plan_replay_t *rp = p->rp;
+    const rp_rec_t *r = rp->chosen;
+    const rp_task_t *k = &r->tasks[rp->matched];
+    dg_plan_chunk_t *c = dg_plan_chunk_get(p, id);
+    dg_plan_hash_free(p, id);
+    emit_recorded(p, r, k->op0, k->op0 + k->nops, NULL, NULL);
+    stats_add(&p->st, &k->dst);
+    dg_plan_chunk_delete(p, c);
+    p->st.live_chunks++; /* the recorded counters count it */
+    rp->matched++;
 }
 
 /* ---- catching up ---- */
 
-/* Plans the `matched` replayed tasks again from the region's start without
- * emitting, recording them into another recording, so that normal planning
- * can go on. */
+/* Plans the `matched` replayed tasks (and frees) again from the region's
+ * start without emitting, recording them into another recording, so that
+ * normal planning can go on. The futures replaying made are freed first
+ * and made again. */
 static int catch_up(dg_plan_t *p)
 {
     dg_plan_replay_t *rp = p->rp;
@@ -803,10 +925,15 @@ static int catch_up(dg_plan_t *p)
         rec_start(p, old);
     if (!n)
         return 0;
-    rp->replanned += n;
     uint64_t hash = p->hash, next_task = p->next_task, next_seq = p->next_seq;
-    uint64_t nops = p->region_nops;
+    uint64_t nops = p->region_nops, next_chunk = p->next_chunk;
     dg_plan_stats_t st = p->st;
+    for (uint64_t id = rp->chunk0 + 1; id <= p->next_chunk; id++) {
+        dg_plan_chunk_t *c = dg_plan_chunk_get(p, id);
+        if (c)
+            dg_plan_chunk_delete(p, c);
+    }
+    p->next_chunk = rp->chunk0;
     p->next_task = rp->task0;
     p->next_seq = rp->seq0;
     p->region_nops = 0;
@@ -820,16 +947,31 @@ static int catch_up(dg_plan_t *p)
     dagger_status_t res = args ? DAGGER_OK : DAGGER_ERR_NO_MEMORY;
     for (uint32_t i = 0; i < n && res == DAGGER_OK; i++) {
         const rp_task_t *k = &old->tasks[i];
+        if (k->freed) {
+            dg_plan_chunk_t *c = dg_plan_chunk_get(p, rp->chunk0 + k->free_rel);
+            if (!c) {
+                res = DAGGER_ERR_INTERNAL;
+                break;
+            }
+            rec_free_begin(p, c->id);
+            dg_plan_free_now(p, c);
+            dg_plan_rp_free_end(p);
+            continue;
+        }
+        rp->replanned++;
         for (uint32_t j = 0; j < k->nargs; j++) {
             args[j] = old->args[k->arg0 + j];
             if (args[j].kind == DG_PLAN_ARG_VALUE && args[j].len)
                 args[j].value = &some_value;
+            if (args[j].kind == DG_PLAN_ARG_FUTURE)
+                args[j].future = moved_chunk(rp, old, args[j].future);
         }
         dg_plan_scope_t scope, parts[DG_PLAN_MAX_PARTS];
         if (k->nscope)
             dec_scope(old->words + k->scope0, &scope, parts);
         dg_plan_task_desc_t t = {.codelet = k->codelet, .args = args, .nargs = k->nargs,
-                                 .scope = k->nscope ? &scope : NULL, .priority = k->priority};
+                                 .scope = k->nscope ? &scope : NULL, .priority = k->priority,
+                                 .ret_size = k->tret};
         res = dg_plan_plan_task(p, &t, NULL);
     }
     free(args);
@@ -837,10 +979,10 @@ static int catch_up(dg_plan_t *p)
     p->hash = hash;
     p->st = st;
     if (res != DAGGER_OK || p->next_task != next_task || p->next_seq != next_seq ||
-        p->region_nops != nops) {
+        p->region_nops != nops || p->next_chunk != next_chunk) {
         p->mem.failed = 1;
-        dg_error(DAGGER_ERR_INTERNAL, "planner: re-planning %u replayed tasks of region %llu "
-                 "did not reproduce their plan; the planner state is lost", n,
+        dg_error(DAGGER_ERR_INTERNAL, "planner: re-planning %u replayed tasks and frees of "
+                 "region %llu did not reproduce their plan; the planner state is lost", n,
                  (unsigned long long)p->region);
         return -1;
     }
@@ -873,8 +1015,26 @@ int dg_plan_rp_submit(dg_plan_t *p, const dg_plan_codelet_t *cl, const dg_plan_t
                !chunks_as_recorded(p, rp->chosen, &rp->chosen->tasks[rp->matched], t)) {
         return catch_up(p);
     }
-    replay_task(p, cl, t, out);
-    return 1;
+    return replay_task(p, cl, t, out) ? -1 : 1;
+}
+
+int dg_plan_rp_free(dg_plan_t *p, uint64_t id)
+{
+    dg_plan_replay_t *rp = p->rp;
+    if (!p->in_region)
+        return 0;
+    if (rp->mode == RP_CANDIDATE) {
+        const rp_rec_t *r = rp->chosen;
+        const rp_task_t *k = r && rp->matched < r->n_tasks ? &r->tasks[rp->matched] : NULL;
+        if (k && k->freed && id > rp->chunk0 && id - rp->chunk0 == k->free_rel) {
+            replay_free(p, id);
+            return 1;
+        }
+        if (catch_up(p))
+            return -1;
+    }
+    rec_free_begin(p, id);
+    return 0;
 }
 
 int dg_plan_rp_settle(dg_plan_t *p, int changes)
@@ -917,6 +1077,21 @@ int dg_plan_rp_region_end(dg_plan_t *p)
             if (!dg_plan_buf_get(p, c, r->bufs[rc->buf1 + j] & ~(1u << 31)))
                 return -1;
     }
+    for (uint32_t i = 0; i < r->n_futs; i++) { /* the region's futures still alive */
+        const rp_future_t *fu = &r->futs[i];
+        dg_plan_chunk_t *c = dg_plan_chunk_get(p, rp->chunk0 + fu->rel);
+        if (!c) {
+            p->mem.failed = 1;
+            dg_error(DAGGER_ERR_INTERNAL, "planner: replayed region %llu lost future %llu",
+                     (unsigned long long)p->region, (unsigned long long)(rp->chunk0 + fu->rel));
+            return -1;
+        }
+        c->version = fu->version;
+        c->writer = fu->writer ? fu->writer + rp->task0 : 0;
+        for (uint32_t j = 0; j < fu->nbuf1; j++)
+            if (!dg_plan_buf_restore(p, c, r->bufs[fu->buf1 + j] & ~(1u << 31)))
+                return -1;
+    }
     if (cache_set(p, r->cache1))
         return -1;
     p->xfer_index = r->xfer_end;
@@ -943,6 +1118,20 @@ void dg_plan_rp_region_ended(dg_plan_t *p)
             return; /* not left as it started: keep planning such regions */
         rc->dversion = c->version - rc->version0;
         rc->writer = c->writer > r->task0 ? c->writer - r->task0 : 0;
+    }
+    for (uint64_t id = r->chunk0 + 1; id <= p->next_chunk; id++) {
+        dg_plan_chunk_t *c = dg_plan_chunk_get(p, id);
+        if (!c)
+            continue; /* freed in the region */
+        if (!settled(c) || RESERVE(r, futs, 1))
+            return;
+        rp_future_t *fu = &r->futs[r->n_futs];
+        fu->rel = id - r->chunk0;
+        fu->version = c->version;
+        fu->writer = c->writer > r->task0 ? c->writer - r->task0 : 0;
+        if (push_bufs(r, c, &fu->buf1, &fu->nbuf1))
+            return;
+        r->n_futs++;
     }
     if (!r->n_tasks || enc_cache(p, &r->cache1, &r->n_cache1, &r->cap_cache1))
         return;

@@ -18,10 +18,17 @@
  * the region's start, the matched submissions are planned again without
  * emitting (the ops are out already), and planning goes on normally.
  *
+ * Futures made inside the region are part of the plan: a task that returns
+ * a value, a task that reads such a future and the free of one are
+ * recorded and replayed, their chunk ids moved by the difference of the
+ * regions' chunk counters. Replaying makes and frees the future chunks
+ * themselves (so that the runtime can ask for their layout); catching up
+ * frees the ones it made and plans them again.
+ *
  * Not recorded (planned normally every time): regions with a task that
- * returns a value or reads a future, explicit dependencies inside the
- * region, chunk creation, frees or syncs inside the region, any taint,
- * more than prm.replay_tasks tasks. */
+ * reads a future made before the region, explicit dependencies inside the
+ * region, chunk creation, frees of chunks made before the region or syncs
+ * inside the region, any taint, more than prm.replay_tasks tasks. */
 #ifndef DG_PLAN_REPLAY_H
 #define DG_PLAN_REPLAY_H
 
@@ -56,6 +63,13 @@ void dg_plan_rp_op(dg_plan_t *p, const dg_plan_op_t *op);
  * normal end and completes a recording. */
 int dg_plan_rp_region_end(dg_plan_t *p);
 void dg_plan_rp_region_ended(dg_plan_t *p);
+
+/* dg_plan_chunk_free of a live chunk: 1 when the region replayed the free
+ * (the chunk is gone), 0 when the caller frees it (then calls
+ * dg_plan_rp_free_end; a recording keeps the free when the chunk is a
+ * future made in the region, else stops), -1 when catching up failed. */
+int dg_plan_rp_free(dg_plan_t *p, uint64_t id);
+void dg_plan_rp_free_end(dg_plan_t *p);
 
 /* Any other planner call inside a region: catches a candidate up (returns
  * -1 if that failed); with `changes` (chunk create, free, sync, taint) the

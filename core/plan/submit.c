@@ -207,9 +207,16 @@ void dg_plan_hash_task(dg_plan_t *p, uint64_t tid, const dg_plan_codelet_t *cl,
 }
 
 /* The size of the task's return value: its own, else its codelet's. */
-static uint32_t ret_size_of(const dg_plan_codelet_t *cl, const dg_plan_task_desc_t *t)
+uint32_t dg_plan_ret_size(const dg_plan_codelet_t *cl, const dg_plan_task_desc_t *t)
 {
     return t->ret_size ? t->ret_size : cl->ret_size;
+}
+
+void dg_plan_future_geom(uint32_t ret_size, dg_plan_geom_t *g)
+{
+    *g = (dg_plan_geom_t){.dtype = DAGGER_U8, .ndims = 1, .dims = {ret_size}};
+    char why[WHY];
+    dg_plan_geom_check(g, why, sizeof(why));
 }
 
 /* The launch on this rank: its buffers, dependencies and argument list. */
@@ -257,7 +264,7 @@ static uint64_t emit_launch(dg_plan_t *p, uint64_t tid, const dg_plan_codelet_t 
     op.u.launch.nargs = t->nargs;
     op.u.launch.args = p->oargs;
     op.u.launch.ret = (dg_plan_buf_t){future, 0};
-    op.u.launch.ret_size = ret_size_of(cl, t);
+    op.u.launch.ret_size = dg_plan_ret_size(cl, t);
     uint64_t seq = dg_plan_emit(p, &op, &p->deps);
     for (uint32_t i = 0; i < p->nacc; i++) {
         dg_plan_acc_t *a = &p->acc[i];
@@ -325,10 +332,9 @@ static dagger_status_t plan_task(dg_plan_t *p, uint64_t tid, const dg_plan_codel
     for (uint32_t i = 0; i < p->nacc; i++)
         p->acc[i].loc = p->acc[i].c->is_future ? (dg_plan_loc_t){loc.rank, 0} : loc;
     uint64_t future = 0;
-    if (ret_size_of(cl, t)) {
-        dg_plan_geom_t g = {.dtype = DAGGER_U8, .ndims = 1, .dims = {ret_size_of(cl, t)}};
-        char why[WHY];
-        dg_plan_geom_check(&g, why, sizeof(why));
+    if (dg_plan_ret_size(cl, t)) {
+        dg_plan_geom_t g;
+        dg_plan_future_geom(dg_plan_ret_size(cl, t), &g);
         dg_plan_chunk_t *f = dg_plan_chunk_new(p, loc.rank, 0, &g, 1);
         if (!f)
             return DAGGER_ERR_NO_MEMORY;

@@ -1,12 +1,16 @@
 /* Region replay (core/plan/replay.h) against planning every region: two
  * worlds get the same random program of repeated region bodies (views with
  * modifiers, every mode, by-value arguments whose bytes change between
- * repeats, task and region scopes, test devices, slot caches, retire
- * windows), one planning every region and one replaying what it can. The
- * bodies repeat exactly, or change one task, stop early, grow by a task,
- * create a chunk, sync one home or ask for a writer half-way (each forces
- * the replaying planner to catch up), or get a malformed submission between
- * two tasks (the same error from both; the region is caught up). Both worlds must emit identical op
+ * repeats, tasks that return values, futures of the body read in every
+ * mode and freed inside the region or after it, futures kept into the next
+ * region and read there, task and region scopes, test devices, slot
+ * caches, retire windows), one planning every region and one replaying
+ * what it can. The bodies repeat exactly, or change one task, stop early,
+ * grow by a task, create a chunk, sync one home (of a chunk or a future),
+ * ask for a writer, read another future, free a future early or free
+ * another one half-way (each forces the replaying planner to catch up), or
+ * get a malformed submission between two tasks (the same error from both;
+ * the region is caught up). Both worlds must emit identical op
  * streams on every rank, return the same placements, statuses, hashes and
  * task information, and their reference executors must end with identical
  * home buffers. The replaying world must have replayed and caught up in
@@ -27,14 +31,20 @@ typedef struct btask {
     uint32_t nargs;
     dg_plan_arg_t args[4];
     size_t lens[4];
+    int32_t fsrc[4];  /* FUTURE: the body's task whose future it reads */
+    uint32_t tret;    /* the submission's own return_size */
     int scoped;
     int32_t srank;
 } btask_t;
 
 typedef struct body {
     btask_t t[MAXT];
+    int32_t free_of[MAXT]; /* after task i, free the future of this task (-1: none) */
     uint32_t n;
 } body_t;
+
+#define NCL 6 /* codelets: a-d return nothing, e and f return 8 and 24 bytes */
+#define NKEPT 8
 
 typedef struct pair {
     uint64_t rng, seed;
@@ -44,11 +54,14 @@ typedef struct pair {
     uint32_t nchunks;
     body_t body[NBODY];
     uint64_t window;
+    uint64_t kept[NKEPT]; /* futures kept past their region, read in the next one */
+    uint32_t nkept;
 } pair_t;
 
 static uint64_t g_seed;
 static int g_running;
 static uint64_t g_replayed, g_replanned;
+static uint64_t g_fut_replayed, g_fut_freed; /* replayed regions that made futures, freed some */
 
 static uint64_t below(pair_t *p, uint64_t n)
 {
@@ -80,13 +93,24 @@ static void both_chunk(pair_t *p)
         p->chunks[p->nchunks++] = id0;
 }
 
-static void rnd_task(pair_t *p, btask_t *t)
+/* A random task at position `pos` of a body (futures of tasks before it). */
+static void rnd_task(pair_t *p, btask_t *t, uint32_t pos)
 {
     memset(t, 0, sizeof(*t));
     t->cl = (uint32_t)below(p, p->cl.n);
+    t->tret = p->cl.ret[t->cl] == 0 && below(p, 8) == 0 ? 4 : 0;
     t->nargs = 1 + (uint32_t)below(p, 4);
     for (uint32_t i = 0; i < t->nargs; i++) {
         dg_plan_arg_t *a = &t->args[i];
+        t->fsrc[i] = -1;
+        if (pos && below(p, 4) == 0) {
+            static const dagger_access_t fmodes[] = {0, DAGGER_MODE_IN, DAGGER_MODE_OUT,
+                                                     DAGGER_MODE_INOUT};
+            a->kind = DG_PLAN_ARG_FUTURE;
+            a->mode = fmodes[below(p, 4)];
+            t->fsrc[i] = (int32_t)below(p, pos);
+            continue;
+        }
         if (below(p, 5) == 0) {
             a->kind = DG_PLAN_ARG_VALUE;
             t->lens[i] = 1 + below(p, 16);
@@ -103,23 +127,34 @@ static void rnd_task(pair_t *p, btask_t *t)
     t->srank = (int32_t)below(p, (uint64_t)p->w[0]->P);
 }
 
-/* Submits task t on both worlds; by-value bytes are fresh every time. */
-static void both_submit(pair_t *p, const btask_t *bt)
+/* Submits task t on both worlds; by-value bytes are fresh every time. A
+ * future argument reads fut[fsrc]; one that does not exist (never made, or
+ * freed) is a by-value argument instead. Returns the task's future (0: none). */
+static uint64_t both_submit(pair_t *p, const btask_t *bt, const uint64_t *fut)
 {
     unsigned char vals[4][16];
     dg_plan_arg_t args[4];
     for (uint32_t i = 0; i < bt->nargs; i++) {
         args[i] = bt->args[i];
+        if (args[i].kind == DG_PLAN_ARG_FUTURE) {
+            uint64_t id = fut && bt->fsrc[i] >= 0 ? fut[bt->fsrc[i]] : 0;
+            if (id) {
+                args[i].future = id;
+                continue;
+            }
+            args[i] = (dg_plan_arg_t){.kind = DG_PLAN_ARG_VALUE};
+        }
         if (args[i].kind == DG_PLAN_ARG_VALUE) {
-            for (size_t b = 0; b < bt->lens[i]; b++)
+            size_t len = bt->lens[i] ? bt->lens[i] : 8;
+            for (size_t b = 0; b < len; b++)
                 vals[i][b] = (unsigned char)w_rnd(&p->rng);
             args[i].value = vals[i];
-            args[i].len = bt->lens[i];
+            args[i].len = len;
         }
     }
     dg_plan_scope_t s = {.ranks = &bt->srank, .nranks = 1};
     dg_plan_task_desc_t t = {.codelet = p->cl.ids[bt->cl], .args = args, .nargs = bt->nargs,
-                             .scope = bt->scoped ? &s : NULL};
+                             .scope = bt->scoped ? &s : NULL, .ret_size = bt->tret};
     dg_plan_submitted_t s0, s1;
     dagger_status_t st0 = w_submit(p->w[0], &t, &s0);
     dagger_status_t st1 = w_submit(p->w[1], &t, &s1);
@@ -130,6 +165,16 @@ static void both_submit(pair_t *p, const btask_t *bt)
                   (unsigned long long)g_seed, (unsigned long long)s0.task);
     cr_assert_eq(dg_plan_hash(p->w[0]->pl[0]), dg_plan_hash(p->w[1]->pl[0]),
                  "seed %llu: uniformity hashes differ", (unsigned long long)g_seed);
+    return st0 == DAGGER_OK ? s0.future : 0;
+}
+
+/* Frees future id on both worlds. */
+static void both_free(pair_t *p, uint64_t id)
+{
+    for (int k = 0; k < 2; k++)
+        w_free(p->w[k], id);
+    cr_assert_eq(dg_plan_hash(p->w[0]->pl[0]), dg_plan_hash(p->w[1]->pl[0]),
+                 "seed %llu: uniformity hashes differ after a free", (unsigned long long)g_seed);
 }
 
 static int geom_eq(const dg_plan_geom_t *a, const dg_plan_geom_t *b)
@@ -243,17 +288,30 @@ static void both_bad(pair_t *p, const btask_t *like)
 
 static void both_region(pair_t *p, const body_t *b)
 {
+    dg_plan_stats_t st0;
+    dg_plan_get_stats(p->w[1]->pl[0], &st0);
     for (int k = 0; k < 2; k++)
         w_region_begin(p->w[k], NULL);
+    uint64_t fut[MAXT + 1] = {0};
+    uint32_t made = 0, freed = 0, tasks = 0;
     uint32_t n = b->n;
-    uint64_t what = below(p, 20);
+    uint64_t what = below(p, 26);
     uint32_t at = (uint32_t)below(p, n);
     if (what == 0 && n > 1) /* stops early */
         n = at + 1;
+    if (p->nkept) { /* a future of the last region read first: planned, never replayed */
+        btask_t t;
+        rnd_task(p, &t, 1);
+        t.args[0] = (dg_plan_arg_t){.kind = DG_PLAN_ARG_FUTURE,
+                                    .mode = below(p, 2) ? DAGGER_MODE_IN : DAGGER_MODE_INOUT};
+        t.fsrc[0] = 0;
+        uint64_t kept = p->kept[below(p, p->nkept)];
+        both_submit(p, &t, &kept);
+    }
     for (uint32_t i = 0; i < n; i++) {
         btask_t t = b->t[i];
         if (i == at && what == 1) /* one task differs */
-            rnd_task(p, &t);
+            rnd_task(p, &t, i);
         if (i == at && what == 2 && p->nchunks < NCHUNK)
             both_chunk(p);
         if (i == at && what == 3) { /* fetch brings a chunk home mid-region */
@@ -272,15 +330,68 @@ static void both_region(pair_t *p, const body_t *b)
                 cr_assert_eq(w0, w1, "seed %llu: writers differ", (unsigned long long)g_seed);
             }
         }
-        both_submit(p, &t);
+        if (i == at && what == 10 && i && fut[i - 1]) /* a fetch brings a future home */
+            for (int k = 0; k < 2; k++)
+                for (int r = 0; r < p->w[k]->P; r++)
+                    cr_assert_eq(dg_plan_chunk_sync_home(p->w[k]->pl[r], fut[i - 1]), DAGGER_OK);
+        if (i == at && what == 7 && i && fut[i - 1]) { /* a future freed early */
+            both_free(p, fut[i - 1]);
+            fut[i - 1] = 0;
+        }
+        if (i == at && what == 8) /* a future argument reads another future */
+            for (uint32_t a = 0; a < t.nargs; a++)
+                if (t.args[a].kind == DG_PLAN_ARG_FUTURE && i > 1) {
+                    t.fsrc[a] = (t.fsrc[a] + 1) % (int32_t)i;
+                    break;
+                }
+        fut[i] = both_submit(p, &t, fut);
+        made += fut[i] != 0;
+        tasks++;
+        int32_t f = b->free_of[i];
+        if (i == at && what == 9 && f >= 0) /* the free of another future */
+            for (uint32_t j = 0; j <= i; j++)
+                if (fut[j] && (int32_t)j != f) {
+                    f = (int32_t)j;
+                    break;
+                }
+        if (f >= 0 && fut[f]) {
+            both_free(p, fut[f]);
+            fut[f] = 0;
+            freed++;
+        }
     }
     if (what == 5) { /* one more */
         btask_t t;
-        rnd_task(p, &t);
-        both_submit(p, &t);
+        rnd_task(p, &t, n);
+        fut[n] = both_submit(p, &t, fut);
     }
     for (int k = 0; k < 2; k++)
         w_region_end(p->w[k]);
+    dg_plan_stats_t st1;
+    dg_plan_get_stats(p->w[1]->pl[0], &st1);
+    if (made && st1.replayed_tasks - st0.replayed_tasks == tasks) {
+        g_fut_replayed++;
+        g_fut_freed += freed != 0;
+    }
+    for (uint32_t i = 0; i <= MAXT; i++) /* the writers of the futures left */
+        for (int r = 0; fut[i] && r < p->w[0]->P; r++) {
+            uint64_t w0 = 0, w1 = 0;
+            cr_assert_eq(dg_plan_chunk_writer(p->w[0]->pl[r], fut[i], &w0), DAGGER_OK);
+            cr_assert_eq(dg_plan_chunk_writer(p->w[1]->pl[r], fut[i], &w1), DAGGER_OK);
+            cr_assert_eq(w0, w1, "seed %llu: future %llu's writers differ",
+                         (unsigned long long)g_seed, (unsigned long long)fut[i]);
+        }
+    /* The last region's kept futures go; of this one's, some are kept. */
+    for (uint32_t i = 0; i < p->nkept; i++)
+        both_free(p, p->kept[i]);
+    p->nkept = 0;
+    for (uint32_t i = 0; i <= MAXT; i++)
+        if (fut[i]) {
+            if (p->nkept < NKEPT && below(p, 8) == 0)
+                p->kept[p->nkept++] = fut[i];
+            else
+                both_free(p, fut[i]);
+        }
 }
 
 static void run_pair(uint64_t seed)
@@ -300,19 +411,23 @@ static void run_pair(uint64_t seed)
     p->window = below(p, 3) == 0 ? 4 + below(p, 12) : 0;
     p->w[0] = w_create_rp(P, cpus, ndevs, kinds, cache, p->window, 0);
     p->w[1] = w_create_rp(P, cpus, ndevs, kinds, cache, p->window, 1000);
-    static const uint32_t kinds_of[] = {1, 1 | 8, 1, 1 | 8};
-    static const char *names[] = {"a", "b", "c", "d"};
-    for (uint32_t i = 0; i < 4; i++) {
-        p->cl.ids[i] = w_codelet(p->w[0], names[i], kinds_of[i], 0);
-        cr_assert_eq(w_codelet(p->w[1], names[i], kinds_of[i], 0), p->cl.ids[i]);
+    static const uint32_t kinds_of[NCL] = {1, 1 | 8, 1, 1 | 8, 1, 1 | 8};
+    static const uint32_t ret_of[NCL] = {0, 0, 0, 0, 8, 24};
+    static const char *names[NCL] = {"a", "b", "c", "d", "e", "f"};
+    for (uint32_t i = 0; i < NCL; i++) {
+        p->cl.ids[i] = w_codelet(p->w[0], names[i], kinds_of[i], ret_of[i]);
+        p->cl.ret[i] = ret_of[i];
+        cr_assert_eq(w_codelet(p->w[1], names[i], kinds_of[i], ret_of[i]), p->cl.ids[i]);
     }
-    p->cl.n = 4;
+    p->cl.n = NCL;
     for (int i = 0, n = 2 + (int)below(p, 8); i < n; i++)
         both_chunk(p);
     for (int b = 0; b < NBODY; b++) {
         p->body[b].n = 1 + (uint32_t)below(p, MAXT);
-        for (uint32_t i = 0; i < p->body[b].n; i++)
-            rnd_task(p, &p->body[b].t[i]);
+        for (uint32_t i = 0; i < p->body[b].n; i++) {
+            rnd_task(p, &p->body[b].t[i], i);
+            p->body[b].free_of[i] = below(p, 3) == 0 ? (int32_t)below(p, i + 1) : -1;
+        }
     }
     for (int reg = 0, nreg = 4 + (int)below(p, 12); reg < nreg; reg++)
         both_region(p, &p->body[below(p, NBODY)]);
@@ -384,8 +499,12 @@ Test(replay, replaying_regions_emits_what_planning_them_emits, .fini = report, .
         return; /* one seed: nothing to say about coverage */
     cr_expect_gt(g_replayed, 0, "no task was ever replayed");
     cr_expect_gt(g_replanned, 0, "no replayed region ever had to catch up");
-    fprintf(stderr, "replay: %llu tasks replayed, %llu planned again after a difference\n",
-            (unsigned long long)g_replayed, (unsigned long long)g_replanned);
+    cr_expect_gt(g_fut_replayed, 0, "no region that made futures was replayed whole");
+    cr_expect_gt(g_fut_freed, 0, "no region that freed a future was replayed whole");
+    fprintf(stderr, "replay: %llu tasks replayed, %llu planned again after a difference; "
+            "%llu whole regions replayed with futures, %llu of them freeing some\n",
+            (unsigned long long)g_replayed, (unsigned long long)g_replanned,
+            (unsigned long long)g_fut_replayed, (unsigned long long)g_fut_freed);
 }
 
 /* A region replays only from the state it was recorded in: the same region
