@@ -10,6 +10,7 @@
  * rank's step t-1 outputs to the remote points that read them (one message
  * per edge, as Task Bench's MPI version), Waitall, compute the local points. */
 #include "taskbench_core.h"
+#include "taskbench_mpi_agree.h"
 
 #include <mpi.h>
 #include <stdlib.h>
@@ -97,9 +98,7 @@ static int run_graph(void *ctx, const tb_graph_t *g, double *wall)
             fprintf(stderr, "rank %d: validation: %s\n", m->rank, err);
             bad = 1;
         }
-    MPI_Allreduce(MPI_IN_PLACE, wall, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-    MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-    return bad ? -1 : 0;
+    return tb_mpi_agree(wall, bad);
 }
 
 static int setup(tb_mpi_t *m, long width)

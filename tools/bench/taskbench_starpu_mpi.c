@@ -18,6 +18,7 @@
  * so the driver's own collectives may run beside StarPU-MPI's progress
  * thread. */
 #include "taskbench_core.h"
+#include "taskbench_mpi_agree.h"
 #include "taskbench_starpu_point.h"
 
 #include <mpi.h>
@@ -95,9 +96,7 @@ static int run_graph(void *ctx, const tb_graph_t *g, double *wall)
     /* The next run writes the columns again: drop the cached copies of
      * remote ones now rather than inside the next timing. */
     starpu_mpi_cache_flush_all_data(MPI_COMM_WORLD);
-    MPI_Allreduce(MPI_IN_PLACE, wall, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-    MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-    return bad ? -1 : 0;
+    return tb_mpi_agree(wall, bad);
 }
 
 static int setup(tb_smpi_t *s, long width)
