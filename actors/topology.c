@@ -71,10 +71,22 @@ static void take_share(dg_topo_t *t, int local_rank, int local_size)
     t->ncores = hi - lo;
 }
 
+/* hwloc reads HWLOC_PLUGINS_BLACKLIST when its first topology of the
+ * process is made (later ones reuse the plugins loaded then). */
+static int topology_init(hwloc_topology_t *topo)
+{
+    int set = !getenv("HWLOC_PLUGINS_BLACKLIST") &&
+              setenv("HWLOC_PLUGINS_BLACKLIST", DG_TOPO_SKIP_PLUGINS, 0) == 0;
+    int rc = hwloc_topology_init(topo);
+    if (set)
+        unsetenv("HWLOC_PLUGINS_BLACKLIST");
+    return rc;
+}
+
 dagger_status_t dg_topo_init(dg_topo_t *t, int local_rank, int local_size)
 {
     memset(t, 0, sizeof(*t));
-    if (hwloc_topology_init(&t->topo) != 0)
+    if (topology_init(&t->topo) != 0)
         return dg_error(DAGGER_ERR_SYSTEM, "hwloc_topology_init failed");
     if (hwloc_topology_load(t->topo) != 0) {
         hwloc_topology_destroy(t->topo);

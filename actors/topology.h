@@ -6,13 +6,25 @@
 #include <dagger/status.h>
 #include <hwloc.h>
 
+/* The hwloc plugins the runtime does not need, which hwloc would dlopen when
+ * a process makes its first topology: XML import through libxml2 (which
+ * pulls in ICU), OpenCL and GL (X11) devices. Loading them was half the
+ * instructions of a singleton's dagger_init + dagger_finalize (9M of 18M,
+ * docs/benchmarks.md, "Start-up and shutdown"). The PCI plugin stays: device
+ * locality (devices/dev_locality.c) reads the PCI tree. */
+#define DG_TOPO_SKIP_PLUGINS "hwloc_gl,hwloc_opencl,hwloc_xml_libxml"
+
 typedef struct dg_topo {
     hwloc_topology_t topo;
     int ncores;              /* cores that intersect the process binding */
     hwloc_bitmap_t *cores;   /* per core: its PUs within the binding */
 } dg_topo_t;
 
-/* Loads the topology and the process binding. When the launcher did not bind
+/* Loads the topology and the process binding. Unless the user set
+ * HWLOC_PLUGINS_BLACKLIST (even to nothing: then every plugin loads), the
+ * plugins of DG_TOPO_SKIP_PLUGINS are not loaded: the variable is set for
+ * hwloc_topology_init and removed again, so call this before the program
+ * starts threads that read the environment (dagger_init's rule). When the launcher did not bind
  * the process (its binding is every allowed PU) and local_size processes of
  * the job share this node, the process takes its share of the cores: local
  * rank r of s gets cores [r*n/s, (r+1)*n/s) of n, or core r mod n when there

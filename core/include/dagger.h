@@ -79,7 +79,11 @@
  *    DAGGER_HANG_EXIT (status 124). Switch: no_exit (the event is said on
  *    stderr and waits on a lost peer return DAGGER_ERR_PEER_LOST).
  * Besides: worker threads pinned to cores (no_bind), one runtime per
- * process, and the settings read from DAGGER_* environment variables. */
+ * process, the settings read from DAGGER_* environment variables, and
+ * HWLOC_PLUGINS_BLACKLIST set while dagger_init makes its hwloc topology
+ * (then removed; only where the program did not set it), so that hwloc does
+ * not load its XML, OpenCL and GL plugins, which the runtime does not use.
+ * Set the variable yourself (empty: load every plugin) to keep them. */
 #ifndef DAGGER_H
 #define DAGGER_H
 

@@ -4,9 +4,14 @@
  * context with active messages and RMA and one worker (with a wake-up fd, as
  * the runtime's), and takes them down again. No PMIx: a singleton (no
  * PMIX_NAMESPACE) never calls PMIx_Init, so a singleton's floor has none.
- * It links only hwloc and UCX, so its process load is theirs. */
+ * It links only hwloc and UCX, so its process load is theirs. Like the
+ * runtime (actors/topology.c), it keeps hwloc from loading the plugins of
+ * DG_TOPO_SKIP_PLUGINS, so that the floor is what the runtime could reach. */
 #include <hwloc.h>
 #include <stdio.h>
+#include <stdlib.h>
+
+#include "actors/topology.h"
 #include <ucp/api/ucp.h>
 
 static int ucp_up_down(void)
@@ -34,6 +39,8 @@ static int ucp_up_down(void)
 int main(void)
 {
     hwloc_topology_t topo;
+    if (!getenv("HWLOC_PLUGINS_BLACKLIST"))
+        setenv("HWLOC_PLUGINS_BLACKLIST", DG_TOPO_SKIP_PLUGINS, 0);
     if (hwloc_topology_init(&topo) || hwloc_topology_load(topo)) {
         fprintf(stderr, "startup_floor: hwloc topology load failed\n");
         return 1;
