@@ -9,6 +9,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 /* A cursor over a byte buffer. Writing or reading past the end sets `bad`
  * and turns every later call into a no-op that returns zeros, so a caller
@@ -39,10 +40,26 @@ static inline unsigned char *dg_wire_take(dg_wire_cursor_t *c, size_t n)
     return at;
 }
 
+/* On a little-endian host the low n bytes of v are already in wire order:
+ * one unaligned load or store (n is a constant once inlined) instead of a
+ * loop over the bytes, which compilers kept as a loop (a rewrap header's
+ * eleven fields took 430 instructions to encode and 600 to decode). */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define DG_WIRE_HOST_LE 1
+#else
+#define DG_WIRE_HOST_LE 0
+#endif
+
 static inline void dg_wire_put_le(dg_wire_cursor_t *c, uint64_t v, size_t n)
 {
     unsigned char *at = dg_wire_take(c, n);
-    for (size_t i = 0; at && i < n; i++)
+    if (!at)
+        return;
+    if (DG_WIRE_HOST_LE) {
+        memcpy(at, &v, n);
+        return;
+    }
+    for (size_t i = 0; i < n; i++)
         at[i] = (unsigned char)(v >> (8 * i));
 }
 
@@ -50,7 +67,13 @@ static inline uint64_t dg_wire_get_le(dg_wire_cursor_t *c, size_t n)
 {
     const unsigned char *at = dg_wire_take(c, n);
     uint64_t v = 0;
-    for (size_t i = 0; at && i < n; i++)
+    if (!at)
+        return 0;
+    if (DG_WIRE_HOST_LE) {
+        memcpy(&v, at, n);
+        return v;
+    }
+    for (size_t i = 0; i < n; i++)
         v |= (uint64_t)at[i] << (8 * i);
     return v;
 }
