@@ -2,6 +2,7 @@
  * control per peer (bounded in-flight operations, the rest queued in
  * order), completion and done callbacks. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "core/base/alloc.h"
 #include "core/base/common.h"
@@ -11,14 +12,57 @@
 
 dg_tx_op_t *dg_tx_op_new(dg_tx_t *tx, dg_tx_op_kind_t kind, int peer, size_t extra)
 {
-    dg_tx_op_t *op = dg_calloc(1, sizeof(*op) + extra);
+    size_t bytes = sizeof(dg_tx_op_t) + extra;
+    int small = bytes <= DG_TX_OP_SPARE_BYTES;
+    dg_tx_op_t *op = NULL;
+    if (small) {
+        pthread_mutex_lock(&tx->spare_lock);
+        op = tx->spare;
+        if (op) {
+            tx->spare = op->next;
+            tx->nspare--;
+        }
+        pthread_mutex_unlock(&tx->spare_lock);
+        if (op)
+            memset(op, 0, bytes);
+    }
+    if (!op)
+        op = dg_calloc(1, small ? DG_TX_OP_SPARE_BYTES : bytes);
     if (!op)
         return NULL;
+    op->spare = small;
     op->tx = tx;
     op->kind = kind;
     op->peer = peer;
     atomic_fetch_add(&tx->live_ops, 1);
     return op;
+}
+
+void dg_tx_op_free(dg_tx_t *tx, dg_tx_op_t *op)
+{
+    if (op->spare) {
+        pthread_mutex_lock(&tx->spare_lock);
+        int keep = tx->nspare < DG_TX_OP_SPARE_KEEP;
+        if (keep) {
+            op->next = tx->spare;
+            tx->spare = op;
+            tx->nspare++;
+        }
+        pthread_mutex_unlock(&tx->spare_lock);
+        if (keep)
+            return;
+    }
+    free(op);
+}
+
+void dg_tx_op_spares_free(dg_tx_t *tx)
+{
+    while (tx->spare) {
+        dg_tx_op_t *next = tx->spare->next;
+        free(tx->spare);
+        tx->spare = next;
+    }
+    tx->nspare = 0;
 }
 
 void dg_tx_queue_push(dg_tx_queue_t *q, dg_tx_op_t *op)
@@ -171,7 +215,7 @@ int dg_tx_run_completions(dg_tx_t *tx)
     while ((op = dg_tx_queue_pop(&tx->completed))) {
         if (op->done)
             op->done(op->arg, op->status);
-        free(op);
+        dg_tx_op_free(tx, op);
         atomic_fetch_sub(&tx->live_ops, 1);
         n++;
     }

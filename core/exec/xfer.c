@@ -75,7 +75,46 @@ struct dg_xfer {
     dg_rv_t *buckets[DG_RV_BUCKETS];
     dg_pull_t *pulls;
     int lost_seen;             /* the receives waiting when a peer was lost have failed */
+    pthread_mutex_t spare_lock; /* guards spare and nspare; taken inside lock, never around it */
+    dg_rv_t *spare;            /* recycled records (rv_new, rv_free) */
+    int nspare;
 };
+
+/* Every receive makes a record and frees it at the meeting: with calloc
+ * and free that was a twentieth of a cross-rank Task Bench step's
+ * instructions. Freed records are kept for reuse, at most this many. */
+#define DG_RV_SPARE_KEEP 256
+
+static dg_rv_t *rv_new(dg_xfer_t *xf)
+{
+    pthread_mutex_lock(&xf->spare_lock);
+    dg_rv_t *rv = xf->spare;
+    if (rv) {
+        xf->spare = rv->next;
+        xf->nspare--;
+    }
+    pthread_mutex_unlock(&xf->spare_lock);
+    if (!rv)
+        return dg_calloc(1, sizeof(*rv));
+    memset(rv, 0, sizeof(*rv));
+    return rv;
+}
+
+static void rv_free(dg_xfer_t *xf, dg_rv_t *rv)
+{
+    if (!rv)
+        return;
+    pthread_mutex_lock(&xf->spare_lock);
+    int keep = xf->nspare < DG_RV_SPARE_KEEP;
+    if (keep) {
+        rv->next = xf->spare;
+        xf->spare = rv;
+        xf->nspare++;
+    }
+    pthread_mutex_unlock(&xf->spare_lock);
+    if (!keep)
+        free(rv);
+}
 
 /* A packed receive: the staging buffer and where its bytes go. */
 typedef struct dg_unpack {
@@ -726,7 +765,7 @@ static void meet_finish(dg_xfer_t *xf, dg_meet_t *m)
     }
     if (m->gone) {
         free(m->gone->eager);
-        free(m->gone);
+        rv_free(xf, m->gone);
     }
     if (m->failed)
         xfer_done(xf, m->failed);
@@ -761,7 +800,7 @@ void dg_xfer_piece_arrived(dg_xfer_t *xf, const dg_xfer_arrival_t *a)
     }
     pthread_mutex_lock(&xf->lock);
     dg_rv_t *rv = rv_find(xf, a->piece.tag);
-    if (!rv && (rv = dg_calloc(1, sizeof(*rv)))) {
+    if (!rv && (rv = rv_new(xf))) {
         rv->tag = a->piece.tag;
         rv_put(xf, rv);
     }
@@ -812,19 +851,19 @@ void dg_xfer_arrived(dg_xfer_t *xf, const dg_xfer_arrival_t *a)
         rv_take(xf, a->hdr.tag); /* the usual meeting: a whole message for its RECV */
         pthread_mutex_unlock(&xf->lock);
         dg_xop_t *op = rv->op;
-        free(rv);
+        rv_free(xf, rv);
         complete_recv(xf, op, &a->hdr, a->src, a->eager, a->rndv, a->len, a->settled);
         if (a->owned)
             free((void *)a->eager);
         return;
     }
     int dup = rv && rv->has_hdr, fresh = !rv;
-    if (fresh && (rv = dg_calloc(1, sizeof(*rv))))
+    if (fresh && (rv = rv_new(xf)))
         rv->tag = a->hdr.tag;
     if (dup || !rv || rv_keep_header(rv, a)) {
         pthread_mutex_unlock(&xf->lock);
         if (fresh)
-            free(rv);
+            rv_free(xf, rv);
         dg_log(DG_LOG_ERROR, dup ? "a second header of transfer tag %llx arrived: dropped"
                                  : "out of memory keeping early transfer tag %llx",
                (unsigned long long)a->hdr.tag);
@@ -922,7 +961,7 @@ static void fail_waiting(dg_xfer_t *xf, dg_rv_t *rv)
     if (!rp) {
         fail_unreachable(xf, rv->op);
         free(rv->eager);
-        free(rv);
+        rv_free(xf, rv);
         return;
     }
     dg_tx_health(xf->tx);
@@ -932,7 +971,7 @@ static void fail_waiting(dg_xfer_t *xf, dg_rv_t *rv)
              rv->routed, rp->count, dagger_error_detail());
     fail_xfer(xf, rv->op, DAGGER_ERR_PEER_LOST, msg);
     uint32_t missing = rp->count - rv->routed;
-    free(rv);
+    rv_free(xf, rv);
     for (uint32_t i = 0; i < missing; i++) {
         dg_xfer_piece_t *p = dg_calloc(1, sizeof(*p));
         if (!p)
@@ -984,7 +1023,7 @@ void dg_xfer_recv(dg_xfer_t *xf, dg_xop_t *op)
         return;
     }
     if (!rv) {
-        rv = dg_calloc(1, sizeof(*rv));
+        rv = rv_new(xf);
         if (!rv) {
             pthread_mutex_unlock(&xf->lock);
             fail_xfer(xf, op, DAGGER_ERR_NO_MEMORY, "out of memory posting a receive");
@@ -1013,7 +1052,7 @@ void dg_xfer_recv(dg_xfer_t *xf, dg_xop_t *op)
     pthread_mutex_unlock(&xf->lock);
     complete_recv(xf, op, &rv->hdr, rv->src, rv->eager, rv->rndv, rv->len, NULL);
     free(rv->eager);
-    free(rv);
+    rv_free(xf, rv);
 }
 
 int dg_xfer_poll(dg_xfer_t *xf)
@@ -1053,8 +1092,11 @@ dagger_status_t dg_xfer_create(dg_exec_t *ex, struct dg_tx *tx, dg_xfer_t **out)
     xf->ex = ex;
     xf->tx = tx;
     pthread_mutex_init(&xf->lock, NULL);
+    pthread_mutex_init(&xf->spare_lock, NULL);
     dagger_status_t st = dg_tx_set_handler(tx, DG_TX_CH_DATA, on_data, xf);
     if (st != DAGGER_OK) {
+        pthread_mutex_destroy(&xf->spare_lock);
+        pthread_mutex_destroy(&xf->lock);
         free(xf);
         return st;
     }
@@ -1080,6 +1122,11 @@ void dg_xfer_destroy(dg_xfer_t *xf)
             free(rv->eager);
             free(rv);
         }
+    for (dg_rv_t *rv = xf->spare, *n; rv; rv = n) {
+        n = rv->next;
+        free(rv);
+    }
+    pthread_mutex_destroy(&xf->spare_lock);
     pthread_mutex_destroy(&xf->lock);
     free(xf);
 }
