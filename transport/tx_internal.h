@@ -7,6 +7,7 @@
 #include <sys/types.h>
 #include <ucp/api/ucp.h>
 
+#include "core/base/spares.h"
 #include "transport/tx.h"
 #include "transport/tx_proc.h"
 
@@ -36,13 +37,13 @@ typedef struct dg_tx_op {
     dg_tx_done_fn done;
     void *arg;
     size_t hdr_len;             /* frame + channel header */
-    int spare;                  /* of DG_TX_OP_SPARE_BYTES: goes back to tx->spare */
+    int spare;                  /* of DG_TX_OP_SPARE_BYTES: goes back to tx->spare_ops */
     unsigned char hdr[];        /* then the copied payload with DG_TX_COPY */
 } dg_tx_op_t;
 
 /* Operations whose header and copied payload are small (the runtime's
  * control messages, a task's few-byte result) are recycled through
- * tx->spare instead of calloc and free: the two were a tenth of the
+ * tx->spare_ops instead of calloc and free: the two were a tenth of the
  * instructions of a cross-rank Task Bench step (docs/transport.md,
  * "Threads"). At most DG_TX_OP_SPARE_KEEP are kept. */
 #define DG_TX_OP_SPARE_BYTES 384
@@ -105,9 +106,7 @@ struct dg_tx {
     void *wake_ctx;
     _Atomic(int) woken_by_wake; /* 1: the owner sleeps where wake() reaches it (progress_worker0.c) */
 
-    pthread_mutex_t spare_lock; /* guards spare and nspare */
-    dg_tx_op_t *spare;          /* recycled operations (DG_TX_OP_SPARE_BYTES each) */
-    int nspare;
+    dg_spares_t spare_ops;      /* recycled operations (DG_TX_OP_SPARE_BYTES each) */
 
     pthread_mutex_t lock;       /* with cond: non-owner threads in dg_tx_wait */
     pthread_cond_t cond;
@@ -129,9 +128,8 @@ struct dg_tx {
 
 /* tx_ops.c: operation life cycle. */
 dg_tx_op_t *dg_tx_op_new(dg_tx_t *tx, dg_tx_op_kind_t kind, int peer, size_t extra);
-/* Frees a finished operation (any thread) and the spare list (teardown). */
+/* Frees a finished operation; any thread. */
 void dg_tx_op_free(dg_tx_t *tx, dg_tx_op_t *op);
-void dg_tx_op_spares_free(dg_tx_t *tx);
 void dg_tx_queue_push(dg_tx_queue_t *q, dg_tx_op_t *op);
 dg_tx_op_t *dg_tx_queue_pop(dg_tx_queue_t *q);
 /* Hands op to the owner: directly when called by the owner, else through

@@ -193,10 +193,9 @@ static void teardown(dg_tx_t *tx)
         free(tx->peers[r].record);
     free(tx->peers);
     free(tx->exchange);
-    dg_tx_op_spares_free(tx);
+    dg_spares_destroy(&tx->spare_ops);
     pthread_cond_destroy(&tx->cond);
     pthread_mutex_destroy(&tx->lock);
-    pthread_mutex_destroy(&tx->spare_lock);
     free(tx);
 }
 
@@ -238,7 +237,7 @@ static dg_tx_t *alloc_tx(const dg_tx_params_t *prm)
     tx->efd = -1;
     atomic_init(&tx->lost_rank, -1);
     pthread_mutex_init(&tx->lock, NULL);
-    pthread_mutex_init(&tx->spare_lock, NULL);
+    dg_spares_init(&tx->spare_ops, DG_TX_OP_SPARE_KEEP);
     pthread_cond_init(&tx->cond, NULL);
     dg_tx_adopt(tx);
     return tx;

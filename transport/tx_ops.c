@@ -14,18 +14,9 @@ dg_tx_op_t *dg_tx_op_new(dg_tx_t *tx, dg_tx_op_kind_t kind, int peer, size_t ext
 {
     size_t bytes = sizeof(dg_tx_op_t) + extra;
     int small = bytes <= DG_TX_OP_SPARE_BYTES;
-    dg_tx_op_t *op = NULL;
-    if (small) {
-        pthread_mutex_lock(&tx->spare_lock);
-        op = tx->spare;
-        if (op) {
-            tx->spare = op->next;
-            tx->nspare--;
-        }
-        pthread_mutex_unlock(&tx->spare_lock);
-        if (op)
-            memset(op, 0, bytes);
-    }
+    dg_tx_op_t *op = small ? dg_spares_take(&tx->spare_ops) : NULL;
+    if (op)
+        memset(op, 0, bytes);
     if (!op)
         op = dg_calloc(1, small ? DG_TX_OP_SPARE_BYTES : bytes);
     if (!op)
@@ -40,29 +31,10 @@ dg_tx_op_t *dg_tx_op_new(dg_tx_t *tx, dg_tx_op_kind_t kind, int peer, size_t ext
 
 void dg_tx_op_free(dg_tx_t *tx, dg_tx_op_t *op)
 {
-    if (op->spare) {
-        pthread_mutex_lock(&tx->spare_lock);
-        int keep = tx->nspare < DG_TX_OP_SPARE_KEEP;
-        if (keep) {
-            op->next = tx->spare;
-            tx->spare = op;
-            tx->nspare++;
-        }
-        pthread_mutex_unlock(&tx->spare_lock);
-        if (keep)
-            return;
-    }
-    free(op);
-}
-
-void dg_tx_op_spares_free(dg_tx_t *tx)
-{
-    while (tx->spare) {
-        dg_tx_op_t *next = tx->spare->next;
-        free(tx->spare);
-        tx->spare = next;
-    }
-    tx->nspare = 0;
+    if (op->spare)
+        dg_spares_give(&tx->spare_ops, op);
+    else
+        free(op);
 }
 
 void dg_tx_queue_push(dg_tx_queue_t *q, dg_tx_op_t *op)

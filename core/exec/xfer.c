@@ -9,6 +9,7 @@
 
 #include "actors/system.h"
 #include "core/base/alloc.h"
+#include "core/base/spares.h"
 #include "core/base/common.h"
 #include "core/exec/rewrap.h"
 #include "core/base/log.h"
@@ -75,25 +76,19 @@ struct dg_xfer {
     dg_rv_t *buckets[DG_RV_BUCKETS];
     dg_pull_t *pulls;
     int lost_seen;             /* the receives waiting when a peer was lost have failed */
-    pthread_mutex_t spare_lock; /* guards spare and nspare; taken inside lock, never around it */
-    dg_rv_t *spare;            /* recycled records (rv_new, rv_free) */
-    int nspare;
+    dg_spares_t spare_rv;      /* recycled receive records (rv_new, rv_free) */
+    dg_spares_t spare_send;    /* recycled send contexts (send_ctx_new, send_ctx_free) */
 };
 
-/* Every receive makes a record and frees it at the meeting: with calloc
- * and free that was a twentieth of a cross-rank Task Bench step's
- * instructions. Freed records are kept for reuse, at most this many. */
+/* Every receive makes a record and frees it at the meeting, and every send
+ * a context freed when the bytes are gone: with calloc and free those were
+ * a tenth of a cross-rank Task Bench step's instructions. Freed ones are
+ * kept for reuse, at most this many of each. */
 #define DG_RV_SPARE_KEEP 256
 
 static dg_rv_t *rv_new(dg_xfer_t *xf)
 {
-    pthread_mutex_lock(&xf->spare_lock);
-    dg_rv_t *rv = xf->spare;
-    if (rv) {
-        xf->spare = rv->next;
-        xf->nspare--;
-    }
-    pthread_mutex_unlock(&xf->spare_lock);
+    dg_rv_t *rv = dg_spares_take(&xf->spare_rv);
     if (!rv)
         return dg_calloc(1, sizeof(*rv));
     memset(rv, 0, sizeof(*rv));
@@ -102,18 +97,8 @@ static dg_rv_t *rv_new(dg_xfer_t *xf)
 
 static void rv_free(dg_xfer_t *xf, dg_rv_t *rv)
 {
-    if (!rv)
-        return;
-    pthread_mutex_lock(&xf->spare_lock);
-    int keep = xf->nspare < DG_RV_SPARE_KEEP;
-    if (keep) {
-        rv->next = xf->spare;
-        xf->spare = rv;
-        xf->nspare++;
-    }
-    pthread_mutex_unlock(&xf->spare_lock);
-    if (!keep)
-        free(rv);
+    if (rv)
+        dg_spares_give(&xf->spare_rv, rv);
 }
 
 /* A packed receive: the staging buffer and where its bytes go. */
@@ -203,6 +188,22 @@ typedef struct dg_send_ctx {
     void *packed;
 } dg_send_ctx_t;
 
+/* A zeroed send context (kept ones are reused, as receive records are). */
+static dg_send_ctx_t *send_ctx_new(dg_xfer_t *xf)
+{
+    dg_send_ctx_t *s = dg_spares_take(&xf->spare_send);
+    if (!s)
+        return dg_calloc(1, sizeof(*s));
+    memset(s, 0, sizeof(*s));
+    return s;
+}
+
+static void send_ctx_free(dg_xfer_t *xf, dg_send_ctx_t *s)
+{
+    if (s)
+        dg_spares_give(&xf->spare_send, s);
+}
+
 static void send_failed(const dg_send_ctx_t *s, dagger_status_t st, const char *what)
 {
     char msg[200];
@@ -217,8 +218,9 @@ static void send_done(void *arg, dagger_status_t st)
     if (st != DAGGER_OK)
         send_failed(s, st, "the bytes");
     free(s->packed);
-    xfer_done(s->xf, s->op);
-    free(s);
+    dg_xfer_t *xf = s->xf;
+    xfer_done(xf, s->op);
+    send_ctx_free(xf, s);
 }
 
 /* A data-channel message: the message header of a dagger.mem.rewrap or
@@ -260,7 +262,7 @@ void dg_xfer_send(dg_xfer_t *xf, dg_xop_t *op)
     if (DG_TRACE_ON())
         dg_trace_xfer_start(op);
     const dg_xxfer_t *x = &op->u.xfer;
-    dg_send_ctx_t *s = dg_calloc(1, sizeof(*s));
+    dg_send_ctx_t *s = send_ctx_new(xf);
     const void *payload = NULL;
     if (s && x->bytes && x->staged) {
         payload = x->staged; /* packed by the device's memory-space actor */
@@ -276,7 +278,7 @@ void dg_xfer_send(dg_xfer_t *xf, dg_xop_t *op)
     }
     if (!s || (x->bytes && !payload)) {
         free(s ? s->packed : NULL);
-        free(s);
+        send_ctx_free(xf, s);
         fail_xfer(xf, op, DAGGER_ERR_NO_MEMORY, "out of memory packing a transfer");
         xfer_done(xf, op);
         return;
@@ -293,14 +295,14 @@ static void head_done(void *arg, dagger_status_t st)
     dg_send_ctx_t *s = arg;
     if (st != DAGGER_OK)
         send_failed(s, st, "the header");
-    free(s);
+    send_ctx_free(s->xf, s);
 }
 
 void dg_xfer_send_head(dg_xfer_t *xf, dg_xop_t *op, uint32_t pieces, uint32_t piece)
 {
     if (DG_TRACE_ON())
         dg_trace_xfer_start(op);
-    dg_send_ctx_t *s = dg_calloc(1, sizeof(*s));
+    dg_send_ctx_t *s = send_ctx_new(xf);
     if (!s) {
         fail_xfer(xf, op, DAGGER_ERR_NO_MEMORY, "out of memory sending a transfer's header");
         return;
@@ -1092,10 +1094,12 @@ dagger_status_t dg_xfer_create(dg_exec_t *ex, struct dg_tx *tx, dg_xfer_t **out)
     xf->ex = ex;
     xf->tx = tx;
     pthread_mutex_init(&xf->lock, NULL);
-    pthread_mutex_init(&xf->spare_lock, NULL);
+    dg_spares_init(&xf->spare_rv, DG_RV_SPARE_KEEP);
+    dg_spares_init(&xf->spare_send, DG_RV_SPARE_KEEP);
     dagger_status_t st = dg_tx_set_handler(tx, DG_TX_CH_DATA, on_data, xf);
     if (st != DAGGER_OK) {
-        pthread_mutex_destroy(&xf->spare_lock);
+        dg_spares_destroy(&xf->spare_rv);
+        dg_spares_destroy(&xf->spare_send);
         pthread_mutex_destroy(&xf->lock);
         free(xf);
         return st;
@@ -1122,11 +1126,8 @@ void dg_xfer_destroy(dg_xfer_t *xf)
             free(rv->eager);
             free(rv);
         }
-    for (dg_rv_t *rv = xf->spare, *n; rv; rv = n) {
-        n = rv->next;
-        free(rv);
-    }
-    pthread_mutex_destroy(&xf->spare_lock);
+    dg_spares_destroy(&xf->spare_rv);
+    dg_spares_destroy(&xf->spare_send);
     pthread_mutex_destroy(&xf->lock);
     free(xf);
 }
