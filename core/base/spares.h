@@ -3,14 +3,15 @@
  * transport operation), where calloc and free were a tenth of a cross-rank
  * step's instructions. A mutex guards it: uncontended, a lock and an unlock
  * cost less than malloc's paths, and any thread may take or give back. A
- * kept block holds the link in its first pointer-sized bytes; a taken one is
- * not cleared (the caller initialises it). */
+ * kept block holds the link in its first pointer-sized bytes. */
 #ifndef DG_BASE_SPARES_H
 #define DG_BASE_SPARES_H
 
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "core/base/alloc.h"
 
 typedef struct dg_spares {
     pthread_mutex_t lock;
@@ -40,9 +41,22 @@ static inline void *dg_spares_take(dg_spares_t *s)
     return b;
 }
 
-/* Keeps b, or frees it when the list is full. */
+/* A zeroed block of size bytes (the size of every block of the list): a
+ * kept one, else a fresh one; NULL when out of memory. */
+static inline void *dg_spares_new(dg_spares_t *s, size_t size)
+{
+    void *b = dg_spares_take(s);
+    if (!b)
+        return dg_calloc(1, size);
+    memset(b, 0, size);
+    return b;
+}
+
+/* Keeps b, or frees it when the list is full; NULL is ignored. */
 static inline void dg_spares_give(dg_spares_t *s, void *b)
 {
+    if (!b)
+        return;
     pthread_mutex_lock(&s->lock);
     int kept = s->n < s->keep;
     if (kept) {

@@ -76,8 +76,8 @@ struct dg_xfer {
     dg_rv_t *buckets[DG_RV_BUCKETS];
     dg_pull_t *pulls;
     int lost_seen;             /* the receives waiting when a peer was lost have failed */
-    dg_spares_t spare_rv;      /* recycled receive records (rv_new, rv_free) */
-    dg_spares_t spare_send;    /* recycled send contexts (send_ctx_new, send_ctx_free) */
+    dg_spares_t spare_rv;      /* recycled receive records (dg_rv_t) */
+    dg_spares_t spare_send;    /* recycled send contexts (dg_send_ctx_t) */
 };
 
 /* Every receive makes a record and frees it at the meeting, and every send
@@ -85,21 +85,6 @@ struct dg_xfer {
  * a tenth of a cross-rank Task Bench step's instructions. Freed ones are
  * kept for reuse, at most this many of each. */
 #define DG_RV_SPARE_KEEP 256
-
-static dg_rv_t *rv_new(dg_xfer_t *xf)
-{
-    dg_rv_t *rv = dg_spares_take(&xf->spare_rv);
-    if (!rv)
-        return dg_calloc(1, sizeof(*rv));
-    memset(rv, 0, sizeof(*rv));
-    return rv;
-}
-
-static void rv_free(dg_xfer_t *xf, dg_rv_t *rv)
-{
-    if (rv)
-        dg_spares_give(&xf->spare_rv, rv);
-}
 
 /* A packed receive: the staging buffer and where its bytes go. */
 typedef struct dg_unpack {
@@ -188,22 +173,6 @@ typedef struct dg_send_ctx {
     void *packed;
 } dg_send_ctx_t;
 
-/* A zeroed send context (kept ones are reused, as receive records are). */
-static dg_send_ctx_t *send_ctx_new(dg_xfer_t *xf)
-{
-    dg_send_ctx_t *s = dg_spares_take(&xf->spare_send);
-    if (!s)
-        return dg_calloc(1, sizeof(*s));
-    memset(s, 0, sizeof(*s));
-    return s;
-}
-
-static void send_ctx_free(dg_xfer_t *xf, dg_send_ctx_t *s)
-{
-    if (s)
-        dg_spares_give(&xf->spare_send, s);
-}
-
 static void send_failed(const dg_send_ctx_t *s, dagger_status_t st, const char *what)
 {
     char msg[200];
@@ -220,7 +189,7 @@ static void send_done(void *arg, dagger_status_t st)
     free(s->packed);
     dg_xfer_t *xf = s->xf;
     xfer_done(xf, s->op);
-    send_ctx_free(xf, s);
+    dg_spares_give(&xf->spare_send, s);
 }
 
 /* A data-channel message: the message header of a dagger.mem.rewrap or
@@ -262,7 +231,7 @@ void dg_xfer_send(dg_xfer_t *xf, dg_xop_t *op)
     if (DG_TRACE_ON())
         dg_trace_xfer_start(op);
     const dg_xxfer_t *x = &op->u.xfer;
-    dg_send_ctx_t *s = send_ctx_new(xf);
+    dg_send_ctx_t *s = dg_spares_new(&xf->spare_send, sizeof(dg_send_ctx_t));
     const void *payload = NULL;
     if (s && x->bytes && x->staged) {
         payload = x->staged; /* packed by the device's memory-space actor */
@@ -278,7 +247,7 @@ void dg_xfer_send(dg_xfer_t *xf, dg_xop_t *op)
     }
     if (!s || (x->bytes && !payload)) {
         free(s ? s->packed : NULL);
-        send_ctx_free(xf, s);
+        dg_spares_give(&xf->spare_send, s);
         fail_xfer(xf, op, DAGGER_ERR_NO_MEMORY, "out of memory packing a transfer");
         xfer_done(xf, op);
         return;
@@ -295,14 +264,14 @@ static void head_done(void *arg, dagger_status_t st)
     dg_send_ctx_t *s = arg;
     if (st != DAGGER_OK)
         send_failed(s, st, "the header");
-    send_ctx_free(s->xf, s);
+    dg_spares_give(&s->xf->spare_send, s);
 }
 
 void dg_xfer_send_head(dg_xfer_t *xf, dg_xop_t *op, uint32_t pieces, uint32_t piece)
 {
     if (DG_TRACE_ON())
         dg_trace_xfer_start(op);
-    dg_send_ctx_t *s = send_ctx_new(xf);
+    dg_send_ctx_t *s = dg_spares_new(&xf->spare_send, sizeof(dg_send_ctx_t));
     if (!s) {
         fail_xfer(xf, op, DAGGER_ERR_NO_MEMORY, "out of memory sending a transfer's header");
         return;
@@ -767,7 +736,7 @@ static void meet_finish(dg_xfer_t *xf, dg_meet_t *m)
     }
     if (m->gone) {
         free(m->gone->eager);
-        rv_free(xf, m->gone);
+        dg_spares_give(&xf->spare_rv, m->gone);
     }
     if (m->failed)
         xfer_done(xf, m->failed);
@@ -802,7 +771,7 @@ void dg_xfer_piece_arrived(dg_xfer_t *xf, const dg_xfer_arrival_t *a)
     }
     pthread_mutex_lock(&xf->lock);
     dg_rv_t *rv = rv_find(xf, a->piece.tag);
-    if (!rv && (rv = rv_new(xf))) {
+    if (!rv && (rv = dg_spares_new(&xf->spare_rv, sizeof(dg_rv_t)))) {
         rv->tag = a->piece.tag;
         rv_put(xf, rv);
     }
@@ -853,19 +822,19 @@ void dg_xfer_arrived(dg_xfer_t *xf, const dg_xfer_arrival_t *a)
         rv_take(xf, a->hdr.tag); /* the usual meeting: a whole message for its RECV */
         pthread_mutex_unlock(&xf->lock);
         dg_xop_t *op = rv->op;
-        rv_free(xf, rv);
+        dg_spares_give(&xf->spare_rv, rv);
         complete_recv(xf, op, &a->hdr, a->src, a->eager, a->rndv, a->len, a->settled);
         if (a->owned)
             free((void *)a->eager);
         return;
     }
     int dup = rv && rv->has_hdr, fresh = !rv;
-    if (fresh && (rv = rv_new(xf)))
+    if (fresh && (rv = dg_spares_new(&xf->spare_rv, sizeof(dg_rv_t))))
         rv->tag = a->hdr.tag;
     if (dup || !rv || rv_keep_header(rv, a)) {
         pthread_mutex_unlock(&xf->lock);
         if (fresh)
-            rv_free(xf, rv);
+            dg_spares_give(&xf->spare_rv, rv);
         dg_log(DG_LOG_ERROR, dup ? "a second header of transfer tag %llx arrived: dropped"
                                  : "out of memory keeping early transfer tag %llx",
                (unsigned long long)a->hdr.tag);
@@ -963,7 +932,7 @@ static void fail_waiting(dg_xfer_t *xf, dg_rv_t *rv)
     if (!rp) {
         fail_unreachable(xf, rv->op);
         free(rv->eager);
-        rv_free(xf, rv);
+        dg_spares_give(&xf->spare_rv, rv);
         return;
     }
     dg_tx_health(xf->tx);
@@ -973,7 +942,7 @@ static void fail_waiting(dg_xfer_t *xf, dg_rv_t *rv)
              rv->routed, rp->count, dagger_error_detail());
     fail_xfer(xf, rv->op, DAGGER_ERR_PEER_LOST, msg);
     uint32_t missing = rp->count - rv->routed;
-    rv_free(xf, rv);
+    dg_spares_give(&xf->spare_rv, rv);
     for (uint32_t i = 0; i < missing; i++) {
         dg_xfer_piece_t *p = dg_calloc(1, sizeof(*p));
         if (!p)
@@ -1025,7 +994,7 @@ void dg_xfer_recv(dg_xfer_t *xf, dg_xop_t *op)
         return;
     }
     if (!rv) {
-        rv = rv_new(xf);
+        rv = dg_spares_new(&xf->spare_rv, sizeof(dg_rv_t));
         if (!rv) {
             pthread_mutex_unlock(&xf->lock);
             fail_xfer(xf, op, DAGGER_ERR_NO_MEMORY, "out of memory posting a receive");
@@ -1054,7 +1023,7 @@ void dg_xfer_recv(dg_xfer_t *xf, dg_xop_t *op)
     pthread_mutex_unlock(&xf->lock);
     complete_recv(xf, op, &rv->hdr, rv->src, rv->eager, rv->rndv, rv->len, NULL);
     free(rv->eager);
-    rv_free(xf, rv);
+    dg_spares_give(&xf->spare_rv, rv);
 }
 
 int dg_xfer_poll(dg_xfer_t *xf)
