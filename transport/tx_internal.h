@@ -45,7 +45,7 @@ typedef struct dg_tx_op {
  * control messages, a task's few-byte result) are recycled through
  * tx->spare_ops instead of calloc and free: the two were a tenth of the
  * instructions of a cross-rank Task Bench step (docs/transport.md,
- * "Threads"). At most DG_TX_OP_SPARE_KEEP are kept. */
+ * "Messages"). At most DG_TX_OP_SPARE_KEEP are kept. */
 #define DG_TX_OP_SPARE_BYTES 384
 #define DG_TX_OP_SPARE_KEEP 256
 
