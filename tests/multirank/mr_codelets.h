@@ -31,6 +31,19 @@ static inline void mr_affine(dagger_slot_t s, double a, double b)
                     a * x[i * s.strides[0] + j * (s.ndims > 1 ? s.strides[1] : 0)] + b;
 }
 
+/* Sets every selected element of s to v without reading it: for Out
+ * arguments, whose old contents are undefined (0 * a NaN left there is
+ * still NaN, which TSan's allocator made visible). */
+static inline void mr_fill(dagger_slot_t s, double v)
+{
+    double *x = s.data;
+    size_t n1 = s.ndims > 1 ? s.dims[1] : 1;
+    for (size_t j = 0; j < n1; j++)
+        for (size_t i = 0; i < s.dims[0]; i++)
+            if (s.ndims < 2 || mr_in_mod(s.mod, i, j))
+                x[i * s.strides[0] + j * (s.ndims > 1 ? s.strides[1] : 0)] = v;
+}
+
 static inline int mr_add1(dagger_task_t *t)
 {
     mr_affine(dagger_task_arg(t, 0), 1.0, 1.0);
@@ -62,7 +75,7 @@ static inline int mr_store(dagger_task_t *t)
 {
     dagger_slot_t x = dagger_task_arg(t, 0), v = dagger_task_arg(t, 1);
     double val = *(const double *)v.data;
-    mr_affine(x, 0.0, val);
+    mr_fill(x, val);
     return DAGGER_OK;
 }
 

@@ -127,7 +127,7 @@ static int sum_value(dagger_task_t *t)
     double s = 0;
     for (size_t i = 0; i < v.bytes / sizeof(double); i++)
         s += ((const double *)v.data)[i];
-    mr_affine(dagger_task_arg(t, 0), 0.0, s);
+    mr_fill(dagger_task_arg(t, 0), s);
     return DAGGER_OK;
 }
 
@@ -290,7 +290,7 @@ Test(results, fetch_chunks_and_views)
 
 static int sevens(dagger_task_t *t) /* Out: every element 7 */
 {
-    mr_affine(dagger_task_arg(t, 0), 0.0, 7.0);
+    mr_fill(dagger_task_arg(t, 0), 7.0);
     return DAGGER_OK;
 }
 
