@@ -182,19 +182,22 @@ void dg_plan_hash_task(dg_plan_t *p, uint64_t tid, const dg_plan_codelet_t *cl,
     h = dg_plan_hmix(h, tid);
     h = dg_plan_hmix(h, ((uint64_t)t->codelet << 32) | t->nargs);
     h = dg_plan_hmix(h, cl->hash);
+    /* Per argument one word of its small fields (kind, mode, and a view's
+     * ndims and modifier, 16 bits each), then its chunk or future id, a
+     * view's offsets and extents word by word (their count is in the first
+     * word), a value's bytes: about 4 mixes for a 1-D view instead of 7. */
     for (uint32_t i = 0; i < t->nargs; i++) {
         const dg_plan_arg_t *a = &t->args[i];
-        h = dg_plan_hmix(h, ((uint64_t)a->kind << 8) | (uint64_t)a->mode);
+        uint64_t small = ((uint64_t)a->kind & 0xffff) | ((uint64_t)a->mode & 0xffff) << 16;
         if (a->kind == DG_PLAN_ARG_VIEW) {
-            h = dg_plan_hmix(h, a->view.chunk);
-            h = dg_plan_hmix(h, ((uint64_t)a->view.ndims << 8) | (uint64_t)a->view.mod);
-            h = dg_plan_hbytes(h, a->view.off, a->view.ndims * sizeof(uint64_t));
-            h = dg_plan_hbytes(h, a->view.ext, a->view.ndims * sizeof(uint64_t));
+            small |= ((uint64_t)a->view.ndims & 0xffff) << 32 | ((uint64_t)a->view.mod & 0xffff) << 48;
+            h = dg_plan_hmix(dg_plan_hmix(h, small), a->view.chunk);
+            for (uint32_t k = 0; k < a->view.ndims && k < DAGGER_MAX_DIMS; k++)
+                h = dg_plan_hmix(dg_plan_hmix(h, a->view.off[k]), a->view.ext[k]);
         } else if (a->kind == DG_PLAN_ARG_VALUE) {
-            h = dg_plan_hmix(h, a->len);
-            h = dg_plan_hbytes(h, a->value, a->len);
+            h = dg_plan_hbytes(dg_plan_hmix(h, small), a->value, a->len); /* mixes len first */
         } else {
-            h = dg_plan_hmix(h, a->future);
+            h = dg_plan_hmix(dg_plan_hmix(h, small), a->future);
         }
     }
     dg_plan_scope_hash(&h, t->scope);
