@@ -24,12 +24,14 @@ typedef struct dg_topo {
  * HWLOC_PLUGINS_BLACKLIST (even to nothing: then every plugin loads), the
  * plugins of DG_TOPO_SKIP_PLUGINS are not loaded: the variable is set for
  * hwloc_topology_init and removed again, so call this before the program
- * starts threads that read the environment (dagger_init's rule). When the launcher did not bind
- * the process (its binding is every allowed PU) and local_size processes of
- * the job share this node, the process takes its share of the cores: local
- * rank r of s gets cores [r*n/s, (r+1)*n/s) of n, or core r mod n when there
- * are more processes than cores, so unbound ranks do not pile onto core 0.
- * DAGGER_ERR_SYSTEM on failure. */
+ * starts threads that read the environment (dagger_init's rule).
+ *
+ * When the launcher did not bind the process (its binding is every allowed
+ * PU) and local_size processes of the job share this node, the process
+ * takes its share of the cores: local rank r of s gets cores
+ * [r*n/s, (r+1)*n/s) of n, or core r mod n when there are more processes
+ * than cores, so unbound ranks do not pile onto core 0. DAGGER_ERR_SYSTEM on
+ * failure. */
 dagger_status_t dg_topo_init(dg_topo_t *t, int local_rank, int local_size);
 void dg_topo_cleanup(dg_topo_t *t);
 

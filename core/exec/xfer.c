@@ -84,7 +84,7 @@ struct dg_xfer {
  * a context freed when the bytes are gone: with calloc and free those were
  * a tenth of a cross-rank Task Bench step's instructions. Freed ones are
  * kept for reuse, at most this many of each. */
-#define DG_RV_SPARE_KEEP 256
+#define DG_XFER_SPARE_KEEP 256
 
 /* A packed receive: the staging buffer and where its bytes go. */
 typedef struct dg_unpack {
@@ -1063,8 +1063,8 @@ dagger_status_t dg_xfer_create(dg_exec_t *ex, struct dg_tx *tx, dg_xfer_t **out)
     xf->ex = ex;
     xf->tx = tx;
     pthread_mutex_init(&xf->lock, NULL);
-    dg_spares_init(&xf->spare_rv, DG_RV_SPARE_KEEP);
-    dg_spares_init(&xf->spare_send, DG_RV_SPARE_KEEP);
+    dg_spares_init(&xf->spare_rv, DG_XFER_SPARE_KEEP);
+    dg_spares_init(&xf->spare_send, DG_XFER_SPARE_KEEP);
     dagger_status_t st = dg_tx_set_handler(tx, DG_TX_CH_DATA, on_data, xf);
     if (st != DAGGER_OK) {
         dg_spares_destroy(&xf->spare_rv);

@@ -190,7 +190,8 @@ void dg_plan_hash_task(dg_plan_t *p, uint64_t tid, const dg_plan_codelet_t *cl,
         const dg_plan_arg_t *a = &t->args[i];
         uint64_t small = ((uint64_t)a->kind & 0xffff) | ((uint64_t)a->mode & 0xffff) << 16;
         if (a->kind == DG_PLAN_ARG_VIEW) {
-            small |= ((uint64_t)a->view.ndims & 0xffff) << 32 | ((uint64_t)a->view.mod & 0xffff) << 48;
+            small |= ((uint64_t)a->view.ndims & 0xffff) << 32 |
+                     ((uint64_t)a->view.mod & 0xffff) << 48;
             h = dg_plan_hmix(dg_plan_hmix(h, small), a->view.chunk);
             for (uint32_t k = 0; k < a->view.ndims && k < DAGGER_MAX_DIMS; k++)
                 h = dg_plan_hmix(dg_plan_hmix(h, a->view.off[k]), a->view.ext[k]);
