@@ -99,7 +99,7 @@ const void *dg_wire_get_bytes(dg_wire_cursor_t *c, size_t len);
  *   u8  flags   reserved, 0
  *   u32 src     sending rank */
 #define DG_WIRE_MAGIC 0xda66u
-#define DG_WIRE_VERSION 1u
+#define DG_WIRE_VERSION 2u /* 2: a rewrap header's span hash mixes words (dg_hash_mix64) */
 #define DG_WIRE_FRAME_LEN 8u
 
 typedef struct dg_wire_frame {

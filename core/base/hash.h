@@ -25,6 +25,16 @@ static inline uint64_t dg_hash_u64(uint64_t h, uint64_t v)
     return dg_hash_bytes(h, &v, sizeof(v));
 }
 
+/* A 64-bit word mixed into h with one multiply (the planner's uniformity
+ * hash is built on it, core/plan/uhash.h): for hot paths that
+ * hash words, where FNV's eight rounds a word cost too much (a transfer's
+ * span list, hashed by both ranks of every transfer). */
+static inline uint64_t dg_hash_mix64(uint64_t h, uint64_t v)
+{
+    h = (h ^ v) * 0xff51afd7ed558ccdull;
+    return h ^ (h >> 32);
+}
+
 static inline uint64_t dg_hash_str(const char *s)
 {
     return dg_hash_bytes(DG_HASH_SEED, s, strlen(s));

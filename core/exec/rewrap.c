@@ -11,7 +11,7 @@ void dg_rewrap_describe(dg_rewrap_hdr_t *h, uint64_t tag, uint64_t chunk, uint64
 {
     uint64_t hash = DG_HASH_SEED, count = 0;
     for (uint32_t i = 0; i < nspans; i++) {
-        hash = dg_hash_u64(dg_hash_u64(hash, spans[i].begin), spans[i].end);
+        hash = dg_hash_mix64(dg_hash_mix64(hash, spans[i].begin), spans[i].end);
         count += spans[i].end - spans[i].begin;
     }
     *h = (dg_rewrap_hdr_t){

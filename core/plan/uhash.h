@@ -9,10 +9,11 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "core/base/hash.h"
+
 static inline uint64_t dg_plan_hmix(uint64_t h, uint64_t v)
 {
-    h = (h ^ v) * 0xff51afd7ed558ccdull;
-    return h ^ (h >> 32);
+    return dg_hash_mix64(h, v);
 }
 
 /* Long inputs (a task's by-value bytes: a stencil sweep's are over 1 KiB)
