@@ -14,8 +14,11 @@ dg_tx_op_t *dg_tx_op_new(dg_tx_t *tx, dg_tx_op_kind_t kind, int peer, size_t ext
 {
     size_t bytes = sizeof(dg_tx_op_t) + extra;
     int small = bytes <= DG_TX_OP_SPARE_BYTES;
-    dg_tx_op_t *op = small ? dg_spares_new(&tx->spare_ops, DG_TX_OP_SPARE_BYTES)
-                           : dg_calloc(1, bytes);
+    dg_tx_op_t *op = small ? dg_spares_take(&tx->spare_ops) : NULL;
+    if (op)
+        memset(op, 0, bytes); /* what this one uses of the spare's DG_TX_OP_SPARE_BYTES */
+    else
+        op = dg_calloc(1, small ? DG_TX_OP_SPARE_BYTES : bytes);
     if (!op)
         return NULL;
     op->spare = small;
