@@ -494,15 +494,6 @@ static void *op_alloc(dg_exec_t *ex, dg_xop_t *op, size_t bytes)
     return op->blob;
 }
 
-static void fill_strides(const dg_plan_geom_t *g, size_t *strides)
-{
-    size_t s = 1;
-    for (uint32_t k = 0; k < g->ndims; k++) {
-        strides[k] = g->strides[k] ? (size_t)g->strides[k] : s;
-        s *= (size_t)g->dims[k];
-    }
-}
-
 static unsigned char *buffer_base(dg_exec_t *ex, dg_plan_buf_t b)
 {
     dg_buf_entry_t *e = dg_bufs_find(&ex->bufs, b.chunk, b.space);
@@ -511,9 +502,14 @@ static unsigned char *buffer_base(dg_exec_t *ex, dg_plan_buf_t b)
 
 static int resolve_arg(dg_exec_t *ex, const dg_plan_op_arg_t *a, dg_xarg_t *x, unsigned char **vbytes)
 {
-    memset(x, 0, sizeof(*x));
+    /* Field by field, not a memset of the whole: dims and strides are read
+     * only below ndims, which is 0 for values and futures. */
     x->kind = a->kind;
     x->mode = a->mode;
+    x->bytes = 0;
+    x->dtype = 0;
+    x->mod = 0;
+    x->ndims = 0;
     if (a->kind == DG_PLAN_ARG_VALUE) {
         memcpy(*vbytes, a->value, a->len);
         x->data = *vbytes;
@@ -522,22 +518,25 @@ static int resolve_arg(dg_exec_t *ex, const dg_plan_op_arg_t *a, dg_xarg_t *x, u
         return 0;
     }
     unsigned char *base = buffer_base(ex, a->buf);
+    x->data = base;
     if (!base)
         return -1;
     if (a->kind == DG_PLAN_ARG_FUTURE) {
-        x->data = base;
         x->bytes = a->len;
         x->dtype = DAGGER_U8;
         return 0;
     }
     const dg_plan_geom_t *g = a->geom;
-    fill_strides(g, x->strides);
-    size_t origin = 0;
-    x->ndims = a->view.ndims;
-    for (uint32_t k = 0; k < a->view.ndims; k++) {
-        origin += (size_t)a->view.off[k] * x->strides[k];
+    uint32_t nd = a->view.ndims < DAGGER_MAX_DIMS ? a->view.ndims : DAGGER_MAX_DIMS;
+    size_t s = 1, origin = 0;
+    for (uint32_t k = 0; k < nd; k++) {
+        size_t st = g->strides[k] ? (size_t)g->strides[k] : s;
+        s *= (size_t)g->dims[k];
+        x->strides[k] = st;
         x->dims[k] = (size_t)a->view.ext[k];
+        origin += (size_t)a->view.off[k] * st;
     }
+    x->ndims = nd;
     x->data = base + origin * g->elsize;
     x->dtype = g->dtype;
     x->mod = a->view.mod;

@@ -34,17 +34,15 @@ static void node_set(dg_plan_hctx_t *c, dg_plan_hnode_t *n, const dg_plan_spans_
     dg_plan_spans_shrink(c->mem, &n->spans);
 }
 
-void dg_plan_u64vec_push(dg_plan_mem_t *m, dg_plan_u64vec_t *v, uint64_t x)
+int dg_plan_u64vec_grow(dg_plan_mem_t *m, dg_plan_u64vec_t *v)
 {
-    if (DG_UNLIKELY(v->n == v->cap)) {
-        uint32_t cap = v->cap ? v->cap * 2 : 16;
-        uint64_t *nv = dg_plan_mem_realloc(m, v->v, (size_t)v->cap * 8, (size_t)cap * 8);
-        if (!nv)
-            return;
-        v->v = nv;
-        v->cap = cap;
-    }
-    v->v[v->n++] = x;
+    uint32_t cap = v->cap ? v->cap * 2 : 16;
+    uint64_t *nv = dg_plan_mem_realloc(m, v->v, (size_t)v->cap * 8, (size_t)cap * 8);
+    if (!nv)
+        return -1;
+    v->v = nv;
+    v->cap = cap;
+    return 0;
 }
 
 void dg_plan_u64vec_release(dg_plan_mem_t *m, dg_plan_u64vec_t *v)

@@ -28,7 +28,17 @@ typedef struct dg_plan_u64vec {
     uint32_t n, cap;
 } dg_plan_u64vec_t;
 
-void dg_plan_u64vec_push(dg_plan_mem_t *m, dg_plan_u64vec_t *v, uint64_t x);
+/* Doubles v's room (at least 16); -1 when out of memory (m records it). */
+int dg_plan_u64vec_grow(dg_plan_mem_t *m, dg_plan_u64vec_t *v);
+
+/* Inline: the planner pushes a few ids per op, and a replayed op's
+ * dependencies are all it copies one by one. Dropped when out of memory. */
+static inline void dg_plan_u64vec_push(dg_plan_mem_t *m, dg_plan_u64vec_t *v, uint64_t x)
+{
+    if (__builtin_expect(v->n == v->cap, 0) && dg_plan_u64vec_grow(m, v))
+        return;
+    v->v[v->n++] = x;
+}
 void dg_plan_u64vec_release(dg_plan_mem_t *m, dg_plan_u64vec_t *v);
 /* Sorts and removes duplicates. */
 void dg_plan_u64vec_sort_unique(dg_plan_u64vec_t *v);

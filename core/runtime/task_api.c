@@ -28,6 +28,13 @@ dagger_slot_t dagger_task_arg(dagger_task_t *t, int i)
     return s;
 }
 
+void *dagger_task_data(dagger_task_t *t, int i)
+{
+    if (!t || i < 0 || (uint32_t)i >= t->op->u.launch.nargs)
+        return NULL;
+    return t->op->u.launch.args[i].data;
+}
+
 int dagger_task_nargs(dagger_task_t *t)
 {
     return t ? (int)t->op->u.launch.nargs : -1; /* the int sentinel (dagger.h) */

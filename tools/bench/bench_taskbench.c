@@ -30,12 +30,12 @@ static int point_task(dagger_task_t *task)
 {
     int na = dagger_task_nargs(task);
     tb_point_arg_t pa;
-    memcpy(&pa, dagger_task_arg(task, na - 1).data, sizeof(pa));
+    memcpy(&pa, dagger_task_data(task, na - 1), sizeof(pa));
     const tb_out_t *in[TB_MAX_DEPS];
     for (int k = 1; k < na - 1; k++)
-        in[k - 1] = dagger_task_arg(task, k).data;
+        in[k - 1] = dagger_task_data(task, k);
     char err[256];
-    if (tb_point(&pa.g, pa.t, pa.i, in, na - 2, dagger_task_arg(task, 0).data, err, sizeof(err)))
+    if (tb_point(&pa.g, pa.t, pa.i, in, na - 2, dagger_task_data(task, 0), err, sizeof(err)))
         return dagger_task_fail(task, "%s", err);
     return DAGGER_OK;
 }

@@ -179,6 +179,11 @@ DAGGER_API
 dagger_slot_t dagger_task_arg(dagger_task_t *t, int i);
 DAGGER_API
 int dagger_task_nargs(dagger_task_t *t);
+/* Only the data pointer of argument i (dagger_task_arg(t, i).data): for
+ * codelets that know their arguments' shapes, without building the slot.
+ * NULL for a NULL t or an index out of range. */
+DAGGER_API
+void *dagger_task_data(dagger_task_t *t, int i);
 
 /* Sets the task's return value (the first len bytes of it; the rest stays
  * zero). len larger than the declared size fails the task: the region ends

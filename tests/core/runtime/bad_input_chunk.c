@@ -168,7 +168,7 @@ void bi_probe_dagger_codelet_register(void)
 /* What the calls made with bad arguments from inside a running task gave. */
 static struct {
     _Atomic int ran;
-    void *arg_neg, *arg_past;
+    void *arg_neg, *arg_past, *data_neg, *data_past, *data_0, *arg_0;
     int nargs;
     dagger_status_t ret_big, ret_null, ret_none;
     uint64_t seq, submitted_seq;
@@ -181,6 +181,10 @@ static int probe_body(dagger_task_t *t)
 {
     inside.arg_neg = dagger_task_arg(t, -1).data;
     inside.arg_past = dagger_task_arg(t, 1).data;
+    inside.data_neg = dagger_task_data(t, -1);
+    inside.data_past = dagger_task_data(t, 1);
+    inside.data_0 = dagger_task_data(t, 0);
+    inside.arg_0 = dagger_task_arg(t, 0).data;
     inside.nargs = dagger_task_nargs(t);
     char bytes[8] = {0};
     inside.ret_null = dagger_task_return(t, NULL, 8);
@@ -250,6 +254,16 @@ void bi_probe_dagger_task_arg(void)
     run_inside();
     cr_expect_null(inside.arg_neg);
     cr_expect_null(inside.arg_past);
+}
+
+void bi_probe_dagger_task_data(void)
+{
+    cr_expect_null(dagger_task_data(NULL, 0));
+    run_inside();
+    cr_expect_null(inside.data_neg);
+    cr_expect_null(inside.data_past);
+    cr_expect_not_null(inside.data_0);
+    cr_expect_eq(inside.data_0, inside.arg_0, "dagger_task_data(t, 0) is dagger_task_arg(t, 0).data");
 }
 
 void bi_probe_dagger_task_nargs(void)

@@ -118,6 +118,7 @@ BI_ROW(dagger_error_detail)
 /* dagger/task.h */
 BI_ROW(dagger_codelet_register)
 BI_ROW(dagger_task_arg)
+BI_ROW(dagger_task_data)
 BI_ROW(dagger_task_nargs)
 BI_ROW(dagger_task_return)
 BI_ROW(dagger_task_result)
