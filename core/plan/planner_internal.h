@@ -170,6 +170,11 @@ struct dg_plan {
  * planning of one task (no replay). */
 void dg_plan_hash_task(dg_plan_t *p, uint64_t tid, const dg_plan_codelet_t *cl,
                        const dg_plan_task_desc_t *t);
+/* The same in two parts: the task's shape, which a replayed task has as
+ * recorded, and the hash's step given that shape. */
+uint64_t dg_plan_task_shape(const dg_plan_codelet_t *cl, const dg_plan_task_desc_t *t);
+void dg_plan_hash_task_shaped(dg_plan_t *p, uint64_t tid, uint64_t shape,
+                              const dg_plan_task_desc_t *t);
 dagger_status_t dg_plan_plan_task(dg_plan_t *p, const dg_plan_task_desc_t *t,
                                   dg_plan_submitted_t *out);
 

@@ -25,6 +25,7 @@ typedef struct rp_chunk {
 typedef struct rp_task {
     uint32_t codelet, nargs;
     int32_t priority;
+    uint64_t shape;                /* dg_plan_task_shape */
     uint32_t arg0;                 /* args[] and argci[] */
     uint32_t scope0, nscope;       /* words[]; nscope 0: no scope */
     uint32_t op0, nops;            /* ops[] */
@@ -504,6 +505,7 @@ void dg_plan_rp_task_begin(dg_plan_t *p, const dg_plan_codelet_t *cl,
     k->codelet = t->codelet;
     k->nargs = t->nargs;
     k->priority = t->priority;
+    k->shape = dg_plan_task_shape(cl, t);
     k->ret = dg_plan_ret_size(cl, t);
     k->tret = t->ret_size;
     k->arg0 = r->n_args;
@@ -829,7 +831,7 @@ static int replay_task(dg_plan_t *p, const dg_plan_codelet_t *cl, const dg_plan_
     const rp_task_t *k = &r->tasks[rp->matched];
     uint64_t tid = p->next_task + 1;
     p->next_task = tid;
-    dg_plan_hash_task(p, tid, cl, t);
+    dg_plan_hash_task_shaped(p, tid, k->shape, t); /* same_task: the shape is as recorded */
     uint64_t future = 0;
     if (k->ret) { /* its future, as plan_task makes it (the counters below count it) */
         dg_plan_geom_t g;

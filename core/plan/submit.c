@@ -175,17 +175,15 @@ static dagger_status_t validate(dg_plan_t *p, uint64_t tid, const dg_plan_codele
     return check_deps(p, tid, t, why);
 }
 
-void dg_plan_hash_task(dg_plan_t *p, uint64_t tid, const dg_plan_codelet_t *cl,
-                       const dg_plan_task_desc_t *t)
+/* The hash of a task's shape: what a replayed task must have as recorded
+ * (replay.c's same_task checks it field by field), so a recording keeps it
+ * and replay does not hash it again. Per argument one word of its small
+ * fields (kind, mode, and a view's ndims and modifier, 16 bits each); a
+ * view's chunk, offsets and extents; a value's length. */
+uint64_t dg_plan_task_shape(const dg_plan_codelet_t *cl, const dg_plan_task_desc_t *t)
 {
-    uint64_t h = dg_plan_hmix(p->hash, 0x7a5c);
-    h = dg_plan_hmix(h, tid);
-    h = dg_plan_hmix(h, ((uint64_t)t->codelet << 32) | t->nargs);
+    uint64_t h = dg_plan_hmix(0x5ba9e, ((uint64_t)t->codelet << 32) | t->nargs);
     h = dg_plan_hmix(h, cl->hash);
-    /* Per argument one word of its small fields (kind, mode, and a view's
-     * ndims and modifier, 16 bits each), then its chunk or future id, a
-     * view's offsets and extents word by word (their count is in the first
-     * word), a value's bytes: about 4 mixes for a 1-D view instead of 7. */
     for (uint32_t i = 0; i < t->nargs; i++) {
         const dg_plan_arg_t *a = &t->args[i];
         uint64_t small = ((uint64_t)a->kind & 0xffff) | ((uint64_t)a->mode & 0xffff) << 16;
@@ -196,18 +194,40 @@ void dg_plan_hash_task(dg_plan_t *p, uint64_t tid, const dg_plan_codelet_t *cl,
             for (uint32_t k = 0; k < a->view.ndims && k < DAGGER_MAX_DIMS; k++)
                 h = dg_plan_hmix(dg_plan_hmix(h, a->view.off[k]), a->view.ext[k]);
         } else if (a->kind == DG_PLAN_ARG_VALUE) {
-            h = dg_plan_hbytes(dg_plan_hmix(h, small), a->value, a->len); /* mixes len first */
+            h = dg_plan_hmix(dg_plan_hmix(h, small), a->len);
         } else {
-            h = dg_plan_hmix(dg_plan_hmix(h, small), a->future);
+            h = dg_plan_hmix(h, small);
         }
     }
     dg_plan_scope_hash(&h, t->scope);
     h = dg_plan_hmix(h, (uint64_t)(uint32_t)t->priority);
+    return dg_plan_hmix(h, 0x7e75u ^ ((uint64_t)t->ret_size << 16));
+}
+
+/* The uniformity hash moves by the task's id, its shape, and what a
+ * replayed task may change: its values' bytes, its futures' ids and its
+ * explicit dependencies. */
+void dg_plan_hash_task_shaped(dg_plan_t *p, uint64_t tid, uint64_t shape,
+                              const dg_plan_task_desc_t *t)
+{
+    uint64_t h = dg_plan_hmix(p->hash, 0x7a5c);
+    h = dg_plan_hmix(dg_plan_hmix(h, tid), shape);
+    for (uint32_t i = 0; i < t->nargs; i++) {
+        const dg_plan_arg_t *a = &t->args[i];
+        if (a->kind == DG_PLAN_ARG_VALUE)
+            h = dg_plan_hbytes(h, a->value, a->len);
+        else if (a->kind == DG_PLAN_ARG_FUTURE)
+            h = dg_plan_hmix(h, a->future);
+    }
     if (t->ndeps)
         h = dg_plan_hbytes(h, t->deps, t->ndeps * sizeof(uint64_t));
-    if (t->ret_size)
-        h = dg_plan_hmix(h, 0x7e75u ^ ((uint64_t)t->ret_size << 16));
     p->hash = h;
+}
+
+void dg_plan_hash_task(dg_plan_t *p, uint64_t tid, const dg_plan_codelet_t *cl,
+                       const dg_plan_task_desc_t *t)
+{
+    dg_plan_hash_task_shaped(p, tid, dg_plan_task_shape(cl, t), t);
 }
 
 /* The size of the task's return value: its own, else its codelet's. */
