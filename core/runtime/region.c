@@ -90,6 +90,28 @@ static dagger_status_t convert_args(dg_tasks_t *t, int nargs, const dagger_arg_t
         p->view.ndims = 0;
         p->view.mod = DAGGER_FULL;
         switch (a->kind) {
+        case DAGGER_ARG_CHUNK: {
+            if (a->mode != DAGGER_MODE_IN && a->mode != DAGGER_MODE_OUT &&
+                a->mode != DAGGER_MODE_INOUT)
+                return dg_error(DAGGER_ERR_INVALID_ARG, "dagger_submit: argument %d has access "
+                                "mode %d (use DAGGER_IN_CHUNK, DAGGER_OUT_CHUNK or "
+                                "DAGGER_INOUT_CHUNK)", i, (int)a->mode);
+            const dg_plan_geom_t *g = dg_plan_data_chunk_geom(t->plan, a->view.chunk.id);
+            if (!g)
+                return dg_error(DAGGER_ERR_BAD_HANDLE, "dagger_submit: argument %d is chunk %llu, "
+                                "which does not exist (never created, already freed, or a "
+                                "future: pass futures with DAGGER_FUTURE)", i,
+                                (unsigned long long)a->view.chunk.id);
+            p->kind = DG_PLAN_ARG_VIEW; /* the whole chunk, as dagger_view gives it */
+            p->mode = a->mode;
+            p->view.chunk = a->view.chunk.id;
+            p->view.ndims = g->ndims;
+            for (uint32_t k = 0; k < g->ndims; k++) {
+                p->view.off[k] = 0;
+                p->view.ext[k] = g->dims[k];
+            }
+            break;
+        }
         case DAGGER_ARG_VIEW:
             if (a->mode != DAGGER_MODE_IN && a->mode != DAGGER_MODE_OUT &&
                 a->mode != DAGGER_MODE_INOUT)
@@ -135,7 +157,8 @@ static dagger_status_t convert_args(dg_tasks_t *t, int nargs, const dagger_arg_t
         }
         default:
             return dg_error(DAGGER_ERR_INVALID_ARG, "dagger_submit: argument %d has kind %d (build "
-                            "arguments with DAGGER_IN/OUT/INOUT/VALUE/FUTURE)", i, (int)a->kind);
+                            "arguments with DAGGER_IN/OUT/INOUT/VALUE/FUTURE or "
+                            "DAGGER_IN/OUT/INOUT_CHUNK)", i, (int)a->kind);
         }
     }
     return DAGGER_OK;

@@ -40,9 +40,10 @@ static int point_task(dagger_task_t *task)
     return DAGGER_OK;
 }
 
-static dagger_view_t out_view(tb_dagger_t *d, long i, long t)
+/* Point i's output buffer of timestep t (two per point, alternating). */
+static dagger_chunk_t out_chunk(tb_dagger_t *d, long i, long t)
 {
-    return dagger_view(d->rt, d->chunks[i * 2 + (t & 1)]);
+    return d->chunks[i * 2 + (t & 1)];
 }
 
 static dagger_status_t submit_point(tb_dagger_t *d, dagger_region_t *r, const tb_graph_t *g,
@@ -52,9 +53,9 @@ static dagger_status_t submit_point(tb_dagger_t *d, dagger_region_t *r, const tb
     int nd = tb_deps(g, t, i, deps);
     tb_point_arg_t pa = {.g = *g, .t = t, .i = i};
     dagger_arg_t args[TB_MAX_DEPS + 2];
-    args[0] = DAGGER_OUT(out_view(d, i, t));
+    args[0] = DAGGER_OUT_CHUNK(out_chunk(d, i, t));
     for (int k = 0; k < nd; k++)
-        args[1 + k] = DAGGER_IN(out_view(d, deps[k], t - 1));
+        args[1 + k] = DAGGER_IN_CHUNK(out_chunk(d, deps[k], t - 1));
     args[1 + nd] = DAGGER_VALUE(&pa, sizeof(pa));
     return dagger_submit(r, d->cl, nd + 2, args, NULL, NULL, NULL);
 }

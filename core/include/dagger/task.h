@@ -122,11 +122,12 @@ DAGGER_API
 dagger_status_t dagger_future_free(dagger_runtime_t *rt, dagger_future_t f);
 
 /* One argument of a task. Build them with the DAGGER_IN/OUT/INOUT/VALUE/FUTURE
- * macros (in C and in C++). */
+ * macros and the _CHUNK ones (in C and in C++). */
 typedef enum dagger_arg_kind {
     DAGGER_ARG_VIEW = 1,
     DAGGER_ARG_VALUE = 2,
-    DAGGER_ARG_FUTURE = 3
+    DAGGER_ARG_FUTURE = 3,
+    DAGGER_ARG_CHUNK = 4 /* the whole of view.chunk; the rest of view unused */
 } dagger_arg_kind_t;
 
 typedef struct dagger_arg {
@@ -145,6 +146,15 @@ typedef struct dagger_arg {
 #define DAGGER_INOUT(v) ((dagger_arg_t){.kind = DAGGER_ARG_VIEW, .mode = DAGGER_MODE_INOUT, .view = (v)})
 #define DAGGER_VALUE(ptr, n) ((dagger_arg_t){.kind = DAGGER_ARG_VALUE, .bytes = (ptr), .len = (n)})
 #define DAGGER_FUTURE(f) ((dagger_arg_t){.kind = DAGGER_ARG_FUTURE, .future = (f)})
+/* The whole of chunk c: DAGGER_IN(dagger_view(rt, c)) and so on, without
+ * building the view (dagger_submit looks the chunk up; a chunk that does not
+ * exist is DAGGER_ERR_BAD_HANDLE there, naming the argument). */
+#define DAGGER_IN_CHUNK(c) \
+    ((dagger_arg_t){.kind = DAGGER_ARG_CHUNK, .mode = DAGGER_MODE_IN, .view = {.chunk = (c)}})
+#define DAGGER_OUT_CHUNK(c) \
+    ((dagger_arg_t){.kind = DAGGER_ARG_CHUNK, .mode = DAGGER_MODE_OUT, .view = {.chunk = (c)}})
+#define DAGGER_INOUT_CHUNK(c) \
+    ((dagger_arg_t){.kind = DAGGER_ARG_CHUNK, .mode = DAGGER_MODE_INOUT, .view = {.chunk = (c)}})
 /* A future as data: read (same as DAGGER_FUTURE), overwritten, or updated in
  * place by a task on any rank; its bytes move where the task runs, and fetch
  * and later readers see the update. */
@@ -264,6 +274,13 @@ inline dagger_arg_t view_arg(dagger_access_t mode, const dagger_view_t &v)
     return arg(DAGGER_ARG_VIEW, mode, v, nullptr, 0, dagger_future_t());
 }
 
+inline dagger_arg_t chunk_arg(dagger_access_t mode, dagger_chunk_t c)
+{
+    dagger_view_t v = {};
+    v.chunk = c;
+    return arg(DAGGER_ARG_CHUNK, mode, v, nullptr, 0, dagger_future_t());
+}
+
 inline dagger_arg_t value_arg(const void *bytes, size_t len)
 {
     return arg(DAGGER_ARG_VALUE, dagger_access_t(), dagger_view_t(), bytes, len, dagger_future_t());
@@ -278,6 +295,9 @@ inline dagger_arg_t future_arg(dagger_access_t mode, dagger_future_t f)
 #define DAGGER_IN(v) dagger_cxx::view_arg(DAGGER_MODE_IN, (v))
 #define DAGGER_OUT(v) dagger_cxx::view_arg(DAGGER_MODE_OUT, (v))
 #define DAGGER_INOUT(v) dagger_cxx::view_arg(DAGGER_MODE_INOUT, (v))
+#define DAGGER_IN_CHUNK(c) dagger_cxx::chunk_arg(DAGGER_MODE_IN, (c))
+#define DAGGER_OUT_CHUNK(c) dagger_cxx::chunk_arg(DAGGER_MODE_OUT, (c))
+#define DAGGER_INOUT_CHUNK(c) dagger_cxx::chunk_arg(DAGGER_MODE_INOUT, (c))
 #define DAGGER_VALUE(ptr, n) dagger_cxx::value_arg((ptr), (n))
 #define DAGGER_FUTURE(f) dagger_cxx::future_arg((dagger_access_t)0, (f))
 #define DAGGER_FUTURE_IN(f) DAGGER_FUTURE(f)

@@ -77,7 +77,7 @@ static int run(dagger_runtime_t *rt)
         return 1;
     dagger_future_t sum, all;
     CHECK(dagger_submit(r, cf, 2, args, &opts, nullptr, &sum));
-    dagger_arg_t targs[] = {DAGGER_IN(dagger_view(rt, c)), DAGGER_FUTURE(sum)};
+    dagger_arg_t targs[] = {DAGGER_IN_CHUNK(c), DAGGER_FUTURE(sum)}; /* the whole chunk */
     CHECK(dagger_submit(r, ct, 2, targs, nullptr, nullptr, &all));
     CHECK(dagger_spawn(r, cw, DAGGER_INOUT(dagger_view(rt, c)), DAGGER_END));
     CHECK(dagger_region_end(r));
