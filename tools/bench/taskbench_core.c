@@ -344,7 +344,10 @@ int tb_sweep(const tb_opts_t *o, int cores, tb_run_fn run, void *ctx, FILE *log,
         if (tb_best_wall(o, &g, run, ctx, &w) != 0)
             return -1;
         double rate = tasks * tb_task_work(&g) / w, gran = w * cores / tasks * 1e6;
-        if (res->peak == 0)
+        /* The peak is the highest rate seen so far: on a machine whose speed
+         * drifts, a max-iter point measured in a slow spell would put later
+         * points above 1 and move the crossing to smaller tasks. */
+        if (rate > res->peak)
             res->peak = rate;
         double eff = rate / res->peak;
         if (log)

@@ -1,0 +1,57 @@
+/* Task Bench's METG sweep (tools/bench/taskbench_core.c) on made-up wall
+ * times: the crossing of 50 % efficiency, and the peak as the highest rate
+ * of the sweep rather than the first point's alone. */
+#include <criterion/criterion.h>
+#include <math.h>
+
+#include "tools/bench/taskbench_core.h"
+
+/* Wall time of one run: the work at a rate of `rate` work units per second,
+ * plus a fixed cost per task; at iter == slow_iter the rate is halved (a slow
+ * spell of the machine). */
+typedef struct {
+    double rate, per_task;
+    long slow_iter;
+} fake_t;
+
+static int fake_run(void *ctx, const tb_graph_t *g, double *wall)
+{
+    const fake_t *f = ctx;
+    double tasks = (double)tb_tasks(g);
+    double rate = g->iter == f->slow_iter ? f->rate / 2 : f->rate;
+    *wall = tasks * tb_task_work(g) / rate + tasks * f->per_task;
+    return 0;
+}
+
+static tb_opts_t opts(void)
+{
+    char *argv[] = {"t", "-type", "stencil_1d", "-width", "4", "-steps", "100", "-sweep",
+                    "-max-iter", "65536", "-reps", "1"};
+    tb_opts_t o;
+    cr_assert_eq(tb_parse(12, argv, &o), 0);
+    return o;
+}
+
+/* With a fixed cost c per task and one core, efficiency is k / (k + c) for a
+ * task of k seconds of work: 50 % where k = c, a granularity of 2c. */
+Test(tb_sweep, the_crossing_is_twice_the_fixed_cost)
+{
+    tb_opts_t o = opts();
+    fake_t f = {.rate = 1e10, .per_task = 2e-6, .slow_iter = -1};
+    tb_metg_t m;
+    cr_assert_eq(tb_sweep(&o, 1, fake_run, &f, NULL, &m), 0);
+    cr_expect_eq(m.bounded, 0);
+    cr_expect(fabs(m.metg_us - 4.0) < 0.4, "METG %.3f us, want about 4", m.metg_us);
+}
+
+/* The largest tasks ran in a slow spell: the peak is the faster rate seen
+ * after it, so the crossing stays where the fixed cost puts it. */
+Test(tb_sweep, a_slow_first_point_does_not_lower_the_peak)
+{
+    tb_opts_t o = opts();
+    fake_t f = {.rate = 1e10, .per_task = 2e-6, .slow_iter = 65536};
+    tb_metg_t m;
+    cr_assert_eq(tb_sweep(&o, 1, fake_run, &f, NULL, &m), 0);
+    cr_expect(m.peak > 0.9e10, "peak %.3g, want the fast rate", m.peak);
+    cr_expect(fabs(m.metg_us - 4.0) < 0.4, "METG %.3f us, want about 4", m.metg_us);
+}
