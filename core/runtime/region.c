@@ -170,9 +170,13 @@ static uint64_t hash_submission(uint64_t h, const dg_plan_task_desc_t *d)
     for (uint32_t i = 0; i < d->nargs; i++) {
         const dg_plan_arg_t *a = &d->args[i];
         h = dg_hash_u64(h, ((uint64_t)a->kind << 8) | (uint64_t)a->mode);
-        if (a->kind == DG_PLAN_ARG_VIEW)
-            h = dg_hash_bytes(h, &a->view, sizeof(a->view));
-        else if (a->kind == DG_PLAN_ARG_VALUE)
+        if (a->kind == DG_PLAN_ARG_VIEW) {
+            /* Field by field: convert_args leaves the dimensions past ndims unset. */
+            h = dg_hash_u64(dg_hash_u64(h, a->view.chunk),
+                            ((uint64_t)a->view.ndims << 32) | (uint32_t)a->view.mod);
+            for (uint32_t k = 0; k < a->view.ndims && k < DAGGER_MAX_DIMS; k++)
+                h = dg_hash_u64(dg_hash_u64(h, a->view.off[k]), a->view.ext[k]);
+        } else if (a->kind == DG_PLAN_ARG_VALUE)
             h = dg_hash_bytes(dg_hash_u64(h, a->len), a->value, a->len);
         else
             h = dg_hash_u64(h, a->future);
