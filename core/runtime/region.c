@@ -83,6 +83,7 @@ static dagger_status_t convert_args(dg_tasks_t *t, int nargs, const dagger_arg_t
         dg_plan_arg_t *p = &out[i];
         /* The fields one by one, not a memset of the ~110 bytes: the planner
          * reads a view's offsets and extents only below its ndims. */
+        p->mode = 0; /* values have none */
         p->value = NULL;
         p->len = 0;
         p->future = 0;
