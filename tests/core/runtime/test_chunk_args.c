@@ -10,6 +10,12 @@
 
 static dagger_slot_t seen[2];
 
+/* Element (i, j) of a 2-D f64 slot. */
+static double *at(const dagger_slot_t *s, size_t i, size_t j)
+{
+    return (double *)s->data + i * s->strides[0] + j * s->strides[1];
+}
+
 /* Keeps its two arguments' slots; writes 10 * row + col + v into the first. */
 static int fill(dagger_task_t *t)
 {
@@ -17,33 +23,33 @@ static int fill(dagger_task_t *t)
     seen[1] = dagger_task_arg(t, 1);
     double v;
     memcpy(&v, dagger_task_data(t, 2), sizeof(v));
-    double *x = seen[0].data;
     for (size_t i = 0; i < seen[0].dims[0]; i++)
         for (size_t j = 0; j < seen[0].dims[1]; j++)
-            x[i * seen[0].strides[0] + j * seen[0].strides[1]] = 10.0 * (double)i + (double)j + v;
+            *at(&seen[0], i, j) = 10.0 * (double)i + (double)j + v;
     return DAGGER_OK;
 }
 
-/* dst = 2 * src, elementwise over the first argument's box. */
-static int twice(dagger_task_t *t)
+/* d = k * s + c elementwise over s's box: s is argument 0, d argument 1 or,
+ * for a task with one argument, argument 0 itself. twice: d = 2 s; add_one:
+ * s += 1. */
+static int scale_add(dagger_task_t *t, double k, double c)
 {
-    dagger_slot_t s = dagger_task_arg(t, 0), d = dagger_task_arg(t, 1);
-    const double *x = s.data;
-    double *y = d.data;
+    dagger_slot_t s = dagger_task_arg(t, 0);
+    dagger_slot_t d = dagger_task_nargs(t) > 1 ? dagger_task_arg(t, 1) : s;
     for (size_t i = 0; i < s.dims[0]; i++)
         for (size_t j = 0; j < s.dims[1]; j++)
-            y[i * d.strides[0] + j * d.strides[1]] = 2.0 * x[i * s.strides[0] + j * s.strides[1]];
+            *at(&d, i, j) = k * *at(&s, i, j) + c;
     return DAGGER_OK;
+}
+
+static int twice(dagger_task_t *t)
+{
+    return scale_add(t, 2.0, 0.0);
 }
 
 static int add_one(dagger_task_t *t)
 {
-    dagger_slot_t s = dagger_task_arg(t, 0);
-    double *x = s.data;
-    for (size_t i = 0; i < s.dims[0]; i++)
-        for (size_t j = 0; j < s.dims[1]; j++)
-            x[i * s.strides[0] + j * s.strides[1]] += 1.0;
-    return DAGGER_OK;
+    return scale_add(t, 1.0, 1.0);
 }
 
 typedef struct {
