@@ -231,9 +231,10 @@ typedef struct dg_plan_stats {
     uint64_t tasks, ops, transfers, copies, bytes_moved;
     uint64_t planned_transfers, planned_copies;
     uint64_t live_chunks;
-    /* region replay (replay.h): tasks whose plan came from a recording, and
-     * tasks of those planned again when their region stopped matching */
-    uint64_t replayed_tasks, replay_replanned;
+    /* region replay (replay.h): tasks whose plan came from a recording,
+     * tasks of those planned again when their region stopped matching, and
+     * times another recording of the same first tasks took over instead */
+    uint64_t replayed_tasks, replay_replanned, replay_switches;
     uint64_t mem_in_use, mem_peak, mem_reserved, mem_sys_bytes, mem_sys_calls;
 } dg_plan_stats_t;
 

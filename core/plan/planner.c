@@ -270,5 +270,5 @@ void dg_plan_get_stats(const dg_plan_t *p, dg_plan_stats_t *st)
     st->mem_sys_bytes = p->mem.st.sys_bytes;
     st->mem_sys_calls = p->mem.st.sys_calls;
     if (p->rp)
-        dg_plan_rp_counts(p, &st->replayed_tasks, &st->replay_replanned);
+        dg_plan_rp_counts(p, &st->replayed_tasks, &st->replay_replanned, &st->replay_switches);
 }

@@ -103,6 +103,7 @@ struct dg_plan_replay {
     uint32_t cap_cp, cap_dv, cap_seen;
     uint64_t epoch;
     uint64_t replayed, replanned;  /* dg_plan_rp_counts */
+    uint64_t switches;             /* recordings that took over from the chosen one */
     uint64_t misses;               /* regions in a row not replayed whole */
 };
 
@@ -730,12 +731,12 @@ static int same_task(dg_plan_t *p, const rp_rec_t *r, const rp_task_t *k,
     return scope_is(t->scope, k->nscope ? r->words + k->scope0 : NULL, k->nscope);
 }
 
-/* The chunks a matched task uses start as recorded (checked at their first use). */
-static int chunks_as_recorded(dg_plan_t *p, const rp_rec_t *r, const rp_task_t *k,
-                              const dg_plan_task_desc_t *t)
+/* The chunks a matched task uses start as recorded (checked at their first
+ * use: a replayed region changes its chunks' state only at its end). */
+static int chunks_as_recorded(dg_plan_t *p, const rp_rec_t *r, const rp_task_t *k)
 {
     dg_plan_replay_t *rp = p->rp;
-    for (uint32_t i = 0; i < t->nargs; i++) {
+    for (uint32_t i = 0; i < k->nargs; i++) {
         uint32_t ci = r->argci[k->arg0 + i];
         if (ci == UINT32_MAX || rp->seen[ci] == rp->epoch)
             continue;
@@ -991,6 +992,109 @@ static int catch_up(dg_plan_t *p)
     return 0;
 }
 
+/* ---- switching to another recording ---- */
+
+/* The ops recorded for the first m tasks and frees of r. */
+static uint32_t prefix_ops(const rp_rec_t *r, uint32_t m)
+{
+    return m ? r->tasks[m - 1].op0 + r->tasks[m - 1].nops : 0;
+}
+
+/* A chunk id of r, made comparable with another recording's: a future made
+ * in the region by its place in the region's counter (tagged apart). */
+static uint64_t rel_chunk(const rp_rec_t *r, uint64_t id)
+{
+    return id > r->chunk0 ? (id - r->chunk0) | (1ull << 63) : id;
+}
+
+static int same_rec_task(const rp_rec_t *a, const rp_task_t *x, const rp_rec_t *b,
+                         const rp_task_t *y)
+{
+    if (x->freed != y->freed || x->free_rel != y->free_rel || x->codelet != y->codelet ||
+        x->nargs != y->nargs || x->priority != y->priority || x->shape != y->shape ||
+        x->tret != y->tret || x->ret != y->ret || x->rank != y->rank || x->proc != y->proc ||
+        x->space != y->space || x->launch != y->launch || x->nops != y->nops ||
+        x->nldeps != y->nldeps || x->nscope != y->nscope)
+        return 0;
+    for (uint32_t i = 0; i < x->nargs; i++) {
+        const dg_plan_arg_t *u = &a->args[x->arg0 + i], *v = &b->args[y->arg0 + i];
+        if (u->kind != v->kind || u->mode != v->mode)
+            return 0;
+        if (u->kind == DG_PLAN_ARG_FUTURE ? rel_chunk(a, u->future) != rel_chunk(b, v->future)
+            : u->kind == DG_PLAN_ARG_VIEW ? !same_view(&u->view, &v->view)
+                                          : u->len != v->len)
+            return 0;
+    }
+    return (!x->nscope ||
+            !memcmp(a->words + x->scope0, b->words + y->scope0, x->nscope * sizeof(*a->words))) &&
+           (!x->nldeps ||
+            !memcmp(a->u64 + x->ldep0, b->u64 + y->ldep0, x->nldeps * sizeof(*a->u64)));
+}
+
+/* Recordings a and b hold the same first m tasks and frees, and the same
+ * ops for them (kinds, places and dependencies, relative to each start). */
+static int same_prefix(const rp_rec_t *a, const rp_rec_t *b, uint32_t m)
+{
+    uint32_t n = prefix_ops(a, m);
+    if (a->n_tasks < m || b->n_tasks < m || prefix_ops(b, m) != n)
+        return 0;
+    for (uint32_t i = 0; i < m; i++)
+        if (!same_rec_task(a, &a->tasks[i], b, &b->tasks[i]))
+            return 0;
+    for (uint32_t i = 0; i < n; i++) {
+        const rp_op_t *x = &a->ops[i], *y = &b->ops[i];
+        if (x->op.kind != y->op.kind || x->op.seq - a->seq0 != y->op.seq - b->seq0 ||
+            x->op.ndeps != y->op.ndeps)
+            return 0;
+        for (uint32_t j = 0; j < x->op.ndeps; j++)
+            if (a->u64[x->dep0 + j] - a->seq0 != b->u64[y->dep0 + j] - b->seq0)
+                return 0;
+    }
+    return 1;
+}
+
+/* The chosen recording stopped matching at rp->matched: there t was
+ * submitted (t), future free_id freed (free_id), or the region ended
+ * (neither). Another candidate that recorded the same tasks up to there and
+ * goes on as this region does takes over: the same loop's last, shorter
+ * region, or a region longer than the one chosen first. Planning is online,
+ * so both recordings planned their common first tasks alike from the same
+ * start (the candidates' region scope and slot cache matched at the
+ * region's begin; the chunks the taker-over uses are checked here, still in
+ * their start state: replay changes them at the region's end). 1 when one
+ * took over, 0 (and the chosen one's checked chunks forgotten) when none. */
+static int switch_recording(dg_plan_t *p, const dg_plan_task_desc_t *t, uint64_t free_id)
+{
+    dg_plan_replay_t *rp = p->rp;
+    const rp_rec_t *old = rp->chosen;
+    uint32_t m = rp->matched;
+    int at_end = !t && !free_id;
+    for (uint32_t c = 0; c < rp->ncand; c++) {
+        rp_rec_t *r = rp->cand[c];
+        if (at_end ? r->n_tasks != m || r->end_op0 != prefix_ops(r, m) : r->n_tasks <= m)
+            continue;
+        if (t && !same_task(p, r, &r->tasks[m], t))
+            continue;
+        if (free_id && (!r->tasks[m].freed || free_id <= rp->chunk0 ||
+                        free_id - rp->chunk0 != r->tasks[m].free_rel))
+            continue;
+        if (!same_prefix(old, r, m) || ensure_chunk_room(rp, r->n_chunks))
+            continue;
+        rp->epoch++;
+        int ok = 1;
+        for (uint32_t i = 0; ok && i < m + !at_end; i++)
+            ok = chunks_as_recorded(p, r, &r->tasks[i]);
+        if (!ok)
+            continue;
+        rp->cand[c] = rp->cand[--rp->ncand];
+        rp->chosen = r;
+        r->used = ++rp->clock;
+        rp->switches++;
+        return 1;
+    }
+    return 0;
+}
+
 int dg_plan_rp_submit(dg_plan_t *p, const dg_plan_codelet_t *cl, const dg_plan_task_desc_t *t,
                       dg_plan_submitted_t *out)
 {
@@ -1006,15 +1110,16 @@ int dg_plan_rp_submit(dg_plan_t *p, const dg_plan_codelet_t *cl, const dg_plan_t
             rp->cand[best] = rp->cand[--rp->ncand];
             rp->epoch++;
             if (r->n_tasks && same_task(p, r, &r->tasks[0], t) &&
-                !ensure_chunk_room(rp, r->n_chunks) && chunks_as_recorded(p, r, &r->tasks[0], t))
+                !ensure_chunk_room(rp, r->n_chunks) && chunks_as_recorded(p, r, &r->tasks[0]))
                 rp->chosen = r;
         }
         if (!rp->chosen)
             return catch_up(p);
         rp->chosen->used = ++rp->clock;
-    } else if (rp->matched >= rp->chosen->n_tasks ||
-               !same_task(p, rp->chosen, &rp->chosen->tasks[rp->matched], t) ||
-               !chunks_as_recorded(p, rp->chosen, &rp->chosen->tasks[rp->matched], t)) {
+    } else if ((rp->matched >= rp->chosen->n_tasks ||
+                !same_task(p, rp->chosen, &rp->chosen->tasks[rp->matched], t) ||
+                !chunks_as_recorded(p, rp->chosen, &rp->chosen->tasks[rp->matched])) &&
+               !switch_recording(p, t, 0)) {
         return catch_up(p);
     }
     return replay_task(p, cl, t, out) ? -1 : 1;
@@ -1028,7 +1133,8 @@ int dg_plan_rp_free(dg_plan_t *p, uint64_t id)
     if (rp->mode == RP_CANDIDATE) {
         const rp_rec_t *r = rp->chosen;
         const rp_task_t *k = r && rp->matched < r->n_tasks ? &r->tasks[rp->matched] : NULL;
-        if (k && k->freed && id > rp->chunk0 && id - rp->chunk0 == k->free_rel) {
+        if ((k && k->freed && id > rp->chunk0 && id - rp->chunk0 == k->free_rel) ||
+            (r && switch_recording(p, NULL, id))) {
             replay_free(p, id);
             return 1;
         }
@@ -1055,6 +1161,8 @@ int dg_plan_rp_settle(dg_plan_t *p, int changes)
 int dg_plan_rp_region_end(dg_plan_t *p)
 {
     dg_plan_replay_t *rp = p->rp;
+    if (rp->mode == RP_CANDIDATE && rp->chosen && rp->matched != rp->chosen->n_tasks)
+        switch_recording(p, NULL, 0); /* it stopped early: one of that length? */
     const rp_rec_t *r = rp->mode == RP_CANDIDATE ? rp->chosen : NULL;
     if (!r || rp->matched != r->n_tasks) { /* planned normally, or it stopped early */
         rp->misses++;
@@ -1140,8 +1248,10 @@ void dg_plan_rp_region_ended(dg_plan_t *p)
     r->valid = 1;
 }
 
-void dg_plan_rp_counts(const dg_plan_t *p, uint64_t *replayed, uint64_t *replanned)
+void dg_plan_rp_counts(const dg_plan_t *p, uint64_t *replayed, uint64_t *replanned,
+                       uint64_t *switches)
 {
     *replayed = p->rp->replayed;
     *replanned = p->rp->replanned;
+    *switches = p->rp->switches;
 }

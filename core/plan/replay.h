@@ -13,7 +13,11 @@
  * ops at once (the same ops normal planning would emit, with sequence
  * numbers, task ids, transfer tags and chunk versions moved to this
  * region), and its uniformity hash is computed from the submission as
- * always. The first difference, or any other planner call that reads or
+ * always. At the first difference (or when the region ends early or goes
+ * on past the recording) another candidate that recorded the same first
+ * submissions and goes on as this region does takes over: a loop's
+ * regions and its last, shorter one both replay. Without one, the first
+ * difference, or any other planner call that reads or
  * changes the state mid-region, catches up: the planner state goes back to
  * the region's start, the matched submissions are planned again without
  * emitting (the ops are out already), and planning goes on normally.
@@ -76,7 +80,9 @@ void dg_plan_rp_free_end(dg_plan_t *p);
  * region is not recorded either. */
 int dg_plan_rp_settle(dg_plan_t *p, int changes);
 
-/* Tasks replayed, and replayed tasks planned again, since the planner began. */
-void dg_plan_rp_counts(const dg_plan_t *p, uint64_t *replayed, uint64_t *replanned);
+/* Since the planner began: tasks replayed, replayed tasks planned again, and
+ * recordings that took over from the one a region chose first. */
+void dg_plan_rp_counts(const dg_plan_t *p, uint64_t *replayed, uint64_t *replanned,
+                       uint64_t *switches);
 
 #endif

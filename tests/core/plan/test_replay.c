@@ -10,7 +10,9 @@
  * ask for a writer, read another future, free a future early or free
  * another one half-way (each forces the replaying planner to catch up), or
  * get a malformed submission between two tasks (the same error from both;
- * the region is caught up). Both worlds must emit identical op
+ * the region is caught up), or stop at the body's own cut-off point (the
+ * shorter last region of a loop: another recording takes over). Both
+ * worlds must emit identical op
  * streams on every rank, return the same placements, statuses, hashes and
  * task information, and their reference executors must end with identical
  * home buffers. The replaying world must have replayed and caught up in
@@ -41,6 +43,7 @@ typedef struct body {
     btask_t t[MAXT];
     int32_t free_of[MAXT]; /* after task i, free the future of this task (-1: none) */
     uint32_t n;
+    uint32_t cut;          /* some regions of the body stop after this many tasks */
 } body_t;
 
 #define NCL 6 /* codelets: a-d return nothing, e and f return 8 and 24 bytes */
@@ -60,7 +63,7 @@ typedef struct pair {
 
 static uint64_t g_seed;
 static int g_running;
-static uint64_t g_replayed, g_replanned;
+static uint64_t g_replayed, g_replanned, g_switched;
 static uint64_t g_fut_replayed, g_fut_freed; /* replayed regions that made futures, freed some */
 
 static uint64_t below(pair_t *p, uint64_t n)
@@ -299,6 +302,8 @@ static void both_region(pair_t *p, const body_t *b)
     uint32_t at = (uint32_t)below(p, n);
     if (what == 0 && n > 1) /* stops early */
         n = at + 1;
+    if (what == 11 || what == 12) /* stops early, always at the same task: a loop's last region */
+        n = b->cut;
     if (p->nkept) { /* a future of the last region read first: planned, never replayed */
         btask_t t;
         rnd_task(p, &t, 1);
@@ -424,6 +429,7 @@ static void run_pair(uint64_t seed)
         both_chunk(p);
     for (int b = 0; b < NBODY; b++) {
         p->body[b].n = 1 + (uint32_t)below(p, MAXT);
+        p->body[b].cut = 1 + (uint32_t)below(p, p->body[b].n);
         for (uint32_t i = 0; i < p->body[b].n; i++) {
             rnd_task(p, &p->body[b].t[i], i);
             p->body[b].free_of[i] = below(p, 3) == 0 ? (int32_t)below(p, i + 1) : -1;
@@ -451,6 +457,7 @@ static void run_pair(uint64_t seed)
                   "seed %llu: rank %d counters differ", (unsigned long long)seed, r);
         g_replayed += r == 0 ? b.replayed_tasks : 0;
         g_replanned += r == 0 ? b.replay_replanned : 0;
+        g_switched += r == 0 ? b.replay_switches : 0;
     }
     for (uint64_t t = 1; t <= W_MAXTASKS; t++) {
         const w_task_t *x = &p->w[0]->tasks[t], *y = &p->w[1]->tasks[t];
@@ -499,11 +506,14 @@ Test(replay, replaying_regions_emits_what_planning_them_emits, .fini = report, .
         return; /* one seed: nothing to say about coverage */
     cr_expect_gt(g_replayed, 0, "no task was ever replayed");
     cr_expect_gt(g_replanned, 0, "no replayed region ever had to catch up");
+    cr_expect_gt(g_switched, 0, "no other recording ever took over from the one chosen first");
     cr_expect_gt(g_fut_replayed, 0, "no region that made futures was replayed whole");
     cr_expect_gt(g_fut_freed, 0, "no region that freed a future was replayed whole");
-    fprintf(stderr, "replay: %llu tasks replayed, %llu planned again after a difference; "
+    fprintf(stderr, "replay: %llu tasks replayed, %llu planned again after a difference, "
+            "%llu switches to another recording; "
             "%llu whole regions replayed with futures, %llu of them freeing some\n",
             (unsigned long long)g_replayed, (unsigned long long)g_replanned,
+            (unsigned long long)g_switched,
             (unsigned long long)g_fut_replayed, (unsigned long long)g_fut_freed);
 }
 
@@ -577,4 +587,82 @@ Test(replay, recording_thins_out_without_repeats_and_comes_back)
      * 128th miss is. */
     cr_assert(first > 101 && first <= 100 + 65, "the first replay came at region %d", first);
     w_destroy(w);
+}
+
+/* A loop of regions of 6 timesteps whose last region has 4 (Task Bench's
+ * shape: 22 steps in regions of 6), four times over, on 2 ranks: width 4,
+ * each point reading its neighbours' last outputs (double-buffered). The
+ * last, shorter region matches the first 16 tasks of the long regions'
+ * recording and then ends; a long region that picks the short region's
+ * recording first runs past it. In both cases the recording of the other
+ * length takes over, so from the third run on every region replays whole;
+ * a world that plans every region emits the same ops. */
+Test(replay, a_loops_shorter_last_region_replays_too)
+{
+    world_t *w[2];
+    uint64_t buf[2][2][4];
+    uint32_t cl = 0;
+    for (int k = 0; k < 2; k++) {
+        w[k] = w_create_rp(2, 1, NULL, NULL, 1 << 20, 0, k ? 1000 : 0);
+        cl = w_codelet(w[k], "point", 1, 0);
+        for (int b = 0; b < 2; b++)
+            for (int i = 0; i < 4; i++)
+                buf[k][b][i] = w_chunk1(w[k], i / 2, 16);
+    }
+    int step = 0;
+    uint64_t replanned = 0; /* after the first run */
+    for (int run = 0; run < 4; run++) {
+        for (int s0 = 0; s0 < 22; s0 += 6) {
+            int n = s0 + 6 <= 22 ? 6 : 22 - s0;
+            dg_plan_stats_t st0, st1;
+            dg_plan_get_stats(w[1]->pl[0], &st0);
+            for (int k = 0; k < 2; k++) {
+                w_region_begin(w[k], NULL);
+                for (int s = step; s < step + n; s++)
+                    for (int i = 0; i < 4; i++) {
+                        dg_plan_arg_t a[4];
+                        uint32_t na = 0;
+                        a[na++] = w_view(w[k], buf[k][(s + 1) & 1][i], DAGGER_MODE_OUT);
+                        for (int j = i - 1; j <= i + 1; j++)
+                            if (j >= 0 && j < 4)
+                                a[na++] = w_view(w[k], buf[k][s & 1][j], DAGGER_MODE_IN);
+                        w_task(w[k], cl, a, na, NULL);
+                    }
+                w_region_end(w[k]);
+            }
+            step += n;
+            dg_plan_get_stats(w[1]->pl[0], &st1);
+            if (run >= 2)
+                cr_assert_eq(st1.replayed_tasks - st0.replayed_tasks, (uint64_t)n * 4,
+                             "run %d, region at step %d (%d steps): %llu of %d tasks replayed",
+                             run, s0, n,
+                             (unsigned long long)(st1.replayed_tasks - st0.replayed_tasks), n * 4);
+        }
+        if (run == 0) {
+            dg_plan_stats_t st;
+            dg_plan_get_stats(w[1]->pl[1], &st);
+            replanned = st.replay_replanned;
+        }
+    }
+    /* Only the first short region, with no recording of its length yet,
+     * planned the tasks it had replayed again. */
+    dg_plan_stats_t st;
+    dg_plan_get_stats(w[1]->pl[1], &st);
+    cr_assert_gt(st.replay_switches, 0, "no recording took over");
+    cr_assert_eq(st.replay_replanned, replanned, "replayed tasks were planned again after the "
+                 "first run: %llu, against %llu", (unsigned long long)st.replay_replanned,
+                 (unsigned long long)replanned);
+    for (int r = 0; r < 2; r++) {
+        uint64_t n = dg_plan_sim_nops(w[0]->sim, r);
+        cr_assert_eq(dg_plan_sim_nops(w[1]->sim, r), n, "rank %d: %llu ops planned, %llu replayed",
+                     r, (unsigned long long)n, (unsigned long long)dg_plan_sim_nops(w[1]->sim, r));
+        for (uint64_t i = 0; i < n; i++)
+            cr_assert(op_eq(dg_plan_sim_op(w[0]->sim, r, i), dg_plan_sim_op(w[1]->sim, r, i)),
+                      "rank %d op %llu differs with replay", r, (unsigned long long)i);
+    }
+    for (int k = 0; k < 2; k++) {
+        dg_plan_sim_opts_t o = {.fifo = 1};
+        cr_assert_eq(dg_plan_sim_run(w[k]->sim, &o), DAGGER_OK, "%s", dagger_error_detail());
+        w_destroy(w[k]);
+    }
 }
