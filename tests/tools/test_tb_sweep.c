@@ -12,14 +12,18 @@
 typedef struct {
     double rate, per_task;
     long slow_iter;
+    long noisy_iter; /* its first two runs take 3 times as long (a descheduling) */
+    int noisy_runs;
 } fake_t;
 
 static int fake_run(void *ctx, const tb_graph_t *g, double *wall)
 {
-    const fake_t *f = ctx;
+    fake_t *f = ctx;
     double tasks = (double)tb_tasks(g);
     double rate = g->iter == f->slow_iter ? f->rate / 2 : f->rate;
     *wall = tasks * tb_task_work(g) / rate + tasks * f->per_task;
+    if (g->iter == f->noisy_iter && f->noisy_runs++ < 2)
+        *wall *= 3;
     return 0;
 }
 
@@ -37,7 +41,7 @@ static tb_opts_t opts(void)
 Test(tb_sweep, the_crossing_is_twice_the_fixed_cost)
 {
     tb_opts_t o = opts();
-    fake_t f = {.rate = 1e10, .per_task = 2e-6, .slow_iter = -1};
+    fake_t f = {.rate = 1e10, .per_task = 2e-6, .slow_iter = -1, .noisy_iter = -1};
     tb_metg_t m;
     cr_assert_eq(tb_sweep(&o, 1, fake_run, &f, NULL, &m), 0);
     cr_expect_eq(m.bounded, 0);
@@ -49,9 +53,50 @@ Test(tb_sweep, the_crossing_is_twice_the_fixed_cost)
 Test(tb_sweep, a_slow_first_point_does_not_lower_the_peak)
 {
     tb_opts_t o = opts();
-    fake_t f = {.rate = 1e10, .per_task = 2e-6, .slow_iter = 65536};
+    fake_t f = {.rate = 1e10, .per_task = 2e-6, .slow_iter = 65536, .noisy_iter = -1};
     tb_metg_t m;
     cr_assert_eq(tb_sweep(&o, 1, fake_run, &f, NULL, &m), 0);
     cr_expect(m.peak > 0.9e10, "peak %.3g, want the fast rate", m.peak);
     cr_expect(fabs(m.metg_us - 4.0) < 0.4, "METG %.3f us, want about 4", m.metg_us);
+}
+
+/* The first iter whose tasks' work is under 4 fixed costs (efficiency under
+ * 0.8 but over 0.5): a point a 3x slower run pushes below 0.5. */
+static long near_iter(const tb_opts_t *o, const fake_t *f)
+{
+    tb_graph_t g = o->g;
+    for (g.iter = o->max_iter; g.iter > 1; g.iter /= 2)
+        if (tb_task_work(&g) / f->rate < 4 * f->per_task)
+            return g.iter;
+    return 1;
+}
+
+/* Two runs at one point were descheduled: with two runs a point, the sweep
+ * stops there, too early; with -min-time the point runs until its runs add
+ * up to that long, and the fastest of them counts. */
+Test(tb_sweep, min_time_runs_a_short_point_again)
+{
+    tb_opts_t o = opts();
+    o.reps = 2;
+    fake_t f = {.rate = 1e10, .per_task = 2e-6, .slow_iter = -1};
+    f.noisy_iter = near_iter(&o, &f);
+    tb_metg_t m;
+    cr_assert_eq(tb_sweep(&o, 1, fake_run, &f, NULL, &m), 0);
+    cr_expect(m.metg_us > 6.0, "METG %.3f us: the noisy point did not stop the sweep", m.metg_us);
+    f.noisy_runs = 0;
+    o.min_time = 0.05; /* the point's runs take 4 ms (12 ms when slow) */
+    cr_assert_eq(tb_sweep(&o, 1, fake_run, &f, NULL, &m), 0);
+    cr_expect(fabs(m.metg_us - 4.0) < 0.4, "METG %.3f us, want about 4", m.metg_us);
+}
+
+Test(tb_sweep, min_time_is_checked)
+{
+    char *argv[] = {"t", "-min-time", "-1"};
+    tb_opts_t o;
+    cr_expect_neq(tb_parse(3, argv, &o), 0);
+    argv[2] = "0.05x";
+    cr_expect_neq(tb_parse(3, argv, &o), 0);
+    argv[2] = "0.05";
+    cr_assert_eq(tb_parse(3, argv, &o), 0);
+    cr_expect(o.min_time == 0.05);
 }

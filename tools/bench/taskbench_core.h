@@ -54,12 +54,17 @@ typedef struct tb_opts {
     long max_iter;     /* -max-iter: the sweep's largest tasks (peak) */
     int reps;          /* -reps: timed runs per point, after one warm-up run in a
                           single run (the fastest counts) */
+    double min_time;   /* -min-time: seconds; more runs per point (up to
+                          TB_MAX_REPS) until their walls add up to this: short
+                          runs are at the mercy of one descheduling */
     long region_steps; /* -region-steps: timesteps per region (Dagger-C; 0 = whole run) */
     const char *label; /* -label: the config name printed in the sweep's line */
 } tb_opts_t;
 
+#define TB_MAX_REPS 64
+
 /* Parses -steps -width -type -radix -kernel -iter -sweep -max-iter -reps
- * -region-steps -label. Returns 0, or -1 after printing to stderr, prefixed
+ * -min-time -region-steps -label. Returns 0, or -1 after printing to stderr, prefixed
  * with argv[0], what to change. */
 int tb_parse(int argc, char **argv, tb_opts_t *o);
 const char *tb_pattern_name(tb_pattern_t p);
@@ -108,7 +113,8 @@ int tb_check_final(const tb_graph_t *g, long i, const tb_out_t *o, char *err, si
  * rank the same value: the driver agrees on the maximum), or -1. */
 typedef int (*tb_run_fn)(void *ctx, const tb_graph_t *g, double *wall);
 
-/* The fastest of o->reps runs of g (every rank the same value). 0 or -1. */
+/* The fastest of o->reps runs of g, or of more while they add up to less
+ * than o->min_time seconds (every rank the same value). 0 or -1. */
 int tb_best_wall(const tb_opts_t *o, const tb_graph_t *g, tb_run_fn run, void *ctx,
                  double *wall);
 

@@ -20,7 +20,10 @@
 # fft; nearest and spread with radix 3), KERNEL (compute_bound, or
 # memory_bound), STEPS (500), ROUNDS (3), MAXITER (32768 for compute_bound, 512
 # for memory_bound: tasks of 0.2-0.4 ms either way), REPS (2: runs per point,
-# the fastest counts), RSTEPS (64: Dagger-C timesteps per region in the sweep;
+# the fastest counts), MINTIME (0.05: seconds; a sweep point runs again, up
+# to 64 times, until its runs add up to this: at the smallest tasks a run
+# of 500 steps takes about a millisecond, and one descheduling in it would
+# end the sweep there), RSTEPS (64: Dagger-C timesteps per region in the sweep;
 # see the regions mode), OUT.
 # Needs build/tools/bench/bench_taskbench; taskbench_mpi (libopenmpi-dev) and
 # taskbench_starpu (libstarpu-dev) and taskbench_starpu_mpi (both) for their
@@ -29,6 +32,7 @@ set -euo pipefail
 here="$(cd "$(dirname "$0")/../.." && pwd)"
 bin="${BUILD:-$here/build}/tools/bench"
 rsteps="${RSTEPS:-64}" steps="${STEPS:-500}" rounds="${ROUNDS:-3}" reps="${REPS:-2}"
+mintime="${MINTIME:-0.05}"
 kernel="${KERNEL:-compute_bound}"
 case "$kernel" in
   compute_bound) maxiter="${MAXITER:-32768}" ;;
@@ -94,7 +98,8 @@ for r in $(seq "$rounds"); do
     for k in $(seq 0 $((n - 1))); do
       v=${variants[$(((k + r) % n))]}
       run "$v" -sweep -type "$p" -radix 3 -kernel "$kernel" -width 4 -steps "$steps" \
-        -max-iter "$maxiter" -reps "$reps" -label "$v" | grep '^RESULT' >> "$raw" || true
+        -max-iter "$maxiter" -reps "$reps" -min-time "$mintime" -label "$v" |
+        grep '^RESULT' >> "$raw" || true
     done
   done
 done
