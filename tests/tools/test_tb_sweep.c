@@ -13,6 +13,7 @@ typedef struct {
     double rate, per_task;
     long slow_iter;
     long noisy_iter; /* its first two runs take 3 times as long (a descheduling) */
+    long fast_iter;  /* runs at twice the rate (a fast spell of the machine) */
     int noisy_runs;
 } fake_t;
 
@@ -20,7 +21,9 @@ static int fake_run(void *ctx, const tb_graph_t *g, double *wall)
 {
     fake_t *f = ctx;
     double tasks = (double)tb_tasks(g);
-    double rate = g->iter == f->slow_iter ? f->rate / 2 : f->rate;
+    double rate = g->iter == f->slow_iter ? f->rate / 2
+                : g->iter == f->fast_iter ? f->rate * 2
+                                          : f->rate;
     *wall = tasks * tb_task_work(g) / rate + tasks * f->per_task;
     if (g->iter == f->noisy_iter && f->noisy_runs++ < 2)
         *wall *= 3;
@@ -41,7 +44,7 @@ static tb_opts_t opts(void)
 Test(tb_sweep, the_crossing_is_twice_the_fixed_cost)
 {
     tb_opts_t o = opts();
-    fake_t f = {.rate = 1e10, .per_task = 2e-6, .slow_iter = -1, .noisy_iter = -1};
+    fake_t f = {.rate = 1e10, .per_task = 2e-6, .slow_iter = -1, .noisy_iter = -1, .fast_iter = -1};
     tb_metg_t m;
     cr_assert_eq(tb_sweep(&o, 1, fake_run, &f, NULL, &m), 0);
     cr_expect_eq(m.bounded, 0);
@@ -53,7 +56,7 @@ Test(tb_sweep, the_crossing_is_twice_the_fixed_cost)
 Test(tb_sweep, a_slow_first_point_does_not_lower_the_peak)
 {
     tb_opts_t o = opts();
-    fake_t f = {.rate = 1e10, .per_task = 2e-6, .slow_iter = 65536, .noisy_iter = -1};
+    fake_t f = {.rate = 1e10, .per_task = 2e-6, .slow_iter = 65536, .noisy_iter = -1, .fast_iter = -1};
     tb_metg_t m;
     cr_assert_eq(tb_sweep(&o, 1, fake_run, &f, NULL, &m), 0);
     cr_expect(m.peak > 0.9e10, "peak %.3g, want the fast rate", m.peak);
@@ -78,7 +81,7 @@ Test(tb_sweep, min_time_runs_a_short_point_again)
 {
     tb_opts_t o = opts();
     o.reps = 2;
-    fake_t f = {.rate = 1e10, .per_task = 2e-6, .slow_iter = -1};
+    fake_t f = {.rate = 1e10, .per_task = 2e-6, .slow_iter = -1, .fast_iter = -1};
     f.noisy_iter = near_iter(&o, &f);
     tb_metg_t m;
     cr_assert_eq(tb_sweep(&o, 1, fake_run, &f, NULL, &m), 0);
@@ -99,4 +102,18 @@ Test(tb_sweep, min_time_is_checked)
     argv[2] = "0.05";
     cr_assert_eq(tb_parse(3, argv, &o), 0);
     cr_expect(o.min_time == 0.05);
+}
+
+/* One of the first points ran in a fast spell, at twice the rate: the peak
+ * is not that point's, so the sweep goes on to where the fixed cost puts the
+ * crossing. (With the highest rate as the peak it ends at about 54 us.) */
+Test(tb_sweep, one_fast_point_does_not_raise_the_peak)
+{
+    tb_opts_t o = opts();
+    fake_t f = {.rate = 1e10, .per_task = 2e-6, .slow_iter = -1, .noisy_iter = -1,
+                .fast_iter = 16384};
+    tb_metg_t m;
+    cr_assert_eq(tb_sweep(&o, 1, fake_run, &f, NULL, &m), 0);
+    cr_expect(m.peak < 1.1e10, "peak %.3g, want the usual rate", m.peak);
+    cr_expect(fabs(m.metg_us - 4.0) < 0.4, "METG %.3f us, want about 4", m.metg_us);
 }

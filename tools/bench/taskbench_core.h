@@ -121,13 +121,14 @@ int tb_best_wall(const tb_opts_t *o, const tb_graph_t *g, tb_run_fn run, void *c
 typedef struct tb_metg {
     double metg_us;     /* METG(50%) in microseconds, interpolated */
     int bounded;        /* 1: efficiency never fell below 50%: METG <= metg_us */
-    double peak;        /* work units per second: the sweep's highest rate */
+    double peak;        /* work units per second: the sweep's second highest rate */
     double min_task_us; /* wall x cores / tasks at iter = 1... or the last point */
 } tb_metg_t;
 
 /* Runs the sweep: iter = max_iter, then halved until efficiency (work/s over
- * the peak, the highest rate so far: max_iter's unless a smaller size ran
- * faster) falls below 50% (or iter reaches 1). Prints one line
+ * the peak, the second highest rate so far, so that neither one point in a
+ * slow spell nor one in a fast spell sets it) falls below 50% (or iter
+ * reaches 1). Prints one line
  * per point to log (NULL: none). Returns 0 or -1 (a run failed). */
 int tb_sweep(const tb_opts_t *o, int cores, tb_run_fn run, void *ctx, FILE *log, tb_metg_t *res);
 

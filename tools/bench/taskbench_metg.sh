@@ -122,7 +122,7 @@ ratio() {
 med() { field "$@" | cut -d' ' -f1; }
 {
   echo "Task Bench METG(50%), $kernel, width 4, $steps steps, $rounds rounds alternated"
-  echo "METG in us and peak (the highest rate of the sweep, from -max-iter $maxiter down) in G work units/s (GFLOP/s or GB/s):"
+  echo "METG in us and peak (the second highest rate of the sweep, from -max-iter $maxiter down) in G work units/s (GFLOP/s or GB/s):"
   echo "median [min-max];"
   echo "ratios of METG medians: Dagger-C / MPI 2 procs, Dagger-C / StarPU in the row's"
   echo "configuration (1x2: one process, 2 workers; 2x1: StarPU-MPI, 2 processes x 1 worker)"
