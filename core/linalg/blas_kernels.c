@@ -3,6 +3,7 @@
  * smaller); the flags from the parameter block. */
 #include "core/linalg/la_blas_lib.h"
 #include "core/linalg/linalg_internal.h"
+#include "core/linalg/trsm_rec.h"
 
 #define TR(x) ((x) ? CblasTrans : CblasNoTrans)
 #define UPLO(x) ((x) ? CblasUpper : CblasLower)
@@ -70,7 +71,8 @@ int dg_la_syrk_impl(dagger_task_t *t)
     return DAGGER_OK;
 }
 
-/* B = alpha op(A)^-1 B (left) or alpha B op(A)^-1 (right): args A, B. */
+/* B = alpha op(A)^-1 B (left) or alpha B op(A)^-1 (right): args A, B; by halving
+ * (trsm_rec.c), most of the flops through gemm. */
 int dg_la_trsm_impl(dagger_task_t *t)
 {
     dagger_slot_t s[2];
@@ -81,10 +83,10 @@ int dg_la_trsm_impl(dagger_task_t *t)
     CBLAS_SIDE side = p.side ? CblasRight : CblasLeft;
     CBLAS_DIAG diag = p.diag ? CblasUnit : CblasNonUnit;
     if (s[1].dtype == DAGGER_F64)
-        cblas_dtrsm(CblasColMajor, side, UPLO(p.uplo), TR(p.ta), diag, m, n, p.alpha, s[0].data,
-                    dg_la_ld(&s[0]), s[1].data, dg_la_ld(&s[1]));
+        dg_la_dtrsm_rec(side, UPLO(p.uplo), TR(p.ta), diag, m, n, p.alpha, s[0].data,
+                        dg_la_ld(&s[0]), s[1].data, dg_la_ld(&s[1]));
     else
-        cblas_strsm(CblasColMajor, side, UPLO(p.uplo), TR(p.ta), diag, m, n, (float)p.alpha,
-                    s[0].data, dg_la_ld(&s[0]), s[1].data, dg_la_ld(&s[1]));
+        dg_la_strsm_rec(side, UPLO(p.uplo), TR(p.ta), diag, m, n, (float)p.alpha, s[0].data,
+                        dg_la_ld(&s[0]), s[1].data, dg_la_ld(&s[1]));
     return DAGGER_OK;
 }

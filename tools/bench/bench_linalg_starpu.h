@@ -1,5 +1,6 @@
 /* The StarPU reference of bench_linalg_tiled: the same tile kernels
- * (OpenBLAS/LAPACKE, one thread) and the same DAGs as dagger/linalg.h's
+ * (OpenBLAS/LAPACKE, one thread; trsm by halving into BLAS trsm and gemm,
+ * the library's own dg_la_dtrsm_rec) and the same DAGs as dagger/linalg.h's
  * routines, with StarPU's implicit data dependencies: one
  * starpu_matrix_data_register per tile, starpu_task_submit,
  * starpu_task_wait_for_all. StarPU's idle workers spin, so it is
@@ -16,6 +17,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#define DG_LA_BLAS_LIB_NO_REDIRECT 1 /* this file's BLAS calls: the linked OpenBLAS */
+#include "core/linalg/la_blas_lib.h"
+#include "core/linalg/trsm_rec.h"
 
 typedef struct sp_shape {
     int n, ts, nt; /* n a multiple of ts */
@@ -46,8 +51,8 @@ static void s_potrf(void *buf[], void *arg)
 static void s_trsm(void *buf[], void *arg)
 {
     (void)arg;
-    cblas_dtrsm(CblasColMajor, CblasRight, CblasLower, CblasTrans, CblasNonUnit, SP_NX(buf[1]),
-                SP_NY(buf[1]), 1.0, SP_PTR(buf[0]), SP_LD(buf[0]), SP_PTR(buf[1]), SP_LD(buf[1]));
+    dg_la_dtrsm_rec(CblasRight, CblasLower, CblasTrans, CblasNonUnit, SP_NX(buf[1]), SP_NY(buf[1]),
+                    1.0, SP_PTR(buf[0]), SP_LD(buf[0]), SP_PTR(buf[1]), SP_LD(buf[1]));
 }
 
 /* C = alpha op(A) op(A)^T + beta C, lower. */
@@ -173,6 +178,11 @@ static void sp_gemm(const sp_par_t *p, starpu_data_handle_t a, starpu_data_handl
 
 static void sp_start(void)
 {
+    char why[256];
+    if (dg_la_blas_lib_load(why, sizeof(why))) { /* dg_la_dtrsm_rec calls through it */
+        fprintf(stderr, "bench_linalg_tiled: %s\n", why);
+        exit(1);
+    }
     if (starpu_init(NULL) != 0) {
         fprintf(stderr, "bench_linalg_tiled: starpu_init failed\n");
         exit(1);

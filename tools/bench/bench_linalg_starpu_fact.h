@@ -34,8 +34,8 @@ static void s_lu_update(void *buf[], void *arg)
     if (!p->right)
         return;
     int lld = SP_LD(buf[0]);
-    cblas_dtrsm(CblasColMajor, CblasLeft, CblasLower, CblasNoTrans, CblasUnit, kb, w, 1.0,
-                l + r0, lld, c + r0, ld);
+    dg_la_dtrsm_rec(CblasLeft, CblasLower, CblasNoTrans, CblasUnit, kb, w, 1.0, l + r0, lld,
+                    c + r0, ld);
     if (r0 + kb < n)
         cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n - r0 - kb, w, kb, -1.0,
                     l + r0 + kb, lld, c + r0, ld, 1.0, c + r0 + kb, ld);
