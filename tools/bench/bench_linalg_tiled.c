@@ -32,7 +32,14 @@
  * up to row signs): a wrong one is reported WRONG and the exit status is 1.
  * The Cholesky row also times one N x N x N dgemm with the reference's
  * threads among its variants and prints Cholesky's rate as a fraction of it
- * (the issue's budget: at least 0.9, the tile kernels' limit). */
+ * (the issue's budget: at least 0.9, the tile kernels' limit). The matmul
+ * and Cholesky rows also time the tile kernels' ceiling (linalg_ceiling.h:
+ * the reference's threads as plain threads, each running one-thread dgemm
+ * tile products on one A, B and C tile of its own, in cache, as many as the
+ * row's flops; no runtime and no schedule can beat it) and
+ * print it against the 2-thread dgemm and the routine against it: the
+ * share of a gap to dgemm that is the kernels' and the share that is the
+ * runtime's. */
 #include <cblas.h>
 #include <dagger.h>
 #include <lapacke.h>
@@ -45,6 +52,7 @@
 #ifdef DG_HAVE_STARPU
 #include "bench_linalg_starpu_fact.h"
 #endif
+#include "tools/bench/linalg_ceiling.h"
 
 #define MAX_REPS 50
 #define TOL 1e-8
@@ -52,7 +60,7 @@
 /* V_GEMM: the Cholesky row's kernel limit, one N x N x N cblas_dgemm with
  * the reference's threads, alternated with the others (the issue's budget:
  * Cholesky at 90 % of the dgemm rate of the same run). */
-enum { V_REF, V_DAGGER, V_STARPU, V_GEMM, NVAR };
+enum { V_REF, V_DAGGER, V_STARPU, V_GEMM, V_KERN, NVAR };
 enum { P_CHOL, P_LU, P_MATMUL, P_MATVEC, P_QR, P_SOLVE, P_SYRK, NPROB };
 static const char *prob_names[NPROB] = {"cholesky", "lu", "matmul", "matvec", "qr", "solve", "syrk"};
 /* Dagger.jl in ms from the seeds' PR table (001), its "master" column as
@@ -216,6 +224,12 @@ static void row_free(row_t *w)
 
 /* ------------------------------------------------------------ variants */
 
+static double flops(int p, double n)
+{
+    static const double per_n3[NPROB] = {1.0 / 3, 2.0 / 3, 2.0, 0, 4.0 / 3, 2.0 / 3, 1.0};
+    return per_n3[p] * n * n * n + (p == P_MATVEC ? 2 * n * n : p == P_SOLVE ? 2 * n * n : 0);
+}
+
 /* One LAPACK/BLAS call on rank 0 with ref_threads threads; the result in ref. */
 static double ref_run(bench_t *b, row_t *w)
 {
@@ -259,6 +273,25 @@ static double ref_run(bench_t *b, row_t *w)
 }
 
 /* The Cholesky row's dgemm (C = A A, the row's matrix), as ref_run times. */
+/* V_KERN: the tile kernels' ceiling (linalg_ceiling.h) on rank 0, as many
+ * tile products as the row's flops, or as 2e10 flops if that is more (a
+ * fifth of a second here: a run of small tiles long enough to time, this
+ * machine's fast and slow spells lasting 0.1-1 s); the time is
+ * that of the row's flops at the rate the products ran, so that the rate
+ * compares like the other variants'. Negative when it could not run. */
+static double kern_run(bench_t *b, row_t *w)
+{
+    double per = 2.0 * w->tile * (double)w->tile * w->tile, f = flops(w->prob, w->n);
+    long products = (long)ceil((f > 2e10 ? f : 2e10) / per);
+    if (products < b->ref_threads)
+        products = b->ref_threads;
+    dg_ceiling_t c = {.tile = w->tile, .threads = b->ref_threads, .ntiles = 1,
+                      .products = products};
+    double s = dg_ceiling_run(&c);
+    openblas_set_num_threads(1);
+    return s < 0 ? s : s * f / ((double)products * per);
+}
+
 static double gemm_run(bench_t *b, row_t *w)
 {
     int n = w->n;
@@ -365,6 +398,8 @@ static int variants(const row_t *w, int vars[NVAR])
         vars[n++] = V_STARPU;
     if (w->prob == P_CHOL)
         vars[n++] = V_GEMM;
+    if (w->prob == P_CHOL || w->prob == P_MATMUL)
+        vars[n++] = V_KERN;
     return n;
 }
 
@@ -392,6 +427,10 @@ static void run_row(bench_t *b, row_t *w)
             } else if (v == V_GEMM) {
                 if (root)
                     t = gemm_run(b, w);
+                check(dagger_barrier(b->rt), "barrier");
+            } else if (v == V_KERN) {
+                if (root)
+                    t = kern_run(b, w);
                 check(dagger_barrier(b->rt), "barrier");
             } else {
 #ifdef DG_HAVE_STARPU
@@ -424,10 +463,31 @@ static double median(const double *v, int n)
     return n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
 }
 
-static double flops(int p, double n)
+/* The tile kernels' ceiling against the 2-thread dgemm of the same run (the
+ * reference of matmul, the dgemm variant of Cholesky), and the routine
+ * against the ceiling: medians, and the median of the per-repetition
+ * ratios. */
+static void report_ceiling(bench_t *b, const row_t *w, const double gf[NVAR])
 {
-    static const double per_n3[NPROB] = {1.0 / 3, 2.0 / 3, 2.0, 0, 4.0 / 3, 2.0 / 3, 1.0};
-    return per_n3[p] * n * n * n + (p == P_MATVEC ? 2 * n * n : p == P_SOLVE ? 2 * n * n : 0);
+    int reps = b->reps, dg = w->prob == P_MATMUL ? V_REF : V_GEMM;
+    for (int i = 0; i < reps; i++)
+        if (!(w->secs[V_KERN][i] > 0)) {
+            printf("%-8s %5d %5d %dx%d   tile kernels: n/a (no memory or threads for them)\n", "",
+                   w->n, w->tile, b->nranks, b->threads);
+            return;
+        }
+    double pr[MAX_REPS]; /* per repetition: the routine's rate over the ceiling's */
+    for (int i = 0; i < reps; i++)
+        pr[i] = w->secs[V_KERN][i] / w->secs[V_DAGGER][i];
+    double of_gemm = w->have[dg] ? gf[V_KERN] / gf[dg] : 0;
+    printf("%-8s %5d %5d %dx%d   tile kernels %.2f GF/s (%d threads, one-thread dgemm tile "
+           "products in cache, same run): %.3f of dgemm; %s at %.3f of them (pairs %.3f)\n", "", w->n,
+           w->tile, b->nranks, b->threads, gf[V_KERN], b->ref_threads, of_gemm,
+           prob_names[w->prob], gf[V_DAGGER] / gf[V_KERN], median(pr, reps));
+    if (b->out)
+        fprintf(b->out, "#kern %s n=%d tile=%d kern_gflops=%.3f kern_over_dgemm=%.4f "
+                "dagger_over_kern=%.4f pairs=%.4f\n", prob_names[w->prob], w->n, w->tile,
+                gf[V_KERN], of_gemm, gf[V_DAGGER] / gf[V_KERN], median(pr, reps));
 }
 
 static void report(bench_t *b, const row_t *w)
@@ -437,7 +497,9 @@ static void report(bench_t *b, const row_t *w)
     for (int v = 0; v < NVAR; v++)
         if (w->have[v]) {
             med[v] = median(w->secs[v], reps);
-            gf[v] = (v == V_GEMM ? flops(P_MATMUL, w->n) : flops(w->prob, w->n)) / med[v] * 1e-9;
+            gf[v] = med[v] > 0 ? (v == V_GEMM ? flops(P_MATMUL, w->n) : flops(w->prob, w->n)) /
+                                     med[v] * 1e-9
+                               : 0;
         }
     double lo = 1e30, hi = 0;
     for (int i = 0; i < reps; i++) {
@@ -483,8 +545,10 @@ static void report(bench_t *b, const row_t *w)
                     "pairs=%.4f\n", w->n, w->tile, gf[V_GEMM], gf[V_DAGGER] / gf[V_GEMM],
                     median(gr, reps));
     }
+    if (w->have[V_KERN])
+        report_ceiling(b, w, gf);
     static const char *tags[NVAR] = {"#ref_samples", "#samples", "#starpu_samples",
-                                     "#gemm_samples"};
+                                     "#gemm_samples", "#kern_samples"};
     for (int v = 0; b->out && v < NVAR; v++) {
         if (!w->have[v])
             continue;
