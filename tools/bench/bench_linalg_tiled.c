@@ -272,7 +272,6 @@ static double ref_run(bench_t *b, row_t *w)
     return t;
 }
 
-/* The Cholesky row's dgemm (C = A A, the row's matrix), as ref_run times. */
 /* V_KERN: the tile kernels' ceiling (linalg_ceiling.h) on rank 0, as many
  * tile products as the row's flops, or as 2e10 flops if that is more (a
  * fifth of a second here: a run of small tiles long enough to time, this
@@ -292,6 +291,7 @@ static double kern_run(bench_t *b, row_t *w)
     return s < 0 ? s : s * f / ((double)products * per);
 }
 
+/* The Cholesky row's dgemm (C = A A, the row's matrix), as ref_run times. */
 static double gemm_run(bench_t *b, row_t *w)
 {
     int n = w->n;
@@ -481,8 +481,8 @@ static void report_ceiling(bench_t *b, const row_t *w, const double gf[NVAR])
         pr[i] = w->secs[V_KERN][i] / w->secs[V_DAGGER][i];
     double of_gemm = w->have[dg] ? gf[V_KERN] / gf[dg] : 0;
     printf("%-8s %5d %5d %dx%d   tile kernels %.2f GF/s (%d threads, one-thread dgemm tile "
-           "products in cache, same run): %.3f of dgemm; %s at %.3f of them (pairs %.3f)\n", "", w->n,
-           w->tile, b->nranks, b->threads, gf[V_KERN], b->ref_threads, of_gemm,
+           "products in cache, same run): %.3f of dgemm; %s at %.3f of them (pairs %.3f)\n",
+           "", w->n, w->tile, b->nranks, b->threads, gf[V_KERN], b->ref_threads, of_gemm,
            prob_names[w->prob], gf[V_DAGGER] / gf[V_KERN], median(pr, reps));
     if (b->out)
         fprintf(b->out, "#kern %s n=%d tile=%d kern_gflops=%.3f kern_over_dgemm=%.4f "

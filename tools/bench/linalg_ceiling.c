@@ -4,7 +4,6 @@
 #include <cblas.h>
 #include <pthread.h>
 #include <stdlib.h>
-#include <string.h>
 #include <time.h>
 
 /* The start: every thread makes its tiles, counts itself ready and waits
@@ -59,20 +58,27 @@ static double **make_tiles(const dg_ceiling_t *c)
     return t;
 }
 
+/* OpenBLAS sets up a new thread's buffers at its first call: one product
+ * into scratch memory, before the start and untimed. */
+static void warm_up(const dg_ceiling_t *c, double **tiles)
+{
+    int n = c->tile;
+    size_t bytes = ((size_t)n * (size_t)n * sizeof(double) + 63) / 64 * 64;
+    double *scratch = aligned_alloc(64, bytes);
+    if (scratch)
+        cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0, tiles[0], n,
+                    tiles[c->ntiles], n, 0.0, scratch, n);
+    free(scratch);
+}
+
 static void *worker_main(void *arg)
 {
     worker_t *w = arg;
     dg_ceiling_t *c = w->c;
     w->tiles = make_tiles(c);
     w->ok = w->tiles != NULL;
-    if (w->ok) { /* OpenBLAS sets up a new thread's buffers at its first call: not timed */
-        int n = c->tile;
-        double *scratch = aligned_alloc(64, ((size_t)n * (size_t)n * sizeof(double) + 63) / 64 * 64);
-        if (scratch)
-            cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0, w->tiles[0], n,
-                        w->tiles[c->ntiles], n, 0.0, scratch, n);
-        free(scratch);
-    }
+    if (w->ok)
+        warm_up(c, w->tiles);
     gate_t *g = w->gate;
     pthread_mutex_lock(&g->lock);
     g->ready++;

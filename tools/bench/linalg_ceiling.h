@@ -32,7 +32,6 @@ typedef struct dg_ceiling {
     long *done; /* per thread: products it ran */
 } dg_ceiling_t;
 
-
 /* Runs c->products products (thread t runs products / threads, one more
  * for t < products % threads) with every operand A and B set to 1 and C to
  * 0 at the start. Returns the wall seconds, or a negative value when the
