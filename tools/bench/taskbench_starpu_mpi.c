@@ -20,6 +20,7 @@
 #include "taskbench_core.h"
 #include "taskbench_mpi_agree.h"
 #include "taskbench_starpu_point.h"
+#include "starpu_mpi_bind.h"
 
 #include <mpi.h>
 #include <starpu.h>
@@ -135,6 +136,7 @@ int main(int argc, char **argv)
     setenv("STARPU_NCUDA", "0", 0);
     setenv("STARPU_NOPENCL", "0", 0);
     setenv("STARPU_SILENT", "1", 0);
+    starpu_mpi_bind_spread();
     if (rc == 0 && starpu_mpi_init_conf(&argc, &argv, 0, MPI_COMM_WORLD, NULL) != 0) {
         fprintf(stderr, "%s: starpu_mpi_init_conf failed\n", argv[0]);
         rc = -1;
