@@ -134,20 +134,25 @@ static void mat_unregister(const job_t *j, mat_t *m)
         starpu_data_unregister(m->h[k]);
 }
 
-static void insert(struct starpu_codelet *cl, const sp_par_t *par, starpu_data_handle_t h0,
-                   starpu_data_handle_t h1, starpu_data_handle_t h2)
+/* Inserts cl on h0.. with Dagger-C's priority for the tile (0 when
+ * BENCH_STARPU_PRIO=0). */
+static int use_prio = 1;
+
+static void insert(struct starpu_codelet *cl, const sp_par_t *par, int prio,
+                   starpu_data_handle_t h0, starpu_data_handle_t h1, starpu_data_handle_t h2)
 {
-    int rc;
+    int rc, p = use_prio ? prio : 0;
     if (cl == &cl_potrf)
-        rc = starpu_mpi_task_insert(MPI_COMM_WORLD, cl, STARPU_RW, h0, 0);
+        rc = starpu_mpi_task_insert(MPI_COMM_WORLD, cl, STARPU_RW, h0, STARPU_PRIORITY, p, 0);
     else if (cl == &cl_trsm)
-        rc = starpu_mpi_task_insert(MPI_COMM_WORLD, cl, STARPU_R, h0, STARPU_RW, h1, 0);
+        rc = starpu_mpi_task_insert(MPI_COMM_WORLD, cl, STARPU_R, h0, STARPU_RW, h1,
+                                    STARPU_PRIORITY, p, 0);
     else if (cl == &cl_syrk)
         rc = starpu_mpi_task_insert(MPI_COMM_WORLD, cl, STARPU_R, h0, STARPU_RW, h1, STARPU_VALUE,
-                                    par, sizeof(*par), 0);
+                                    par, sizeof(*par), STARPU_PRIORITY, p, 0);
     else
         rc = starpu_mpi_task_insert(MPI_COMM_WORLD, cl, STARPU_R, h0, STARPU_R, h1, STARPU_RW, h2,
-                                    STARPU_VALUE, par, sizeof(*par), 0);
+                                    STARPU_VALUE, par, sizeof(*par), STARPU_PRIORITY, p, 0);
     if (rc != 0)
         die("starpu_mpi_task_insert failed");
 }
@@ -168,19 +173,21 @@ static void u_gemm(void *buf[], void *arg)
     s_gemm(buf, &p);
 }
 
+/* dagger_linalg_potrf's DAG and priorities (core/linalg/potrf.c): the next
+ * panel's tasks first, so the factorisation looks ahead. */
 static void submit_chol(const job_t *j, mat_t *a)
 {
     int nt = j->nt;
 #define H(i, k) a->h[(i) + (k) * nt]
     sp_par_t upd = {.ta = 0, .tb = 1, .alpha = -1.0, .beta = 1.0};
     for (int k = 0; k < nt; k++) {
-        insert(&cl_potrf, NULL, H(k, k), NULL, NULL);
+        insert(&cl_potrf, NULL, 4, H(k, k), NULL, NULL);
         for (int i = k + 1; i < nt; i++)
-            insert(&cl_trsm, NULL, H(k, k), H(i, k), NULL);
+            insert(&cl_trsm, NULL, 3, H(k, k), H(i, k), NULL);
         for (int i = k + 1; i < nt; i++) {
-            insert(&cl_syrk, &upd, H(i, k), H(i, i), NULL);
+            insert(&cl_syrk, &upd, i == k + 1 ? 3 : 0, H(i, k), H(i, i), NULL);
             for (int l = k + 1; l < i; l++)
-                insert(&cl_gemm, &upd, H(i, k), H(l, k), H(i, l));
+                insert(&cl_gemm, &upd, l == k + 1, H(i, k), H(l, k), H(i, l));
         }
     }
 #undef H
@@ -193,7 +200,8 @@ static void submit_matmul(const job_t *j, mat_t *a, mat_t *b, mat_t *c)
     for (int k = 0; k < nt; k++)
         for (int tj = 0; tj < nt; tj++)
             for (int ti = 0; ti < nt; ti++)
-                insert(&cl_gemm, &nn1, a->h[ti + k * nt], b->h[k + tj * nt], c->h[ti + tj * nt]);
+                insert(&cl_gemm, &nn1, 0, a->h[ti + k * nt], b->h[k + tj * nt],
+                       c->h[ti + tj * nt]);
 }
 
 /* The whole matrix m on rank 0 (column-major, ld n); NULL elsewhere. */
@@ -355,7 +363,9 @@ int main(int argc, char **argv)
     setenv("STARPU_NOPENCL", "0", 1);
     setenv("STARPU_SILENT", "1", 1);
     setenv("STARPU_CALIBRATE", "0", 0);
-    setenv("STARPU_SCHED", "lws", 0);
+    const char *prio = getenv("BENCH_STARPU_PRIO");
+    use_prio = !prio || strcmp(prio, "0") != 0;
+    setenv("STARPU_SCHED", use_prio ? "prio" : "lws", 0);
     char why[256];
     if (dg_la_blas_lib_load(why, sizeof(why))) /* dg_la_dtrsm_rec calls through it */
         die(why);
