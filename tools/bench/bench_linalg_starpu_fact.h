@@ -4,13 +4,13 @@
  * of the panel, the unit-lower trsm and gemm update; one task per block
  * column here, where Dagger-C splits the gemm into row blocks), the solve
  * through it (dgetrs on the factors after the DAG), and tiled Householder QR
- * (geqrt, gemqrt, tpqrt, tpmqrt, flat tree, as dagger_linalg_geqrf). */
+ * (geqrt, gemqrt, tpqrt, tpmqrt, flat tree, as dagger_linalg_geqrf). The QR
+ * tile kernels and LU's update right of the panel are in
+ * bench_linalg_starpu_kernels.h, shared with linalg_starpu_mpi.c. */
 #ifndef BENCH_LINALG_STARPU_FACT_H
 #define BENCH_LINALG_STARPU_FACT_H
 
 #include "bench_linalg_starpu.h"
-
-#define SP_IB 32 /* dagger/linalg.h's inner blocking of the QR kernels */
 
 /* LU of rows r0.. of a block column; pivots made global (1-based). */
 static void s_getrf(void *buf[], void *arg)
@@ -31,14 +31,8 @@ static void s_lu_update(void *buf[], void *arg)
     int n = SP_NX(buf[1]), w = SP_NY(buf[1]), kb = p->kb, r0 = p->r0, ld = SP_LD(buf[1]);
     double *l = SP_PTR(buf[0]), *c = SP_PTR(buf[1]);
     LAPACKE_dlaswp_work(LAPACK_COL_MAJOR, w, c, ld, r0 + 1, r0 + kb, p->ipiv, 1);
-    if (!p->right)
-        return;
-    int lld = SP_LD(buf[0]);
-    dg_la_dtrsm_rec(CblasLeft, CblasLower, CblasNoTrans, CblasUnit, kb, w, 1.0, l + r0, lld,
-                    c + r0, ld);
-    if (r0 + kb < n)
-        cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n - r0 - kb, w, kb, -1.0,
-                    l + r0 + kb, lld, c + r0, ld, 1.0, c + r0 + kb, ld);
+    if (p->right)
+        sp_lu_right(l, SP_LD(buf[0]), c, ld, n, w, r0, kb);
 }
 
 /* x = A^-1 b from the factors (b the handle, the factors in p->mat). */
@@ -88,71 +82,6 @@ static double starpu_lu(const sp_shape_t *s, const double *in, double *out, lapa
     starpu_shutdown();
     return t;
 }
-
-/* Workspace of a QR tile kernel on tiles of n columns (freed by the caller). */
-static double *sp_qr_work(int n)
-{
-    double *w = malloc((size_t)n * 64 * sizeof(double));
-    if (!w) {
-        fprintf(stderr, "bench_linalg_tiled: out of memory (QR workspace)\n");
-        exit(1);
-    }
-    return w;
-}
-
-static void s_geqrt(void *buf[], void *arg)
-{
-    const sp_par_t *p = arg;
-    int m = SP_NX(buf[0]), n = SP_NY(buf[0]);
-    double *w = sp_qr_work(n);
-    LAPACKE_dgeqrt_work(LAPACK_COL_MAJOR, m, n, p->ib, SP_PTR(buf[0]), SP_LD(buf[0]),
-                        SP_PTR(buf[1]), SP_LD(buf[1]), w);
-    free(w);
-}
-
-static void s_gemqrt(void *buf[], void *arg)
-{
-    const sp_par_t *p = arg;
-    int m = SP_NX(buf[2]), n = SP_NY(buf[2]), k = SP_NY(buf[0]);
-    double *w = sp_qr_work(n);
-    LAPACKE_dgemqrt_work(LAPACK_COL_MAJOR, 'L', 'T', m, n, k, p->ib, SP_PTR(buf[0]),
-                         SP_LD(buf[0]), SP_PTR(buf[1]), SP_LD(buf[1]), SP_PTR(buf[2]),
-                         SP_LD(buf[2]), w);
-    free(w);
-}
-
-static void s_tpqrt(void *buf[], void *arg)
-{
-    const sp_par_t *p = arg;
-    int m = SP_NX(buf[1]), n = SP_NY(buf[1]);
-    double *w = sp_qr_work(n);
-    LAPACKE_dtpqrt_work(LAPACK_COL_MAJOR, m, n, 0, p->ib, SP_PTR(buf[0]), SP_LD(buf[0]),
-                        SP_PTR(buf[1]), SP_LD(buf[1]), SP_PTR(buf[2]), SP_LD(buf[2]), w);
-    free(w);
-}
-
-static void s_tpmqrt(void *buf[], void *arg)
-{
-    const sp_par_t *p = arg;
-    int m = SP_NX(buf[3]), n = SP_NY(buf[3]), k = SP_NY(buf[0]);
-    double *w = sp_qr_work(n);
-    LAPACKE_dtpmqrt_work(LAPACK_COL_MAJOR, 'L', 'T', m, n, k, 0, p->ib, SP_PTR(buf[0]),
-                         SP_LD(buf[0]), SP_PTR(buf[1]), SP_LD(buf[1]), SP_PTR(buf[2]),
-                         SP_LD(buf[2]), SP_PTR(buf[3]), SP_LD(buf[3]), w);
-    free(w);
-}
-
-static struct starpu_codelet cl_geqrt = {.cpu_funcs = {s_geqrt}, .nbuffers = 2,
-                                         .modes = {STARPU_RW, STARPU_W}, .name = "geqrt"};
-static struct starpu_codelet cl_gemqrt = {.cpu_funcs = {s_gemqrt}, .nbuffers = 3,
-                                          .modes = {STARPU_R, STARPU_R, STARPU_RW},
-                                          .name = "gemqrt"};
-static struct starpu_codelet cl_tpqrt = {.cpu_funcs = {s_tpqrt}, .nbuffers = 3,
-                                         .modes = {STARPU_RW, STARPU_RW, STARPU_W},
-                                         .name = "tpqrt"};
-static struct starpu_codelet cl_tpmqrt = {.cpu_funcs = {s_tpmqrt}, .nbuffers = 4,
-                                          .modes = {STARPU_R, STARPU_R, STARPU_RW, STARPU_RW},
-                                          .name = "tpmqrt"};
 
 /* QR (R and the reflectors) of in into out (full layouts). StarPU orders
  * gemqrt (reading A_kk's reflectors) before tpqrt (rewriting its R): it has

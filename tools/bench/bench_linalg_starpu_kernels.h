@@ -1,6 +1,8 @@
-/* The tile kernels and codelets of the Cholesky and gemm DAGs shared by
- * bench_linalg_tiled's StarPU reference (bench_linalg_starpu.h) and the
- * StarPU-MPI peer of its multi-rank rows (linalg_starpu_mpi.c): the same
+/* The tile kernels and codelets shared by bench_linalg_tiled's StarPU
+ * reference (bench_linalg_starpu.h, bench_linalg_starpu_fact.h) and the
+ * StarPU-MPI peer of its multi-rank rows (linalg_starpu_mpi.c): Cholesky,
+ * gemm and syrk tiles, LU's update right of the panel, and tiled QR's
+ * geqrt, gemqrt, tpqrt and tpmqrt; the same
  * OpenBLAS/LAPACKE calls, one thread each, as dagger/linalg.h's tiles
  * (trsm by halving into BLAS trsm and gemm, the library's own
  * dg_la_dtrsm_rec, which needs dg_la_blas_lib_load first). */
@@ -11,6 +13,8 @@
 #include <lapacke.h>
 #include <math.h>
 #include <starpu.h>
+#include <stdio.h>
+#include <stdlib.h>
 
 #define DG_LA_BLAS_LIB_NO_REDIRECT 1 /* this file's BLAS calls: the linked OpenBLAS */
 #include "core/linalg/la_blas_lib.h"
@@ -72,5 +76,83 @@ static struct starpu_codelet cl_syrk = {.cpu_funcs = {s_syrk}, .nbuffers = 2,
                                         .modes = {STARPU_R, STARPU_RW}, .name = "syrk"};
 static struct starpu_codelet cl_gemm = {.cpu_funcs = {s_gemm}, .nbuffers = 3,
                                         .modes = {STARPU_R, STARPU_R, STARPU_RW}, .name = "gemm"};
+
+/* LU, right of the panel: rows r0.. of c (n x w, ld) get the unit-lower
+ * trsm with the panel l (ld lld) and the gemm update below it. */
+static void sp_lu_right(const double *l, int lld, double *c, int ld, int n, int w, int r0, int kb)
+{
+    dg_la_dtrsm_rec(CblasLeft, CblasLower, CblasNoTrans, CblasUnit, kb, w, 1.0, l + r0, lld,
+                    c + r0, ld);
+    if (r0 + kb < n)
+        cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n - r0 - kb, w, kb, -1.0,
+                    l + r0 + kb, lld, c + r0, ld, 1.0, c + r0 + kb, ld);
+}
+
+#define SP_IB 32 /* dagger/linalg.h's inner blocking of the QR kernels */
+
+/* Workspace of a QR tile kernel on tiles of n columns (freed by the caller). */
+static double *sp_qr_work(int n)
+{
+    double *w = malloc((size_t)n * 64 * sizeof(double));
+    if (!w) {
+        fprintf(stderr, "out of memory (QR workspace)\n");
+        exit(1);
+    }
+    return w;
+}
+
+static void s_geqrt(void *buf[], void *arg)
+{
+    const sp_par_t *p = arg;
+    int m = SP_NX(buf[0]), n = SP_NY(buf[0]);
+    double *w = sp_qr_work(n);
+    LAPACKE_dgeqrt_work(LAPACK_COL_MAJOR, m, n, p->ib, SP_PTR(buf[0]), SP_LD(buf[0]),
+                        SP_PTR(buf[1]), SP_LD(buf[1]), w);
+    free(w);
+}
+
+static void s_gemqrt(void *buf[], void *arg)
+{
+    const sp_par_t *p = arg;
+    int m = SP_NX(buf[2]), n = SP_NY(buf[2]), k = SP_NY(buf[0]);
+    double *w = sp_qr_work(n);
+    LAPACKE_dgemqrt_work(LAPACK_COL_MAJOR, 'L', 'T', m, n, k, p->ib, SP_PTR(buf[0]),
+                         SP_LD(buf[0]), SP_PTR(buf[1]), SP_LD(buf[1]), SP_PTR(buf[2]),
+                         SP_LD(buf[2]), w);
+    free(w);
+}
+
+static void s_tpqrt(void *buf[], void *arg)
+{
+    const sp_par_t *p = arg;
+    int m = SP_NX(buf[1]), n = SP_NY(buf[1]);
+    double *w = sp_qr_work(n);
+    LAPACKE_dtpqrt_work(LAPACK_COL_MAJOR, m, n, 0, p->ib, SP_PTR(buf[0]), SP_LD(buf[0]),
+                        SP_PTR(buf[1]), SP_LD(buf[1]), SP_PTR(buf[2]), SP_LD(buf[2]), w);
+    free(w);
+}
+
+static void s_tpmqrt(void *buf[], void *arg)
+{
+    const sp_par_t *p = arg;
+    int m = SP_NX(buf[3]), n = SP_NY(buf[3]), k = SP_NY(buf[0]);
+    double *w = sp_qr_work(n);
+    LAPACKE_dtpmqrt_work(LAPACK_COL_MAJOR, 'L', 'T', m, n, k, 0, p->ib, SP_PTR(buf[0]),
+                         SP_LD(buf[0]), SP_PTR(buf[1]), SP_LD(buf[1]), SP_PTR(buf[2]),
+                         SP_LD(buf[2]), SP_PTR(buf[3]), SP_LD(buf[3]), w);
+    free(w);
+}
+
+static struct starpu_codelet cl_geqrt = {.cpu_funcs = {s_geqrt}, .nbuffers = 2,
+                                         .modes = {STARPU_RW, STARPU_W}, .name = "geqrt"};
+static struct starpu_codelet cl_gemqrt = {.cpu_funcs = {s_gemqrt}, .nbuffers = 3,
+                                          .modes = {STARPU_R, STARPU_R, STARPU_RW},
+                                          .name = "gemqrt"};
+static struct starpu_codelet cl_tpqrt = {.cpu_funcs = {s_tpqrt}, .nbuffers = 3,
+                                         .modes = {STARPU_RW, STARPU_RW, STARPU_W},
+                                         .name = "tpqrt"};
+static struct starpu_codelet cl_tpmqrt = {.cpu_funcs = {s_tpmqrt}, .nbuffers = 4,
+                                          .modes = {STARPU_R, STARPU_R, STARPU_RW, STARPU_RW},
+                                          .name = "tpmqrt"};
 
 #endif
