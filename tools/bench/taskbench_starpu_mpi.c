@@ -136,6 +136,12 @@ int main(int argc, char **argv)
     setenv("STARPU_NCUDA", "0", 0);
     setenv("STARPU_NOPENCL", "0", 0);
     setenv("STARPU_SILENT", "1", 0);
+    /* StarPU binds each process's MPI progress thread to its worker's core,
+     * where both busy-wait: with a core per process a message then waits for
+     * a scheduler slice, 4.5-4.8 ms a timestep at any task size here (2 x 1,
+     * stencil_1d, 5 runs); unbound (unless the user set it), 2.1 ms in 2 runs
+     * of 5 and 4.6-4.9 ms in the others (docs/benchmarks.md). */
+    setenv("STARPU_MPI_NOBIND", "1", 0);
     starpu_mpi_bind_spread();
     if (rc == 0 && starpu_mpi_init_conf(&argc, &argv, 0, MPI_COMM_WORLD, NULL) != 0) {
         fprintf(stderr, "%s: starpu_mpi_init_conf failed\n", argv[0]);
