@@ -14,7 +14,9 @@
  * sends it the remote inputs. Cholesky and LU carry dagger/linalg.h's
  * priorities (its look-ahead) under StarPU's prio scheduler
  * (BENCH_STARPU_PRIO=0: no priorities and lws, as the one-process
- * reference); the others have none in either. Left out: matvec and solve.
+ * reference); the others have none in either. Left out: matvec and solve;
+ * QR with tiles of 256 and more on grids of more than one process row
+ * (StarPU-MPI hung there; BENCH_STARPU_QR_ANY_GRID=1 runs it anyway).
  * Built when StarPU's MPI layer and Open MPI's development files are found
  * (the runtime links no MPI). tools/bench/linalg-sweep runs it after
  * bench_linalg_tiled on each multi-rank configuration and puts it in the
@@ -617,6 +619,18 @@ int main(int argc, char **argv)
             if (j.ts <= 0 || j.n % j.ts != 0) {
                 if (j.rank == 0)
                     printf("%s N=%d tile %d: skipped (the tile must divide N)\n", name, j.n, j.ts);
+                continue;
+            }
+            /* QR on a grid of more than one process row: tpqrt writes tiles
+             * of two owners, and with tiles of 256 and more StarPU-MPI
+             * hung in the timed runs (N = 1024 / 256 and 2048 / 512 on
+             * 2 x 1 and 2 x 2 grids: one rank in starpu_mpi_wait_for_all,
+             * its MPI thread in MPI_Wait, the other waiting for its tasks). */
+            if (r == ROW_QR && j.prows > 1 && j.ts >= 256 && !getenv("BENCH_STARPU_QR_ANY_GRID")) {
+                if (j.rank == 0)
+                    printf("%s N=%d tile %d: skipped on a %dx%d grid (StarPU-MPI hung there; "
+                           "BENCH_STARPU_QR_ANY_GRID=1 runs it)\n", name, j.n, j.ts, j.prows,
+                           j.pcols);
                 continue;
             }
             j.nt = j.n / j.ts;
