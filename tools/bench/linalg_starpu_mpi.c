@@ -439,7 +439,8 @@ static double *whole(const job_t *j, int which)
 static double *reference(const job_t *j, int row, lapack_int *ipiv)
 {
     int n = j->n;
-    double *r = whole(j, row == ROW_CHOL ? 0 : row == ROW_MATMUL ? 3 : row == ROW_SYRK ? 0 : 1);
+    /* syrk's C starts as anything: beta 0 overwrites its lower triangle. */
+    double *r = whole(j, row == ROW_CHOL ? 0 : row == ROW_MATMUL ? 3 : 1);
     int info = 0;
     if (row == ROW_CHOL)
         info = LAPACKE_dpotrf(LAPACK_COL_MAJOR, 'L', n, r, n);
