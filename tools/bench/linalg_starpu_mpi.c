@@ -1,10 +1,11 @@
 /* The StarPU-MPI peer of bench_linalg_tiled's multi-rank rows cholesky,
- * lu, matmul, qr and syrk: the same tile kernels and DAGs as its
+ * lu, matmul, matvec, qr and syrk: the same tile kernels and DAGs as its
  * one-process StarPU reference (bench_linalg_starpu_kernels.h), over P
  * processes. Tiles sit on the same 2-D block-cyclic distribution as
  * bench_linalg_tiled's arrays (BENCH_GRID=PxQ, default the squarest with
  * P <= Q; tile (i, j) on rank i % P + P (j % Q)); QR's T tiles beside
- * their A tiles. LU works on block columns of all rows, as
+ * their A tiles; matvec's x and y in pieces of a tile, piece i on rank
+ * i % R (Dagger-C's default for vectors with one worker a rank). LU works on block columns of all rows, as
  * dagger_linalg_getrf and the one-process reference do: block column j and
  * step j's pivots on rank j % R. Every rank registers every tile, its own
  * with memory and the others' without, tells StarPU-MPI their owners, and
@@ -14,7 +15,7 @@
  * sends it the remote inputs. Cholesky and LU carry dagger/linalg.h's
  * priorities (its look-ahead) under StarPU's prio scheduler
  * (BENCH_STARPU_PRIO=0: no priorities and lws, as the one-process
- * reference); the others have none in either. Left out: matvec and solve;
+ * reference); the others have none in either. Left out: solve;
  * QR with tiles of 256 and more on grids of more than one process row
  * (StarPU-MPI hung there; BENCH_STARPU_QR_ANY_GRID=1 runs it anyway).
  * Built when StarPU's MPI layer and Open MPI's development files are found
@@ -23,7 +24,7 @@
  * table's StarPU column.
  *
  *   STARPU_NCPU=T mpirun -n R linalg_starpu_mpi OUT N REPS ROWS TILES
- *     ROWS   any of cholesky, lu, matmul, qr, syrk (comma-separated)
+ *     ROWS   any of cholesky, lu, matmul, matvec, qr, syrk (comma-separated)
  *     TILES  "issue" (bench_linalg_tiled's two tiles per N) or t1[,t2]; a
  *            tile that does not divide N is skipped (bench_linalg_tiled
  *            runs those; this peer does not)
@@ -32,8 +33,8 @@
  * (starpu_mpi_wait_for_all; the slowest rank's time). Registering, setting
  * the inputs and unregistering are outside it. A warm-up repetition first
  * checks the result, collected on rank 0, against one LAPACKE/CBLAS call on
- * the whole matrix (dpotrf, dgetrf and its pivots, dgemm, dgeqrf's |R|,
- * dsyrk), as bench_linalg_tiled does (relative Frobenius error at most
+ * the whole matrix (dpotrf, dgetrf and its pivots, dgemm, dgemv, dgeqrf's
+ * |R|, dsyrk), as bench_linalg_tiled does (relative Frobenius error at most
  * 1e-8): a wrong result prints WRONG and the exit status is 1. Rank 0
  * appends "#starpu_samples ROW n=N tile=T s1 s2 ..." (seconds,
  * bench_linalg_tiled's format) to OUT and prints one line a row. The
@@ -51,8 +52,8 @@
 
 #define TOL 1e-8
 
-enum { ROW_CHOL, ROW_LU, ROW_MATMUL, ROW_QR, ROW_SYRK, NROW };
-static const char *row_names[NROW] = {"cholesky", "lu", "matmul", "qr", "syrk"};
+enum { ROW_CHOL, ROW_LU, ROW_MATMUL, ROW_MATVEC, ROW_QR, ROW_SYRK, NROW };
+static const char *row_names[NROW] = {"cholesky", "lu", "matmul", "matvec", "qr", "syrk"};
 
 typedef struct job {
     int rank, nranks, prows, pcols;
@@ -60,10 +61,11 @@ typedef struct job {
 } job_t;
 
 /* One matrix: mt x nt tiles of mb x nb (column-major, ld mb), on the
- * job's grid or, with cols, block column j on rank j % R; this rank's tiles
- * have memory. */
+ * job's grid or, with cyc (a single block row or column: LU's block
+ * columns, matvec's vectors), tile (i, j) on rank (i + j) % R; this rank's
+ * tiles have memory. */
 typedef struct mat {
-    int mt, nt, mb, nb, cols;
+    int mt, nt, mb, nb, cyc;
     double **tile;               /* [i + j mt]: NULL where another rank owns it */
     starpu_data_handle_t *h;     /* [i + j mt] */
 } mat_t;
@@ -91,13 +93,13 @@ static double value(int which, size_t gi, size_t gj, size_t n)
 
 static int mat_owner(const job_t *j, const mat_t *m, int ti, int tj)
 {
-    return m->cols ? tj % j->nranks : owner(j, ti, tj);
+    return m->cyc ? (ti + tj) % j->nranks : owner(j, ti, tj);
 }
 
 /* A matrix of mt x nt tiles of mb x nb (zeros) with this rank's tiles. */
-static void mat_alloc(const job_t *j, mat_t *m, int mt, int nt, int mb, int nb, int cols)
+static void mat_alloc(const job_t *j, mat_t *m, int mt, int nt, int mb, int nb, int cyc)
 {
-    *m = (mat_t){.mt = mt, .nt = nt, .mb = mb, .nb = nb, .cols = cols};
+    *m = (mat_t){.mt = mt, .nt = nt, .mb = mb, .nb = nb, .cyc = cyc};
     size_t count = (size_t)mt * (size_t)nt;
     m->tile = calloc(count, sizeof(*m->tile));
     m->h = calloc(count, sizeof(*m->h));
@@ -225,6 +227,20 @@ UNPACKED(u_gemqrt, s_gemqrt)
 UNPACKED(u_tpqrt, s_tpqrt)
 UNPACKED(u_tpmqrt, s_tpmqrt)
 
+/* y = alpha A x + beta y on tiles (x, y ts x 1), as bench_linalg_starpu.h's
+ * s_gemv. */
+static void u_gemv(void *buf[], void *arg)
+{
+    sp_par_t p;
+    starpu_codelet_unpack_args(arg, &p);
+    cblas_dgemv(CblasColMajor, CblasNoTrans, SP_NX(buf[0]), SP_NY(buf[0]), p.alpha, SP_PTR(buf[0]),
+                SP_LD(buf[0]), SP_PTR(buf[1]), 1, p.beta, SP_PTR(buf[2]), 1);
+}
+
+static struct starpu_codelet cl_gemv_mpi = {.cpu_funcs = {u_gemv}, .nbuffers = 3,
+                                            .modes = {STARPU_R, STARPU_R, STARPU_RW},
+                                            .name = "gemv"};
+
 /* LU's tiles, with the pivots in a buffer instead of the one-process
  * reference's shared array: the panel (rows r0.. of block column k) and
  * its pivots, made global. */
@@ -315,6 +331,17 @@ static void submit_matmul(const job_t *j, mat_t *a, mat_t *b, mat_t *c)
                        c->h[ti + tj * nt], NULL);
 }
 
+/* y = A x as dagger_linalg_gemv and the one-process reference: one task
+ * per (piece of y, tile of A), beta 0 on each piece's first. */
+static void submit_matvec(const job_t *j, mat_t *a, mat_t *x, mat_t *y)
+{
+    for (int l = 0; l < j->nt; l++)
+        for (int i = 0; i < j->nt; i++) {
+            sp_par_t p = {.alpha = 1.0, .beta = l ? 1.0 : 0.0};
+            insert(&cl_gemv_mpi, &p, 0, a->h[i + l * j->nt], x->h[l], y->h[i], NULL);
+        }
+}
+
 /* The one-process reference's flat-tree QR (bench_linalg_starpu_fact.h),
  * no priorities (dagger_linalg_geqrf has none). */
 static void submit_qr(const job_t *j, mat_t *a, mat_t *t)
@@ -401,11 +428,12 @@ static lapack_int *collect_piv(const job_t *j, const piv_t *v)
 }
 
 /* Relative Frobenius error of got against want over what the row defines
- * (the lower triangle for cholesky and syrk, |upper| for qr), on rank 0. */
+ * (the lower triangle for cholesky and syrk, |upper| for qr, the vector
+ * for matvec), on rank 0. */
 static double rel_err(int row, size_t n, const double *got, const double *want)
 {
     double d = 0, w = 0;
-    for (size_t c = 0; c < n; c++)
+    for (size_t c = 0; c < (row == ROW_MATVEC ? 1 : n); c++)
         for (size_t r = 0; r < n; r++) {
             double g = got[r + c * n], x = want[r + c * n];
             if ((row == ROW_CHOL || row == ROW_SYRK) && r < c)
@@ -450,6 +478,11 @@ static double *reference(const job_t *j, int row, lapack_int *ipiv)
         double *tau = malloc((size_t)n * sizeof(double));
         info = tau ? LAPACKE_dgeqrf(LAPACK_COL_MAJOR, n, n, r, n, tau) : -1;
         free(tau);
+    } else if (row == ROW_MATVEC) {
+        double *a = whole(j, 1), *x = whole(j, 2); /* x: its first column */
+        cblas_dgemv(CblasColMajor, CblasNoTrans, n, n, 1.0, a, n, x, 1, 0.0, r, 1);
+        free(a);
+        free(x);
     } else {
         double *a = whole(j, 1), *b = row == ROW_MATMUL ? whole(j, 2) : NULL;
         if (row == ROW_MATMUL)
@@ -472,13 +505,21 @@ static double run(const job_t *j, int row, int check, double *err)
 {
     mat_t m[3];
     piv_t piv = {0};
-    int nm = row == ROW_MATMUL ? 3 : row == ROW_QR || row == ROW_SYRK ? 2 : 1, res = 0;
+    int nm = row == ROW_MATMUL || row == ROW_MATVEC ? 3 : row == ROW_QR || row == ROW_SYRK ? 2 : 1;
+    int res = 0;
     int nt = j->nt, ts = j->ts;
     if (row == ROW_LU) {
         mat_alloc(j, &m[0], 1, nt, j->n, ts, 1);
         mat_fill(j, &m[0], 1);
         mat_register(j, &m[0], 0);
         piv_alloc(j, &piv, 1);
+    } else if (row == ROW_MATVEC) {
+        mat_alloc(j, &m[0], nt, nt, ts, ts, 0);
+        mat_fill(j, &m[0], 1);
+        mat_alloc(j, &m[1], nt, 1, ts, 1, 1); /* x: the first column of input 2 */
+        mat_fill(j, &m[1], 2);
+        mat_alloc(j, &m[2], nt, 1, ts, 1, 1); /* y: zeros */
+        res = 2;
     } else if (row == ROW_QR) {
         int ib = ts < SP_IB ? ts : SP_IB;
         mat_alloc(j, &m[0], nt, nt, ts, ts, 0);
@@ -501,6 +542,7 @@ static double run(const job_t *j, int row, int check, double *err)
     case ROW_CHOL: submit_chol(j, &m[0]); break;
     case ROW_LU: submit_lu(j, &m[0], &piv); break;
     case ROW_MATMUL: submit_matmul(j, &m[0], &m[1], &m[2]); break;
+    case ROW_MATVEC: submit_matvec(j, &m[0], &m[1], &m[2]); break;
     case ROW_QR: submit_qr(j, &m[0], &m[1]); break;
     default: submit_syrk(j, &m[0], &m[1]); break;
     }
@@ -565,7 +607,7 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &j.nranks);
     if (argc != 6) {
         if (j.rank == 0)
-            fprintf(stderr, "usage: STARPU_NCPU=T mpirun -n R %s OUT N REPS cholesky,lu,matmul,qr,syrk "
+            fprintf(stderr, "usage: STARPU_NCPU=T mpirun -n R %s OUT N REPS cholesky,lu,matmul,matvec,qr,syrk "
                     "issue|t1,t2,...\n", argv[0]);
         MPI_Finalize();
         return 2;
@@ -643,8 +685,8 @@ int main(int argc, char **argv)
             }
             if (j.rank != 0)
                 continue;
-            static const double per_n3[NROW] = {1.0 / 3, 2.0 / 3, 2.0, 4.0 / 3, 1.0};
-            double flops = per_n3[r] * j.n * j.n * j.n;
+            static const double per_n3[NROW] = {1.0 / 3, 2.0 / 3, 2.0, 0, 4.0 / 3, 1.0};
+            double flops = r == ROW_MATVEC ? 2.0 * j.n * j.n : per_n3[r] * j.n * j.n * j.n;
             double sorted[1000];
             memcpy(sorted, secs, (size_t)reps * sizeof(double));
             qsort(sorted, (size_t)reps, sizeof(double), cmp);
