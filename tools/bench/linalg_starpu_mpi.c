@@ -1,30 +1,33 @@
-/* The StarPU-MPI peer of bench_linalg_tiled's multi-rank rows cholesky,
- * lu, matmul, matvec, qr and syrk: the same tile kernels and DAGs as its
- * one-process StarPU reference (bench_linalg_starpu_kernels.h), over P
- * processes. Tiles sit on the same 2-D block-cyclic distribution as
- * bench_linalg_tiled's arrays (BENCH_GRID=PxQ, default the squarest with
- * P <= Q; tile (i, j) on rank i % P + P (j % Q)); QR's T tiles beside
- * their A tiles; matvec's x and y in pieces of a tile, piece i on rank
- * i % R (Dagger-C's default for vectors with one worker a rank). LU works on block columns of all rows, as
+/* The StarPU-MPI peer of bench_linalg_tiled's multi-rank rows, all seven
+ * (cholesky, lu, matmul, matvec, qr, solve, syrk): the same tile kernels
+ * and DAGs as its one-process StarPU reference
+ * (bench_linalg_starpu_kernels.h), over P processes. Tiles sit on the same
+ * 2-D block-cyclic distribution as bench_linalg_tiled's arrays
+ * (BENCH_GRID=PxQ, default the squarest with P <= Q; tile (i, j) on
+ * rank i % P + P (j % Q)); QR's T tiles beside their A tiles; matvec's x and y in
+ * pieces of a tile, piece i on rank i % R (Dagger-C's default for vectors
+ * with one worker a rank). LU works on block columns of all rows, as
  * dagger_linalg_getrf and the one-process reference do: block column j and
- * step j's pivots on rank j % R. Every rank registers every tile, its own
- * with memory and the others' without, tells StarPU-MPI their owners, and
- * inserts every task with starpu_mpi_task_insert: the owner of the written
- * tile runs it (for QR's tpqrt, which writes two tiles, StarPU-MPI's node
- * selection policy picks one and sends the other back) and StarPU-MPI
- * sends it the remote inputs. Cholesky and LU carry dagger/linalg.h's
- * priorities (its look-ahead) under StarPU's prio scheduler
- * (BENCH_STARPU_PRIO=0: no priorities and lws, as the one-process
- * reference); the others have none in either. Left out: solve;
- * QR with tiles of 256 and more on grids of more than one process row
- * (StarPU-MPI hung there; BENCH_STARPU_QR_ANY_GRID=1 runs it anyway).
- * Built when StarPU's MPI layer and Open MPI's development files are found
- * (the runtime links no MPI). tools/bench/linalg-sweep runs it after
+ * step j's pivots on rank j % R; solve's b one piece, on rank 0, through
+ * the factors as dagger_linalg_gesv (interchanges, then the unit-lower and
+ * the upper substitution, a task per step and block column). Every rank
+ * registers every tile, its own with memory and the others' without, tells
+ * StarPU-MPI their owners, and inserts every task with
+ * starpu_mpi_task_insert: the owner of the written tile runs it (for QR's
+ * tpqrt, which writes two tiles, StarPU-MPI's node selection policy picks
+ * one and sends the other back) and StarPU-MPI sends it the remote inputs.
+ * Cholesky and LU carry dagger/linalg.h's priorities (its look-ahead) under
+ * StarPU's prio scheduler (BENCH_STARPU_PRIO=0: no priorities and lws, as
+ * the one-process reference); the others have none in either. Left out: QR
+ * with tiles of 256 and more on grids of more than one process row
+ * (StarPU-MPI hung there; BENCH_STARPU_QR_ANY_GRID=1 runs it anyway). Built
+ * when StarPU's MPI layer and Open MPI's development files are found (the
+ * runtime links no MPI). tools/bench/linalg-sweep runs it after
  * bench_linalg_tiled on each multi-rank configuration and puts it in the
  * table's StarPU column.
  *
  *   STARPU_NCPU=T mpirun -n R linalg_starpu_mpi OUT N REPS ROWS TILES
- *     ROWS   any of cholesky, lu, matmul, matvec, qr, syrk (comma-separated)
+ *     ROWS   any of cholesky, lu, matmul, matvec, qr, solve, syrk (comma-separated)
  *     TILES  "issue" (bench_linalg_tiled's two tiles per N) or t1[,t2]; a
  *            tile that does not divide N is skipped (bench_linalg_tiled
  *            runs those; this peer does not)
@@ -34,12 +37,12 @@
  * the inputs and unregistering are outside it. A warm-up repetition first
  * checks the result, collected on rank 0, against one LAPACKE/CBLAS call on
  * the whole matrix (dpotrf, dgetrf and its pivots, dgemm, dgemv, dgeqrf's
- * |R|, dsyrk), as bench_linalg_tiled does (relative Frobenius error at most
- * 1e-8): a wrong result prints WRONG and the exit status is 1. Rank 0
- * appends "#starpu_samples ROW n=N tile=T s1 s2 ..." (seconds,
- * bench_linalg_tiled's format) to OUT and prints one line a row. The
- * inputs are bench_linalg_tiled's generators' kind (a diagonally dominant
- * SPD matrix; uniform [0, 1) entries), not its exact values. */
+ * |R|, dgesv, dsyrk), as bench_linalg_tiled does (relative Frobenius error
+ * at most 1e-8): a wrong result prints WRONG and the exit status is 1.
+ * Rank 0 appends "#starpu_samples ROW n=N tile=T s1 s2 ..." (seconds,
+ * bench_linalg_tiled's format) to OUT and prints one line a row. The inputs
+ * are bench_linalg_tiled's generators' kind (a diagonally dominant SPD
+ * matrix; uniform [0, 1) entries), not its exact values. */
 #include <dagger/array.h>
 #include <mpi.h>
 #include <starpu_mpi.h>
@@ -52,8 +55,8 @@
 
 #define TOL 1e-8
 
-enum { ROW_CHOL, ROW_LU, ROW_MATMUL, ROW_MATVEC, ROW_QR, ROW_SYRK, NROW };
-static const char *row_names[NROW] = {"cholesky", "lu", "matmul", "matvec", "qr", "syrk"};
+enum { ROW_CHOL, ROW_LU, ROW_MATMUL, ROW_MATVEC, ROW_QR, ROW_SOLVE, ROW_SYRK, NROW };
+static const char *row_names[NROW] = {"cholesky", "lu", "matmul", "matvec", "qr", "solve", "syrk"};
 
 typedef struct job {
     int rank, nranks, prows, pcols;
@@ -282,6 +285,59 @@ static struct starpu_codelet cl_lu_update_mpi = {.cpu_funcs = {u_lu_update}, .nb
                                                  .modes = {STARPU_R, STARPU_R, STARPU_RW},
                                                  .name = "lu_update"};
 
+/* The solve through the factors, on b (n x 1, one handle), as
+ * dagger_linalg_gesv: step r0's interchanges, then per step the forward
+ * (unit lower) and, in reverse, the backward (upper) substitution with
+ * block column k (buf[0]): the step's rows by its diagonal block, the
+ * other rows updated by a gemv. */
+static void u_laswp_b(void *buf[], void *arg)
+{
+    sp_par_t p;
+    starpu_codelet_unpack_args(arg, &p);
+    const lapack_int *piv = (const lapack_int *)STARPU_VECTOR_GET_PTR(buf[0]);
+    double *b = SP_PTR(buf[1]);
+    for (int i = 0; i < p.kb; i++) { /* as dlaswp on one column */
+        int q = (int)piv[i] - 1, r = p.r0 + i;
+        double v = b[r];
+        b[r] = b[q];
+        b[q] = v;
+    }
+}
+
+static void u_lsolve(void *buf[], void *arg)
+{
+    sp_par_t p;
+    starpu_codelet_unpack_args(arg, &p);
+    const double *a = SP_PTR(buf[0]);
+    double *b = SP_PTR(buf[1]);
+    int n = SP_NX(buf[0]), ld = SP_LD(buf[0]), below = n - p.r0 - p.kb;
+    cblas_dtrsv(CblasColMajor, CblasLower, CblasNoTrans, CblasUnit, p.kb, a + p.r0, ld, b + p.r0,
+                1);
+    if (below > 0)
+        cblas_dgemv(CblasColMajor, CblasNoTrans, below, p.kb, -1.0, a + p.r0 + p.kb, ld,
+                    b + p.r0, 1, 1.0, b + p.r0 + p.kb, 1);
+}
+
+static void u_usolve(void *buf[], void *arg)
+{
+    sp_par_t p;
+    starpu_codelet_unpack_args(arg, &p);
+    const double *a = SP_PTR(buf[0]);
+    double *b = SP_PTR(buf[1]);
+    int ld = SP_LD(buf[0]);
+    cblas_dtrsv(CblasColMajor, CblasUpper, CblasNoTrans, CblasNonUnit, p.kb, a + p.r0, ld,
+                b + p.r0, 1);
+    if (p.r0 > 0)
+        cblas_dgemv(CblasColMajor, CblasNoTrans, p.r0, p.kb, -1.0, a, ld, b + p.r0, 1, 1.0, b, 1);
+}
+
+static struct starpu_codelet cl_laswp_b = {.cpu_funcs = {u_laswp_b}, .nbuffers = 2,
+                                           .modes = {STARPU_R, STARPU_RW}, .name = "laswp_b"};
+static struct starpu_codelet cl_lsolve = {.cpu_funcs = {u_lsolve}, .nbuffers = 2,
+                                          .modes = {STARPU_R, STARPU_RW}, .name = "lsolve"};
+static struct starpu_codelet cl_usolve = {.cpu_funcs = {u_usolve}, .nbuffers = 2,
+                                          .modes = {STARPU_R, STARPU_RW}, .name = "usolve"};
+
 /* dagger_linalg_potrf's DAG and priorities (core/linalg/potrf.c): the next
  * panel's tasks first, so the factorisation looks ahead. */
 static void submit_chol(const job_t *j, mat_t *a)
@@ -317,6 +373,24 @@ static void submit_lu(const job_t *j, mat_t *col, piv_t *piv)
                 insert(&cl_lu_update_mpi, &p, c < k ? 0 : c == k + 1 ? 9 : 5, col->h[k],
                        piv->h[k], col->h[c], NULL);
         }
+    }
+}
+
+/* A x = b: the LU DAG, then b's interchanges and the two substitutions. */
+static void submit_solve(const job_t *j, mat_t *col, piv_t *piv, mat_t *b)
+{
+    submit_lu(j, col, piv);
+    for (int k = 0; k < j->nt; k++) {
+        sp_par_t p = {.r0 = k * j->ts, .kb = j->ts};
+        insert(&cl_laswp_b, &p, 0, piv->h[k], b->h[0], NULL, NULL);
+    }
+    for (int k = 0; k < j->nt; k++) {
+        sp_par_t p = {.r0 = k * j->ts, .kb = j->ts};
+        insert(&cl_lsolve, &p, 0, col->h[k], b->h[0], NULL, NULL);
+    }
+    for (int k = j->nt - 1; k >= 0; k--) {
+        sp_par_t p = {.r0 = k * j->ts, .kb = j->ts};
+        insert(&cl_usolve, &p, 0, col->h[k], b->h[0], NULL, NULL);
     }
 }
 
@@ -429,11 +503,11 @@ static lapack_int *collect_piv(const job_t *j, const piv_t *v)
 
 /* Relative Frobenius error of got against want over what the row defines
  * (the lower triangle for cholesky and syrk, |upper| for qr, the vector
- * for matvec), on rank 0. */
+ * for matvec and solve), on rank 0. */
 static double rel_err(int row, size_t n, const double *got, const double *want)
 {
     double d = 0, w = 0;
-    for (size_t c = 0; c < (row == ROW_MATVEC ? 1 : n); c++)
+    for (size_t c = 0; c < (row == ROW_MATVEC || row == ROW_SOLVE ? 1 : n); c++)
         for (size_t r = 0; r < n; r++) {
             double g = got[r + c * n], x = want[r + c * n];
             if ((row == ROW_CHOL || row == ROW_SYRK) && r < c)
@@ -478,6 +552,13 @@ static double *reference(const job_t *j, int row, lapack_int *ipiv)
         double *tau = malloc((size_t)n * sizeof(double));
         info = tau ? LAPACKE_dgeqrf(LAPACK_COL_MAJOR, n, n, r, n, tau) : -1;
         free(tau);
+    } else if (row == ROW_SOLVE) {
+        double *x = whole(j, 2); /* b: its first column; x into it */
+        lapack_int *p = malloc((size_t)n * sizeof(*p));
+        info = p ? LAPACKE_dgesv(LAPACK_COL_MAJOR, n, 1, r, n, p, x, n) : -1;
+        memcpy(r, x, (size_t)n * sizeof(double));
+        free(p);
+        free(x);
     } else if (row == ROW_MATVEC) {
         double *a = whole(j, 1), *x = whole(j, 2); /* x: its first column */
         cblas_dgemv(CblasColMajor, CblasNoTrans, n, n, 1.0, a, n, x, 1, 0.0, r, 1);
@@ -505,14 +586,19 @@ static double run(const job_t *j, int row, int check, double *err)
 {
     mat_t m[3];
     piv_t piv = {0};
-    int nm = row == ROW_MATMUL || row == ROW_MATVEC ? 3 : row == ROW_QR || row == ROW_SYRK ? 2 : 1;
+    int nm = row == ROW_MATMUL || row == ROW_MATVEC ? 3
+             : row == ROW_QR || row == ROW_SYRK || row == ROW_SOLVE ? 2 : 1;
     int res = 0;
     int nt = j->nt, ts = j->ts;
-    if (row == ROW_LU) {
+    if (row == ROW_LU || row == ROW_SOLVE) {
         mat_alloc(j, &m[0], 1, nt, j->n, ts, 1);
         mat_fill(j, &m[0], 1);
-        mat_register(j, &m[0], 0);
-        piv_alloc(j, &piv, 1);
+        if (row == ROW_SOLVE) {
+            mat_alloc(j, &m[1], 1, 1, j->n, 1, 1); /* b: the first column of input 2 */
+            mat_fill(j, &m[1], 2);
+            res = 1;
+        }
+        piv_alloc(j, &piv, 2);
     } else if (row == ROW_MATVEC) {
         mat_alloc(j, &m[0], nt, nt, ts, ts, 0);
         mat_fill(j, &m[0], 1);
@@ -533,9 +619,8 @@ static double run(const job_t *j, int row, int check, double *err)
         }
         res = nm - 1;
     }
-    if (row != ROW_LU)
-        for (int k = 0; k < nm; k++)
-            mat_register(j, &m[k], k);
+    for (int k = 0; k < nm; k++)
+        mat_register(j, &m[k], k);
     MPI_Barrier(MPI_COMM_WORLD);
     double t0 = MPI_Wtime();
     switch (row) {
@@ -544,6 +629,7 @@ static double run(const job_t *j, int row, int check, double *err)
     case ROW_MATMUL: submit_matmul(j, &m[0], &m[1], &m[2]); break;
     case ROW_MATVEC: submit_matvec(j, &m[0], &m[1], &m[2]); break;
     case ROW_QR: submit_qr(j, &m[0], &m[1]); break;
+    case ROW_SOLVE: submit_solve(j, &m[0], &piv, &m[1]); break;
     default: submit_syrk(j, &m[0], &m[1]); break;
     }
     starpu_task_wait_for_all();
@@ -553,8 +639,8 @@ static double run(const job_t *j, int row, int check, double *err)
     for (int k = 0; k < nm; k++)
         mat_unregister(&m[k]);
     lapack_int *got_piv = NULL;
-    if (row == ROW_LU) {
-        if (check)
+    if (row == ROW_LU || row == ROW_SOLVE) {
+        if (check && row == ROW_LU)
             got_piv = collect_piv(j, &piv); /* before piv_free: unregistered there */
         piv_free(j, &piv);
     }
@@ -607,7 +693,8 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &j.nranks);
     if (argc != 6) {
         if (j.rank == 0)
-            fprintf(stderr, "usage: STARPU_NCPU=T mpirun -n R %s OUT N REPS cholesky,lu,matmul,matvec,qr,syrk "
+            fprintf(stderr, "usage: STARPU_NCPU=T mpirun -n R %s OUT N REPS "
+                    "cholesky,lu,matmul,matvec,qr,solve,syrk "
                     "issue|t1,t2,...\n", argv[0]);
         MPI_Finalize();
         return 2;
@@ -685,8 +772,9 @@ int main(int argc, char **argv)
             }
             if (j.rank != 0)
                 continue;
-            static const double per_n3[NROW] = {1.0 / 3, 2.0 / 3, 2.0, 0, 4.0 / 3, 1.0};
-            double flops = r == ROW_MATVEC ? 2.0 * j.n * j.n : per_n3[r] * j.n * j.n * j.n;
+            static const double per_n3[NROW] = {1.0 / 3, 2.0 / 3, 2.0, 0, 4.0 / 3, 2.0 / 3, 1.0};
+            double flops = per_n3[r] * j.n * j.n * j.n +
+                           (r == ROW_MATVEC || r == ROW_SOLVE ? 2.0 * j.n * j.n : 0);
             double sorted[1000];
             memcpy(sorted, secs, (size_t)reps * sizeof(double));
             qsort(sorted, (size_t)reps, sizeof(double), cmp);
