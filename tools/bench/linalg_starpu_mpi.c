@@ -259,22 +259,28 @@ static void u_getrf(void *buf[], void *arg)
         piv[i] += p.r0;
 }
 
+/* Step r0's interchanges (kb global 1-based pivots) on the w columns of c
+ * (ld): LAPACK's dlaswp on rows r0.., with the pivots made relative. */
+static void swap_rows(double *c, int ld, int w, const lapack_int *piv, int r0, int kb)
+{
+    lapack_int *loc = malloc((size_t)kb * sizeof(*loc));
+    if (!loc)
+        die("out of memory (pivots)");
+    for (int i = 0; i < kb; i++)
+        loc[i] = piv[i] - r0;
+    LAPACKE_dlaswp_work(LAPACK_COL_MAJOR, w, c + r0, ld, 1, kb, loc, 1);
+    free(loc);
+}
+
 /* Step r0's interchanges on block column c (buf[2]); right of the panel
  * (buf[0]) also its trsm and gemm update. */
 static void u_lu_update(void *buf[], void *arg)
 {
     sp_par_t p;
     starpu_codelet_unpack_args(arg, &p);
-    const lapack_int *piv = (const lapack_int *)STARPU_VECTOR_GET_PTR(buf[1]);
     int n = SP_NX(buf[2]), w = SP_NY(buf[2]), ld = SP_LD(buf[2]);
     double *c = SP_PTR(buf[2]);
-    lapack_int *loc = malloc((size_t)p.kb * sizeof(*loc)); /* relative to row r0 */
-    if (!loc)
-        die("out of memory (pivots)");
-    for (int i = 0; i < p.kb; i++)
-        loc[i] = piv[i] - p.r0;
-    LAPACKE_dlaswp_work(LAPACK_COL_MAJOR, w, c + p.r0, ld, 1, p.kb, loc, 1);
-    free(loc);
+    swap_rows(c, ld, w, (const lapack_int *)STARPU_VECTOR_GET_PTR(buf[1]), p.r0, p.kb);
     if (p.right)
         sp_lu_right(SP_PTR(buf[0]), SP_LD(buf[0]), c, ld, n, w, p.r0, p.kb);
 }
@@ -294,14 +300,8 @@ static void u_laswp_b(void *buf[], void *arg)
 {
     sp_par_t p;
     starpu_codelet_unpack_args(arg, &p);
-    const lapack_int *piv = (const lapack_int *)STARPU_VECTOR_GET_PTR(buf[0]);
-    double *b = SP_PTR(buf[1]);
-    for (int i = 0; i < p.kb; i++) { /* as dlaswp on one column */
-        int q = (int)piv[i] - 1, r = p.r0 + i;
-        double v = b[r];
-        b[r] = b[q];
-        b[q] = v;
-    }
+    swap_rows(SP_PTR(buf[1]), SP_LD(buf[1]), 1, (const lapack_int *)STARPU_VECTOR_GET_PTR(buf[0]),
+              p.r0, p.kb);
 }
 
 static void u_lsolve(void *buf[], void *arg)
