@@ -2,6 +2,7 @@
  * this rank's file and header, clock offsets, job.meta, and the planner's
  * per-task callback. */
 #include <errno.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +31,7 @@ typedef struct dg_trace_rank_info {
     int64_t offset;
     uint64_t uncert;
     uint32_t nworkers, nspaces, pid, pad;
+    uint32_t cpus, online; /* CPUs this process may run on, and its host's online ones; 0: unknown */
     char host[DG_TRF_HOST_LEN];
 } dg_trace_rank_info_t;
 
@@ -77,6 +79,11 @@ static void fill_info(const dg_tasks_t *t, dg_trace_rank_info_t *me)
     me->nworkers = t->rank_descs[t->rank].ncpus + 1;
     me->nspaces = 1 + t->rank_descs[t->rank].ndevs;
     me->pid = (uint32_t)getpid();
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof(set), &set) == 0)
+        me->cpus = (uint32_t)CPU_COUNT(&set);
+    long online = sysconf(_SC_NPROCESSORS_ONLN);
+    me->online = online > 0 ? (uint32_t)online : 0;
     if (gethostname(me->host, sizeof(me->host) - 1) != 0)
         snprintf(me->host, sizeof(me->host), "unknown");
 }
@@ -124,9 +131,10 @@ static dagger_status_t write_meta(const char *dir, int nranks, uint64_t job_id, 
             (unsigned long long)job_id, nranks, deps);
     for (int r = 0; r < nranks; r++) {
         const dg_trace_rank_info_t *i = &infos[r];
-        fprintf(f, "rank %d workers %u spaces %u offset_ns %lld uncert_ns %llu pid %u host %s\n",
-                r, i->nworkers, i->nspaces, (long long)i->offset, (unsigned long long)i->uncert,
-                i->pid, i->host[0] ? i->host : "unknown");
+        fprintf(f, "rank %d workers %u spaces %u offset_ns %lld uncert_ns %llu pid %u host %s "
+                "cpus %u online %u\n", r, i->nworkers, i->nspaces, (long long)i->offset,
+                (unsigned long long)i->uncert, i->pid, i->host[0] ? i->host : "unknown", i->cpus,
+                i->online);
     }
     int bad = ferror(f);
     bad |= fclose(f) != 0;

@@ -13,6 +13,61 @@ static double wall_ns(const tr_trace_t *tr)
     return (double)(tr->t_end - tr->t_begin);
 }
 
+/* The ranks on rank r's host: their processors (each rank's workers and its
+ * submitting thread, the threads that run tasks or plan) and the host's
+ * online CPUs; 0 CPUs when job.meta does not say. Returns the rank count. */
+static int host_load(const tr_trace_t *tr, int r, uint32_t *threads, uint32_t *online)
+{
+    int n = 0;
+    *threads = *online = 0;
+    for (int q = 0; q < tr->nranks; q++) {
+        const tr_rank_t *rk = &tr->ranks[q];
+        if (strncmp(rk->hdr.host, tr->ranks[r].hdr.host, sizeof(rk->hdr.host)) != 0)
+            continue;
+        n++;
+        *threads += rk->hdr.nworkers;
+        if (!rk->meta_online) {
+            *online = 0;
+            break;
+        }
+        if (rk->meta_online > *online)
+            *online = rk->meta_online;
+    }
+    return n;
+}
+
+static int oversubscribed(const tr_trace_t *tr, int r)
+{
+    uint32_t threads, online;
+    host_load(tr, r, &threads, &online);
+    return online && threads > online;
+}
+
+/* One line per host: its ranks' threads against its CPUs. Where there are
+ * more, every time below includes waits for a CPU, which no event records. */
+static void print_hosts(const tr_trace_t *tr, FILE *out)
+{
+    for (int r = 0; r < tr->nranks; r++) {
+        int first = 1;
+        for (int q = 0; q < r && first; q++)
+            first = strncmp(tr->ranks[q].hdr.host, tr->ranks[r].hdr.host,
+                            sizeof(tr->ranks[r].hdr.host)) != 0;
+        uint32_t threads, online;
+        int n = host_load(tr, r, &threads, &online);
+        if (!first || !online)
+            continue;
+        fprintf(out, "  host %s: %d rank%s, %u threads that run tasks or plan (workers and "
+                "submitting threads), %u online CPUs", tr->ranks[r].hdr.host, n, n == 1 ? "" : "s",
+                threads, online);
+        if (threads > online)
+            fprintf(out, ": %.1f such threads a CPU, so the times below include time they "
+                    "waited for one (a task that started late; a transfer \"in flight\" while "
+                    "the receiving rank's worker 0, which drives its transport, was off its CPU)",
+                    (double)threads / online);
+        fputc('\n', out);
+    }
+}
+
 static void print_ranks(const tr_trace_t *tr, FILE *out)
 {
     int complete = 1;
@@ -33,8 +88,11 @@ static void print_ranks(const tr_trace_t *tr, FILE *out)
                 rk->complete ? "" : ", no end record (the run did not finish)");
         if (rk->dropped)
             fprintf(out, ", %llu events lost", (unsigned long long)rk->dropped);
+        if (rk->meta_cpus)
+            fprintf(out, ", %u CPUs to run on", rk->meta_cpus);
         fputc('\n', out);
     }
+    print_hosts(tr, out);
     char w[32];
     fprintf(out, "Wall time: %s (first region begin to last region end)\n",
             tr_fmt_time(w, wall_ns(tr)));
@@ -304,9 +362,14 @@ static void print_waits(const tr_trace_t *tr, FILE *out)
                 /* Until the sender had the data, then on the way. */
                 int64_t ready = x->send_t0 > x->post ? x->send_t0 : x->post;
                 char c[32], d[32];
+                int64_t flight = x->recv_t1 - ready;
                 fprintf(out, ": %s until rank %d could send it, %s in flight",
                         tr_fmt_time(c, (double)(ready - x->post)), x->src,
-                        tr_fmt_time(d, (double)(x->recv_t1 - ready)));
+                        tr_fmt_time(d, (double)flight));
+                /* 20 times what 50 us and 1 GB/s would take. */
+                if (flight > 20 * (50000 + (int64_t)x->bytes) && oversubscribed(tr, x->dst))
+                    fprintf(out, " (far more than its bytes need; rank %d's host has more "
+                            "threads than CPUs, above)", x->dst);
             }
             fputc('\n', out);
         }

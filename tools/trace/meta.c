@@ -32,10 +32,15 @@ static int parse_rank_line(tr_trace_t *tr, const char *path, size_t at, const ch
     long long offset;
     unsigned long long uncert;
     char host[DG_TRF_HOST_LEN];
-    if (sscanf(line, "rank %d workers %u spaces %u offset_ns %lld uncert_ns %llu pid %u host %47s",
-               &r, &workers, &spaces, &offset, &uncert, &pid, host) != 7)
+    int end = 0;
+    if (sscanf(line, "rank %d workers %u spaces %u offset_ns %lld uncert_ns %llu pid %u host %47s%n",
+               &r, &workers, &spaces, &offset, &uncert, &pid, host, &end) != 7)
         return tr_fail(tr, path, (long long)at, "expected 'rank R workers W spaces S offset_ns O "
-                       "uncert_ns U pid P host H', found '%.80s'", line);
+                       "uncert_ns U pid P host H [cpus C online N]', found '%.80s'", line);
+    /* The CPUs came later: a trace without them says nothing about them. */
+    unsigned cpus = 0, online = 0;
+    if (sscanf(line + end, " cpus %u online %u", &cpus, &online) != 2)
+        cpus = online = 0;
     if (r < 0 || r >= tr->nranks)
         return tr_fail(tr, path, (long long)at, "rank %d outside the job's %d ranks", r,
                        tr->nranks);
@@ -47,6 +52,8 @@ static int parse_rank_line(tr_trace_t *tr, const char *path, size_t at, const ch
     snprintf(rk->path, n, "%s/rank-%d.dgt", tr->dir, r);
     rk->meta_workers = workers;
     rk->meta_offset = offset;
+    rk->meta_cpus = cpus;
+    rk->meta_online = online;
     (void)spaces;
     (void)uncert;
     (void)pid;

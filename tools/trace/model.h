@@ -92,6 +92,8 @@ typedef struct tr_rank {
     dg_trf_header_t hdr;
     int64_t meta_offset;    /* what job.meta says, checked against the header */
     uint32_t meta_workers;
+    uint32_t meta_cpus;     /* CPUs the process could run on, its host's online CPUs: */
+    uint32_t meta_online;   /* 0 when job.meta does not say (traces before they were kept) */
     unsigned char *raw;     /* the file, between reading and parsing */
     size_t raw_size;
     int complete;           /* the end record was found */

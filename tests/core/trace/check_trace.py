@@ -105,6 +105,21 @@ def check_summary(trace, exp):
           % (m and m.group(0), sent, transfers))
     for r in range(NRANKS):
         check(re.search(r"^  rank %d worker 0: " % r, text, re.M), "utilisation of rank %d" % r)
+    # The host's threads against its CPUs, from job.meta (every rank here
+    # runs on this machine, so the threads are the ranks' processors).
+    cpus = len(os.sched_getaffinity(0))
+    for r in range(NRANKS):
+        m = re.search(r"^  rank %d: .*, (\d+) CPUs to run on$" % r, text, re.M)
+        check(m and 1 <= int(m.group(1)) <= os.cpu_count(),
+              "rank %d's CPUs to run on (%s; this process has %d)" % (r, m and m.group(1), cpus))
+    procs = [int(p) for p in re.findall(r"^  rank \d+: host [^,]+, pid \d+, (\d+) processors", text, re.M)]
+    m = re.search(r"^  host \S+: (\d+) ranks?, (\d+) threads that run tasks or plan .*, (\d+) online CPUs(:?)",
+                  text, re.M)
+    check(m and int(m.group(1)) == NRANKS and int(m.group(2)) == sum(procs)
+          and int(m.group(3)) == os.cpu_count()
+          and (m.group(4) == ":") == (sum(procs) > os.cpu_count()),
+          "the host line: %d ranks, %d threads, %d online CPUs, oversubscribed when more threads "
+          "(summary: %s)" % (NRANKS, sum(procs), os.cpu_count(), m and m.group(0)))
     # Messages: every rank's memory-space actor handled its allocations, and
     # every transfer is one dagger.mem.rewrap message from the sending rank's
     # memory-space actor to the receiving rank's.

@@ -95,3 +95,26 @@ Test(reader, task_id_the_file_cannot_hold)
     cr_assert_eq(load_rank(header(), 1ull << 62, 2000), -1);
     cr_assert(strstr(tr.error, "names task"), "%s", tr.error);
 }
+
+/* job.meta's CPUs: read when a rank line has them, 0 (unknown) when it ends
+ * at the host, as traces written before they were kept do; anything else
+ * after the host is not CPUs either. */
+Test(reader, cpus_of_a_rank_line_are_optional)
+{
+    cr_assert_eq(parse_meta("dagger-trace-job 1\njob_id 1\nnranks 2\n"
+                            "rank 0 workers 3 spaces 1 offset_ns 0 uncert_ns 0 pid 1 host a "
+                            "cpus 2 online 16\n"
+                            "rank 1 workers 3 spaces 1 offset_ns 0 uncert_ns 0 pid 2 host b\n"),
+                 0, "%s", tr.error);
+    cr_assert_eq(tr.ranks[0].meta_cpus, 2);
+    cr_assert_eq(tr.ranks[0].meta_online, 16);
+    cr_assert_eq(tr.ranks[1].meta_cpus, 0);
+    cr_assert_eq(tr.ranks[1].meta_online, 0);
+    tr_free(&tr);
+    cr_assert_eq(parse_meta("dagger-trace-job 1\njob_id 1\nnranks 1\n"
+                            "rank 0 workers 3 spaces 1 offset_ns 0 uncert_ns 0 pid 1 host a "
+                            "cpus x online 4\n"),
+                 0, "%s", tr.error);
+    cr_assert_eq(tr.ranks[0].meta_cpus, 0);
+    cr_assert_eq(tr.ranks[0].meta_online, 0);
+}
