@@ -18,7 +18,7 @@ static double wall_ns(const tr_trace_t *tr)
  * online CPUs; 0 CPUs when job.meta does not say. Returns the rank count. */
 static int host_load(const tr_trace_t *tr, int r, uint32_t *threads, uint32_t *online)
 {
-    int n = 0;
+    int n = 0, unknown = 0;
     *threads = *online = 0;
     for (int q = 0; q < tr->nranks; q++) {
         const tr_rank_t *rk = &tr->ranks[q];
@@ -26,19 +26,20 @@ static int host_load(const tr_trace_t *tr, int r, uint32_t *threads, uint32_t *o
             continue;
         n++;
         *threads += rk->hdr.nworkers;
-        if (!rk->meta_online) {
-            *online = 0;
-            break;
-        }
+        unknown |= !rk->meta_online;
         if (rk->meta_online > *online)
             *online = rk->meta_online;
     }
+    if (unknown)
+        *online = 0;
     return n;
 }
 
 static int oversubscribed(const tr_trace_t *tr, int r)
 {
     uint32_t threads, online;
+    if (r < 0 || r >= tr->nranks) /* a peer named by a damaged file */
+        return 0;
     host_load(tr, r, &threads, &online);
     return online && threads > online;
 }
