@@ -14,6 +14,7 @@
 #include "transport/coll.h"
 #include "transport/tx_internal.h"
 #include "transport/tx_startup.h"
+#include "transport/tx_ucx_defaults.h"
 #include "transport/wire.h"
 
 uint64_t dg_tx_build_id(void)
@@ -33,6 +34,7 @@ static dagger_status_t open_ucx(dg_tx_t *tx, const char *tls)
     if (st != UCS_OK)
         return dg_error(DAGGER_ERR_TRANSPORT, "reading the UCX configuration: %s (check UCX_* "
                         "variables)", ucs_status_string(st));
+    (void)dg_tx_ucx_defaults(config);
     if (tls && (st = ucp_config_modify(config, "TLS", tls)) != UCS_OK) {
         ucp_config_release(config);
         return dg_error(DAGGER_ERR_TRANSPORT, "UCX transports '%s': %s", tls, ucs_status_string(st));

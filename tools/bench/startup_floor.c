@@ -6,12 +6,15 @@
  * PMIX_NAMESPACE) never calls PMIx_Init, so a singleton's floor has none.
  * It links only hwloc and UCX, so its process load is theirs. Like the
  * runtime (actors/topology.c), it keeps hwloc from loading the plugins of
- * DG_TOPO_SKIP_PLUGINS, so that the floor is what the runtime could reach. */
+ * DG_TOPO_SKIP_PLUGINS, and it changes the UCX defaults the runtime changes
+ * (transport/tx_ucx_defaults.h), so that the floor is what the runtime
+ * could reach. */
 #include <hwloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "actors/topology.h"
+#include "transport/tx_ucx_defaults.h"
 #include <ucp/api/ucp.h>
 
 static int ucp_up_down(void)
@@ -19,6 +22,7 @@ static int ucp_up_down(void)
     ucp_config_t *cfg = NULL;
     if (ucp_config_read(NULL, NULL, &cfg) != UCS_OK)
         return 1;
+    (void)dg_tx_ucx_defaults(cfg);
     ucp_params_t p = {.field_mask = UCP_PARAM_FIELD_FEATURES,
                       .features = UCP_FEATURE_AM | UCP_FEATURE_RMA | UCP_FEATURE_WAKEUP};
     ucp_context_h ctx = NULL;
