@@ -34,7 +34,7 @@ static dagger_status_t open_ucx(dg_tx_t *tx, const char *tls)
     if (st != UCS_OK)
         return dg_error(DAGGER_ERR_TRANSPORT, "reading the UCX configuration: %s (check UCX_* "
                         "variables)", ucs_status_string(st));
-    (void)dg_tx_ucx_defaults(config);
+    (void)dg_tx_ucx_defaults(config, tls);
     if (tls && (st = ucp_config_modify(config, "TLS", tls)) != UCS_OK) {
         ucp_config_release(config);
         return dg_error(DAGGER_ERR_TRANSPORT, "UCX transports '%s': %s", tls, ucs_status_string(st));

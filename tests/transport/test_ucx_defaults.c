@@ -33,12 +33,26 @@ Test(ucx_defaults, applied_only_where_the_user_chose_nothing, .init = unset_grow
 {
     ucp_config_t *c;
     cr_assert_eq(ucp_config_read(NULL, NULL, &c), UCS_OK);
-    cr_assert_eq(dg_tx_ucx_defaults(c), 1);
+    cr_assert_eq(dg_tx_ucx_defaults(c, "all"), 1);
     ucp_config_release(c);
     setenv("UCX_SYSV_RX_BUFS_GROW", "256", 1);
     cr_assert_eq(ucp_config_read(NULL, NULL, &c), UCS_OK);
-    cr_assert_eq(dg_tx_ucx_defaults(c), 0, "the user's UCX_SYSV_RX_BUFS_GROW must win");
+    cr_assert_eq(dg_tx_ucx_defaults(c, "all"), 0, "the user's UCX_SYSV_RX_BUFS_GROW must win");
     ucp_config_release(c);
+}
+
+/* Which transport lists open a shared-memory (mm) interface. */
+Test(ucx_defaults, transport_lists_that_open_shared_memory)
+{
+    const char *opens[] = {NULL, "", "all", "sm", "shm", "posix", "sysv", "tcp,posix", "self,sm",
+                           "^sysv", "^tcp", "^posix", "^cma,tcp", "xpmem,tcp"};
+    const char *not[] = {"tcp", "self", "tcp,self", "rc,ud", "^sm", "^shm", "^posix,sysv",
+                         "^sysv,tcp,posix", "^all", "posixx", "sysvsomething,tcp"};
+    for (size_t i = 0; i < sizeof(opens) / sizeof(opens[0]); i++)
+        cr_assert_eq(dg_tx_tls_opens_mm(opens[i]), 1, "'%s' opens posix or sysv",
+                     opens[i] ? opens[i] : "(null)");
+    for (size_t i = 0; i < sizeof(not) / sizeof(not[0]); i++)
+        cr_assert_eq(dg_tx_tls_opens_mm(not[i]), 0, "'%s' opens no mm transport", not[i]);
 }
 
 /* UCX's warnings while a context and a worker come up. */
@@ -63,11 +77,15 @@ static ucs_log_func_rc_t catch_warning(const char *file, unsigned line, const ch
     return UCS_LOG_FUNC_RC_CONTINUE;
 }
 
-Test(ucx_defaults, this_ucx_knows_the_setting, .init = unset_grow_vars)
+/* A context and a worker with the defaults for transport list tls (NULL:
+ * UCX's default): UCX's warnings while they come up, in warnings. */
+static void bring_up(const char *tls)
 {
     ucp_config_t *c;
     cr_assert_eq(ucp_config_read(NULL, NULL, &c), UCS_OK);
-    cr_assert_eq(dg_tx_ucx_defaults(c), 1);
+    if (tls)
+        cr_assert_eq(ucp_config_modify(c, "TLS", tls), UCS_OK);
+    (void)dg_tx_ucx_defaults(c, tls);
     warnings[0] = 0;
     ucs_log_push_handler(catch_warning);
     ucp_params_t p = {.field_mask = UCP_PARAM_FIELD_FEATURES,
@@ -82,9 +100,20 @@ Test(ucx_defaults, this_ucx_knows_the_setting, .init = unset_grow_vars)
         st = ucp_worker_create(ctx, &wp, &w);
     }
     ucs_log_pop_handler();
-    cr_assert_eq(st, UCS_OK, "%s", ucs_status_string(st));
+    cr_assert_eq(st, UCS_OK, "transports %s: %s", tls ? tls : "(default)", ucs_status_string(st));
     ucp_worker_destroy(w);
     ucp_cleanup(ctx);
-    cr_assert_null(strstr(warnings, "RX_BUFS_GROW"),
-                   "UCX did not take the setting: %s", warnings);
+}
+
+/* The default and shared-memory lists take the setting (UCX knows the key
+ * and an opened interface uses it); tcp alone gets none, so UCX has nothing
+ * to warn about. */
+Test(ucx_defaults, this_ucx_takes_the_setting_without_a_warning, .init = unset_grow_vars)
+{
+    const char *lists[] = {NULL, "posix,self", "^sysv", "tcp", "tcp,self"};
+    for (size_t i = 0; i < sizeof(lists) / sizeof(lists[0]); i++) {
+        bring_up(lists[i]);
+        cr_assert_null(strstr(warnings, "RX_BUFS_GROW"), "transports %s: UCX did not take the "
+                       "setting: %s", lists[i] ? lists[i] : "(default)", warnings);
+    }
 }

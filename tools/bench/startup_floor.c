@@ -22,7 +22,7 @@ static int ucp_up_down(void)
     ucp_config_t *cfg = NULL;
     if (ucp_config_read(NULL, NULL, &cfg) != UCS_OK)
         return 1;
-    (void)dg_tx_ucx_defaults(cfg);
+    (void)dg_tx_ucx_defaults(cfg, NULL);
     ucp_params_t p = {.field_mask = UCP_PARAM_FIELD_FEATURES,
                       .features = UCP_FEATURE_AM | UCP_FEATURE_RMA | UCP_FEATURE_WAKEUP};
     ucp_context_h ctx = NULL;
