@@ -167,6 +167,14 @@ dagger_status_t dg_boot_init_within(dg_boot_t *boot, double limit_s, unsigned ef
     dg_boot_gds_select(); /* before the guard's thread starts */
     dg_boot_guard_start(boot, limit_s);
     dg_boot_guard_step(boot, DG_BOOT_STEP_PMIX_INIT);
+    char why[1024];
+    if (dg_pmix_load(why, sizeof(why)) != 0) {
+        dg_boot_guard_stop(boot);
+        free(boot->pmix);
+        boot->pmix = NULL;
+        return dg_error(DAGGER_ERR_BOOTSTRAP, "a launcher started this process (PMIX_NAMESPACE "
+                        "or PMIX_RANK is set), but %s", why);
+    }
     pmix_status_t rc = PMIx_Init(&boot->pmix->me, NULL, 0);
     if (rc != PMIX_SUCCESS) {
         dagger_status_t st = dg_boot_pmix_failure("PMIx_Init", rc);

@@ -6,6 +6,7 @@
 #include <pmix.h>
 
 #include "transport/bootstrap.h"
+#include "transport/pmix_lib.h" /* PMIx's routines, loaded at run time */
 
 struct dg_boot_pmix {
     pmix_proc_t me;

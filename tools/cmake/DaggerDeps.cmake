@@ -8,9 +8,11 @@ pkg_check_modules(HWLOC REQUIRED IMPORTED_TARGET hwloc>=2)
 # count) and LAPACKE on every tile. They are not linked: the first CPU tile
 # task loads them (core/linalg/la_blas_lib.h) by the sonames of the ones
 # found here, read from the libraries themselves (DAGGER_<LIB>_SONAME).
+# PMIx likewise (transport/pmix_lib.h): a process that a launcher started
+# loads it before PMIx_Init; a singleton never does.
 pkg_check_modules(OPENBLAS REQUIRED IMPORTED_TARGET openblas)
 pkg_check_modules(LAPACKE REQUIRED IMPORTED_TARGET lapacke)
-foreach(lib OPENBLAS LAPACKE)
+foreach(lib PMIX OPENBLAS LAPACKE)
   string(TOLOWER ${lib} low)
   set(file ${pkgcfg_lib_${lib}_${low}})
   set(so "")
@@ -26,10 +28,11 @@ foreach(lib OPENBLAS LAPACKE)
     file(STRINGS ${file} so REGEX "^${base}\\.so\\.[0-9]+$" LIMIT_COUNT 1)
   endif()
   if(NOT so)
-    message(FATAL_ERROR "cannot read the soname of ${low} ('${file}'): the linear algebra "
-                        "tiles load it at run time by that name")
+    message(FATAL_ERROR "cannot read the soname of ${low} ('${file}'): the runtime loads "
+                        "it at run time by that name")
   endif()
   set(DAGGER_${lib}_SONAME ${so})
+  get_filename_component(DAGGER_${lib}_LIBDIR ${file} DIRECTORY)
 endforeach()
 
 set(DAGGER_EXTRA_LINK_DEPS "")
