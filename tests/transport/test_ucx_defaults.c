@@ -58,7 +58,7 @@ Test(ucx_defaults, transport_lists_that_open_shared_memory)
 /* UCX's warnings while a context and a worker come up. */
 static char warnings[4096];
 
-static ucs_log_func_rc_t catch_warning(const char *file, unsigned line, const char *function,
+__attribute__((format(printf, 6, 0))) static ucs_log_func_rc_t catch_warning(const char *file, unsigned line, const char *function,
                                        ucs_log_level_t level,
                                        const ucs_log_component_config_t *comp, const char *msg,
                                        va_list ap)
