@@ -30,8 +30,8 @@ install(FILES ${PROJECT_BINARY_DIR}/dagger-config.cmake ${PROJECT_BINARY_DIR}/da
 # itself with the shared system libraries, which needs nothing more: the
 # linker prefers libdagger.so to libdagger.a for -ldagger, even with --static.
 # -ldl: PMIx (transport/pmix_lib.h), OpenBLAS, LAPACKE, cuBLAS and cuSOLVER
-# (core/linalg) and the HIP runtime (devices/hip) are loaded at run time. The CUDA runtime has no .pc
-# file of its own: name its library.
+# (core/linalg) and the HIP runtime (devices/hip) are loaded at run time.
+# The CUDA runtime has no .pc file of its own: name its library.
 set(DAGGER_PC_GPU "")
 if(DAGGER_HAVE_CUDA)
   string(APPEND DAGGER_PC_GPU " -L${CUDAToolkit_LIBRARY_DIR} -lcudart")
