@@ -7,6 +7,8 @@
  *   bench_startup [--reps N] [--out FILE] NAME=CMD ...  each CMD run by /bin/sh -c
  *   bench_startup --child                           one dagger_init + dagger_finalize
  *
+ * FILE defaults to /tmp/bench_startup.txt (bench_startup_ranks.sh: /tmp/bench_startup_ranksN.txt).
+ *
  * Each run is a fresh process, timed from fork to its exit (wall) and by
  * wait4's CPU time (user + system, its waited-for descendants included), so
  * library loading, thread start and exit are in it as a user sees them. The
@@ -142,7 +144,7 @@ int main(int argc, char **argv)
     if (argc == 2 && !strcmp(argv[1], "--child"))
         return child();
     int reps = 15, nv = 0;
-    const char *out = "bench_startup.txt";
+    const char *out = "/tmp/bench_startup.txt";
     static char self[PATH_MAX], floor_exe[PATH_MAX];
     variant_t vs[MAX_VARIANTS] = {{0}};
     for (int i = 1; i < argc; i++) {

@@ -19,6 +19,6 @@ export OMPI_MCA_btl=self OMPI_MCA_pml=^ucx OMPI_MCA_rmaps_base_oversubscribe=1
 launcher=$("$root/tools/dagger-run" --launcher mpirun --print -n "$ranks" true)
 # The launcher's own line, without what dagger-run adds for Dagger-C ranks.
 launcher=${launcher/ -x OPENBLAS_NUM_THREADS/}
-exec "$bench" --reps "$reps" --out "bench_startup_ranks$ranks.txt" \
+exec "$bench" --reps "$reps" --out "/tmp/bench_startup_ranks$ranks.txt" \
   "launcher=$launcher" \
   "dagger=$root/tools/dagger-run --launcher mpirun -n $ranks $bench --child"
