@@ -1,4 +1,4 @@
-/* Critical path and waits (see analysis.h). */
+/* Critical path, waits and occupancy (see analysis.h). */
 #include "analysis.h"
 
 #include <stdlib.h>
@@ -103,4 +103,68 @@ size_t tr_top_waits(const tr_trace_t *tr, tr_wait_t *out, size_t n)
         have = keep(out, have, n, &w);
     }
     return have;
+}
+
+/* A change of the count of running tasks (+1, -1) or of the waiting state
+ * (wait +1 at a wait's start, -1 at its end) at time t. */
+typedef struct occ_point {
+    int64_t t;
+    int tasks, wait;
+} occ_point_t;
+
+static int by_time(const void *a, const void *b)
+{
+    int64_t x = ((const occ_point_t *)a)->t, y = ((const occ_point_t *)b)->t;
+    return x < y ? -1 : x > y;
+}
+
+static void occ_add(tr_vec_t *v, int64_t t0, int64_t t1, int tasks, int wait, int64_t lo,
+                    int64_t hi)
+{
+    t0 = t0 > lo ? t0 : lo;
+    t1 = t1 < hi ? t1 : hi;
+    if (t1 <= t0)
+        return;
+    *(occ_point_t *)tr_vec_push(v) = (occ_point_t){t0, tasks, wait};
+    *(occ_point_t *)tr_vec_push(v) = (occ_point_t){t1, -tasks, -wait};
+}
+
+void tr_occupancy(const tr_trace_t *tr, int rank, tr_occupancy_t *o)
+{
+    memset(o, 0, sizeof(*o));
+    int64_t lo = tr->t_begin, hi = tr->t_end;
+    if (rank < 0 || rank >= tr->nranks || hi <= lo)
+        return;
+    tr_vec_t v;
+    tr_vec_init(&v, sizeof(occ_point_t));
+    for (uint64_t i = 1; i < tr->ntasks; i++) {
+        const tr_task_t *t = &tr->tasks[i];
+        if (t->ran && t->rank == rank)
+            occ_add(&v, t->t0, t->t1, 1, 0, lo, hi);
+    }
+    const tr_rank_t *rk = &tr->ranks[rank];
+    for (size_t i = 0; i < rk->phases.n; i++) {
+        const tr_span_t *s = TR_AT(&rk->phases, tr_span_t, i);
+        if (s->kind == DG_TRP_REGION_WAIT)
+            occ_add(&v, s->t0, s->t1, 0, 1, lo, hi);
+    }
+    if (v.n)
+        qsort(v.data, v.n, sizeof(occ_point_t), by_time);
+    int64_t at = lo;
+    int tasks = 0, wait = 0;
+    for (size_t i = 0; i <= v.n; i++) {
+        int64_t t = i < v.n ? TR_AT(&v, occ_point_t, i)->t : hi;
+        int k = wait > 0; /* waits of one rank do not overlap; counted, to be sure */
+        double d = (double)(t - at);
+        o->ns[k] += d;
+        o->task_ns[k] += d * tasks;
+        if (!tasks)
+            o->none_ns[k] += d;
+        at = t;
+        if (i < v.n) {
+            tasks += TR_AT(&v, occ_point_t, i)->tasks;
+            wait += TR_AT(&v, occ_point_t, i)->wait;
+        }
+    }
+    tr_vec_free(&v);
 }

@@ -1,5 +1,5 @@
 /* Derived measures of a loaded trace: the critical path through the task
- * graph and the longest waits. */
+ * graph, the longest waits, and how many tasks a rank ran at once. */
 #ifndef TR_ANALYSIS_H
 #define TR_ANALYSIS_H
 
@@ -33,5 +33,18 @@ size_t tr_top_waits(const tr_trace_t *tr, tr_wait_t *out, size_t n);
 
 /* When a task's inputs were ready: its last dependency's end (or its plan). */
 int64_t tr_task_ready(const tr_trace_t *tr, const tr_task_t *t, uint64_t *limiter);
+
+/* How many tasks a rank ran at once over the traced wall time (t_begin ..
+ * t_end), split by what its submitting thread was doing: [0] outside its
+ * region-end waits (submitting and planning, or the program's own code
+ * between regions), [1] waiting at a region's end (when it also runs
+ * tasks). ns: that time; task_ns: the run time of the rank's tasks within it
+ * (task_ns / ns is the mean number running); none_ns: the part of it in
+ * which no task of the rank ran. */
+typedef struct tr_occupancy {
+    double ns[2], task_ns[2], none_ns[2];
+} tr_occupancy_t;
+
+void tr_occupancy(const tr_trace_t *tr, int rank, tr_occupancy_t *o);
 
 #endif

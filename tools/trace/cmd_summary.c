@@ -188,6 +188,33 @@ static void print_processors(const tr_trace_t *tr, FILE *out)
     }
 }
 
+/* Tasks running at once per rank, while its submitting thread submits and
+ * while it waits at region ends (tr_occupancy). */
+static void print_occupancy(const tr_trace_t *tr, FILE *out)
+{
+    static const char *const part[2] = {"while submitting", "while waiting at region ends"};
+    fprintf(out, "Tasks running at once, by what the submitting thread was doing (mean number "
+                 "running; none: share of the time with no task of the rank running; "
+                 "\"submitting\" is all but its region-end waits, the program's own code "
+                 "between regions included):\n");
+    for (int r = 0; r < tr->nranks; r++) {
+        tr_occupancy_t o;
+        tr_occupancy(tr, r, &o);
+        const tr_rank_t *rk = &tr->ranks[r];
+        fprintf(out, "  rank %d (%u processors", r, rk->hdr.nworkers);
+        if (rk->meta_cpus)
+            fprintf(out, ", %u CPUs to run on", rk->meta_cpus);
+        fprintf(out, "):");
+        for (int k = 0; k < 2; k++) {
+            char a[32];
+            fprintf(out, "%s %s %s: %.2f running, none %.1f%%", k ? ";" : "", part[k],
+                    tr_fmt_time(a, o.ns[k]), o.ns[k] > 0 ? o.task_ns[k] / o.ns[k] : 0,
+                    o.ns[k] > 0 ? 100 * o.none_ns[k] / o.ns[k] : 0);
+        }
+        fputc('\n', out);
+    }
+}
+
 static void print_transfers(const tr_trace_t *tr, FILE *out)
 {
     int n = tr->nranks;
@@ -433,6 +460,7 @@ int tr_cmd_summary(const tr_trace_t *tr, FILE *out)
     print_ranks(tr, out);
     print_codelets(tr, out);
     print_processors(tr, out);
+    print_occupancy(tr, out);
     print_transfers(tr, out);
     print_memory(tr, out);
     print_messages(tr, out);

@@ -120,6 +120,27 @@ def check_summary(trace, exp):
           and (m.group(4) == ":") == (sum(procs) > os.cpu_count()),
           "the host line: %d ranks, %d threads, %d online CPUs, oversubscribed when more threads "
           "(summary: %s)" % (NRANKS, sum(procs), os.cpu_count(), m and m.group(0)))
+    # Tasks running at once, while submitting and while waiting at region
+    # ends: per rank, plausible means and shares, the two times summing to
+    # the wall time.
+    unit = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
+    def secs(v, u):
+        return float(v) * unit[u]
+    m = re.search(r"^Wall time: ([\d.]+) (ns|us|ms|s) ", text, re.M)
+    wall = m and secs(m.group(1), m.group(2))
+    for r in range(NRANKS):
+        m = re.search(r"^  rank %d \((\d+) processors.*\): while submitting ([\d.]+) (ns|us|ms|s): "
+                      r"([\d.]+) running, none ([\d.]+)%%; while waiting at region ends ([\d.]+) "
+                      r"(ns|us|ms|s): ([\d.]+) running, none ([\d.]+)%%$" % r, text, re.M)
+        ok = m is not None and wall is not None
+        if ok:
+            g = m.groups()
+            procs, both = int(g[0]), secs(g[1], g[2]) + secs(g[5], g[6])
+            ok = (0 <= float(g[3]) <= procs and 0 <= float(g[7]) <= procs
+                  and 0 <= float(g[4]) <= 100 and 0 <= float(g[8]) <= 100
+                  and abs(both - wall) <= 0.02 * wall)
+        check(ok, "rank %d: tasks running at once while submitting and waiting, the two times "
+              "summing to the wall time %s (summary: %s)" % (r, wall, m and m.group(0)))
     # Messages: every rank's memory-space actor handled its allocations, and
     # every transfer is one dagger.mem.rewrap message from the sending rank's
     # memory-space actor to the receiving rank's.

@@ -1,0 +1,72 @@
+/* Derived measures on hand-made trace models (no files, no runtime):
+ * tr_occupancy, the tasks a rank ran at once while its submitting thread
+ * submitted and while it waited at region ends. */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+
+#include "analysis.h"
+
+static tr_trace_t tr;
+static tr_rank_t ranks[2];
+static tr_task_t tasks[8];
+
+/* Rank 0 over 0..100 ns, waiting at a region's end over 60..100: tasks
+ * 0-30 and 10-50 while it submits (none running 50-60), 60-100 and 70-80
+ * while it waits. Rank 1 runs 20-40 and never waits. */
+static void model(void)
+{
+    memset(&tr, 0, sizeof(tr));
+    memset(tasks, 0, sizeof(tasks));
+    tr.nranks = 2;
+    tr.ranks = ranks;
+    for (int r = 0; r < 2; r++) {
+        tr_rank_init(&ranks[r]);
+        ranks[r].hdr.nworkers = 2;
+    }
+    tr.t_begin = 0;
+    tr.t_end = 100;
+    tr.tasks = tasks;
+    tr.ntasks = 7;
+    const int64_t runs[6][3] = {{0, 0, 30}, {0, 10, 50}, {0, 60, 100}, {0, 70, 80},
+                                {1, 20, 40}, {0, 150, 160}};
+    for (int i = 0; i < 6; i++)
+        tasks[i + 1] = (tr_task_t){.id = (uint64_t)i + 1, .rank = (int32_t)runs[i][0],
+                                   .t0 = runs[i][1], .t1 = runs[i][2], .ran = 1};
+    *(tr_span_t *)tr_vec_push(&ranks[0].phases) =
+        (tr_span_t){.t0 = 60, .t1 = 100, .kind = DG_TRP_REGION_WAIT};
+    *(tr_span_t *)tr_vec_push(&ranks[0].phases) =
+        (tr_span_t){.t0 = 55, .t1 = 60, .kind = DG_TRP_REGION_PLAN_END};
+}
+
+static void fini(void)
+{
+    for (int r = 0; r < 2; r++)
+        tr_vec_free(&ranks[r].phases);
+}
+
+TestSuite(analysis, .init = model, .fini = fini);
+
+Test(analysis, occupancy_while_submitting_and_while_waiting)
+{
+    tr_occupancy_t o;
+    tr_occupancy(&tr, 0, &o);
+    cr_assert_float_eq(o.ns[0], 60, 1e-9);
+    cr_assert_float_eq(o.task_ns[0], 70, 1e-9, "30 + 40 ns of tasks while submitting");
+    cr_assert_float_eq(o.none_ns[0], 10, 1e-9, "none running from 50 to 60");
+    cr_assert_float_eq(o.ns[1], 40, 1e-9);
+    cr_assert_float_eq(o.task_ns[1], 50, 1e-9, "40 + 10 ns while waiting");
+    cr_assert_float_eq(o.none_ns[1], 0, 1e-9);
+}
+
+/* Another rank's tasks, and time outside the traced work, do not count. */
+Test(analysis, occupancy_counts_only_the_rank_and_the_traced_time)
+{
+    tr_occupancy_t o;
+    tr_occupancy(&tr, 1, &o);
+    cr_assert_float_eq(o.ns[0], 100, 1e-9);
+    cr_assert_float_eq(o.task_ns[0], 20, 1e-9);
+    cr_assert_float_eq(o.none_ns[0], 80, 1e-9);
+    cr_assert_float_eq(o.ns[1], 0, 1e-9, "rank 1 never waited");
+    tr_occupancy(&tr, 2, &o);
+    cr_assert_float_eq(o.ns[0] + o.ns[1], 0, 1e-9, "no such rank");
+}
