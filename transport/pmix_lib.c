@@ -40,14 +40,12 @@ static void load(void)
                  "PMIx (libpmix2) or put its directory in LD_LIBRARY_PATH", tried);
         return;
     }
+#define DG_PMIX_ROW(name) DG_DL_SYM(dg_pmix_lib_t, name)
+    static const dg_dl_sym_t syms[] = {DG_PMIX_SYMS(DG_PMIX_ROW)};
+#undef DG_PMIX_ROW
     dg_pmix_lib_t t;
-    int bad = 0;
-#define DG_PMIX_FIND(name)                                                                   \
-    bad = bad || dg_dl_find(h, DG_PMIX_SONAME, #name, &t.name, OLDER, load_error,           \
-                            sizeof(load_error));
-    DG_PMIX_SYMS(DG_PMIX_FIND)
-#undef DG_PMIX_FIND
-    if (!bad)
+    if (dg_dl_find_all(h, DG_PMIX_SONAME, syms, DG_DL_NSYMS(syms), &t, OLDER, load_error,
+                       sizeof(load_error)) == 0)
         dg_pmix = t;
 }
 

@@ -5,8 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
-int dg_dl_find(void *h, const char *lib, const char *name, void *field, const char *hint,
-               char *why, size_t cap)
+static int find_one(void *h, const char *lib, const char *name, void *field, const char *hint,
+                    char *why, size_t cap)
 {
     void *p = dlsym(h, name);
     if (!p) {
@@ -14,6 +14,15 @@ int dg_dl_find(void *h, const char *lib, const char *name, void *field, const ch
         return -1;
     }
     memcpy(field, &p, sizeof(p));
+    return 0;
+}
+
+int dg_dl_find_all(void *h, const char *lib, const dg_dl_sym_t *syms, size_t n, void *table,
+                   const char *hint, char *why, size_t cap)
+{
+    for (size_t i = 0; i < n; i++)
+        if (find_one(h, lib, syms[i].name, (char *)table + syms[i].field, hint, why, cap))
+            return -1;
     return 0;
 }
 

@@ -37,18 +37,15 @@ static void load(void)
     void *lapacke = blas ? open_lib(DG_LAPACKE_SONAME, RTLD_LOCAL) : NULL;
     if (!lapacke)
         return;
-    int bad = 0;
-#define DG_LA_FIND(name) \
-    bad = bad || dg_dl_find(blas, DG_OPENBLAS_SONAME, #name, &dg_la_blas.name, OTHER, load_error, \
-                            sizeof(load_error));
-    DG_LA_OPENBLAS_SYMS(DG_LA_FIND)
-#undef DG_LA_FIND
-#define DG_LA_FIND(name) \
-    bad = bad || dg_dl_find(lapacke, DG_LAPACKE_SONAME, #name, &dg_la_blas.name, OTHER, \
-                            load_error, sizeof(load_error));
-    DG_LA_LAPACKE_SYMS(DG_LA_FIND)
-#undef DG_LA_FIND
-    (void)bad; /* load_error says what failed */
+#define DG_LA_ROW(name) DG_DL_SYM(dg_la_blas_lib_t, name)
+    static const dg_dl_sym_t blas_syms[] = {DG_LA_OPENBLAS_SYMS(DG_LA_ROW)};
+    static const dg_dl_sym_t lapacke_syms[] = {DG_LA_LAPACKE_SYMS(DG_LA_ROW)};
+#undef DG_LA_ROW
+    /* load_error says what failed */
+    (void)(dg_dl_find_all(blas, DG_OPENBLAS_SONAME, blas_syms, DG_DL_NSYMS(blas_syms), &dg_la_blas,
+                          OTHER, load_error, sizeof(load_error)) ||
+           dg_dl_find_all(lapacke, DG_LAPACKE_SONAME, lapacke_syms, DG_DL_NSYMS(lapacke_syms),
+                          &dg_la_blas, OTHER, load_error, sizeof(load_error)));
 }
 
 int dg_la_blas_lib_load(char *why, size_t cap)

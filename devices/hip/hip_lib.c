@@ -63,11 +63,10 @@ int dg_hip_lib_open(dg_hip_lib_t *t, char *path, size_t path_cap, char *why, siz
         snprintf(why, cap, "cannot load %s: %s", at, dlerror());
         return -1;
     }
-    int bad = 0;
-#define DG_HIP_FIND(name) bad = bad || dg_dl_find(h, at, #name, &t->name, OLDER, why, cap);
-    DG_HIP_SYMS(DG_HIP_FIND)
-#undef DG_HIP_FIND
-    return bad ? -1 : 0;
+#define DG_HIP_ROW(name) DG_DL_SYM(dg_hip_lib_t, name)
+    static const dg_dl_sym_t syms[] = {DG_HIP_SYMS(DG_HIP_ROW)};
+#undef DG_HIP_ROW
+    return dg_dl_find_all(h, at, syms, DG_DL_NSYMS(syms), t, OLDER, why, cap);
 }
 
 static void load(void)

@@ -33,18 +33,15 @@ static void load(void)
     void *solver = blas ? open_lib(DG_CUSOLVER_SONAME) : NULL;
     if (!solver)
         return;
-    int bad = 0;
-#define DG_LA_FIND(name) \
-    bad = bad || dg_dl_find(blas, DG_CUBLAS_SONAME, #name, &dg_la_cu.name, OLDER, load_error, \
-                            sizeof(load_error));
-    DG_LA_CUBLAS_SYMS(DG_LA_FIND)
-#undef DG_LA_FIND
-#define DG_LA_FIND(name) \
-    bad = bad || dg_dl_find(solver, DG_CUSOLVER_SONAME, #name, &dg_la_cu.name, OLDER, load_error, \
-                            sizeof(load_error));
-    DG_LA_CUSOLVER_SYMS(DG_LA_FIND)
-#undef DG_LA_FIND
-    (void)bad; /* load_error says what failed */
+#define DG_LA_ROW(name) DG_DL_SYM(dg_la_cuda_lib_t, name)
+    static const dg_dl_sym_t blas_syms[] = {DG_LA_CUBLAS_SYMS(DG_LA_ROW)};
+    static const dg_dl_sym_t solver_syms[] = {DG_LA_CUSOLVER_SYMS(DG_LA_ROW)};
+#undef DG_LA_ROW
+    /* load_error says what failed */
+    (void)(dg_dl_find_all(blas, DG_CUBLAS_SONAME, blas_syms, DG_DL_NSYMS(blas_syms), &dg_la_cu,
+                          OLDER, load_error, sizeof(load_error)) ||
+           dg_dl_find_all(solver, DG_CUSOLVER_SONAME, solver_syms, DG_DL_NSYMS(solver_syms),
+                          &dg_la_cu, OLDER, load_error, sizeof(load_error)));
 }
 
 int dg_la_cuda_lib_load(char *why, size_t cap)
