@@ -21,11 +21,29 @@ static inline const char *gpu_kind_name(void)
     return gpu_kind() == DAGGER_PROC_CUDA ? "CUDA device" : "test device";
 }
 
-/* A kind the run does not use, for the "no such device" test: HIP on a CUDA
- * run (tools/gpu-check builds without HIP), else CUDA. */
-static inline dagger_proc_kind_t gpu_missing_kind(void)
+/* A device kind that no rank of the job has, for the "no such device" test:
+ * of HIP and CUDA (in that order: tools/gpu-check builds without HIP), the
+ * first whose count in the processor table is 0. 0 when the job has both
+ * (the test then says it cannot run). On a GPU machine the test-device suite
+ * sees the real CUDA devices too, so the kind must be looked up, not assumed. */
+static inline dagger_proc_kind_t gpu_missing_kind(dagger_runtime_t *rt)
 {
-    return gpu_kind() == DAGGER_PROC_CUDA ? DAGGER_PROC_HIP : DAGGER_PROC_CUDA;
+    static const dagger_proc_kind_t cand[] = {DAGGER_PROC_HIP, DAGGER_PROC_CUDA};
+    int n = dagger_procs(rt, NULL, 0);
+    dagger_proc_info_t *p = calloc((size_t)(n > 0 ? n : 1), sizeof *p);
+    if (!p)
+        return 0;
+    n = dagger_procs(rt, p, n);
+    dagger_proc_kind_t found = 0;
+    for (size_t c = 0; c < sizeof cand / sizeof cand[0] && !found; c++) {
+        int have = 0;
+        for (int i = 0; i < n; i++)
+            have += p[i].kind == cand[c];
+        if (!have)
+            found = cand[c];
+    }
+    free(p);
+    return found;
 }
 
 #endif

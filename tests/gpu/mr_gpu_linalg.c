@@ -243,7 +243,10 @@ Test(gpu_linalg, a_completion_check_fails_the_task_on_every_rank)
 {
     dagger_runtime_t *rt = ar_init();
     dagger_array_t *A = la_rand(rt, DAGGER_F64, 8, 8, 8, 8, 1);
-    dagger_codelet_desc_t cd = {.name = "test.late_check", .cpu = with_late_check};
+    /* The same host function as the CUDA implementation: it queues nothing
+     * on the task's stream, and the check runs once the stream passes it. */
+    dagger_codelet_desc_t cd = {.name = "test.late_check", .cpu = with_late_check,
+                                .cuda = with_late_check};
     dagger_codelet_t cl;
     AR_OK(dagger_codelet_register(rt, &cd, &cl));
     dagger_scope_t dev_scope = {.kinds = gpu_kind()};

@@ -172,8 +172,11 @@ Test(gpu, a_device_scope_where_none_exists_is_a_scope_error_everywhere)
 {
     dagger_runtime_t *rt = mr_init();
     dagger_region_t *r;
-    dagger_scope_t cuda = {.kinds = gpu_missing_kind()};
-    cr_assert_eq(dagger_region_begin(rt, &cuda, &r), DAGGER_ERR_SCOPE);
+    dagger_proc_kind_t missing = gpu_missing_kind(rt);
+    cr_assert(missing != 0, "every rank has both CUDA and HIP devices: no kind is missing");
+    dagger_scope_t cuda = {.kinds = missing};
+    cr_assert_eq(dagger_region_begin(rt, &cuda, &r), DAGGER_ERR_SCOPE, "%s",
+                 dagger_error_detail());
     dagger_codelet_t cl = GPU_REG(rt, gpu_where);
     dagger_chunk_desc_t d = {.dtype = DAGGER_I32, .ndims = 1, .dims = {3}, .owner = 0};
     dagger_chunk_t c;
@@ -184,7 +187,7 @@ Test(gpu, a_device_scope_where_none_exists_is_a_scope_error_everywhere)
     cr_assert_eq(dagger_submit(r, cl, 1, &a, &o, NULL, NULL), DAGGER_ERR_SCOPE);
     char want[64];
     snprintf(want, sizeof(want), "no rank has a device of kind %s",
-             gpu_missing_kind() == DAGGER_PROC_HIP ? "HIP" : "CUDA");
+             missing == DAGGER_PROC_HIP ? "HIP" : "CUDA");
     cr_assert(strstr(dagger_error_detail(), want), "%s", dagger_error_detail());
     MR_OK(dagger_region_end(r));
     MR_OK(dagger_finalize(rt));
