@@ -1,0 +1,342 @@
+/* Tiled GPU Cholesky and GEMM through the public API beside one cuSOLVER
+ * dpotrf / cuBLAS dgemm call on the same matrices, in the same run, the
+ * variants alternated round by round (issue 13's benchmark; budget 85%):
+ *
+ *   dagger     dagger_linalg_potrf / dagger_linalg_gemm in a region whose
+ *              scope is the CUDA devices, timed from region begin to end: the
+ *              arrays live in host memory, so this is the tiles' trip to the
+ *              GPU, the tile tasks, and the results' trip back
+ *   cuda h2h   the same trip for one library call: cudaMemcpy of the host
+ *              matrices (pageable, as the arrays' chunks are) to the device,
+ *              the call, cudaMemcpy of the result back
+ *   kernel     the call alone on data already on the device (CUDA events):
+ *              the library's limit, which no host-to-host variant reaches
+ *
+ * The first round's results are compared: dagger's against cuda h2h's
+ * (relative Frobenius difference; the lower triangle for Cholesky).
+ * Rates count 2 N^3 flops for gemm and N^3 / 3 for potrf. One process on
+ * one GPU (the processor table's first CUDA device), f64.
+ *
+ *   bench_gpu_linalg [results-file [N:nb,...]]
+ *     default /tmp/bench_gpu_linalg.txt and 16384:2048,32768:4096
+ *     BENCH_ROUNDS (default 3; 2 for N > 16384)
+ *
+ * Without a CUDA device it says so and exits 0. Not a test. */
+#include <cublas_v2.h>
+#include <cuda_runtime_api.h>
+#include <cusolverDn.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <dagger.h>
+
+#define MAX_ROUNDS 9
+
+static double mono(void)
+{
+    struct timespec ts = {0, 0};
+    return clock_gettime(CLOCK_MONOTONIC, &ts) ? 0 : (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static int cmp_double(const void *x, const void *y)
+{
+    double a = *(const double *)x, b = *(const double *)y;
+    return (a > b) - (a < b);
+}
+
+static void die(const char *what, const char *why)
+{
+    fprintf(stderr, "bench_gpu_linalg: %s: %s\n", what, why);
+    exit(1);
+}
+
+#define OK(call) \
+    do { if ((call) != DAGGER_OK) die(#call, dagger_error_detail()); } while (0)
+#define CU(call) \
+    do { cudaError_t e_ = (call); if (e_ != cudaSuccess) die(#call, cudaGetErrorString(e_)); } while (0)
+#define BL(call) \
+    do { if ((call) != CUBLAS_STATUS_SUCCESS) die(#call, "cuBLAS error"); } while (0)
+#define SO(call) \
+    do { if ((call) != CUSOLVER_STATUS_SUCCESS) die(#call, "cuSOLVER error"); } while (0)
+
+/* The SPD matrix of the Cholesky rows: U(0, 1) symmetric, plus n on the
+ * diagonal. */
+static double spd_fn(const size_t idx[], int nd, const void *args)
+{
+    (void)nd;
+    uint64_t n;
+    memcpy(&n, args, sizeof n);
+    size_t lo = idx[0] < idx[1] ? idx[0] : idx[1], hi = idx[0] < idx[1] ? idx[1] : idx[0];
+    return dagger_rand_uniform(11, lo + hi * n) + (idx[0] == idx[1] ? (double)n : 0.0);
+}
+
+typedef struct lib {
+    cublasHandle_t blas;
+    cusolverDnHandle_t sol;
+    cudaStream_t s;
+    cudaEvent_t e0, e1;
+} lib_t;
+
+typedef struct bench {
+    const char *tag;         /* "result" for the rows, "warm-up" before them */
+    dagger_runtime_t *rt;
+    dagger_index_fn_id_t spd;
+    lib_t lib;
+    FILE *out;
+} bench_t;
+
+static dagger_array_t *matrix(bench_t *b, size_t n, size_t nb, int spd, uint64_t seed)
+{
+    dagger_array_desc_t d = {.dtype = DAGGER_F64, .ndims = 2, .dims = {n, n}, .block = {nb, nb}};
+    dagger_array_t *a;
+    uint64_t args = n;
+    if (spd)
+        OK(dagger_array_from_fn(b->rt, &d, b->spd, &args, sizeof args, &a));
+    else
+        OK(dagger_array_rand(b->rt, &d, seed, &a));
+    return a;
+}
+
+static double *host_copy(dagger_array_t *a, size_t n)
+{
+    double *h = malloc(n * n * sizeof *h);
+    if (!h)
+        die("malloc", "no host memory for a matrix copy");
+    OK(dagger_array_collect(a, h));
+    return h;
+}
+
+/* ||x - ref||_F / ||ref||_F, on the lower triangle when lower. */
+static double rel_diff(const double *x, const double *ref, size_t n, int lower)
+{
+    double num = 0, den = 0;
+    for (size_t j = 0; j < n; j++)
+        for (size_t i = lower ? j : 0; i < n; i++) {
+            double d = x[i + j * n] - ref[i + j * n];
+            num += d * d;
+            den += ref[i + j * n] * ref[i + j * n];
+        }
+    return den > 0 ? sqrt(num / den) : sqrt(num);
+}
+
+/* One region of the routine on the CUDA devices, timed. */
+static double dagger_round(bench_t *b, int gemm, dagger_array_t *A, dagger_array_t *B,
+                           dagger_array_t *C)
+{
+    dagger_scope_t gpus = {.kinds = DAGGER_PROC_CUDA};
+    dagger_region_t *r;
+    double t = mono();
+    OK(dagger_region_begin(b->rt, &gpus, &r));
+    if (gemm)
+        OK(dagger_linalg_gemm(r, DAGGER_LA_NOTRANS, DAGGER_LA_NOTRANS, 1.0, A, B, 0.5, C));
+    else
+        OK(dagger_linalg_potrf(r, DAGGER_LA_LOWER, A));
+    OK(dagger_region_end(r));
+    return mono() - t;
+}
+
+/* Device buffers and the cuSOLVER workspace of one size. */
+typedef struct gpu_bufs {
+    double *a, *b, *c, *a0, *work;
+    int *info;
+    int lwork;
+} gpu_bufs_t;
+
+static void call(lib_t *l, gpu_bufs_t *d, int gemm, int n)
+{
+    const double one = 1.0, half = 0.5;
+    if (gemm)
+        BL(cublasDgemm(l->blas, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, d->a, n, d->b, n, &half,
+                       d->c, n));
+    else
+        SO(cusolverDnDpotrf(l->sol, CUBLAS_FILL_MODE_LOWER, n, d->a, n, d->work, d->lwork,
+                            d->info));
+}
+
+/* The library call with its data's trip from and to host memory; the
+ * result lands in res. */
+static double h2h_round(lib_t *l, gpu_bufs_t *d, int gemm, size_t n, const double *hA,
+                        const double *hB, const double *hC, double *res)
+{
+    size_t bytes = n * n * sizeof(double);
+    double t = mono();
+    CU(cudaMemcpy(d->a, hA, bytes, cudaMemcpyHostToDevice));
+    if (gemm) {
+        CU(cudaMemcpy(d->b, hB, bytes, cudaMemcpyHostToDevice));
+        CU(cudaMemcpy(d->c, hC, bytes, cudaMemcpyHostToDevice));
+    }
+    call(l, d, gemm, (int)n);
+    CU(cudaMemcpy(res, gemm ? d->c : d->a, bytes, cudaMemcpyDeviceToHost));
+    return mono() - t;
+}
+
+/* The call alone (events); potrf's input is restored first, untimed. */
+static double kernel_round(lib_t *l, gpu_bufs_t *d, int gemm, size_t n)
+{
+    if (!gemm)
+        CU(cudaMemcpyAsync(d->a, d->a0, n * n * sizeof(double), cudaMemcpyDeviceToDevice, l->s));
+    CU(cudaEventRecord(l->e0, l->s));
+    call(l, d, gemm, (int)n);
+    CU(cudaEventRecord(l->e1, l->s));
+    CU(cudaEventSynchronize(l->e1));
+    float ms = 0;
+    CU(cudaEventElapsedTime(&ms, l->e0, l->e1));
+    return ms / 1e3;
+}
+
+static void row(bench_t *b, int gemm, size_t n, size_t nb, double t[3][MAX_ROUNDS], int rounds,
+                double diff)
+{
+    double flops = gemm ? 2.0 * (double)n * (double)n * (double)n
+                        : (double)n * (double)n * (double)n / 3.0;
+    double med[3], lo[3], hi[3];
+    for (int v = 0; v < 3; v++) {
+        qsort(t[v], (size_t)rounds, sizeof(double), cmp_double);
+        /* rates: the fastest time is the highest rate */
+        med[v] = flops / t[v][rounds / 2] / 1e12;
+        lo[v] = flops / t[v][rounds - 1] / 1e12;
+        hi[v] = flops / t[v][0] / 1e12;
+    }
+    char line[512];
+    snprintf(line, sizeof line,
+             "%s: %s N=%zu nb=%zu: dagger %.2f TFLOP/s (%.2f-%.2f, %.3f s), cuda h2h %.2f "
+             "(%.2f-%.2f), kernel %.2f (%.2f-%.2f); dagger/h2h %.2f, dagger/kernel %.2f "
+             "(budget 0.85)%s; diff %.1e\n",
+             b->tag, gemm ? "dgemm " : "dpotrf", n, nb, med[0], lo[0], hi[0], t[0][rounds / 2], med[1],
+             lo[1], hi[1], med[2], lo[2], hi[2], med[0] / med[1], med[0] / med[2],
+             med[0] / med[2] < 0.85 ? " BELOW BUDGET" : "", diff);
+    fputs(line, stdout);
+    if (b->out && strcmp(b->tag, "result") == 0)
+        fputs(line, b->out);
+    fflush(stdout);
+}
+
+static void one_size(bench_t *b, int gemm, size_t n, size_t nb, int rounds)
+{
+    lib_t *l = &b->lib;
+    size_t bytes = n * n * sizeof(double);
+    dagger_array_t *A = matrix(b, n, nb, !gemm, 1), *B = NULL, *C = NULL;
+    double *hA = host_copy(A, n), *hB = NULL, *hC = NULL, *res = malloc(bytes);
+    if (!res)
+        die("malloc", "no host memory for a result");
+    if (gemm) {
+        B = matrix(b, n, nb, 0, 2);
+        C = matrix(b, n, nb, 0, 3);
+        hB = host_copy(B, n);
+        hC = host_copy(C, n);
+    }
+    gpu_bufs_t d = {0};
+    CU(cudaMalloc((void **)&d.a, bytes));
+    if (gemm) {
+        CU(cudaMalloc((void **)&d.b, bytes));
+        CU(cudaMalloc((void **)&d.c, bytes));
+    } else {
+        CU(cudaMalloc((void **)&d.a0, bytes));
+        CU(cudaMemcpy(d.a0, hA, bytes, cudaMemcpyHostToDevice));
+        SO(cusolverDnDpotrf_bufferSize(l->sol, CUBLAS_FILL_MODE_LOWER, (int)n, d.a0, (int)n,
+                                       &d.lwork));
+        CU(cudaMalloc((void **)&d.work, (size_t)d.lwork * sizeof(double)));
+        CU(cudaMalloc((void **)&d.info, sizeof(int)));
+    }
+    double t[3][MAX_ROUNDS], *got = NULL;
+    for (int r = 0; r < rounds; r++) {
+        /* the order of the three rotates from round to round */
+        for (int k = 0; k < 3; k++) {
+            int v = (k + r) % 3;
+            if (v == 0) {
+                if (r > 0) { /* the routine works in place: a fresh input */
+                    OK(dagger_array_destroy(gemm ? C : A));
+                    if (gemm)
+                        C = matrix(b, n, nb, 0, 3);
+                    else
+                        A = matrix(b, n, nb, 1, 1);
+                }
+                t[0][r] = dagger_round(b, gemm, A, B, C);
+                if (r == 0) /* compared with cuda h2h's after the rounds */
+                    got = host_copy(gemm ? C : A, n);
+            } else if (v == 1) {
+                t[1][r] = h2h_round(l, &d, gemm, n, hA, hB, hC, res);
+            } else {
+                t[2][r] = kernel_round(l, &d, gemm, n);
+            }
+        }
+    }
+    /* every h2h round computes the same result from the same inputs */
+    row(b, gemm, n, nb, t, rounds, rel_diff(got, res, n, !gemm));
+    free(got);
+    void *bufs[] = {d.a, d.b, d.c, d.a0, d.work, d.info};
+    for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
+        if (bufs[i])
+            CU(cudaFree(bufs[i]));
+    free(hA);
+    free(hB);
+    free(hC);
+    free(res);
+    OK(dagger_array_destroy(A));
+    if (gemm) {
+        OK(dagger_array_destroy(B));
+        OK(dagger_array_destroy(C));
+    }
+}
+
+int main(int argc, char **argv)
+{
+    const char *outp = argc > 1 ? argv[1] : "/tmp/bench_gpu_linalg.txt";
+    const char *sizes = argc > 2 ? argv[2] : "16384:2048,32768:4096";
+    bench_t b = {0};
+    OK(dagger_init(NULL, NULL, NULL, &b.rt));
+    int cuda = 0, np = dagger_procs(b.rt, NULL, 0);
+    dagger_proc_info_t *p = calloc((size_t)np, sizeof *p);
+    np = dagger_procs(b.rt, p, np);
+    for (int i = 0; i < np; i++)
+        cuda += p[i].kind == DAGGER_PROC_CUDA;
+    free(p);
+    if (!cuda) {
+        printf("result: skipped: no CUDA device\n");
+        OK(dagger_finalize(b.rt));
+        return 0;
+    }
+    struct cudaDeviceProp prop;
+    CU(cudaGetDeviceProperties(&prop, 0));
+    printf("bench_gpu_linalg on %s (%d SMs, %.0f GiB), f64, %s\n", prop.name,
+           prop.multiProcessorCount, (double)prop.totalGlobalMem / (1u << 30), sizes);
+    b.out = fopen(outp, "w");
+    OK(dagger_index_fn_register(b.rt, "bench.gpu.spd", spd_fn, &b.spd));
+    CU(cudaSetDevice(0));
+    CU(cudaStreamCreateWithFlags(&b.lib.s, cudaStreamNonBlocking));
+    CU(cudaEventCreate(&b.lib.e0));
+    CU(cudaEventCreate(&b.lib.e1));
+    BL(cublasCreate(&b.lib.blas));
+    BL(cublasSetStream(b.lib.blas, b.lib.s));
+    SO(cusolverDnCreate(&b.lib.sol));
+    SO(cusolverDnSetStream(b.lib.sol, b.lib.s));
+    const char *env = getenv("BENCH_ROUNDS");
+    int rounds_env = env ? atoi(env) : 0;
+    /* warm-up: the libraries' loads and handles, on both sides */
+    b.tag = "warm-up";
+    one_size(&b, 1, 2048, 1024, 1);
+    one_size(&b, 0, 2048, 1024, 1);
+    b.tag = "result";
+    for (const char *s = sizes; *s;) {
+        size_t n = 0, nb = 0;
+        int used = 0;
+        if (sscanf(s, "%zu:%zu%n", &n, &nb, &used) != 2 || n == 0 || nb == 0)
+            die("sizes", "expected N:nb[,N:nb...]");
+        int rounds = rounds_env > 0 ? rounds_env : n > 16384 ? 2 : 3;
+        rounds = rounds > MAX_ROUNDS ? MAX_ROUNDS : rounds;
+        one_size(&b, 0, n, nb, rounds);
+        one_size(&b, 1, n, nb, rounds);
+        s += used;
+        s += *s == ',';
+    }
+    cublasDestroy(b.lib.blas);
+    cusolverDnDestroy(b.lib.sol);
+    if (b.out)
+        fclose(b.out);
+    printf("results in %s\n", outp);
+    OK(dagger_finalize(b.rt));
+    return 0;
+}
