@@ -1,14 +1,17 @@
-/* The pack kernel's arithmetic: how a launch is cut into blocks, and which
- * bytes of which span one thread copies. Plain C that nvcc and hipcc
- * compile as device code (gpu_pack_kernel.inc defines DG_GPU_DEVICE_FN) and
- * a host compiler as ordinary functions, so tests/devices/test_gpu_pack_grid.c
- * checks it on machines without a GPU by running every block and thread of
- * a launch in turn (the kernel has no barriers, so any order is one the
- * device could take).
+/* The pack kernel's arithmetic: runs made from spans (on the host), the
+ * launch's grid, which run an item belongs to, and which bytes of an item
+ * one lane copies. Plain C that nvcc and hipcc compile as device code
+ * (gpu_pack_kernel.inc defines DG_GPU_DEVICE_FN) and a host compiler as
+ * ordinary functions, so tests/devices/test_gpu_pack_grid.c checks it on
+ * machines without a GPU by running every item and lane of a launch in turn
+ * (the kernel has no barriers, so any order is one the device could take).
  *
- * Grid: blockIdx.x walks the spans (grid-stride), blockIdx.y cuts a long
- * span into pieces, so a few long spans and many short ones both fill the
- * device. 8-byte words when a piece allows it, bytes otherwise. */
+ * Work: each row of each run is cut into items of at most DG_PACK_SEG bytes;
+ * one warp (DG_PACK_LANES lanes) copies an item, grid-stride over items.
+ * A lane moves 16-byte vectors when source and destination are 16-byte
+ * aligned (8-byte words when 8-aligned, bytes otherwise), DG_PACK_UNROLL
+ * loads in flight before their stores; the bytes past the last whole vector
+ * one per lane. */
 #ifndef DG_DEV_GPU_PACK_PIECE_H
 #define DG_DEV_GPU_PACK_PIECE_H
 
@@ -21,38 +24,111 @@
 #endif
 
 #define DG_PACK_THREADS 256u
-#define DG_PACK_MAX_X 4096u
-#define DG_PACK_MAX_Y 256u
-/* a block's share of a long span: 16 words per thread */
-#define DG_PACK_PIECE ((uint64_t)DG_PACK_THREADS * 8u * 16u)
+#define DG_PACK_LANES 32u
+#define DG_PACK_WARPS (DG_PACK_THREADS / DG_PACK_LANES)
+#define DG_PACK_MAX_BLOCKS 4096u
+#define DG_PACK_SEG 8192u
+#define DG_PACK_UNROLL 4u
 
-/* The launch's grid for n spans, the longest max_bytes long. */
-static inline void dg_gpu_pack_grid(uint32_t n, uint64_t max_bytes, uint32_t *gx, uint32_t *gy)
+typedef struct __attribute__((aligned(16))) dg_gpu_v16 {
+    uint64_t x, y;
+} dg_gpu_v16_t;
+
+/* Joins n resolved spans into runs (out holds n entries); returns their
+ * number and sets *items. A span continues the current run when it has the
+ * run's length and sits one step on from its last row (the steps are set by
+ * the run's first two rows); empty spans are left out. */
+static inline uint32_t dg_gpu_pack_runs(const dg_gpu_copy_span_t *sp, uint32_t n,
+                                        dg_gpu_copy_run_t *out, uint64_t *items)
 {
-    uint64_t pieces = (max_bytes + DG_PACK_PIECE - 1) / DG_PACK_PIECE;
-    *gx = n < DG_PACK_MAX_X ? n : DG_PACK_MAX_X;
-    *gy = (uint32_t)(pieces < 1 ? 1 : pieces < DG_PACK_MAX_Y ? pieces : DG_PACK_MAX_Y);
+    uint32_t m = 0;
+    uint64_t total = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        if (sp[i].bytes == 0)
+            continue;
+        dg_gpu_copy_run_t *r = m ? &out[m - 1] : 0;
+        if (r && r->bytes == sp[i].bytes) {
+            if (r->count == 1) {
+                r->src_step = sp[i].src - r->src;
+                r->dst_step = sp[i].dst - r->dst;
+                r->count = 2;
+                continue;
+            }
+            if (sp[i].src == r->src + r->count * r->src_step &&
+                sp[i].dst == r->dst + r->count * r->dst_step) {
+                r->count++;
+                continue;
+            }
+        }
+        dg_gpu_copy_run_t fresh = {sp[i].src, sp[i].dst, sp[i].bytes, 1, 0, 0, 0, 0};
+        out[m++] = fresh;
+    }
+    for (uint32_t i = 0; i < m; i++) {
+        out[i].segs = (out[i].bytes + DG_PACK_SEG - 1) / DG_PACK_SEG;
+        out[i].first_item = total;
+        total += out[i].segs * out[i].count;
+    }
+    *items = total;
+    return m;
 }
 
-/* Thread t of threads copies its share of piece y (of gy) of span sp. */
-DG_GPU_DEVICE_FN void dg_gpu_pack_piece(char *dst, const char *src, dg_gpu_copy_span_t sp,
-                                        uint32_t y, uint32_t gy, uint32_t t, uint32_t threads)
+/* Blocks of DG_PACK_THREADS for a launch of items items (at least 1). */
+static inline uint32_t dg_gpu_pack_grid(uint64_t items)
 {
-    uint64_t piece = (sp.bytes + gy - 1) / gy;
-    piece = (piece + 7) & ~(uint64_t)7;
-    uint64_t from = piece * y;
-    uint64_t to = from + piece < sp.bytes ? from + piece : sp.bytes;
-    char *d = dst + sp.dst;
-    const char *s = src + sp.src;
-    if (from >= to)
-        return;
-    if ((((uintptr_t)d | (uintptr_t)s | from | to) & 7u) == 0) {
-        for (uint64_t i = from / 8 + t; i < to / 8; i += threads)
-            ((uint64_t *)d)[i] = ((const uint64_t *)s)[i];
-    } else {
-        for (uint64_t i = from + t; i < to; i += threads)
-            d[i] = s[i];
+    uint64_t blocks = (items + DG_PACK_WARPS - 1) / DG_PACK_WARPS;
+    return blocks < 1 ? 1u : blocks < DG_PACK_MAX_BLOCKS ? (uint32_t)blocks : DG_PACK_MAX_BLOCKS;
+}
+
+/* The run that item belongs to: the last whose first_item <= item. */
+DG_GPU_DEVICE_FN uint32_t dg_gpu_pack_find(const dg_gpu_copy_run_t *runs, uint32_t n,
+                                           uint64_t item)
+{
+    uint32_t lo = 0, hi = n;
+    while (hi - lo > 1) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (runs[mid].first_item <= item)
+            lo = mid;
+        else
+            hi = mid;
     }
+    return lo;
+}
+
+/* Lane `lane` of the warp that copies item k of run r (k counted from the
+ * run's first item). */
+DG_GPU_DEVICE_FN void dg_gpu_pack_item(char *dst, const char *src, const dg_gpu_copy_run_t *r,
+                                       uint64_t k, uint32_t lane)
+{
+    uint64_t row = k / r->segs, from = (k - row * r->segs) * DG_PACK_SEG;
+    uint64_t len = r->bytes - from < DG_PACK_SEG ? r->bytes - from : DG_PACK_SEG;
+    char *d = dst + r->dst + row * r->dst_step + from;
+    const char *s = src + r->src + row * r->src_step + from;
+    uint64_t done = 0, i = lane;
+    const uint64_t L = DG_PACK_LANES;
+    if ((((uintptr_t)d | (uintptr_t)s) & 15u) == 0) {
+        const dg_gpu_v16_t *sv = (const dg_gpu_v16_t *)s;
+        dg_gpu_v16_t *dv = (dg_gpu_v16_t *)d;
+        uint64_t nv = len / 16;
+        for (; i + 3 * L < nv; i += DG_PACK_UNROLL * L) {
+            dg_gpu_v16_t a = sv[i], b = sv[i + L], c = sv[i + 2 * L], e = sv[i + 3 * L];
+            dv[i] = a, dv[i + L] = b, dv[i + 2 * L] = c, dv[i + 3 * L] = e;
+        }
+        for (; i < nv; i += L)
+            dv[i] = sv[i];
+        done = nv * 16;
+    } else if ((((uintptr_t)d | (uintptr_t)s) & 7u) == 0) {
+        const uint64_t *sw = (const uint64_t *)s;
+        uint64_t *dw = (uint64_t *)d, nw = len / 8;
+        for (; i + 3 * L < nw; i += DG_PACK_UNROLL * L) {
+            uint64_t a = sw[i], b = sw[i + L], c = sw[i + 2 * L], e = sw[i + 3 * L];
+            dw[i] = a, dw[i + L] = b, dw[i + 2 * L] = c, dw[i + 3 * L] = e;
+        }
+        for (; i < nw; i += L)
+            dw[i] = sw[i];
+        done = nw * 8;
+    }
+    for (i = done + lane; i < len; i += L)
+        d[i] = s[i];
 }
 
 #endif
