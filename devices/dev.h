@@ -110,6 +110,7 @@ struct dg_devs {
     int n;                        /* started (destroy cleans up these) */
     int gpu_direct;               /* DAGGER_GPU_DIRECT: 1 on, 0 off, -1 auto */
     size_t piece;                 /* DAGGER_GPU_PIPELINE_PIECE: bytes; 0 = no pieces */
+    dg_host_pin_t pin;            /* the host space's pinned buffers (DAGGER_GPU_PIN_HOST) */
     dg_dev_t *dev;                /* device d: memory space 1 + d */
     struct {
         uint32_t launch, poll, staged, piece;

@@ -112,8 +112,39 @@ static void destroy_devs(void *ctx)
     free(ds);
 }
 
+/* The host space's pinned buffers come from one device's runtime
+ * (portable: usable with every device of that runtime). */
+static dagger_status_t pin_alloc(void *ctx, size_t bytes, void **ptr)
+{
+    const dg_dev_t *d = ctx;
+    return d->be->host_alloc(bytes, ptr);
+}
+
+static void pin_free(void *ctx, void *ptr)
+{
+    const dg_dev_t *d = ctx;
+    d->be->host_free(ptr);
+}
+
+/* Host buffers of at least min bytes become pinned memory: of the first
+ * GPU's runtime, or the first device's where the rank has only test devices
+ * (whose "pinned" memory is plain memory: the same path, tested in CI). */
+static void pin_host(dg_devs_t *ds, size_t min)
+{
+    if (!ds->n || !min)
+        return;
+    dg_dev_t *d = &ds->dev[0];
+    for (int i = 0; i < ds->n; i++)
+        if (ds->dev[i].be->kind != DG_DEV_TEST) {
+            d = &ds->dev[i];
+            break;
+        }
+    ds->pin = (dg_host_pin_t){.alloc = pin_alloc, .free = pin_free, .ctx = d, .min_bytes = min};
+    ds->ex->bufs.spaces[0].impl = &ds->pin;
+}
+
 dagger_status_t dg_devices_start(dg_exec_t *ex, const dg_dev_table_t *t, int gpu_direct,
-                                 size_t piece)
+                                 size_t piece, size_t pin_min)
 {
     dg_devs_t *ds = dg_calloc(1, sizeof(*ds));
     if (!ds)
@@ -136,6 +167,8 @@ dagger_status_t dg_devices_start(dg_exec_t *ex, const dg_dev_table_t *t, int gpu
         st = dg_host_procs_start(ex);
     if (st == DAGGER_OK)
         st = start_devs(ds, t);
+    if (st == DAGGER_OK)
+        pin_host(ds, pin_min);
     if (st == DAGGER_OK)
         dg_exec_set_devices(ex, &(dg_exec_devices_t){
                                     .ctx = ds, .n = ds->n, .launch_type = ds->msg.launch,

@@ -19,8 +19,11 @@
  * of every device of t, and gives the executor its device hooks. gpu_direct:
  * DAGGER_GPU_DIRECT (1 on, 0 off, -1 auto); piece: DAGGER_GPU_PIPELINE_PIECE
  * (host-staged transfers between ranks above this many bytes go in pieces
- * of it; 0 = never). On failure, dg_exec_destroy frees what was started. */
+ * of it; 0 = never); pin_min: DAGGER_GPU_PIN_HOST (with devices, host buffers
+ * of at least this many bytes are pinned memory of the first GPU's runtime, or
+ * of the first device's where there is no GPU; 0 = never). On failure,
+ * dg_exec_destroy frees what was started. */
 dagger_status_t dg_devices_start(dg_exec_t *ex, const dg_dev_table_t *t, int gpu_direct,
-                                 size_t piece);
+                                 size_t piece, size_t pin_min);
 
 #endif

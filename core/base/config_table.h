@@ -26,6 +26,10 @@
     X(gpu_pipeline_piece, "DAGGER_GPU_PIPELINE_PIECE", SIZE, "4194304",                       \
       "host-staged transfers of device buffers between ranks larger than this many bytes go "  \
       "in pieces of it, so staging copies and the wire overlap; 0 = whole (no pieces)")       \
+    X(gpu_pin_host, "DAGGER_GPU_PIN_HOST", SIZE, "262144",                                    \
+      "on a rank with devices, host buffers of at least this many bytes are page-locked (the " \
+      "device runtime's pinned memory), so copies to and from devices are asynchronous and at " \
+      "full speed; 0 = never")                                                                \
     X(test_devices, "DAGGER_TEST_DEVICES", INT, "0",                                          \
       "test devices per rank (0-15): a device kind for machines without a GPU (memory of "    \
       "its own, asynchronous streams); tasks opt in with DAGGER_PROC_TESTDEV; 0 = none")      \

@@ -35,6 +35,18 @@ struct dg_memspace {
     void *impl;              /* backend state (the device's stream...) */
 };
 
+/* Page-locked host memory for the host space, which devices/ gives it on a
+ * rank with devices (DAGGER_GPU_PIN_HOST): buffers of at least min_bytes
+ * come from alloc (the device runtime's pinned allocator), so that copies
+ * between them and device memory are asynchronous and at the link's speed.
+ * The host space's impl points at it; NULL (the default): plain memory. */
+typedef struct dg_host_pin {
+    dagger_status_t (*alloc)(void *ctx, size_t bytes, void **ptr);
+    void (*free)(void *ctx, void *ptr);
+    void *ctx;
+    size_t min_bytes;        /* > 0 */
+} dg_host_pin_t;
+
 /* The host memory space (always present, core/exec/host_memspace.c: the
  * buffer table's pool of released blocks is host memory). The device kinds
  * add their own ops tables (devices/dev_space.c). */

@@ -120,7 +120,7 @@ dagger_status_t dg_tasks_create(dagger_runtime_t *rt, struct dg_act_system *acto
     /* The actors that run the executor's ops: the host's and the devices'. */
     if (st == DAGGER_OK)
         st = dg_devices_start(t->exec, &t->devs, (int)rt->cfg.gpu_direct,
-                                  (size_t)rt->cfg.gpu_pipeline_piece);
+                              (size_t)rt->cfg.gpu_pipeline_piece, (size_t)rt->cfg.gpu_pin_host);
     if (st == DAGGER_OK && (rt->cfg.plan_replay < 0 || rt->cfg.plan_replay > (1 << 24)))
         st = dg_error(DAGGER_ERR_CONFIG, "DAGGER_PLAN_REPLAY=%lld: use 0 (plan every region) or "
                       "a region size in tasks from 1 to %d", rt->cfg.plan_replay, 1 << 24);

@@ -7,6 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/runtime/runtime.h"
+#include "core/runtime/tasks.h"
+
 static void init_with(const char *ndev, const char *direct, dagger_status_t want,
                       dagger_runtime_t **rt)
 {
@@ -46,6 +49,32 @@ Test(devices, bad_settings_stop_init_naming_them)
     cr_assert_null(rt);
     init_with("1", "5", DAGGER_ERR_CONFIG, &rt);
     cr_assert(strstr(dagger_error_detail(), "DAGGER_GPU_DIRECT=5"), "%s", dagger_error_detail());
+}
+
+/* The host memory space's pinned allocator (DAGGER_GPU_PIN_HOST), or NULL. */
+static const dg_host_pin_t *host_pin(dagger_runtime_t *rt)
+{
+    return rt->tasks->exec->bufs.spaces[0].impl;
+}
+
+/* DAGGER_GPU_PIN_HOST: on a rank with devices, host buffers from 256 KiB
+ * up (by default) come from the device runtime's pinned allocator; without
+ * devices, or with the setting 0, plain memory. */
+Test(devices, large_host_buffers_are_pinned_only_with_devices)
+{
+    dagger_runtime_t *rt;
+    init_with("1", NULL, DAGGER_OK, &rt);
+    cr_assert_not_null(host_pin(rt));
+    cr_assert_eq(host_pin(rt)->min_bytes, 262144u);
+    cr_assert_eq(dagger_finalize(rt), DAGGER_OK);
+    init_with("0", NULL, DAGGER_OK, &rt);
+    cr_assert_null(host_pin(rt), "no devices: nothing pinned");
+    cr_assert_eq(dagger_finalize(rt), DAGGER_OK);
+    setenv("DAGGER_GPU_PIN_HOST", "0", 1);
+    init_with("1", NULL, DAGGER_OK, &rt);
+    unsetenv("DAGGER_GPU_PIN_HOST");
+    cr_assert_null(host_pin(rt), "DAGGER_GPU_PIN_HOST=0: nothing pinned");
+    cr_assert_eq(dagger_finalize(rt), DAGGER_OK);
 }
 
 /* Registers fn, creates n chunks of len doubles on rank 0 and opens a
