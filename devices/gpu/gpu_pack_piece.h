@@ -34,41 +34,58 @@ typedef struct __attribute__((aligned(16))) dg_gpu_v16 {
     uint64_t x, y;
 } dg_gpu_v16_t;
 
-/* Joins n resolved spans into runs (out holds n entries); returns their
- * number and sets *items. A span continues the current run when it has the
- * run's length and sits one step on from its last row (the steps are set by
- * the run's first two rows); empty spans are left out. */
-static inline uint32_t dg_gpu_pack_runs(const dg_gpu_copy_span_t *sp, uint32_t n,
-                                        dg_gpu_copy_run_t *out, uint64_t *items)
+/* Adds a resolved span to the runs out[0 .. *m): it continues the last run
+ * when it has the run's length and sits one step on from its last row (the
+ * steps are set by the run's first two rows); empty spans are left out.
+ * Returns 0, or -1 when the span starts a run and *m == cap (nothing
+ * changed: grow out and add it again). */
+static inline int dg_gpu_pack_run_add(dg_gpu_copy_run_t *out, uint32_t *m, uint32_t cap,
+                                      dg_gpu_copy_span_t sp)
 {
-    uint32_t m = 0;
-    uint64_t total = 0;
-    for (uint32_t i = 0; i < n; i++) {
-        if (sp[i].bytes == 0)
-            continue;
-        dg_gpu_copy_run_t *r = m ? &out[m - 1] : 0;
-        if (r && r->bytes == sp[i].bytes) {
-            if (r->count == 1) {
-                r->src_step = sp[i].src - r->src;
-                r->dst_step = sp[i].dst - r->dst;
-                r->count = 2;
-                continue;
-            }
-            if (sp[i].src == r->src + r->count * r->src_step &&
-                sp[i].dst == r->dst + r->count * r->dst_step) {
-                r->count++;
-                continue;
-            }
+    if (sp.bytes == 0)
+        return 0;
+    dg_gpu_copy_run_t *r = *m ? &out[*m - 1] : 0;
+    if (r && r->bytes == sp.bytes) {
+        if (r->count == 1) {
+            r->src_step = sp.src - r->src;
+            r->dst_step = sp.dst - r->dst;
+            r->count = 2;
+            return 0;
         }
-        dg_gpu_copy_run_t fresh = {sp[i].src, sp[i].dst, sp[i].bytes, 1, 0, 0, 0, 0};
-        out[m++] = fresh;
+        if (sp.src == r->src + r->count * r->src_step &&
+            sp.dst == r->dst + r->count * r->dst_step) {
+            r->count++;
+            return 0;
+        }
     }
+    if (*m == cap)
+        return -1;
+    dg_gpu_copy_run_t fresh = {sp.src, sp.dst, sp.bytes, 1, 0, 0, 0, 0};
+    out[(*m)++] = fresh;
+    return 0;
+}
+
+/* Cuts the m runs into items (segs, first_item); returns the items. */
+static inline uint64_t dg_gpu_pack_runs_close(dg_gpu_copy_run_t *out, uint32_t m)
+{
+    uint64_t total = 0;
     for (uint32_t i = 0; i < m; i++) {
         out[i].segs = (out[i].bytes + DG_PACK_SEG - 1) / DG_PACK_SEG;
         out[i].first_item = total;
         total += out[i].segs * out[i].count;
     }
-    *items = total;
+    return total;
+}
+
+/* The runs of n resolved spans at once (out holds n entries): their number,
+ * and *items. */
+static inline uint32_t dg_gpu_pack_runs(const dg_gpu_copy_span_t *sp, uint32_t n,
+                                        dg_gpu_copy_run_t *out, uint64_t *items)
+{
+    uint32_t m = 0;
+    for (uint32_t i = 0; i < n; i++)
+        (void)dg_gpu_pack_run_add(out, &m, n, sp[i]);
+    *items = dg_gpu_pack_runs_close(out, m);
     return m;
 }
 

@@ -177,15 +177,18 @@ Test(gpu_backend, copies_and_memset_move_the_bytes)
 }
 
 /* Span i of a strided layout: at i * stride + i % 5, of maxlen - (i * 7) %
- * maxlen bytes (odd sizes and offsets; span 0 is maxlen long). */
-static dg_dev_span_t span_at(uint32_t i, uint64_t stride, uint64_t maxlen)
+ * maxlen bytes (odd sizes and offsets, a run each; span 0 is maxlen long);
+ * regular: at i * stride, maxlen bytes (a strided sub-view: one run). */
+static dg_dev_span_t span_at(uint32_t i, uint64_t stride, uint64_t maxlen, int regular)
 {
+    if (regular)
+        return (dg_dev_span_t){.offset = i * stride, .bytes = maxlen};
     return (dg_dev_span_t){.offset = i * stride + i % 5, .bytes = maxlen - (i * 7) % maxlen};
 }
 
 /* Packs nspans spans of span_at's layout, then unpacks them into a zeroed
  * buffer, and checks both against the host's own gather and scatter. */
-static void pack_roundtrip(uint32_t nspans, uint64_t stride, uint64_t maxlen)
+static void pack_roundtrip(uint32_t nspans, uint64_t stride, uint64_t maxlen, int regular)
 {
     gpu_fixture_t f;
     size_t n = (size_t)(nspans * stride);
@@ -194,7 +197,7 @@ static void pack_roundtrip(uint32_t nspans, uint64_t stride, uint64_t maxlen)
     unsigned char *src = malloc(n), *packed = calloc(1, n), *back = calloc(1, n);
     size_t total = 0;
     for (uint32_t i = 0; i < nspans; i++) {
-        spans[i] = span_at(i, stride, maxlen);
+        spans[i] = span_at(i, stride, maxlen, regular);
         total += spans[i].bytes;
     }
     fill(src, n, 3);
@@ -210,7 +213,7 @@ static void pack_roundtrip(uint32_t nspans, uint64_t stride, uint64_t maxlen)
     fixture_sync(&f);
     cr_assert_arr_eq(f.host, packed, total, "pack of %u spans", nspans);
     for (uint32_t i = 0; i < nspans; i++)
-        spans[i] = span_at(i, stride, maxlen);
+        spans[i] = span_at(i, stride, maxlen, regular);
     cr_assert_eq(B.memset0(f.s, f.a, n), DAGGER_OK);
     cr_assert_eq(B.pack(f.s, f.a, f.b, spans, nspans, 1), DAGGER_OK, "%s", dagger_error_detail());
     cr_assert_eq(B.copy(f.s, f.host, f.a, n, DG_DEV_D2H), DAGGER_OK);
@@ -226,19 +229,28 @@ static void pack_roundtrip(uint32_t nspans, uint64_t stride, uint64_t maxlen)
 Test(gpu_backend, pack_in_the_launch_arguments)
 {
     skip_without_device();
-    pack_roundtrip(10, 4096, 3000);
+    pack_roundtrip(10, 4096, 3000, 0);
 }
 
 Test(gpu_backend, pack_with_a_device_table)
 {
     skip_without_device();
-    pack_roundtrip(5000, 64, 40);
+    pack_roundtrip(5000, 64, 40, 0);
 }
 
 Test(gpu_backend, pack_one_long_span_across_blocks)
 {
     skip_without_device();
-    pack_roundtrip(2, (8u << 20) + 8, 8u << 20);
+    pack_roundtrip(2, (8u << 20) + 8, 8u << 20, 0);
+}
+
+/* A strided sub-view: one run of many rows (16-byte vectors), and rows of
+ * 8-byte words with a tail. */
+Test(gpu_backend, pack_a_strided_layout)
+{
+    skip_without_device();
+    pack_roundtrip(20000, 8192, 2048, 1);
+    pack_roundtrip(3000, 1000, 200, 1);
 }
 
 Test(gpu_backend, stream_wait_orders_two_streams)
