@@ -6,9 +6,10 @@
  *              scope is the CUDA devices, timed from region begin to end: the
  *              arrays live in host memory, so this is the tiles' trip to the
  *              GPU, the tile tasks, and the results' trip back
- *   cuda h2h   the same trip for one library call: cudaMemcpy of the host
- *              matrices (pageable, as the arrays' chunks are) to the device,
- *              the call, cudaMemcpy of the result back
+ *   cuda h2h   the same trip for one library call: copies of the host
+ *              matrices (pinned memory, as the arrays' large buffers are:
+ *              DAGGER_GPU_PIN_HOST) to the device, the call, the result's
+ *              copy back, in order on one stream
  *   kernel     the call alone on data already on the device (CUDA events):
  *              the library's limit, which no host-to-host variant reaches
  *
@@ -100,11 +101,19 @@ static dagger_array_t *matrix(bench_t *b, size_t n, size_t nb, int spd, uint64_t
     return a;
 }
 
+/* The plain CUDA side's host matrices are pinned memory (cudaMallocHost), the
+ * fastest a program can copy from, as the arrays' large buffers are
+ * (DAGGER_GPU_PIN_HOST). */
+static double *host_buffer(size_t n)
+{
+    double *h = NULL;
+    CU(cudaMallocHost((void **)&h, n * n * sizeof *h));
+    return h;
+}
+
 static double *host_copy(dagger_array_t *a, size_t n)
 {
-    double *h = malloc(n * n * sizeof *h);
-    if (!h)
-        die("malloc", "no host memory for a matrix copy");
+    double *h = host_buffer(n);
     OK(dagger_array_collect(a, h));
     return h;
 }
@@ -156,20 +165,21 @@ static void call(lib_t *l, gpu_bufs_t *d, int gemm, int n)
                             d->info));
 }
 
-/* The library call with its data's trip from and to host memory; the
- * result lands in res. */
+/* The library call with its data's trip from and to host memory, all in
+ * order on the library's stream; the result lands in res. */
 static double h2h_round(lib_t *l, gpu_bufs_t *d, int gemm, size_t n, const double *hA,
                         const double *hB, const double *hC, double *res)
 {
     size_t bytes = n * n * sizeof(double);
     double t = mono();
-    CU(cudaMemcpy(d->a, hA, bytes, cudaMemcpyHostToDevice));
+    CU(cudaMemcpyAsync(d->a, hA, bytes, cudaMemcpyHostToDevice, l->s));
     if (gemm) {
-        CU(cudaMemcpy(d->b, hB, bytes, cudaMemcpyHostToDevice));
-        CU(cudaMemcpy(d->c, hC, bytes, cudaMemcpyHostToDevice));
+        CU(cudaMemcpyAsync(d->b, hB, bytes, cudaMemcpyHostToDevice, l->s));
+        CU(cudaMemcpyAsync(d->c, hC, bytes, cudaMemcpyHostToDevice, l->s));
     }
     call(l, d, gemm, (int)n);
-    CU(cudaMemcpy(res, gemm ? d->c : d->a, bytes, cudaMemcpyDeviceToHost));
+    CU(cudaMemcpyAsync(res, gemm ? d->c : d->a, bytes, cudaMemcpyDeviceToHost, l->s));
+    CU(cudaStreamSynchronize(l->s));
     return mono() - t;
 }
 
@@ -219,9 +229,7 @@ static void one_size(bench_t *b, int gemm, size_t n, size_t nb, int rounds)
     lib_t *l = &b->lib;
     size_t bytes = n * n * sizeof(double);
     dagger_array_t *A = matrix(b, n, nb, !gemm, 1), *B = NULL, *C = NULL;
-    double *hA = host_copy(A, n), *hB = NULL, *hC = NULL, *res = malloc(bytes);
-    if (!res)
-        die("malloc", "no host memory for a result");
+    double *hA = host_copy(A, n), *hB = NULL, *hC = NULL, *res = host_buffer(n);
     if (gemm) {
         B = matrix(b, n, nb, 0, 2);
         C = matrix(b, n, nb, 0, 3);
@@ -266,15 +274,15 @@ static void one_size(bench_t *b, int gemm, size_t n, size_t nb, int rounds)
     }
     /* every h2h round computes the same result from the same inputs */
     row(b, gemm, n, nb, t, rounds, rel_diff(got, res, n, !gemm));
-    free(got);
+    CU(cudaFreeHost(got));
     void *bufs[] = {d.a, d.b, d.c, d.a0, d.work, d.info};
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
         if (bufs[i])
             CU(cudaFree(bufs[i]));
-    free(hA);
-    free(hB);
-    free(hC);
-    free(res);
+    double *hosts[] = {hA, hB, hC, res};
+    for (size_t i = 0; i < sizeof hosts / sizeof hosts[0]; i++)
+        if (hosts[i])
+            CU(cudaFreeHost(hosts[i]));
     OK(dagger_array_destroy(A));
     if (gemm) {
         OK(dagger_array_destroy(B));
