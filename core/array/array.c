@@ -46,6 +46,7 @@ static dagger_status_t check_desc(dagger_runtime_t *rt, const dagger_array_desc_
 static void set_shape(dagger_array_t *a, const dagger_array_desc_t *d)
 {
     a->dtype = d->dtype;
+    a->home = d->home;
     a->ndims = d->ndims;
     a->elsize = dagger_dtype_size(d->dtype);
     a->nblocks = a->nelems = 1;
@@ -73,7 +74,8 @@ static dagger_status_t make_chunks(dagger_array_t *a, size_t *made)
 {
     for (*made = 0; *made < a->nblocks; (*made)++) {
         size_t b = *made, idx[DAGGER_MAX_DIMS], off[DAGGER_MAX_DIMS];
-        dagger_chunk_desc_t cd = {.dtype = a->dtype, .ndims = a->ndims, .owner = a->owners[b]};
+        dagger_chunk_desc_t cd = {.dtype = a->dtype, .ndims = a->ndims, .owner = a->owners[b],
+                                  .home = a->home};
         dg_arr_block_box(a, b, idx, off, cd.dims);
         dagger_status_t st = dagger_chunk_create(a->rt, &cd, &a->chunks[b]);
         if (st != DAGGER_OK)
@@ -207,6 +209,7 @@ dagger_status_t dagger_array_info(const dagger_array_t *arr, dagger_array_desc_t
     DG_CHECK_ARG(desc, "dagger_array_info: NULL output");
     memset(desc, 0, sizeof(*desc));
     desc->dtype = a->dtype;
+    desc->home = dg_arr_root(a)->home;
     desc->ndims = a->ndims;
     for (int k = 0; k < a->ndims; k++) {
         desc->dims[k] = a->dims[k];

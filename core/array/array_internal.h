@@ -15,6 +15,7 @@ struct dagger_array {
     uint32_t magic;
     dagger_runtime_t *rt;
     dagger_dtype_t dtype;
+    dagger_proc_kind_t home;        /* dagger_array_desc_t.home: every block's */
     int ndims;
     size_t elsize;
     size_t dims[DAGGER_MAX_DIMS];

@@ -254,6 +254,11 @@ dagger_status_t dg_plan_codelet_register(dg_plan_t *p, const dg_plan_codelet_des
                                          uint32_t *id);
 
 dagger_status_t dg_plan_chunk_create(dg_plan_t *p, const dg_plan_chunk_desc_t *d, uint64_t *id);
+/* The memory space of rank's first device of kind (a device kind): 1 + the
+ * number of the rank's devices before it (procs.c's order). DAGGER_ERR_SCOPE
+ * naming the rank and the kind where the rank has none. */
+dagger_status_t dg_plan_device_space(const dg_plan_t *p, int32_t rank, dg_plan_kind_t kind,
+                                     uint32_t *space);
 /* Frees a chunk (or a future). Inside a region its buffers are freed once
  * every earlier op on them is done; its contents are discarded. */
 dagger_status_t dg_plan_chunk_free(dg_plan_t *p, uint64_t id);

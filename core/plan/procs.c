@@ -231,3 +231,21 @@ void dg_plan_scope_copy_release(dg_plan_t *p, dg_plan_scope_copy_t *c)
     dg_plan_mem_free(&p->mem, c->parts, c->s.nparts * sizeof(*c->parts));
     memset(c, 0, sizeof(*c));
 }
+
+dagger_status_t dg_plan_device_space(const dg_plan_t *p, int32_t rank, dg_plan_kind_t kind,
+                                     uint32_t *space)
+{
+    static const char *const names[DG_PLAN_NKINDS] = {"CPU", "CUDA", "HIP", "test device"};
+    DG_CHECK_ARG(p && space, "dg_plan_device_space: NULL argument");
+    DG_CHECK_ARG(rank >= 0 && rank < p->prm.nranks, "dg_plan_device_space: rank %d of %d", rank,
+                 p->prm.nranks);
+    DG_CHECK_ARG(kind > DG_PLAN_CPU && kind < DG_PLAN_NKINDS,
+                 "dg_plan_device_space: kind %d is not a device kind", (int)kind);
+    const dg_plan_prank_t *r = &p->ranks[rank];
+    if (!r->n[kind])
+        return dg_error(DAGGER_ERR_SCOPE, "rank %d has no %s device (%u CPU threads, %u CUDA, %u "
+                        "HIP and %u test devices)", rank, names[kind], r->n[DG_PLAN_CPU],
+                        r->n[DG_PLAN_CUDA], r->n[DG_PLAN_HIP], r->n[DG_PLAN_TESTDEV]);
+    *space = 1 + dg_plan_kind_first(r, kind) - r->n[DG_PLAN_CPU];
+    return DAGGER_OK;
+}

@@ -1,5 +1,6 @@
 /* Public chunk and view calls. */
 #include <dagger/chunk.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "core/runtime/planner.h"
@@ -23,6 +24,34 @@ static const dg_plan_geom_t *user_chunk(dg_tasks_t *t, dagger_chunk_t c, const c
         return NULL;
     }
     return g;
+}
+
+/* The memory space of a chunk's home (dagger_chunk_desc_t.home) on its
+ * owner: 0 for host memory, else the owner's first device of the kind
+ * (dagger_proc_kind_t bits are the planner's kind bits). */
+static dagger_status_t home_space(dg_tasks_t *t, dagger_proc_kind_t home, int32_t owner,
+                                  uint32_t *space)
+{
+    *space = 0;
+    if (home == 0 || home == DAGGER_PROC_CPU)
+        return DAGGER_OK;
+    if (home != DAGGER_PROC_CUDA && home != DAGGER_PROC_HIP && home != DAGGER_PROC_TESTDEV)
+        return dg_error(DAGGER_ERR_INVALID_ARG, "dagger_chunk_create: home %d is not one kind; "
+                        "use 0 (host memory), DAGGER_PROC_CUDA, DAGGER_PROC_HIP or "
+                        "DAGGER_PROC_TESTDEV", (int)home);
+    dg_plan_kind_t kind = home == DAGGER_PROC_CUDA ? DG_PLAN_CUDA
+                        : home == DAGGER_PROC_HIP  ? DG_PLAN_HIP
+                                                   : DG_PLAN_TESTDEV;
+    if (dg_plan_device_space(t->plan, owner, kind, space) == DAGGER_OK)
+        return DAGGER_OK;
+    char why[160]; /* the planner's message, copied out of the buffer dg_error writes */
+    snprintf(why, sizeof why, "%s", dagger_error_detail());
+    return dg_error(DAGGER_ERR_SCOPE, "dagger_chunk_create: the home is the owner's first "
+                        "%s, but %s; give home 0 (host memory) or a kind the owner has",
+                        kind == DG_PLAN_TESTDEV ? "test device" : kind == DG_PLAN_CUDA
+                                                                      ? "CUDA device"
+                                                                      : "HIP device",
+                        why);
 }
 
 dagger_status_t dagger_chunk_create(dagger_runtime_t *rt, const dagger_chunk_desc_t *desc,
@@ -58,6 +87,9 @@ dagger_status_t dagger_chunk_create(dagger_runtime_t *rt, const dagger_chunk_des
     }
     if (d.owner < 0)
         d.owner = (int32_t)(t->default_owner % (uint64_t)t->nranks);
+    dagger_status_t hs = home_space(t, desc->home, d.owner, &d.home_space);
+    if (hs != DAGGER_OK)
+        return hs;
     dg_check_point_t cp = {.kind = DG_CHECK_CHUNK};
     cp.hash = dg_hash_bytes(dg_plan_hash(t->plan), &d, sizeof(d));
     dagger_status_t st = dg_tasks_check(t, &cp);
@@ -71,7 +103,7 @@ dagger_status_t dagger_chunk_create(dagger_runtime_t *rt, const dagger_chunk_des
         t->default_owner++;
     if (d.owner == t->rank) {
         const dg_plan_geom_t *g = dg_plan_chunk_geom(t->plan, id);
-        st = dg_exec_alloc(t->exec, id, 0, (size_t)(g->extent * g->elsize), 1);
+        st = dg_exec_alloc(t->exec, id, d.home_space, (size_t)(g->extent * g->elsize), 1);
         if (st != DAGGER_OK) {
             dg_planner_chunk_free(t, id);
             return st;

@@ -321,3 +321,78 @@ Test(gpu_linalg, a_hip_scope_is_a_scope_error_everywhere)
     dagger_array_destroy(A);
     AR_OK(dagger_finalize(rt));
 }
+
+/* A random matrix whose blocks live on their owners' devices of the kind
+ * under test (dagger_array_desc_t.home). */
+static dagger_array_t *on_device(dagger_runtime_t *rt, size_t m, size_t n, size_t b,
+                                 uint64_t seed)
+{
+    dagger_array_desc_t d = la_desc(DAGGER_F64, m, n, b, b);
+    d.home = gpu_kind();
+    dagger_array_t *a;
+    AR_OK(dagger_array_rand(rt, &d, seed, &a));
+    return a;
+}
+
+/* Arrays homed on the devices: gemm in two regions on the device scope
+ * copies nothing between a rank's memory spaces (every tile is already in
+ * its owner's device memory; tiles of other ranks come by transfers), and
+ * gives BLAS's result; the same arrays homed in host memory copy tiles in
+ * and back. Reading them between regions (collect) brings the data to the
+ * host without moving the home. */
+Test(gpu_linalg, arrays_homed_on_the_devices_stay_there)
+{
+    dagger_runtime_t *rt = ar_init();
+    size_t n = 96, b = 32;
+    dagger_array_t *A = on_device(rt, n, n, b, 1), *B = on_device(rt, n, n, b, 2),
+                   *C = on_device(rt, n, n, b, 3);
+    dagger_array_desc_t info;
+    AR_OK(dagger_array_info(C, &info));
+    cr_assert_eq(info.home, gpu_kind());
+    double *a = ar_collect(A), *bb = ar_collect(B), *c = ar_collect(C);
+    for (int round = 0; round < 2; round++) {
+        ON_DEVICE(rt, "gemm on device-homed arrays",
+                  dagger_linalg_gemm(r, 0, 0, 1.0, A, B, 0.5, C));
+        dagger_region_stats_t st;
+        AR_OK(dagger_region_stats(rt, &st));
+        cr_assert_eq(st.copies, 0u, "round %d: %llu copies between memory spaces", round,
+                     (unsigned long long)st.copies);
+        cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, (int)n, (int)n, (int)n, 1.0, a,
+                    (int)n, bb, (int)n, 0.5, c, (int)n);
+        double *got = ar_collect(C);
+        LA_CLOSE(got, c, n, n, 0, DAGGER_F64, "gemm on device-homed arrays");
+        free(got);
+    }
+    /* the same in host memory: tiles go to the devices and back */
+    dagger_array_t *H = la_rand(rt, DAGGER_F64, n, n, b, b, 3);
+    ON_DEVICE(rt, "gemm on host arrays", dagger_linalg_gemm(r, 0, 0, 1.0, A, B, 0.5, H));
+    dagger_region_stats_t st;
+    AR_OK(dagger_region_stats(rt, &st));
+    cr_assert_gt(st.copies, 0u, "host-homed C: its tiles are copied to the devices and back");
+    /* a block's data pointer is the host's only */
+    dagger_array_block_t blk;
+    AR_OK(dagger_array_block_info(C, 0, &blk));
+    void *data = (void *)1;
+    AR_OK(dagger_chunk_data(rt, blk.chunk, &data, NULL));
+    cr_assert_null(data, "rank %d: a device-homed block has no host data", dagger_rank(rt));
+    free(a), free(bb), free(c);
+    dagger_array_destroy(A), dagger_array_destroy(B), dagger_array_destroy(C);
+    dagger_array_destroy(H);
+    AR_OK(dagger_finalize(rt));
+}
+
+/* A home of a kind the ranks do not have is a scope error on every rank,
+ * naming the kind. */
+Test(gpu_linalg, a_home_on_a_missing_device_kind_fails_everywhere)
+{
+    dagger_runtime_t *rt = ar_init();
+    dagger_array_desc_t d = la_desc(DAGGER_F64, 64, 64, 32, 32);
+    d.home = DAGGER_PROC_HIP;
+    dagger_array_t *a = NULL;
+    cr_assert_eq(dagger_array_zeros(rt, &d, &a), DAGGER_ERR_SCOPE, "%s", dagger_error_detail());
+    cr_assert(strstr(dagger_error_detail(), "no HIP device"), "%s", dagger_error_detail());
+    cr_assert_null(a);
+    d.home = (dagger_proc_kind_t)(DAGGER_PROC_CUDA | DAGGER_PROC_HIP);
+    cr_assert_eq(dagger_array_zeros(rt, &d, &a), DAGGER_ERR_INVALID_ARG);
+    AR_OK(dagger_finalize(rt));
+}

@@ -83,6 +83,12 @@ typedef struct dagger_array_desc {
     size_t dims[DAGGER_MAX_DIMS];  /* each > 0 */
     size_t block[DAGGER_MAX_DIMS]; /* each > 0; larger than dims[k] means one block */
     const dagger_dist_t *dist;     /* NULL = DAGGER_DIST_DEFAULT */
+    /* Where every block lives between regions (dagger_chunk_desc_t.home):
+     * 0 the owners' host memory, or a device kind (DAGGER_PROC_CUDA, ...):
+     * each owner's first device of it, so that routines on those devices
+     * (a region scoped to them) reuse the blocks in place region after
+     * region. DAGGER_ERR_SCOPE where an owner has no such device. */
+    dagger_proc_kind_t home;
 } dagger_array_desc_t;
 
 /* ------------------------------------------------------------ construction */

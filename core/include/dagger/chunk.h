@@ -31,6 +31,11 @@ typedef struct dagger_chunk_desc {
     int ndims;                      /* 1 .. DAGGER_MAX_DIMS */
     size_t dims[DAGGER_MAX_DIMS];
     int owner;                      /* owning rank, or -1 for the default */
+    /* Where the chunk lives between regions: 0 (or DAGGER_PROC_CPU) the
+     * owner's host memory; DAGGER_PROC_CUDA, _HIP or _TESTDEV the memory of
+     * the owner's first device of that kind, so that tasks on that device
+     * find it there region after region instead of copying it in and back. */
+    dagger_proc_kind_t home;
 } dagger_chunk_desc_t;
 
 /* Creates a chunk (collective: every rank calls it in the same order). On the
@@ -38,7 +43,9 @@ typedef struct dagger_chunk_desc {
  * Errors: DAGGER_ERR_BAD_HANDLE (rt), DAGGER_ERR_INVALID_ARG (desc or out
  * NULL, ndims, zero dims, owner >= nranks), DAGGER_ERR_DTYPE (unknown
  * dtype), DAGGER_ERR_OVERFLOW (a dimension above 2^40 or more than 2^50
- * elements), DAGGER_ERR_STATE (inside a region), DAGGER_ERR_NO_MEMORY. */
+ * elements), DAGGER_ERR_STATE (inside a region), DAGGER_ERR_NO_MEMORY,
+ * DAGGER_ERR_SCOPE (home names a device kind the owner has none of; the
+ * same on every rank). */
 DAGGER_API
 dagger_status_t dagger_chunk_create(dagger_runtime_t *rt, const dagger_chunk_desc_t *desc,
                                     dagger_chunk_t *out);
@@ -50,7 +57,8 @@ DAGGER_API
 dagger_status_t dagger_chunk_free(dagger_runtime_t *rt, dagger_chunk_t c);
 
 /* The owner's memory of a chunk, for reading and writing between regions.
- * *data is NULL on ranks that do not own it. The strides (in elements) are
+ * *data is NULL on ranks that do not own it, and where its home is a
+ * device (read it with a task, or dagger_array_collect). The strides (in elements) are
  * written to strides when not NULL. Errors: DAGGER_ERR_BAD_HANDLE (rt or c,
  * as for dagger_chunk_free), DAGGER_ERR_INVALID_ARG (data NULL),
  * DAGGER_ERR_STATE (inside a region: the data may be elsewhere). */

@@ -26,17 +26,7 @@ typedef struct dagger_task dagger_task_t; /* the running task, inside an impleme
 /* An implementation returns DAGGER_OK, or fails with dagger_task_fail(). */
 typedef int (*dagger_impl_fn)(dagger_task_t *t);
 
-/* Processor kinds, usable as a mask in scopes. DAGGER_PROC_TESTDEV is the
- * test device kind (DAGGER_TEST_DEVICES=N gives each rank N of them, for
- * machines without a GPU): a device with memory of its own and
- * asynchronous streams, whose tasks run the codelet's cpu implementation on
- * that memory (it is host-addressable) with the device's stream current. */
-typedef enum dagger_proc_kind {
-    DAGGER_PROC_CPU = 1,
-    DAGGER_PROC_CUDA = 2,
-    DAGGER_PROC_HIP = 4,
-    DAGGER_PROC_TESTDEV = 8
-} dagger_proc_kind_t;
+/* Processor kinds (dagger_proc_kind_t, DAGGER_PROC_*): dagger/types.h. */
 
 /* The global processor table (identical on every rank, sorted by rank, kind,
  * index). */

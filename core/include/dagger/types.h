@@ -11,6 +11,19 @@
 extern "C" {
 #endif
 
+/* Processor kinds, usable as a mask in scopes (dagger/task.h) and as the
+ * home of chunks and arrays (dagger/chunk.h). DAGGER_PROC_TESTDEV is the
+ * test device kind (DAGGER_TEST_DEVICES=N gives each rank N of them, for
+ * machines without a GPU): a device with memory of its own and
+ * asynchronous streams, whose tasks run the codelet's cpu implementation on
+ * that memory (it is host-addressable) with the device's stream current. */
+typedef enum dagger_proc_kind {
+    DAGGER_PROC_CPU = 1,
+    DAGGER_PROC_CUDA = 2,
+    DAGGER_PROC_HIP = 4,
+    DAGGER_PROC_TESTDEV = 8
+} dagger_proc_kind_t;
+
 /* Chunks and arrays have 1 to DAGGER_MAX_DIMS dimensions, column-major:
  * dimension 0 varies fastest (as in BLAS/LAPACK). */
 #define DAGGER_MAX_DIMS 4
