@@ -2,10 +2,13 @@
  * dpotrf / cuBLAS dgemm call on the same matrices, in the same run, the
  * variants alternated round by round (issue 13's benchmark; budget 85%):
  *
- *   dagger     dagger_linalg_potrf / dagger_linalg_gemm in a region whose
- *              scope is the CUDA devices, timed from region begin to end: the
- *              arrays live in host memory, so this is the tiles' trip to the
- *              GPU, the tile tasks, and the results' trip back
+ *   dagger host arrays   dagger_linalg_potrf / dagger_linalg_gemm in a region
+ *              whose scope is the CUDA devices, timed from region begin to
+ *              end, on arrays homed in host memory: the tiles' trip to the GPU,
+ *              the tile tasks, and the results' trip back
+ *   dagger device arrays the same on arrays homed on the GPU
+ *              (dagger_array_desc_t.home = DAGGER_PROC_CUDA): the tile tasks
+ *              alone, what the budget compares with the kernel
  *   cuda h2h   the same trip for one library call: copies of the host
  *              matrices (pinned memory, as the arrays' large buffers are:
  *              DAGGER_GPU_PIN_HOST) to the device, the call, the result's
@@ -13,8 +16,9 @@
  *   kernel     the call alone on data already on the device (CUDA events):
  *              the library's limit, which no host-to-host variant reaches
  *
- * The first round's results are compared: dagger's against cuda h2h's
- * (relative Frobenius difference; the lower triangle for Cholesky).
+ * The first round's results of both Dagger-C variants are compared with the
+ * library's (relative Frobenius difference; the lower triangle for
+ * Cholesky).
  * Rates count 2 N^3 flops for gemm and N^3 / 3 for potrf. One process on
  * one GPU (the processor table's first CUDA device), f64.
  *
@@ -89,9 +93,11 @@ typedef struct bench {
     FILE *out;
 } bench_t;
 
-static dagger_array_t *matrix(bench_t *b, size_t n, size_t nb, int spd, uint64_t seed)
+/* home: 0 host memory, 1 the GPU's (dagger_array_desc_t.home). */
+static dagger_array_t *matrix(bench_t *b, size_t n, size_t nb, int spd, uint64_t seed, int home)
 {
-    dagger_array_desc_t d = {.dtype = DAGGER_F64, .ndims = 2, .dims = {n, n}, .block = {nb, nb}};
+    dagger_array_desc_t d = {.dtype = DAGGER_F64, .ndims = 2, .dims = {n, n}, .block = {nb, nb},
+                             .home = home ? DAGGER_PROC_CUDA : 0};
     dagger_array_t *a;
     uint64_t args = n;
     if (spd)
@@ -197,27 +203,30 @@ static double kernel_round(lib_t *l, gpu_bufs_t *d, int gemm, size_t n)
     return ms / 1e3;
 }
 
-static void row(bench_t *b, int gemm, size_t n, size_t nb, double t[3][MAX_ROUNDS], int rounds,
-                double diff)
+enum { V_HOST, V_DEV, V_H2H, V_KERNEL, NV };
+
+static void row(bench_t *b, int gemm, size_t n, size_t nb, double t[NV][MAX_ROUNDS], int rounds,
+                const double diff[2])
 {
     double flops = gemm ? 2.0 * (double)n * (double)n * (double)n
                         : (double)n * (double)n * (double)n / 3.0;
-    double med[3], lo[3], hi[3];
-    for (int v = 0; v < 3; v++) {
+    double med[NV], lo[NV], hi[NV];
+    for (int v = 0; v < NV; v++) {
         qsort(t[v], (size_t)rounds, sizeof(double), cmp_double);
         /* rates: the fastest time is the highest rate */
         med[v] = flops / t[v][rounds / 2] / 1e12;
         lo[v] = flops / t[v][rounds - 1] / 1e12;
         hi[v] = flops / t[v][0] / 1e12;
     }
-    char line[512];
+    char line[640];
     snprintf(line, sizeof line,
-             "%s: %s N=%zu nb=%zu: dagger %.2f TFLOP/s (%.2f-%.2f, %.3f s), cuda h2h %.2f "
-             "(%.2f-%.2f), kernel %.2f (%.2f-%.2f); dagger/h2h %.2f, dagger/kernel %.2f "
-             "(budget 0.85)%s; diff %.1e\n",
-             b->tag, gemm ? "dgemm " : "dpotrf", n, nb, med[0], lo[0], hi[0], t[0][rounds / 2], med[1],
-             lo[1], hi[1], med[2], lo[2], hi[2], med[0] / med[1], med[0] / med[2],
-             med[0] / med[2] < 0.85 ? " BELOW BUDGET" : "", diff);
+             "%s: %s N=%zu nb=%zu: dagger host arrays %.2f TFLOP/s (%.2f-%.2f), device arrays "
+             "%.2f (%.2f-%.2f), cuda h2h %.2f (%.2f-%.2f), kernel %.2f (%.2f-%.2f); host/h2h "
+             "%.2f, device/kernel %.2f (budget 0.85)%s; diff %.1e, %.1e\n",
+             b->tag, gemm ? "dgemm " : "dpotrf", n, nb, med[V_HOST], lo[V_HOST], hi[V_HOST],
+             med[V_DEV], lo[V_DEV], hi[V_DEV], med[V_H2H], lo[V_H2H], hi[V_H2H], med[V_KERNEL],
+             lo[V_KERNEL], hi[V_KERNEL], med[V_HOST] / med[V_H2H], med[V_DEV] / med[V_KERNEL],
+             med[V_DEV] / med[V_KERNEL] < 0.85 ? " BELOW BUDGET" : "", diff[0], diff[1]);
     fputs(line, stdout);
     if (b->out && strcmp(b->tag, "result") == 0)
         fputs(line, b->out);
@@ -228,13 +237,20 @@ static void one_size(bench_t *b, int gemm, size_t n, size_t nb, int rounds)
 {
     lib_t *l = &b->lib;
     size_t bytes = n * n * sizeof(double);
-    dagger_array_t *A = matrix(b, n, nb, !gemm, 1), *B = NULL, *C = NULL;
-    double *hA = host_copy(A, n), *hB = NULL, *hC = NULL, *res = host_buffer(n);
+    int out = gemm ? 2 : 0; /* the matrix the routine overwrites */
+    /* The same matrices homed in host memory (h = 0) and on the GPU (1). */
+    dagger_array_t *M[2][3] = {{NULL}};
+    for (int h = 0; h < 2; h++) {
+        M[h][0] = matrix(b, n, nb, !gemm, 1, h);
+        if (gemm) {
+            M[h][1] = matrix(b, n, nb, 0, 2, h);
+            M[h][2] = matrix(b, n, nb, 0, 3, h);
+        }
+    }
+    double *hA = host_copy(M[0][0], n), *hB = NULL, *hC = NULL, *res = host_buffer(n);
     if (gemm) {
-        B = matrix(b, n, nb, 0, 2);
-        C = matrix(b, n, nb, 0, 3);
-        hB = host_copy(B, n);
-        hC = host_copy(C, n);
+        hB = host_copy(M[0][1], n);
+        hC = host_copy(M[0][2], n);
     }
     gpu_bufs_t d = {0};
     CU(cudaMalloc((void **)&d.a, bytes));
@@ -249,32 +265,34 @@ static void one_size(bench_t *b, int gemm, size_t n, size_t nb, int rounds)
         CU(cudaMalloc((void **)&d.work, (size_t)d.lwork * sizeof(double)));
         CU(cudaMalloc((void **)&d.info, sizeof(int)));
     }
-    double t[3][MAX_ROUNDS], *got = NULL;
+    /* the library's result, once: each Dagger-C variant's first round is
+     * compared with it (every h2h round computes it again from the same
+     * inputs) */
+    (void)h2h_round(l, &d, gemm, n, hA, hB, hC, res);
+    double t[NV][MAX_ROUNDS], diff[2] = {-1, -1};
     for (int r = 0; r < rounds; r++) {
-        /* the order of the three rotates from round to round */
-        for (int k = 0; k < 3; k++) {
-            int v = (k + r) % 3;
-            if (v == 0) {
+        /* the order of the four rotates from round to round */
+        for (int k = 0; k < NV; k++) {
+            int v = (k + r) % NV;
+            if (v == V_HOST || v == V_DEV) {
                 if (r > 0) { /* the routine works in place: a fresh input */
-                    OK(dagger_array_destroy(gemm ? C : A));
-                    if (gemm)
-                        C = matrix(b, n, nb, 0, 3);
-                    else
-                        A = matrix(b, n, nb, 1, 1);
+                    OK(dagger_array_destroy(M[v][out]));
+                    M[v][out] = matrix(b, n, nb, !gemm, gemm ? 3 : 1, v);
                 }
-                t[0][r] = dagger_round(b, gemm, A, B, C);
-                if (r == 0) /* compared with cuda h2h's after the rounds */
-                    got = host_copy(gemm ? C : A, n);
-            } else if (v == 1) {
-                t[1][r] = h2h_round(l, &d, gemm, n, hA, hB, hC, res);
+                t[v][r] = dagger_round(b, gemm, M[v][0], M[v][1], M[v][2]);
+                if (r == 0) {
+                    double *got = host_copy(M[v][out], n);
+                    diff[v] = rel_diff(got, res, n, !gemm);
+                    CU(cudaFreeHost(got));
+                }
+            } else if (v == V_H2H) {
+                t[v][r] = h2h_round(l, &d, gemm, n, hA, hB, hC, res);
             } else {
-                t[2][r] = kernel_round(l, &d, gemm, n);
+                t[v][r] = kernel_round(l, &d, gemm, n);
             }
         }
     }
-    /* every h2h round computes the same result from the same inputs */
-    row(b, gemm, n, nb, t, rounds, rel_diff(got, res, n, !gemm));
-    CU(cudaFreeHost(got));
+    row(b, gemm, n, nb, t, rounds, diff);
     void *bufs[] = {d.a, d.b, d.c, d.a0, d.work, d.info};
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
         if (bufs[i])
@@ -283,11 +301,10 @@ static void one_size(bench_t *b, int gemm, size_t n, size_t nb, int rounds)
     for (size_t i = 0; i < sizeof hosts / sizeof hosts[0]; i++)
         if (hosts[i])
             CU(cudaFreeHost(hosts[i]));
-    OK(dagger_array_destroy(A));
-    if (gemm) {
-        OK(dagger_array_destroy(B));
-        OK(dagger_array_destroy(C));
-    }
+    for (int h = 0; h < 2; h++)
+        for (int i = 0; i < 3; i++)
+            if (M[h][i])
+                OK(dagger_array_destroy(M[h][i]));
 }
 
 int main(int argc, char **argv)
