@@ -30,9 +30,30 @@
 #define DG_PACK_SEG 8192u
 #define DG_PACK_UNROLL 4u
 
+/* Called where a lane starts moving width-byte vectors from s to d. A GPU
+ * faults on a misaligned vector access and x86 does not, so the host test
+ * defines it to check the alignment (and to see which width was taken). */
+#ifndef DG_GPU_PACK_VECTORS
+#define DG_GPU_PACK_VECTORS(d, s, width) ((void)0)
+#endif
+
 typedef struct __attribute__((aligned(16))) dg_gpu_v16 {
     uint64_t x, y;
 } dg_gpu_v16_t;
+
+/* A span of bytes at offset in the unpacked buffer and packed_at in the
+ * packed one, resolved for one direction: packing gathers spans into
+ * consecutive bytes, unpacking scatters them back. */
+static inline dg_gpu_copy_span_t dg_gpu_pack_resolve(uint64_t offset, uint64_t bytes,
+                                                     uint64_t packed_at, int unpack)
+{
+    dg_gpu_copy_span_t c = {offset, packed_at, bytes}; /* src, dst, bytes */
+    if (unpack) {
+        c.src = packed_at;
+        c.dst = offset;
+    }
+    return c;
+}
 
 /* Adds a resolved span to the runs out[0 .. *m): it continues the last run
  * when it has the run's length and sits one step on from its last row (the
@@ -89,6 +110,20 @@ static inline uint32_t dg_gpu_pack_runs(const dg_gpu_copy_span_t *sp, uint32_t n
     return m;
 }
 
+/* Puts n (1 .. DG_GPU_PACK_INLINE) closed runs into a launch's arguments,
+ * their items counted from the first one's (a launch's items start at 0);
+ * returns their items. */
+static inline uint64_t dg_gpu_pack_inline_fill(dg_gpu_pack_inline_t *inl,
+                                               const dg_gpu_copy_run_t *runs, uint32_t n)
+{
+    uint64_t base = runs[0].first_item;
+    for (uint32_t i = 0; i < n; i++) {
+        inl->r[i] = runs[i];
+        inl->r[i].first_item -= base;
+    }
+    return runs[n - 1].first_item + runs[n - 1].segs * runs[n - 1].count - base;
+}
+
 /* Blocks of DG_PACK_THREADS for a launch of items items (at least 1). */
 static inline uint32_t dg_gpu_pack_grid(uint64_t items)
 {
@@ -123,6 +158,7 @@ DG_GPU_DEVICE_FN void dg_gpu_pack_item(char *dst, const char *src, const dg_gpu_
     uint64_t done = 0, i = lane;
     const uint64_t L = DG_PACK_LANES;
     if ((((uintptr_t)d | (uintptr_t)s) & 15u) == 0) {
+        DG_GPU_PACK_VECTORS(d, s, 16);
         const dg_gpu_v16_t *sv = (const dg_gpu_v16_t *)s;
         dg_gpu_v16_t *dv = (dg_gpu_v16_t *)d;
         uint64_t nv = len / 16;
@@ -134,6 +170,7 @@ DG_GPU_DEVICE_FN void dg_gpu_pack_item(char *dst, const char *src, const dg_gpu_
             dv[i] = sv[i];
         done = nv * 16;
     } else if ((((uintptr_t)d | (uintptr_t)s) & 7u) == 0) {
+        DG_GPU_PACK_VECTORS(d, s, 8);
         const uint64_t *sw = (const uint64_t *)s;
         uint64_t *dw = (uint64_t *)d, nw = len / 8;
         for (; i + 3 * L < nw; i += DG_PACK_UNROLL * L) {
