@@ -24,7 +24,7 @@
  *
  *   bench_gpu_linalg [results-file [N:nb,...]]
  *     default /tmp/bench_gpu_linalg.txt and 16384:2048 (tools/gpu-check's run;
- *     32768:4096 by argument: it holds about 90 GB of pinned host memory)
+ *     32768:4096 by argument: by our count 70-95 GB of pinned host memory)
  *     BENCH_ROUNDS (default 3; 2 for N > 16384)
  *
  * Without a CUDA device it says so and exits 0. Not a test. */
