@@ -153,8 +153,10 @@ DG_GPU_DEVICE_FN void dg_gpu_pack_item(char *dst, const char *src, const dg_gpu_
 {
     uint64_t row = k / r->segs, from = (k - row * r->segs) * DG_PACK_SEG;
     uint64_t len = r->bytes - from < DG_PACK_SEG ? r->bytes - from : DG_PACK_SEG;
-    char *d = dst + r->dst + row * r->dst_step + from;
-    const char *s = src + r->src + row * r->src_step + from;
+    /* The offsets are summed as unsigned numbers first: a backward step
+     * wraps there (defined), never in the pointer (undefined). */
+    char *d = dst + (r->dst + row * r->dst_step + from);
+    const char *s = src + (r->src + row * r->src_step + from);
     uint64_t done = 0, i = lane;
     const uint64_t L = DG_PACK_LANES;
     if ((((uintptr_t)d | (uintptr_t)s) & 15u) == 0) {
