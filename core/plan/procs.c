@@ -235,7 +235,7 @@ void dg_plan_scope_copy_release(dg_plan_t *p, dg_plan_scope_copy_t *c)
 dagger_status_t dg_plan_device_space(const dg_plan_t *p, int32_t rank, dg_plan_kind_t kind,
                                      uint32_t *space)
 {
-    static const char *const names[DG_PLAN_NKINDS] = {"CPU", "CUDA", "HIP", "test device"};
+    static const char *const names[DG_PLAN_NKINDS] = {"CPU", "CUDA", "HIP", "test"};
     DG_CHECK_ARG(p && space, "dg_plan_device_space: NULL argument");
     DG_CHECK_ARG(rank >= 0 && rank < p->prm.nranks, "dg_plan_device_space: rank %d of %d", rank,
                  p->prm.nranks);
