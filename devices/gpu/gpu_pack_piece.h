@@ -146,6 +146,24 @@ DG_GPU_DEVICE_FN uint32_t dg_gpu_pack_find(const dg_gpu_copy_run_t *runs, uint32
     return lo;
 }
 
+/* In dg_gpu_pack_item: the lane's share of the item's words of type T
+ * (width bytes; d and s aligned to it), DG_PACK_UNROLL loads in flight
+ * before their stores; done becomes the bytes the words cover. */
+#define DG_PACK_WORDS(T, width)                                                \
+    do {                                                                       \
+        DG_GPU_PACK_VECTORS(d, s, width);                                      \
+        const T *sw = (const T *)s;                                            \
+        T *dw = (T *)d;                                                        \
+        uint64_t nw = len / (width);                                           \
+        for (; i + 3 * L < nw; i += DG_PACK_UNROLL * L) {                      \
+            T a = sw[i], b = sw[i + L], c = sw[i + 2 * L], e = sw[i + 3 * L];  \
+            dw[i] = a, dw[i + L] = b, dw[i + 2 * L] = c, dw[i + 3 * L] = e;    \
+        }                                                                      \
+        for (; i < nw; i += L)                                                 \
+            dw[i] = sw[i];                                                     \
+        done = nw * (width);                                                   \
+    } while (0)
+
 /* Lane `lane` of the warp that copies item k of run r (k counted from the
  * run's first item). */
 DG_GPU_DEVICE_FN void dg_gpu_pack_item(char *dst, const char *src, const dg_gpu_copy_run_t *r,
@@ -159,32 +177,13 @@ DG_GPU_DEVICE_FN void dg_gpu_pack_item(char *dst, const char *src, const dg_gpu_
     const char *s = src + (r->src + row * r->src_step + from);
     uint64_t done = 0, i = lane;
     const uint64_t L = DG_PACK_LANES;
-    if ((((uintptr_t)d | (uintptr_t)s) & 15u) == 0) {
-        DG_GPU_PACK_VECTORS(d, s, 16);
-        const dg_gpu_v16_t *sv = (const dg_gpu_v16_t *)s;
-        dg_gpu_v16_t *dv = (dg_gpu_v16_t *)d;
-        uint64_t nv = len / 16;
-        for (; i + 3 * L < nv; i += DG_PACK_UNROLL * L) {
-            dg_gpu_v16_t a = sv[i], b = sv[i + L], c = sv[i + 2 * L], e = sv[i + 3 * L];
-            dv[i] = a, dv[i + L] = b, dv[i + 2 * L] = c, dv[i + 3 * L] = e;
-        }
-        for (; i < nv; i += L)
-            dv[i] = sv[i];
-        done = nv * 16;
-    } else if ((((uintptr_t)d | (uintptr_t)s) & 7u) == 0) {
-        DG_GPU_PACK_VECTORS(d, s, 8);
-        const uint64_t *sw = (const uint64_t *)s;
-        uint64_t *dw = (uint64_t *)d, nw = len / 8;
-        for (; i + 3 * L < nw; i += DG_PACK_UNROLL * L) {
-            uint64_t a = sw[i], b = sw[i + L], c = sw[i + 2 * L], e = sw[i + 3 * L];
-            dw[i] = a, dw[i + L] = b, dw[i + 2 * L] = c, dw[i + 3 * L] = e;
-        }
-        for (; i < nw; i += L)
-            dw[i] = sw[i];
-        done = nw * 8;
-    }
+    if ((((uintptr_t)d | (uintptr_t)s) & 15u) == 0)
+        DG_PACK_WORDS(dg_gpu_v16_t, 16);
+    else if ((((uintptr_t)d | (uintptr_t)s) & 7u) == 0)
+        DG_PACK_WORDS(uint64_t, 8);
     for (i = done + lane; i < len; i += L)
         d[i] = s[i];
 }
+#undef DG_PACK_WORDS
 
 #endif

@@ -24,6 +24,8 @@
 #include <time.h>
 
 #include "devices/common/device.h"
+#define BENCH_NAME "bench_gpu_copy"
+#include "tools/bench/bench_gpu_common.h"
 
 #define ROUNDS 9
 #define B dg_cuda_backend
@@ -36,29 +38,6 @@ typedef struct bench {
     char *pinned;
     size_t bytes;
 } bench_t;
-
-static double mono(void)
-{
-    struct timespec ts = {0, 0};
-    return clock_gettime(CLOCK_MONOTONIC, &ts) ? 0 : (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static int cmp_double(const void *x, const void *y)
-{
-    double a = *(const double *)x, b = *(const double *)y;
-    return (a > b) - (a < b);
-}
-
-static void die(const char *what, const char *why)
-{
-    fprintf(stderr, "bench_gpu_copy: %s: %s\n", what, why);
-    exit(1);
-}
-
-#define OK(call) \
-    do { if ((call) != DAGGER_OK) die(#call, dagger_error_detail()); } while (0)
-#define CU(call) \
-    do { cudaError_t e_ = (call); if (e_ != cudaSuccess) die(#call, cudaGetErrorString(e_)); } while (0)
 
 /* Waits as the device actors do: polls the event, yielding. */
 static void backend_wait(bench_t *bn)

@@ -39,30 +39,11 @@
 
 #include <dagger.h>
 
+#define BENCH_NAME "bench_gpu_linalg"
+#include "tools/bench/bench_gpu_common.h"
+
 #define MAX_ROUNDS 9
 
-static double mono(void)
-{
-    struct timespec ts = {0, 0};
-    return clock_gettime(CLOCK_MONOTONIC, &ts) ? 0 : (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static int cmp_double(const void *x, const void *y)
-{
-    double a = *(const double *)x, b = *(const double *)y;
-    return (a > b) - (a < b);
-}
-
-static void die(const char *what, const char *why)
-{
-    fprintf(stderr, "bench_gpu_linalg: %s: %s\n", what, why);
-    exit(1);
-}
-
-#define OK(call) \
-    do { if ((call) != DAGGER_OK) die(#call, dagger_error_detail()); } while (0)
-#define CU(call) \
-    do { cudaError_t e_ = (call); if (e_ != cudaSuccess) die(#call, cudaGetErrorString(e_)); } while (0)
 #define BL(call) \
     do { if ((call) != CUBLAS_STATUS_SUCCESS) die(#call, "cuBLAS error"); } while (0)
 #define SO(call) \
