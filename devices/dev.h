@@ -49,6 +49,8 @@ struct dg_dev_pending {
     uint32_t index;               /* a piece of a transfer in pieces (dev_pipe.c)... */
     void *buf;                    /* ...its pinned buffer, kept after done */
     uint64_t offset, bytes;       /* ...and its bytes in the packed transfer */
+    uint64_t cookie;              /* an IPC receive (dev_ipc.c): the sender's block... */
+    dagger_actor_addr_t lender;   /* ...and its memory-space actor, told when copied */
 };
 
 /* One actor's share: its pending work and its spare events. */
@@ -90,11 +92,17 @@ struct dg_dev {
     uint32_t next_stream;
     dg_dev_stream_t *copy_stream; /* the memory-space actor's */
     dg_dev_cache_t mem, pinned;   /* device memory, staging */
+    dg_dev_cache_t ipcmem;        /* exportable device memory: the blocks of IPC sends */
+    struct dg_dev_ipc *ipc;       /* IPC state (dev_ipc.c): blocks sent, handles opened */
     _Atomic uint64_t completed;   /* pending entries finished (idle source) */
     _Atomic uint64_t launched;    /* tasks placed on it (tests check placement by it) */
     _Atomic uint64_t staged;      /* transfers to/from other ranks that went host-staged */
     _Atomic uint64_t piped;       /* ...of which in pieces (dev_pipe.c) */
     _Atomic uint64_t pieces;      /* pieces sent and received */
+    _Atomic uint64_t ipc_sent;    /* transfers to other ranks sent through an IPC handle... */
+    _Atomic uint64_t ipc_received;/* ...and received (copied from the sender's memory) */
+    _Atomic uint64_t ipc_opened;  /* handles opened (the rest reused an opened one) */
+    _Atomic uint64_t ipc_lent;    /* blocks sent and not yet given back by their receivers */
     _Atomic uint64_t overlapped;  /* a piece's staging copy queued while another piece of its
                                      transfer was on the wire (sender), or its copy to the
                                      device queued while another was still arriving (receiver) */
@@ -111,9 +119,10 @@ struct dg_devs {
     int gpu_direct;               /* DAGGER_GPU_DIRECT: 1 on, 0 off, -1 auto */
     size_t piece;                 /* DAGGER_GPU_PIPELINE_PIECE: bytes; 0 = no pieces */
     dg_host_pin_t pin;            /* the host space's pinned buffers (DAGGER_GPU_PIN_HOST) */
+    const uint64_t *ipc_domains;  /* every rank's devices' IPC domains (devices.h); NULL none */
     dg_dev_t *dev;                /* device d: memory space 1 + d */
     struct {
-        uint32_t launch, poll, staged, piece;
+        uint32_t launch, poll, staged, piece, ipc_done;
     } msg;
 };
 
@@ -146,6 +155,7 @@ dagger_status_t dg_dev_launch_type(dg_devs_t *ds);  /* dagger.dev.launch, dev_pr
 dagger_status_t dg_dev_poll_type(dg_devs_t *ds);    /* dagger.dev.poll, dev_pending.c */
 dagger_status_t dg_dev_staged_type(dg_devs_t *ds);  /* dagger.dev.staged, dev_space.c */
 dagger_status_t dg_dev_piece_type(dg_devs_t *ds);   /* dagger.dev.piece, dev_pipe.c */
+dagger_status_t dg_dev_ipc_done_type(dg_devs_t *ds); /* dagger.dev.ipc_done, dev_ipc.c */
 
 /* ---- shared by the two actors (devices/dev_pending.c) ---- */
 
@@ -181,6 +191,26 @@ dagger_status_t dg_dev_on_piece(dagger_ctx_t *ctx);
 void dg_dev_op_done(dg_dev_t *d, dg_dev_pending_t *p, int ok);
 int dg_dev_pipe_recv(dg_dev_t *d, dg_xop_t *op);
 void dg_dev_pipe_abort(dg_dev_t *d, dg_xop_t *op);
+
+/* Device-to-device transfers between ranks of one node through IPC handles
+ * (dev_ipc.c), in the memory-space actor's turn. Both ranks of a transfer
+ * take it this way exactly when their devices' published IPC domains are
+ * equal (devices.h), so they always agree. Sending: the view is packed into
+ * an exportable block, and its handle is what goes on the wire; the block
+ * is kept until the receiver's dagger.dev.ipc_done. Receiving: the handle
+ * is opened (once per block: kept open), the bytes are copied (unpacked)
+ * from the sender's memory into the view, then the sender is told.
+ * dg_dev_ipc_send / _recv take a SEND / RECV (1) or leave it (0). */
+int dg_dev_ipc_send(dg_dev_t *d, dg_xop_t *op);
+int dg_dev_ipc_recv(dg_dev_t *d, dg_xop_t *op);
+/* dagger.dev.staged of an IPC op: a SEND's handle message left (it is freed
+ * and the op finished), or a RECV's arrived (the copy starts). */
+void dg_dev_ipc_staged(dg_dev_t *d, dg_xop_t *op);
+/* The dagger.dev.ipc_done handler (the sender's memory-space actor). */
+dagger_status_t dg_dev_on_ipc_done(dagger_ctx_t *ctx);
+/* Closes the handles opened and frees the blocks still lent (destroy,
+ * after the streams). */
+void dg_dev_ipc_cleanup(dg_dev_t *d);
 
 /* The buffer table's ops for device memory spaces (ms->impl: the dg_dev_t). */
 extern const dg_memspace_ops_t dg_dev_memspace_ops;

@@ -53,7 +53,8 @@ static dagger_status_t start_one(dg_devs_t *ds, dg_dev_t *d, const dg_dev_found_
     snprintf(d->label, sizeof(d->label), "%s %d", f->be->label, f->index);
     pthread_mutex_init(&d->mem.lock, NULL);
     pthread_mutex_init(&d->pinned.lock, NULL);
-    d->mem.limit = d->pinned.limit = ex->bufs.pool_limit;
+    pthread_mutex_init(&d->ipcmem.lock, NULL);
+    d->mem.limit = d->pinned.limit = d->ipcmem.limit = ex->bufs.pool_limit;
     dagger_status_t st = resolve_direct(ex, d);
     if (st == DAGGER_OK)
         st = d->be->set_current(d->index);
@@ -103,10 +104,13 @@ static void destroy_devs(void *ctx)
             d->be->stream_destroy(d->copy_stream);
         for (int side = 0; side < 2; side++)
             dg_dev_side_cleanup(d, &d->side[side]);
+        dg_dev_ipc_cleanup(d);
         dg_dev_cache_cleanup(d, &d->mem);
         dg_dev_cache_cleanup(d, &d->pinned);
+        dg_dev_cache_cleanup(d, &d->ipcmem);
         pthread_mutex_destroy(&d->mem.lock);
         pthread_mutex_destroy(&d->pinned.lock);
+        pthread_mutex_destroy(&d->ipcmem.lock);
     }
     free(ds->dev);
     free(ds);
@@ -143,15 +147,17 @@ static void pin_host(dg_devs_t *ds, size_t min)
     ds->ex->bufs.spaces[0].impl = &ds->pin;
 }
 
-dagger_status_t dg_devices_start(dg_exec_t *ex, const dg_dev_table_t *t, int gpu_direct,
-                                 size_t piece, size_t pin_min)
+dagger_status_t dg_devices_start(dg_exec_t *ex, const dg_dev_table_t *t,
+                                 const dg_devices_params_t *prm)
 {
     dg_devs_t *ds = dg_calloc(1, sizeof(*ds));
     if (!ds)
         return dg_error(DAGGER_ERR_NO_MEMORY, "executor: out of memory");
     ds->ex = ex;
-    ds->gpu_direct = gpu_direct;
+    ds->gpu_direct = prm->gpu_direct;
+    size_t piece = prm->piece;
     ds->piece = piece < DG_DEV_PIECE_MAX ? piece : DG_DEV_PIECE_MAX; /* the header's u32 */
+    ds->ipc_domains = prm->ipc_domains;
     /* First, so that the executor frees ds whatever fails next. */
     dg_exec_set_devices(ex, &(dg_exec_devices_t){.ctx = ds, .destroy = destroy_devs});
     dagger_status_t st = dg_dev_launch_type(ds);
@@ -162,13 +168,15 @@ dagger_status_t dg_devices_start(dg_exec_t *ex, const dg_dev_table_t *t, int gpu
     if (st == DAGGER_OK)
         st = dg_dev_piece_type(ds);
     if (st == DAGGER_OK)
+        st = dg_dev_ipc_done_type(ds);
+    if (st == DAGGER_OK)
         st = dg_host_space_start(ex); /* first actor: the same id on every rank */
     if (st == DAGGER_OK)
         st = dg_host_procs_start(ex);
     if (st == DAGGER_OK)
         st = start_devs(ds, t);
     if (st == DAGGER_OK)
-        pin_host(ds, pin_min);
+        pin_host(ds, prm->pin_min);
     if (st == DAGGER_OK)
         dg_exec_set_devices(ex, &(dg_exec_devices_t){
                                     .ctx = ds, .n = ds->n, .launch_type = ds->msg.launch,

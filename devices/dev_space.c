@@ -41,6 +41,8 @@ dagger_status_t dg_dev_cache_get(dg_dev_t *d, dg_dev_cache_t *c, size_t bytes, v
     pthread_mutex_unlock(&c->lock);
     if (c == &d->pinned)
         return d->be->host_alloc(bytes, ptr);
+    if (c == &d->ipcmem && d->be->ipc_alloc)
+        return d->be->ipc_alloc(d->index, bytes, ptr);
     return d->be->mem_alloc(d->index, bytes, ptr);
 }
 
@@ -48,6 +50,8 @@ static void cache_release(dg_dev_t *d, dg_dev_cache_t *c, void *ptr)
 {
     if (c == &d->pinned)
         d->be->host_free(ptr);
+    else if (c == &d->ipcmem && d->be->ipc_free)
+        d->be->ipc_free(d->index, ptr);
     else
         d->be->mem_free(d->index, ptr);
 }
@@ -409,6 +413,8 @@ static dagger_status_t on_send(dagger_ctx_t *ctx)
     dg_dev_t *d = dev_of(ctx);
     dg_xop_t *op = op_of(ctx);
     dg_xxfer_t *x = &op->u.xfer;
+    if (dg_dev_ipc_send(d, op))
+        return DAGGER_OK;
     if (goes_direct(d, x, 1)) {
         dg_xfer_send(d->ex->xfer, op);
         return DAGGER_OK;
@@ -444,7 +450,7 @@ static dagger_status_t on_recv(dagger_ctx_t *ctx)
     dg_dev_t *d = dev_of(ctx);
     dg_xop_t *op = op_of(ctx);
     dg_xxfer_t *x = &op->u.xfer;
-    if (!goes_direct(d, x, 0) && !dg_dev_pipe_recv(d, op)) {
+    if (!dg_dev_ipc_recv(d, op) && !goes_direct(d, x, 0) && !dg_dev_pipe_recv(d, op)) {
         void *staged = NULL;
         if (dg_dev_cache_get(d, &d->pinned, x->bytes, &staged) == DAGGER_OK)
             x->staged = staged;
@@ -487,6 +493,10 @@ static dagger_status_t on_staged(dagger_ctx_t *ctx)
         dg_dev_pipe_abort(d, op);
         return DAGGER_OK;
     }
+    if (x->ipc) {
+        dg_dev_ipc_staged(d, op);
+        return DAGGER_OK;
+    }
     dg_dev_pending_t what = {.op = op, .done = dg_dev_op_done, .staging = x->staged,
                              .staging_bytes = x->bytes, .scratch_bytes = x->bytes};
     x->staged = NULL;
@@ -519,6 +529,7 @@ dagger_status_t dg_dev_space_spawn(dg_dev_t *d)
         {ex->msg.alloc, on_alloc}, {ex->msg.free, on_free},           {ex->msg.copy, on_copy},
         {ex->msg.send, on_send},   {ex->msg.recv, on_recv},           {d->all->msg.staged, on_staged},
         {d->all->msg.poll, dg_dev_on_poll}, {d->all->msg.piece, dg_dev_on_piece},
+        {d->all->msg.ipc_done, dg_dev_on_ipc_done},
     };
     char name[80];
     snprintf(name, sizeof(name), "mem:%s", d->label);

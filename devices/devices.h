@@ -9,21 +9,31 @@
 
 #include <dagger/status.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "core/exec/exec.h"
 #include "devices/discover.h"
 
+/* The settings of a rank's devices. */
+typedef struct dg_devices_params {
+    int gpu_direct;              /* DAGGER_GPU_DIRECT: 1 on, 0 off, -1 auto */
+    size_t piece;                /* DAGGER_GPU_PIPELINE_PIECE: host-staged transfers between
+                                    ranks above this many bytes go in pieces of it; 0 never */
+    size_t pin_min;              /* DAGGER_GPU_PIN_HOST: with devices, host buffers of at least
+                                    this many bytes are pinned memory of the first GPU's
+                                    runtime, or of the first device's where there is no GPU;
+                                    0 never */
+    const uint64_t *ipc_domains; /* every rank's devices' IPC domains (dg_dev_ipc_domain),
+                                    DG_DEV_MAX per rank, as published at start-up; NULL: no
+                                    IPC (device transfers between ranks go host-staged) */
+} dg_devices_params_t;
+
 /* Registers the devices' message types, spawns the host actors (the host
  * memory-space actor first: the same actor id on every rank, which peers
  * address their transfers to; then the CPU processors) and the two actors
- * of every device of t, and gives the executor its device hooks. gpu_direct:
- * DAGGER_GPU_DIRECT (1 on, 0 off, -1 auto); piece: DAGGER_GPU_PIPELINE_PIECE
- * (host-staged transfers between ranks above this many bytes go in pieces
- * of it; 0 = never); pin_min: DAGGER_GPU_PIN_HOST (with devices, host buffers
- * of at least this many bytes are pinned memory of the first GPU's runtime, or
- * of the first device's where there is no GPU; 0 = never). On failure,
- * dg_exec_destroy frees what was started. */
-dagger_status_t dg_devices_start(dg_exec_t *ex, const dg_dev_table_t *t, int gpu_direct,
-                                 size_t piece, size_t pin_min);
+ * of every device of t, and gives the executor its device hooks. On
+ * failure, dg_exec_destroy frees what was started. */
+dagger_status_t dg_devices_start(dg_exec_t *ex, const dg_dev_table_t *t,
+                                 const dg_devices_params_t *p);
 
 #endif

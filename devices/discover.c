@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/base/hash.h"
 #include "core/base/status_internal.h"
 #include "devices/testdev/testdev.h"
 
@@ -67,4 +68,17 @@ dagger_status_t dg_dev_discover(long long test_devices, dg_dev_table_t *out)
     if (st == DAGGER_OK)
         dg_dev_locality(out);
     return st;
+}
+
+uint64_t dg_dev_ipc_domain(const dg_dev_found_t *f, const char *host, int on)
+{
+    if (!on || !f->be->ipc_export || !f->be->ipc_open)
+        return 0;
+    if (f->be->kind != DG_DEV_TEST && !f->info.pci_bus_id[0])
+        return 0; /* a GPU without a bus id: nothing says which device it is */
+    uint64_t h = dg_hash_bytes(DG_HASH_SEED, host, strlen(host) + 1);
+    h = dg_hash_bytes(h, f->be->name, strlen(f->be->name) + 1);
+    if (f->be->kind != DG_DEV_TEST)
+        h = dg_hash_bytes(h, f->info.pci_bus_id, strlen(f->info.pci_bus_id));
+    return h ? h : 1;
 }

@@ -5,6 +5,7 @@
 #define DG_DEV_DISCOVER_H
 
 #include <dagger/status.h>
+#include <stdint.h>
 
 #include "devices/common/device.h"
 
@@ -26,6 +27,15 @@ typedef struct dg_dev_table {
  * DAGGER_TEST_DEVICES (0-15). Errors: DAGGER_ERR_CONFIG (test_devices out
  * of range), a backend's info failing. */
 dagger_status_t dg_dev_discover(long long test_devices, dg_dev_table_t *out);
+
+/* The IPC domain of a found device on host `host`: two devices (of two
+ * ranks) move data between them through IPC handles exactly when their
+ * domains are equal and not 0. It is the same physical device of one host
+ * (host name and PCI bus id) for the GPU kinds, and any test device of one
+ * host (their memory is host memory, shared through memfd). 0 when the kind
+ * has no IPC calls or `on` is 0 (DAGGER_GPU_IPC=0). Every rank publishes
+ * its devices' domains at start-up, so both ends of a transfer decide alike. */
+uint64_t dg_dev_ipc_domain(const dg_dev_found_t *f, const char *host, int on);
 
 /* Fills the NUMA node and nearby cores of the devices whose backend gave a
  * PCI bus id but left those unknown (hwloc's I/O topology, loaded only

@@ -26,6 +26,9 @@
     X(gpu_pipeline_piece, "DAGGER_GPU_PIPELINE_PIECE", SIZE, "4194304",                       \
       "host-staged transfers of device buffers between ranks larger than this many bytes go "  \
       "in pieces of it, so staging copies and the wire overlap; 0 = whole (no pieces)")       \
+    X(gpu_ipc, "DAGGER_GPU_IPC", BOOL, "1",                                                   \
+      "device-to-device transfers between ranks of one node through IPC handles (the receiver " \
+      "copies from the sender's device memory); 0 = stage them through host memory")        \
     X(gpu_pin_host, "DAGGER_GPU_PIN_HOST", SIZE, "262144",                                    \
       "on a rank with devices, host buffers of at least this many bytes are page-locked (the " \
       "device runtime's pinned memory), so copies to and from devices are asynchronous and at " \

@@ -598,6 +598,8 @@ static int emit_xfer(dg_exec_t *ex, dg_xop_t *op, const dg_plan_op_t *p)
     x->bytes = p->u.xfer.bytes;
     x->base = x->chunk ? buffer_base(ex, p->u.xfer.buf) : NULL;
     x->space = p->u.xfer.buf.space;
+    x->peer_space = p->u.xfer.peer_space;
+    x->ipc = 0;
     x->staged = NULL;
     x->pipe = NULL; /* the ring reuses ops: no other op's union bytes */
     x->spans = op_alloc(ex, op, x->nspans * sizeof(dg_plan_span_t) + 1);

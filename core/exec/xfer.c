@@ -233,8 +233,9 @@ void dg_xfer_send(dg_xfer_t *xf, dg_xop_t *op)
     const dg_xxfer_t *x = &op->u.xfer;
     dg_send_ctx_t *s = dg_spares_new(&xf->spare_send, sizeof(dg_send_ctx_t));
     const void *payload = NULL;
-    if (s && x->bytes && x->staged) {
-        payload = x->staged; /* packed by the device's memory-space actor */
+    size_t len = x->ipc ? x->ipc : x->bytes;
+    if (s && len && x->staged) {
+        payload = x->staged; /* packed by the device's memory-space actor, or its IPC handle */
     } else if (s && x->bytes && x->base) {
         if (x->nspans == 1) {
             payload = x->base + (size_t)x->spans[0].begin * x->elsize;
@@ -245,7 +246,7 @@ void dg_xfer_send(dg_xfer_t *xf, dg_xop_t *op)
             payload = s->packed;
         }
     }
-    if (!s || (x->bytes && !payload)) {
+    if (!s || (len && !payload)) {
         free(s ? s->packed : NULL);
         dg_spares_give(&xf->spare_send, s);
         fail_xfer(xf, op, DAGGER_ERR_NO_MEMORY, "out of memory packing a transfer");
@@ -254,7 +255,7 @@ void dg_xfer_send(dg_xfer_t *xf, dg_xop_t *op)
     }
     s->xf = xf;
     s->op = op;
-    dagger_status_t st = send_rewrap(xf, op, 0, 0, payload, x->bytes, send_done, s);
+    dagger_status_t st = send_rewrap(xf, op, 0, 0, payload, len, send_done, s);
     if (st != DAGGER_OK)
         send_done(s, st);
 }
@@ -307,14 +308,17 @@ static int header_ok(dg_xfer_t *xf, dg_xop_t *op, const dg_rewrap_hdr_t *theirs,
     dg_rewrap_describe(&mine, x->tag, x->chunk, x->version, x->elsize, x->spans, x->nspans);
     char why[400];
     int match = dg_rewrap_match(&mine, theirs, why, sizeof(why));
-    if (match && src == x->peer && len == x->bytes)
+    size_t want = x->ipc ? x->ipc : x->bytes; /* IPC: the handle message */
+    if (match && src == x->peer && len == want)
         return 1;
     if (src != x->peer)
         snprintf(why, sizeof(why), "transfer tag %llx arrived from rank %d, the plan says rank %d",
                  (unsigned long long)x->tag, src, x->peer);
     else if (match)
-        snprintf(why, sizeof(why), "transfer tag %llx: %zu bytes arrived, its header and the "
-                 "plan say %llu", (unsigned long long)x->tag, len, (unsigned long long)x->bytes);
+        snprintf(why, sizeof(why), "transfer tag %llx: %zu bytes arrived, %s %zu",
+                 (unsigned long long)x->tag, len,
+                 x->ipc ? "this rank expects an IPC handle message of" : "its header and the plan "
+                 "say", want);
     char msg[480];
     snprintf(msg, sizeof(msg), "rank %d: %s", xf->ex->rank, why);
     fail_xfer(xf, op, DAGGER_ERR_PROTOCOL, msg);

@@ -77,6 +77,10 @@ typedef struct dg_xxfer {
     unsigned char *base;
     uint64_t bytes;
     uint32_t space;                   /* the buffer's memory space */
+    uint32_t peer_space;              /* the other half's memory space on peer */
+    uint32_t ipc;                     /* through IPC handles (devices/dev_ipc.c): the bytes of
+                                         the handle message in staged, which is all that goes
+                                         on the wire; 0: the data itself goes */
     unsigned char *staged;            /* host-staged device transfer: the packed bytes in
                                          pinned memory (xfer.c sends/receives these) */
     void *pipe;                       /* a transfer of device memory in pieces: the device's

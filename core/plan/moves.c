@@ -165,9 +165,11 @@ static void copy_local(dg_plan_t *p, dg_plan_chunk_t *c, uint32_t src, uint32_t 
 
 /* This rank's half of a transfer between ranks: the SEND that reads the
  * piece of its buffer in `space` (kind SEND) or the RECV that writes it
- * (kind RECV), towards `peer`. Returns 1 when the op was emitted. */
+ * (kind RECV), towards `peer`'s buffer in peer_space. Returns 1 when the
+ * op was emitted. */
 static int transfer_half(dg_plan_t *p, dg_plan_chunk_t *c, dg_plan_op_kind_t kind,
-                         uint32_t space, int32_t peer, uint64_t tag, const dg_plan_spans_t *piece)
+                         uint32_t space, int32_t peer, uint32_t peer_space, uint64_t tag,
+                         const dg_plan_spans_t *piece)
 {
     int write = kind == DG_PLAN_OP_RECV;
     dg_plan_bufst_t *b = dg_plan_buf_get(p, c, space);
@@ -178,6 +180,7 @@ static int transfer_half(dg_plan_t *p, dg_plan_chunk_t *c, dg_plan_op_kind_t kin
     dg_plan_op_t op = {.kind = kind};
     op.u.xfer.tag = tag;
     op.u.xfer.peer = peer;
+    op.u.xfer.peer_space = peer_space;
     op.u.xfer.buf = (dg_plan_buf_t){c->id, space};
     op.u.xfer.version = c->version;
     op.u.xfer.elsize = c->g.elsize;
@@ -206,10 +209,10 @@ static void transfer(dg_plan_t *p, dg_plan_chunk_t *c, dg_plan_loc_t src, dg_pla
     p->st.planned_transfers++;
     /* src.rank != dst.rank: at most one half is this rank's. */
     if (is_me(p, src.rank) &&
-        transfer_half(p, c, DG_PLAN_OP_SEND, src.space, dst.rank, tag, piece))
+        transfer_half(p, c, DG_PLAN_OP_SEND, src.space, dst.rank, dst.space, tag, piece))
         p->st.bytes_moved += bytes;
     if (is_me(p, dst.rank))
-        transfer_half(p, c, DG_PLAN_OP_RECV, dst.space, src.rank, tag, piece);
+        transfer_half(p, c, DG_PLAN_OP_RECV, dst.space, src.rank, src.space, tag, piece);
 }
 
 /* Source preference: same rank as dst, then the home location, then the

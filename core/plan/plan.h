@@ -160,6 +160,7 @@ typedef struct dg_plan_op {
         struct {                   /* SEND and RECV */
             uint64_t tag;          /* (region << 32) | transfer index in the region */
             int32_t peer;
+            uint32_t peer_space;   /* the memory space of the other half on peer (0: host) */
             dg_plan_buf_t buf;
             uint64_t version;      /* chunk version the data belongs to */
             uint32_t elsize;       /* bytes per element */

@@ -28,8 +28,8 @@ typedef struct dg_future_rec {
 /* ------------------------------------------------------------ start-up */
 
 /* Fills rank r's description from its inventory record: u32 CPU workers,
- * u32 devices, u32 kind per device (dg_dev_kind_t values, which equal the
- * planner's kinds). */
+ * u32 devices, then per device a u32 kind (dg_dev_kind_t values, which equal
+ * the planner's kinds) and its u64 IPC domain (devices/discover.h). */
 static dagger_status_t read_inventory(dg_tasks_t *t, int r, const void *rec, size_t len)
 {
     dg_wire_cursor_t rc = dg_wire_cursor(rec, len);
@@ -41,6 +41,7 @@ static dagger_status_t read_inventory(dg_tasks_t *t, int r, const void *rec, siz
     for (uint32_t i = 0; !rc.bad && i < d->ndevs && i < DG_DEV_MAX; i++) {
         uint32_t k = dg_wire_get_u32(&rc);
         kinds[i] = (dg_plan_kind_t)k;
+        t->dev_ipc[(size_t)r * DG_DEV_MAX + i] = dg_wire_get_u64(&rc);
         if (k != DG_DEV_CUDA && k != DG_DEV_HIP && k != DG_DEV_TEST)
             rc.bad = 1;
     }
@@ -55,15 +56,19 @@ static dagger_status_t exchange_inventories(dg_tasks_t *t, uint32_t ncpus)
 {
     t->rank_descs = dg_calloc((size_t)t->nranks, sizeof(*t->rank_descs));
     t->dev_kinds = dg_calloc((size_t)t->nranks * DG_DEV_MAX, sizeof(*t->dev_kinds));
-    if (!t->rank_descs || !t->dev_kinds)
+    t->dev_ipc = dg_calloc((size_t)t->nranks * DG_DEV_MAX, sizeof(*t->dev_ipc));
+    if (!t->rank_descs || !t->dev_kinds || !t->dev_ipc)
         return dg_error(DAGGER_ERR_NO_MEMORY, "dagger_init: out of memory");
-    unsigned char mine[8 + 4 * DG_DEV_MAX];
+    unsigned char mine[8 + 12 * DG_DEV_MAX];
     dg_wire_cursor_t c = dg_wire_cursor(mine, sizeof(mine));
     dg_wire_put_u32(&c, ncpus);
     dg_wire_put_u32(&c, (uint32_t)t->devs.n);
-    for (int i = 0; i < t->devs.n; i++)
+    for (int i = 0; i < t->devs.n; i++) {
         dg_wire_put_u32(&c, (uint32_t)t->devs.dev[i].be->kind);
-    size_t mylen = 8 + 4 * (size_t)t->devs.n;
+        dg_wire_put_u64(&c, dg_dev_ipc_domain(&t->devs.dev[i], t->rt->boot->hostname,
+                                              (int)t->rt->cfg.gpu_ipc));
+    }
+    size_t mylen = 8 + 12 * (size_t)t->devs.n;
     if (!t->tx)
         return read_inventory(t, 0, mine, mylen);
     void *all = NULL;
@@ -119,8 +124,11 @@ dagger_status_t dg_tasks_create(dagger_runtime_t *rt, struct dg_act_system *acto
     }
     /* The actors that run the executor's ops: the host's and the devices'. */
     if (st == DAGGER_OK)
-        st = dg_devices_start(t->exec, &t->devs, (int)rt->cfg.gpu_direct,
-                              (size_t)rt->cfg.gpu_pipeline_piece, (size_t)rt->cfg.gpu_pin_host);
+        st = dg_devices_start(t->exec, &t->devs, &(dg_devices_params_t){
+                                  .gpu_direct = (int)rt->cfg.gpu_direct,
+                                  .piece = (size_t)rt->cfg.gpu_pipeline_piece,
+                                  .pin_min = (size_t)rt->cfg.gpu_pin_host,
+                                  .ipc_domains = t->dev_ipc});
     if (st == DAGGER_OK && (rt->cfg.plan_replay < 0 || rt->cfg.plan_replay > (1 << 24)))
         st = dg_error(DAGGER_ERR_CONFIG, "DAGGER_PLAN_REPLAY=%lld: use 0 (plan every region) or "
                       "a region size in tasks from 1 to %d", rt->cfg.plan_replay, 1 << 24);
@@ -173,6 +181,7 @@ void dg_tasks_destroy(dg_tasks_t *t)
     free(t->planner);
     free(t->rank_descs);
     free(t->dev_kinds);
+    free(t->dev_ipc);
     free(t->futures);
     dg_tasks_fail_log_free(t);
     free(t);

@@ -23,6 +23,7 @@ typedef struct dg_tasks {
     dg_exec_t *exec;
     dg_plan_rank_desc_t *rank_descs;  /* processor table input */
     dg_plan_kind_t *dev_kinds;        /* their devices' kinds, DG_DEV_MAX per rank */
+    uint64_t *dev_ipc;                /* their devices' IPC domains (dg_dev_ipc_domain), likewise */
     dg_dev_table_t devs;              /* this rank's devices (discovery) */
     dagger_region_t *region;          /* the open region, or NULL */
     uint64_t regions;                 /* regions begun */

@@ -111,9 +111,18 @@ typedef struct dg_dev_backend {
 
     /* ---- between processes of one node (NULL when the kind has none) ---- */
     size_t ipc_handle_bytes; /* at most 128 */
+    /* The handle of the block at ptr (a whole block of ipc_alloc, or of
+     * mem_alloc where ipc_alloc is NULL), which another process of the node
+     * opens with ipc_open (its device current) as a pointer to the same
+     * memory, until ipc_close. Opening costs far more than a copy of a few
+     * KiB: callers keep what they opened (devices/dev_ipc.c). */
     dagger_status_t (*ipc_export)(int dev, void *ptr, void *handle);
     dagger_status_t (*ipc_open)(int dev, const void *handle, void **ptr);
     void (*ipc_close)(int dev, void *ptr);
+    /* Device memory that ipc_export can export; NULL when mem_alloc's can
+     * (the GPU kinds: cudaMalloc, hipMalloc). */
+    dagger_status_t (*ipc_alloc)(int dev, size_t bytes, void **ptr);
+    void (*ipc_free)(int dev, void *ptr);
 } dg_dev_backend_t;
 
 /* The backends compiled into this build: the test device kind always, CUDA

@@ -431,4 +431,10 @@ const dg_dev_backend_t dg_testdev_backend = {
     .memset0 = td_memset0,
     .pack = td_pack,
     .launch_host_fn = td_launch_host_fn,
+    .ipc_handle_bytes = DG_TESTDEV_IPC_HANDLE,
+    .ipc_export = dg_testdev_ipc_export,
+    .ipc_open = dg_testdev_ipc_open,
+    .ipc_close = dg_testdev_ipc_close,
+    .ipc_alloc = dg_testdev_ipc_alloc,
+    .ipc_free = dg_testdev_ipc_free,
 };

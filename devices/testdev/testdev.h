@@ -12,4 +12,12 @@ void dg_testdev_configure(int n);
 /* Test device memory allocated now, over every test device (tests). */
 void dg_testdev_stats(int64_t *bytes, int64_t *blocks);
 
+/* The kind's IPC calls (testdev_ipc.c; device.h says what each does). */
+#define DG_TESTDEV_IPC_HANDLE 32
+dagger_status_t dg_testdev_ipc_alloc(int dev, size_t bytes, void **ptr);
+void dg_testdev_ipc_free(int dev, void *ptr);
+dagger_status_t dg_testdev_ipc_export(int dev, void *ptr, void *handle);
+dagger_status_t dg_testdev_ipc_open(int dev, const void *handle, void **ptr);
+void dg_testdev_ipc_close(int dev, void *ptr);
+
 #endif

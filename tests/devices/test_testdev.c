@@ -4,8 +4,11 @@
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "devices/testdev/testdev.h"
 
@@ -212,4 +215,55 @@ Test(testdev, work_for_a_device_that_is_not_current_is_refused)
     cr_assert_eq(be->copy(s, &x, &y, 1, DG_DEV_D2D), DAGGER_ERR_INTERNAL);
     cr_assert_eq(be->set_current(0), DAGGER_OK);
     finish(s, e);
+}
+
+/* IPC: a block of exportable memory is opened by another process (a child
+ * here) as the same pages; a process cannot open its own handle, and a
+ * handle of a freed block is refused, never mapped to whatever took its
+ * descriptor. */
+Test(testdev, an_ipc_handle_opens_the_same_memory_in_another_process)
+{
+    cr_assert(be->ipc_export && be->ipc_open && be->ipc_close && be->ipc_alloc && be->ipc_free);
+    cr_assert_leq(be->ipc_handle_bytes, 128u);
+    double *p;
+    cr_assert_eq(be->ipc_alloc(0, 1000 * sizeof(double), (void **)&p), DAGGER_OK);
+    for (int i = 0; i < 1000; i++)
+        p[i] = i * 0.5;
+    unsigned char h[128];
+    cr_assert_eq(be->ipc_export(0, p, h), DAGGER_OK);
+    void *mine;
+    cr_assert_neq(be->ipc_open(0, h, &mine), DAGGER_OK, "a process's own handle is refused");
+    cr_assert_neq(be->ipc_export(0, p + 1, h + 64), DAGGER_OK, "only whole blocks export");
+    fflush(NULL);
+    pid_t child = fork();
+    if (child == 0) {
+        double *q = NULL;
+        int bad = be->ipc_open(0, h, (void **)&q) != DAGGER_OK;
+        for (int i = 0; !bad && i < 1000; i++)
+            bad = q[i] != i * 0.5;
+        if (!bad)
+            q[999] = -1; /* the parent sees it */
+        if (q)
+            be->ipc_close(0, q);
+        _exit(bad);
+    }
+    int status = 0;
+    cr_assert_eq(waitpid(child, &status, 0), child);
+    cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the child read the block");
+    cr_assert_eq(p[999], -1, "the child wrote the same memory");
+    /* freed: a later opener must not map it (nor another block on its fd) */
+    unsigned char stale[128];
+    memcpy(stale, h, sizeof(stale));
+    be->ipc_free(0, p);
+    double *other;
+    cr_assert_eq(be->ipc_alloc(0, 1000 * sizeof(double), (void **)&other), DAGGER_OK);
+    fflush(NULL);
+    child = fork();
+    if (child == 0) {
+        void *q = NULL;
+        _exit(be->ipc_open(0, stale, &q) == DAGGER_OK);
+    }
+    cr_assert_eq(waitpid(child, &status, 0), child);
+    cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "a freed block's handle is refused");
+    be->ipc_free(0, other);
 }

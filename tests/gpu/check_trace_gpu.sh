@@ -8,7 +8,7 @@
 set -uo pipefail
 tool=$1 prog=$2 launcher=$3 n=$4 work=$5
 rm -rf "$work" && mkdir -p "$work/trace"
-if ! DAGGER_TRACE="$work/trace" DAGGER_TEST_DEVICES=1 DAGGER_GPU_DIRECT=0 \
+if ! DAGGER_TRACE="$work/trace" DAGGER_TEST_DEVICES=1 DAGGER_GPU_DIRECT=0 DAGGER_GPU_IPC=0 \
      "$launcher" -n "$n" "$prog" --jobs 1 >"$work/prog.log" 2>&1; then
   cat "$work/prog.log"; echo "FAIL: the traced program failed"; exit 1
 fi

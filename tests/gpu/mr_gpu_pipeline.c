@@ -46,62 +46,11 @@ static counts_t counts(dagger_runtime_t *rt)
     return (counts_t){c[0], c[1], c[2]};
 }
 
-/* One m x n chunk of doubles, home on rank 0's host memory, through: add1
- * on every rank's device in rank order (device to device between ranks;
- * odd steps on the sub-view when sub), add1 on rank 0's CPU (from the last
- * rank's device to host memory), scale2 on the last rank's device (host
- * memory to a device), and home again at region end (device to host).
- * Checks every element on every rank. */
+/* gpu_run_chain (mr_gpu_util.h), the sub-view from (3, 5). */
 static void run_chain(dagger_runtime_t *rt, size_t m, size_t n, int sub)
 {
-    int nr = dagger_nranks(rt), last = nr - 1;
-    size_t lo[2] = {3, 5}, ext[2] = {m > 8 ? m - 8 : m, n > 9 ? n - 9 : n};
-    if (!sub)
-        lo[0] = lo[1] = 0, ext[0] = m, ext[1] = n;
-    dagger_chunk_t c = mr_chunk2(rt, m, n, 0, ramp);
-    dagger_codelet_t add1 = GPU_REG(rt, gpu_add1);
-    dagger_codelet_t scale2 = GPU_REG(rt, gpu_scale2);
-    dagger_view_t v = dagger_view(rt, c);
-    dagger_view_t sv = sub ? dagger_view_sub(v, lo, ext) : v;
-    dagger_scope_t all = {.kinds = DAGGER_PROC_CPU | gpu_kind()};
-    dagger_region_t *r;
-    MR_OK(dagger_region_begin(rt, &all, &r));
-    for (int k = 0; k < nr; k++) {
-        int dk = gpu_proc(rt, k, 0);
-        dagger_scope_t s = gpu_scope(&dk);
-        gpu_on(r, add1, k % 2 ? sv : v, &s, 1);
-    }
-    int zero = 0;
-    dagger_scope_t cpu = {.ranks = &zero, .nranks = 1, .kinds = DAGGER_PROC_CPU};
-    gpu_on(r, add1, sv, &cpu, 0);
-    int dl = gpu_proc(rt, last, 0);
-    dagger_scope_t sl = gpu_scope(&dl);
-    gpu_on(r, scale2, v, &sl, 1);
-    MR_OK(dagger_region_end(r));
-    size_t total = m * n;
-    double *got = malloc(total * sizeof(double));
-    cr_assert(got);
-    mr_gather(rt, c, got, total * sizeof(double));
-    size_t bad = 0, first = 0;
-    double want_first = 0;
-    for (size_t j = 0; j < n; j++)
-        for (size_t i = 0; i < m; i++) {
-            int in = i >= lo[0] && i < lo[0] + ext[0] && j >= lo[1] && j < lo[1] + ext[1];
-            double x = ramp(i, j);
-            for (int k = 0; k < nr; k++)
-                x += k % 2 == 0 || in;
-            x += in;
-            x *= 2;
-            if (got[i + j * m] != x && !bad++) {
-                first = i + j * m;
-                want_first = x;
-            }
-        }
-    cr_assert_eq(bad, 0, "%zu x %zu%s on %d ranks: %zu elements wrong, the first at %zu: %g, "
-                 "want %g", m, n, sub ? " (sub-view)" : "", nr, bad, first, got[first],
-                 want_first);
-    free(got);
-    MR_OK(dagger_chunk_free(rt, c));
+    const size_t lo[2] = {3, 5}, ext[2] = {m > 8 ? m - 8 : m, n > 9 ? n - 9 : n};
+    gpu_run_chain(rt, m, n, sub, lo, ext, ramp);
 }
 
 /* Transfers of at most one piece go whole, larger ones in pieces. */

@@ -3,6 +3,8 @@
 #ifndef DG_TEST_MR_GPU_UTIL_H
 #define DG_TEST_MR_GPU_UTIL_H
 
+#include <stdlib.h>
+
 #include "multirank/mr_codelets.h"
 #include "multirank/mr_util.h"
 #include "gpu/gpu_codelets.h"
@@ -85,6 +87,63 @@ static inline void gpu_expect(dagger_runtime_t *rt, dagger_chunk_t c, const doub
     mr_gather(rt, c, got, n * sizeof(double));
     for (size_t k = 0; k < n; k++)
         cr_assert_eq(got[k], want[k], "element %zu: %g, want %g", k, got[k], want[k]);
+}
+
+/* A chain of steps on one m x n chunk of doubles (element (i, j) starts as
+ * ramp(i, j)), home on rank 0's host memory: add1 on every rank's device in
+ * rank order (device to device between ranks; odd steps on the sub-view
+ * [lo, lo + ext) when sub), add1 on rank 0's CPU on the sub-view (device to
+ * host), scale2 on the last rank's device (host to device), and home again
+ * at region end. Checks every element on every rank. */
+static inline void gpu_run_chain(dagger_runtime_t *rt, size_t m, size_t n, int sub,
+                                 const size_t lo_sub[2], const size_t ext_sub[2],
+                                 double (*ramp)(size_t, size_t))
+{
+    int nr = dagger_nranks(rt), last = nr - 1;
+    size_t lo[2] = {0, 0}, ext[2] = {m, n};
+    if (sub)
+        lo[0] = lo_sub[0], lo[1] = lo_sub[1], ext[0] = ext_sub[0], ext[1] = ext_sub[1];
+    dagger_chunk_t c = mr_chunk2(rt, m, n, 0, ramp);
+    dagger_codelet_t add1 = GPU_REG(rt, gpu_add1);
+    dagger_codelet_t scale2 = GPU_REG(rt, gpu_scale2);
+    dagger_view_t v = dagger_view(rt, c);
+    dagger_view_t sv = sub ? dagger_view_sub(v, lo, ext) : v;
+    dagger_scope_t all = {.kinds = DAGGER_PROC_CPU | gpu_kind()};
+    dagger_region_t *r;
+    MR_OK(dagger_region_begin(rt, &all, &r));
+    for (int k = 0; k < nr; k++) {
+        int dk = gpu_proc(rt, k, 0);
+        dagger_scope_t s = gpu_scope(&dk);
+        gpu_on(r, add1, k % 2 ? sv : v, &s, 1);
+    }
+    int zero = 0;
+    dagger_scope_t cpu = {.ranks = &zero, .nranks = 1, .kinds = DAGGER_PROC_CPU};
+    gpu_on(r, add1, sv, &cpu, 0);
+    int dl = gpu_proc(rt, last, 0);
+    dagger_scope_t sl = gpu_scope(&dl);
+    gpu_on(r, scale2, v, &sl, 1);
+    MR_OK(dagger_region_end(r));
+    size_t total = m * n, bad = 0, first = 0;
+    double *got = malloc(total * sizeof(double)), want_first = 0;
+    cr_assert(got);
+    mr_gather(rt, c, got, total * sizeof(double));
+    for (size_t j = 0; j < n; j++)
+        for (size_t i = 0; i < m; i++) {
+            int in = i >= lo[0] && i < lo[0] + ext[0] && j >= lo[1] && j < lo[1] + ext[1];
+            double x = ramp(i, j);
+            for (int k = 0; k < nr; k++)
+                x += k % 2 == 0 || in;
+            x = 2 * (x + in);
+            if (got[i + j * m] != x && !bad++) {
+                first = i + j * m;
+                want_first = x;
+            }
+        }
+    cr_assert_eq(bad, 0, "%zu x %zu%s on %d ranks: %zu elements wrong, the first at %zu: %g, "
+                 "want %g", m, n, sub ? " (sub-view)" : "", nr, bad, first, got[first],
+                 want_first);
+    free(got);
+    MR_OK(dagger_chunk_free(rt, c));
 }
 
 #endif
