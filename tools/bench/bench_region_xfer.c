@@ -15,11 +15,14 @@
  * device / host of the medians. For the test device kind run with
  * DAGGER_TEST_DEVICES=1.
  *
- * With a device kind, a third variant runs the device rounds with
- * host-staged transfers whole (DAGGER_GPU_PIPELINE_PIECE = 0, set between
- * regions on every rank), beside the same rounds in pieces of
- * DAGGER_GPU_PIPELINE_PIECE (default 4 MiB): "pieces/whole" is the ratio of
- * their medians. The three variants alternate round by round.
+ * With a device kind there are three device variants: through IPC handles
+ * (the default between ranks of one node, DAGGER_GPU_IPC; the ranks must
+ * share a device, or be test devices), host-staged in pieces of
+ * DAGGER_GPU_PIPELINE_PIECE (default 4 MiB), and host-staged whole
+ * (DAGGER_GPU_PIPELINE_PIECE = 0). The settings are changed between regions
+ * on every rank. "pieces/whole" is the ratio of the two staged medians,
+ * "ipc/staged" that of IPC to the better staged one. The four variants
+ * alternate round by round.
  *
  * Sizes: 1 MiB (K = 16) and 64 MiB (K = 2). Results go to results-file
  * (default /tmp/bench_region_xfer.txt) and stdout. Not a test. */
@@ -37,15 +40,18 @@
 #define ROUNDS_WARM 3
 #define ROUNDS 9
 #define MAXK 16
-#define NVAR 3 /* host, device in pieces, device whole */
+#define NVAR 4 /* host; device through IPC, staged in pieces, staged whole */
 
-/* The piece size of this rank's transfers from the next region on (a
- * setting read at init; changed here between regions, on every rank). */
-static void set_piece(dagger_runtime_t *rt, size_t piece)
+/* The device path of this rank's transfers from the next region on
+ * (settings read at init; changed here between regions, on every rank):
+ * variant 1 through IPC handles, 2 staged in pieces, 3 staged whole. */
+static void set_path(dagger_runtime_t *rt, int v, size_t piece, const uint64_t *domains)
 {
     dg_devs_t *ds = dg_devs_of(rt->tasks->exec);
-    if (ds)
-        ds->piece = piece;
+    if (!ds)
+        return;
+    ds->piece = v == 3 ? 0 : piece;
+    ds->ipc_domains = v == 1 ? domains : NULL;
 }
 
 /* CLOCK_MONOTONIC in seconds. */
@@ -140,6 +146,11 @@ int main(int argc, char **argv)
     FILE *f = dagger_rank(rt) == 0 ? fopen(out, "w") : NULL;
     dg_devs_t *ds = dg_devs_of(rt->tasks->exec);
     const size_t piece = ds ? ds->piece : 0;
+    const uint64_t *domains = ds ? ds->ipc_domains : NULL;
+    int ipc = domains && ds->n && domains[(size_t)dagger_rank(rt) * DG_DEV_MAX] != 0;
+    if (dev && dagger_rank(rt) == 0 && !ipc)
+        printf("no IPC (DAGGER_GPU_IPC=0, or the device has no IPC domain): the ipc rows are "
+               "host-staged in pieces\n");
     const int nvar = dev ? NVAR : 1;
     for (int s = 0; s < 2; s++) {
         dagger_chunk_t c[MAXK];
@@ -150,25 +161,26 @@ int main(int argc, char **argv)
         double t[NVAR][ROUNDS];
         for (int i = 0; i < ROUNDS_WARM; i++)
             for (int v = 0; v < nvar; v++) {
-                set_piece(rt, v == 2 ? 0 : piece);
+                set_path(rt, v, piece, domains);
                 round_time(rt, w, r, c, ks[s], v ? dev : 0);
             }
         for (int i = 0; i < ROUNDS; i++) /* variants alternate, the order turns each round */
             for (int j = 0; j < nvar; j++) {
                 int v = (j + i) % nvar;
-                set_piece(rt, v == 2 ? 0 : piece);
+                set_path(rt, v, piece, domains);
                 t[v][i] = round_time(rt, w, r, c, ks[s], v ? dev : 0);
             }
-        set_piece(rt, piece);
-        double bytes = (double)sizes[s] * ks[s], med[NVAR] = {0, 0, 0};
+        set_path(rt, 1, piece, domains);
+        double bytes = (double)sizes[s] * ks[s], med[NVAR] = {0, 0, 0, 0};
         for (int v = 0; v < nvar; v++) {
             qsort(t[v], ROUNDS, sizeof(double), cmp);
             med[v] = bytes / t[v][ROUNDS / 2] * 1e-9;
             if (dagger_rank(rt) != 0)
                 continue;
             char line[200], name[40];
-            snprintf(name, sizeof(name), "%s%s", v ? kind : "host", v == 2 ? " whole" : "");
-            snprintf(line, sizeof(line), "xfer %3zu MiB x %2d %-13s: median %.3f GB/s (min %.3f, "
+            static const char *const how[NVAR] = {"", " ipc", " pieces", " whole"};
+            snprintf(name, sizeof(name), "%s%s", v ? kind : "host", how[v]);
+            snprintf(line, sizeof(line), "xfer %3zu MiB x %2d %-15s: median %.3f GB/s (min %.3f, "
                      "max %.3f)\n", sizes[s] >> 20, ks[s], name, med[v],
                      bytes / t[v][ROUNDS - 1] * 1e-9, bytes / t[v][0] * 1e-9);
             fputs(line, stdout);
@@ -177,9 +189,11 @@ int main(int argc, char **argv)
         }
         if (dev && dagger_rank(rt) == 0) {
             char line[200];
-            snprintf(line, sizeof(line), "xfer %3zu MiB x %2d %s/host: %.2fx, whole/host: %.2fx, "
-                     "pieces of %zu KiB/whole: %.2fx\n", sizes[s] >> 20, ks[s], kind,
-                     med[1] / med[0], med[2] / med[0], piece >> 10, med[1] / med[2]);
+            double staged = med[2] > med[3] ? med[2] : med[3];
+            snprintf(line, sizeof(line), "xfer %3zu MiB x %2d %s ipc/host: %.2fx, pieces/host: "
+                     "%.2fx, whole/host: %.2fx, pieces of %zu KiB/whole: %.2fx, ipc/staged: "
+                     "%.2fx\n", sizes[s] >> 20, ks[s], kind, med[1] / med[0], med[2] / med[0],
+                     med[3] / med[0], piece >> 10, med[2] / med[3], med[1] / staged);
             fputs(line, stdout);
             if (f)
                 fputs(line, f);
