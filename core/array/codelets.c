@@ -1,6 +1,8 @@
 /* The array layer's codelets: registered by name on first use in each
- * runtime (registration is idempotent), implemented in one file each. */
-#include "core/array/array_internal.h"
+ * runtime (registration is idempotent), implemented in one file each. The
+ * stencil's pack, sweep and extend also have CUDA implementations
+ * (core/array/cuda) when the CUDA backend is built. */
+#include "core/array/stencil_internal.h"
 #include "core/base/common.h"
 #include "core/base/status_internal.h"
 
@@ -8,7 +10,14 @@ typedef struct cl_def {
     const char *name;
     dagger_impl_fn fn;
     size_t ret;
+    dagger_impl_fn cuda;       /* NULL: CPUs (and test devices) only */
 } cl_def_t;
+
+#ifdef DAGGER_HAVE_CUDA
+#define CUDA_IMPL(fn) fn
+#else
+#define CUDA_IMPL(fn) NULL
+#endif
 
 static const cl_def_t defs[DG_ARR_CL_COUNT] = {
     [DG_ARR_CL_EWISE] = {"dagger.array.ewise", dg_arr_ewise_impl, 0},
@@ -17,9 +26,10 @@ static const cl_def_t defs[DG_ARR_CL_COUNT] = {
     [DG_ARR_CL_TAKE] = {"dagger.array.take", dg_arr_take_impl, 0},
     [DG_ARR_CL_PARTIAL] = {"dagger.array.partial", dg_arr_partial_impl, 8},
     [DG_ARR_CL_COMBINE] = {"dagger.array.combine", dg_arr_combine_impl, 8},
-    [DG_ARR_CL_PACK] = {"dagger.array.pack", dg_arr_pack_impl, 0},
-    [DG_ARR_CL_SWEEP] = {"dagger.array.sweep", dg_arr_sweep_impl, 0},
-    [DG_ARR_CL_EXTEND] = {"dagger.array.extend", dg_arr_extend_impl, 0},
+    [DG_ARR_CL_PACK] = {"dagger.array.pack", dg_arr_pack_impl, 0, CUDA_IMPL(dg_arr_pack_cuda)},
+    [DG_ARR_CL_SWEEP] = {"dagger.array.sweep", dg_arr_sweep_impl, 0, CUDA_IMPL(dg_arr_sweep_cuda)},
+    [DG_ARR_CL_EXTEND] = {"dagger.array.extend", dg_arr_extend_impl, 0,
+                           CUDA_IMPL(dg_arr_extend_cuda)},
     [DG_ARR_CL_NRM2_PARTIAL] = {"dagger.array.nrm2_partial", dg_arr_nrm2_partial_impl, 24},
     [DG_ARR_CL_NRM2_COMBINE] = {"dagger.array.nrm2_combine", dg_arr_nrm2_combine_impl, 24},
     [DG_ARR_CL_NRM2_FINISH] = {"dagger.array.nrm2_finish", dg_arr_nrm2_finish_impl, 8},
@@ -32,6 +42,6 @@ dagger_status_t dg_arr_codelet(dagger_runtime_t *rt, dg_arr_cl_t which, dagger_c
 {
     DG_ASSERT(which < DG_ARR_CL_COUNT);
     dagger_codelet_desc_t d = {.name = defs[which].name, .cpu = defs[which].fn,
-                               .return_size = defs[which].ret};
+                               .return_size = defs[which].ret, .cuda = defs[which].cuda};
     return dagger_codelet_register(rt, &d, out);
 }

@@ -101,6 +101,11 @@ typedef struct dg_st_expr_param {
     dg_st_in_param_t in[DAGGER_STENCIL_MAX_IN];
 } dg_st_expr_param_t;
 
+/* The sweep task's parameters (its last argument): the header into *h and
+ * the length into *bytes, the header and its sizes checked against the
+ * length. NULL, with the task failed, when they are malformed. */
+const unsigned char *dg_st_sweep_params(dagger_task_t *t, dg_st_sweep_hdr_t *h, size_t *bytes);
+
 /* ---- parameters of the pack codelet ---- */
 
 typedef struct dg_st_pack_param {
@@ -168,6 +173,13 @@ enum { DG_ST_CONST = 1, DG_ST_COPY = 2, DG_ST_SUM = 3 };
  * the kernel's value before it meets the output (lhs NULL: none). */
 dagger_status_t dg_st_create(dagger_runtime_t *rt, int nexpr, const dagger_stencil_expr_t *exprs,
                              const uint32_t *lhs, dagger_stencil_t **out);
+
+/* The codelets' CUDA implementations (core/array/cuda), with the CUDA backend. */
+#ifdef DAGGER_HAVE_CUDA
+int dg_arr_pack_cuda(dagger_task_t *t);
+int dg_arr_sweep_cuda(dagger_task_t *t);
+int dg_arr_extend_cuda(dagger_task_t *t);
+#endif
 
 /* Submits the pack tasks of one pack for every block (stencil_pack.c). */
 dagger_status_t dg_st_submit_packs(dagger_region_t *r, dagger_codelet_t cl, const dagger_stencil_t *s,

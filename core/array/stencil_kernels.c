@@ -722,20 +722,31 @@ static int run_expr(dagger_task_t *t, const dg_st_sweep_hdr_t *h, const dg_st_ex
     return DAGGER_OK;
 }
 
-int dg_arr_sweep_impl(dagger_task_t *t)
+const unsigned char *dg_st_sweep_params(dagger_task_t *t, dg_st_sweep_hdr_t *h, size_t *bytes)
 {
     int nargs = dagger_task_nargs(t);
     dagger_slot_t v = dagger_task_arg(t, nargs - 1);
-    dg_st_sweep_hdr_t h;
-    if (nargs < 2 || !v.data || v.bytes < sizeof(h))
-        return dagger_task_fail(t, "malformed stencil parameters");
     const unsigned char *blob = v.data;
-    memcpy(&h, blob, sizeof(h));
-    if (v.bytes < sizeof(h) + h.nexpr * sizeof(dg_st_expr_param_t))
-        return dagger_task_fail(t, "malformed stencil parameters");
+    if (nargs >= 2 && blob && v.bytes >= sizeof(*h)) {
+        memcpy(h, blob, sizeof(*h));
+        *bytes = v.bytes;
+        if (h->nexpr <= (v.bytes - sizeof(*h)) / sizeof(dg_st_expr_param_t) &&
+            (!h->fused || (h->pieces_off <= v.bytes &&
+                           h->npieces <= (v.bytes - h->pieces_off) / sizeof(dg_st_piece_param_t))))
+            return blob;
+    }
+    dagger_task_fail(t, "malformed stencil parameters");
+    return NULL;
+}
+
+int dg_arr_sweep_impl(dagger_task_t *t)
+{
+    dg_st_sweep_hdr_t h;
+    size_t bytes;
+    const unsigned char *blob = dg_st_sweep_params(t, &h, &bytes);
+    if (!blob)
+        return DAGGER_ERR_TASK_FAILED;
     const dg_st_piece_param_t *pc = (const void *)(blob + h.pieces_off);
-    if (h.fused && (h.pieces_off > v.bytes || h.npieces > (v.bytes - h.pieces_off) / sizeof(*pc)))
-        return dagger_task_fail(t, "malformed stencil parameters");
     pads_t pads;
     memset(&pads, 0, sizeof(pads));
     int rc = DAGGER_OK, part = SWEEP_ALL;
@@ -753,7 +764,7 @@ int dg_arr_sweep_impl(dagger_task_t *t)
         else if (rc != 1)
             return rc;
     }
-    rc = setup_pads(t, &h, blob, v.bytes, &pads);
+    rc = setup_pads(t, &h, blob, bytes, &pads);
     if (rc) {
         free_pads(&pads);
         return rc == -1 ? dagger_task_fail(t, "out of memory for a block's padded frame")

@@ -1,0 +1,29 @@
+/* The stencil codelets' CUDA implementations, internal: what the pack,
+ * extend and sweep codelets (st_cuda_pack.c, st_cuda_sweep.c) share. Built
+ * only with the CUDA backend (DAGGER_HAVE_CUDA); codelets.c registers them
+ * as the codelets' cuda slots (declared in stencil_internal.h). A task's
+ * view arguments are device pointers; its by-value parameters are in host
+ * memory, read here to fill the kernels' parameters. */
+#ifndef DG_ARRAY_CUDA_ST_CUDA_H
+#define DG_ARRAY_CUDA_ST_CUDA_H
+
+#include <cuda_runtime_api.h>
+
+#include "core/array/cuda/st_cuda_kernels.h"
+#include "core/array/stencil_internal.h"
+
+/* The task's stream (dagger_task_stream) as CUDA's. */
+static inline cudaStream_t dg_st_cuda_stream(dagger_task_t *t)
+{
+    return (cudaStream_t)dagger_task_stream(t);
+}
+
+/* 0 when e is cudaSuccess, else the task fails naming what was queued. */
+int dg_st_cuda_ok(dagger_task_t *t, cudaError_t e, const char *what);
+
+/* The box that copies src (NULL: fills with p's pad value) into d, as the
+ * CPU pack does: d and src are slots of the same extents and dtype. */
+void dg_st_cuda_box(dg_st_box_t *b, const dagger_slot_t *d, const dagger_slot_t *src,
+                    const dg_st_pack_param_t *p);
+
+#endif
