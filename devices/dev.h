@@ -26,7 +26,7 @@
 struct dg_actor;
 struct dg_xfer_piece;
 
-#define DG_DEV_STREAMS 2          /* the processor actor's pool */
+#define DG_DEV_STREAMS_MAX 8      /* the processor actor's pool: DAGGER_GPU_STREAMS of them */
 #define DG_DEV_PIECE_MAX (1u << 30) /* largest DAGGER_GPU_PIPELINE_PIECE used */
 
 typedef struct dg_dev dg_dev_t;
@@ -88,7 +88,8 @@ struct dg_dev {
     char label[64];               /* "test device 0" */
     int direct;                   /* transfers to other ranks read/write device memory */
     dg_dev_side_t side[2];        /* 0: processor actor, 1: memory-space actor */
-    dg_dev_stream_t *streams[DG_DEV_STREAMS];
+    dg_dev_stream_t *streams[DG_DEV_STREAMS_MAX];
+    uint32_t nstreams;            /* DAGGER_GPU_STREAMS */
     uint32_t next_stream;
     dg_dev_stream_t *copy_stream; /* the memory-space actor's */
     dg_dev_cache_t mem, pinned;   /* device memory, staging */
@@ -118,6 +119,7 @@ struct dg_devs {
     int n;                        /* started (destroy cleans up these) */
     int gpu_direct;               /* DAGGER_GPU_DIRECT: 1 on, 0 off, -1 auto */
     size_t piece;                 /* DAGGER_GPU_PIPELINE_PIECE: bytes; 0 = no pieces */
+    uint32_t streams;             /* DAGGER_GPU_STREAMS: each processor actor's streams */
     dg_host_pin_t pin;            /* the host space's pinned buffers (DAGGER_GPU_PIN_HOST) */
     const uint64_t *ipc_domains;  /* every rank's devices' IPC domains (devices.h); NULL none */
     dg_dev_t *dev;                /* device d: memory space 1 + d */

@@ -44,7 +44,7 @@ static dagger_status_t on_dev_launch(dagger_ctx_t *ctx)
 {
     dg_dev_t *d = dagger_ctx_state(ctx);
     dg_xop_t *op = ((const dg_dev_launch_msg_t *)dagger_ctx_payload(ctx))->op;
-    dg_dev_stream_t *s = d->streams[d->next_stream++ % DG_DEV_STREAMS];
+    dg_dev_stream_t *s = d->streams[d->next_stream++ % d->nstreams];
     atomic_fetch_add_explicit(&d->launched, 1, memory_order_relaxed);
     if (d->be->set_current(d->index) != DAGGER_OK) {
         dg_exec_fail(d->ex, op->u.launch.task, DAGGER_ERR_SYSTEM, dagger_error_detail());

@@ -58,7 +58,8 @@ static dagger_status_t start_one(dg_devs_t *ds, dg_dev_t *d, const dg_dev_found_
     dagger_status_t st = resolve_direct(ex, d);
     if (st == DAGGER_OK)
         st = d->be->set_current(d->index);
-    for (int k = 0; k < DG_DEV_STREAMS && st == DAGGER_OK; k++)
+    d->nstreams = ds->streams;
+    for (uint32_t k = 0; k < d->nstreams && st == DAGGER_OK; k++)
         st = d->be->stream_create(d->index, &d->streams[k]);
     if (st == DAGGER_OK)
         st = d->be->stream_create(d->index, &d->copy_stream);
@@ -97,7 +98,7 @@ static void destroy_devs(void *ctx)
     for (int i = 0; i < ds->n; i++) {
         dg_dev_t *d = &ds->dev[i];
         d->be->set_current(d->index); /* start_one set be first */
-        for (int k = 0; k < DG_DEV_STREAMS; k++)
+        for (int k = 0; k < DG_DEV_STREAMS_MAX; k++)
             if (d->streams[k])
                 d->be->stream_destroy(d->streams[k]);
         if (d->copy_stream)
@@ -158,9 +159,14 @@ dagger_status_t dg_devices_start(dg_exec_t *ex, const dg_dev_table_t *t,
     size_t piece = prm->piece;
     ds->piece = piece < DG_DEV_PIECE_MAX ? piece : DG_DEV_PIECE_MAX; /* the header's u32 */
     ds->ipc_domains = prm->ipc_domains;
+    ds->streams = prm->streams >= 1 && prm->streams <= DG_DEV_STREAMS_MAX ? (uint32_t)prm->streams : 0;
     /* First, so that the executor frees ds whatever fails next. */
     dg_exec_set_devices(ex, &(dg_exec_devices_t){.ctx = ds, .destroy = destroy_devs});
-    dagger_status_t st = dg_dev_launch_type(ds);
+    dagger_status_t st = ds->streams ? DAGGER_OK
+                         : dg_error(DAGGER_ERR_CONFIG, "DAGGER_GPU_STREAMS=%lld: use 1 to %d "
+                                    "streams per device", prm->streams, DG_DEV_STREAMS_MAX);
+    if (st == DAGGER_OK)
+        st = dg_dev_launch_type(ds);
     if (st == DAGGER_OK)
         st = dg_dev_poll_type(ds);
     if (st == DAGGER_OK)

@@ -26,6 +26,9 @@
     X(gpu_pipeline_piece, "DAGGER_GPU_PIPELINE_PIECE", SIZE, "4194304",                       \
       "host-staged transfers of device buffers between ranks larger than this many bytes go "  \
       "in pieces of it, so staging copies and the wire overlap; 0 = whole (no pieces)")       \
+    X(gpu_streams, "DAGGER_GPU_STREAMS", INT, "2",                                            \
+      "streams per device on which its tasks run (1-8): more let more independent tasks run "  \
+      "at once on one device")                                                                \
     X(gpu_ipc, "DAGGER_GPU_IPC", BOOL, "1",                                                   \
       "device-to-device transfers between ranks of one node through IPC handles (the receiver " \
       "copies from the sender's device memory); 0 = stage them through host memory")        \

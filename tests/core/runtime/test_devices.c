@@ -4,6 +4,7 @@
  * a task failing on a test device fails the region like a CPU task. */
 #include <criterion/criterion.h>
 #include <dagger.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -223,4 +224,48 @@ Test(devices, finalize_with_device_work_in_flight_drains_it)
     bumps(&rt, c, 100);
     cr_assert_eq(dagger_finalize(rt), DAGGER_ERR_STATE);
     cr_assert(strstr(dagger_error_detail(), "was still open"), "%s", dagger_error_detail());
+}
+
+/* DAGGER_GPU_STREAMS: the tasks of a device spread over that many streams
+ * (round robin); out of range stops init naming it. */
+static void *seen_streams[16];
+static _Atomic int nseen;
+
+static int note_stream(dagger_task_t *t)
+{
+    int i = atomic_fetch_add(&nseen, 1);
+    if (i < 16)
+        seen_streams[i] = dagger_task_stream(t);
+    return DAGGER_OK;
+}
+
+Test(devices, a_device_runs_its_tasks_on_gpu_streams_streams)
+{
+    dagger_runtime_t *rt = NULL;
+    setenv("DAGGER_GPU_STREAMS", "9", 1);
+    init_with("1", NULL, DAGGER_ERR_CONFIG, &rt);
+    cr_assert(strstr(dagger_error_detail(), "DAGGER_GPU_STREAMS=9"), "%s", dagger_error_detail());
+    setenv("DAGGER_GPU_STREAMS", "0", 1);
+    init_with("1", NULL, DAGGER_ERR_CONFIG, &rt);
+    setenv("DAGGER_GPU_STREAMS", "4", 1);
+    init_with("1", NULL, DAGGER_OK, &rt);
+    dagger_chunk_t c[8];
+    dagger_region_t *r;
+    dagger_codelet_t cl = dev_region(rt, "note_stream", note_stream, 8, 1, c, &r);
+    for (int k = 0; k < 8; k++) {
+        dagger_arg_t a = DAGGER_INOUT(dagger_view(rt, c[k]));
+        cr_assert_eq(dagger_submit(r, cl, 1, &a, NULL, NULL, NULL), DAGGER_OK);
+    }
+    cr_assert_eq(dagger_region_end(r), DAGGER_OK, "%s", dagger_error_detail());
+    cr_assert_eq(atomic_load(&nseen), 8);
+    int distinct = 0;
+    for (int i = 0; i < 8; i++) {
+        int first = 1;
+        for (int j = 0; j < i; j++)
+            first &= seen_streams[j] != seen_streams[i];
+        cr_assert_not_null(seen_streams[i]);
+        distinct += first;
+    }
+    cr_assert_eq(distinct, 4, "8 tasks on %d streams, want 4", distinct);
+    cr_assert_eq(dagger_finalize(rt), DAGGER_OK);
 }
