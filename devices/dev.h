@@ -51,6 +51,7 @@ struct dg_dev_pending {
     uint64_t offset, bytes;       /* ...and its bytes in the packed transfer */
     uint64_t cookie;              /* an IPC receive (dev_ipc.c): the sender's block... */
     dagger_actor_addr_t lender;   /* ...and its memory-space actor, told when copied */
+    uint64_t t0;                  /* an IPC op: when its copy was queued (dg_now_ns) */
 };
 
 /* One actor's share: its pending work and its spare events. */
@@ -76,6 +77,7 @@ typedef struct dg_dev_cache {
     pthread_mutex_t lock;         /* FREE ops and cleanup may come from outside the turn */
     dg_dev_block_t *blocks;
     size_t bytes, limit;
+    _Atomic uint64_t misses;      /* gets that found no kept block and allocated one */
 } dg_dev_cache_t;
 
 struct dg_dev {
@@ -104,6 +106,9 @@ struct dg_dev {
     _Atomic uint64_t ipc_received;/* ...and received (copied from the sender's memory) */
     _Atomic uint64_t ipc_opened;  /* handles opened (the rest reused an opened one) */
     _Atomic uint64_t ipc_lent;    /* blocks sent and not yet given back by their receivers */
+    _Atomic uint64_t ipc_ns[4];   /* time (ns) in: the sender's pack until it passed, exports
+                                     of handles, opens of handles, the receiver's copy until it
+                                     passed (DG_IPC_NS_*: where a transfer's time goes) */
     _Atomic uint64_t overlapped;  /* a piece's staging copy queued while another piece of its
                                      transfer was on the wire (sender), or its copy to the
                                      device queued while another was still arriving (receiver) */
@@ -193,6 +198,8 @@ dagger_status_t dg_dev_on_piece(dagger_ctx_t *ctx);
 void dg_dev_op_done(dg_dev_t *d, dg_dev_pending_t *p, int ok);
 int dg_dev_pipe_recv(dg_dev_t *d, dg_xop_t *op);
 void dg_dev_pipe_abort(dg_dev_t *d, dg_xop_t *op);
+
+enum { DG_IPC_NS_PACK, DG_IPC_NS_EXPORT, DG_IPC_NS_OPEN, DG_IPC_NS_COPY };
 
 /* Device-to-device transfers between ranks of one node through IPC handles
  * (dev_ipc.c), in the memory-space actor's turn. Both ranks of a transfer

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "actors/clock.h"
 #include "actors/system.h"
 #include "core/base/alloc.h"
 #include "core/base/log.h"
@@ -93,6 +94,11 @@ static int ipc_pair(const dg_dev_t *d, const dg_xxfer_t *x)
     return mine && mine == theirs;
 }
 
+static void spent(dg_dev_t *d, int what, uint64_t since)
+{
+    atomic_fetch_add_explicit(&d->ipc_ns[what], dg_now_ns() - since, memory_order_relaxed);
+}
+
 static void record(dg_dev_t *d, dagger_status_t st, const dg_xxfer_t *x, const char *what)
 {
     char msg[480];
@@ -127,7 +133,10 @@ static void packed(dg_dev_t *d, dg_dev_pending_t *p, int ok)
     dg_xxfer_t *x = &p->op->u.xfer;
     dg_dev_ipc_t *s = d->ipc;
     unsigned char handle[DG_IPC_HANDLE_MAX];
+    spent(d, DG_IPC_NS_PACK, p->t0);
+    uint64_t t0 = dg_now_ns();
     dagger_status_t st = ok ? d->be->ipc_export(d->index, p->buf, handle) : DAGGER_ERR_SYSTEM;
+    spent(d, DG_IPC_NS_EXPORT, t0);
     dg_ipc_lent_t *l = st == DAGGER_OK ? dg_malloc(sizeof(*l)) : NULL;
     if (st == DAGGER_OK && !l)
         st = dg_error(DAGGER_ERR_NO_MEMORY, "out of memory");
@@ -162,7 +171,7 @@ int dg_dev_ipc_send(dg_dev_t *d, dg_xop_t *op)
         dg_exec_finish(d->ex, op);
         return 1;
     }
-    dg_dev_pending_t what = {.op = op, .done = packed, .bytes = x->bytes};
+    dg_dev_pending_t what = {.op = op, .done = packed, .bytes = x->bytes, .t0 = dg_now_ns()};
     dagger_status_t st = dg_dev_cache_get(d, &d->ipcmem, x->bytes, &what.buf);
     if (st == DAGGER_OK && x->nspans == 1) {
         size_t off = (size_t)x->spans[0].begin * x->elsize;
@@ -248,7 +257,9 @@ static dagger_status_t open_handle(dg_dev_t *d, int32_t rank, const unsigned cha
     dg_ipc_open_t *o = dg_calloc(1, sizeof(*o));
     if (!o)
         return dg_error(DAGGER_ERR_NO_MEMORY, "out of memory");
+    uint64_t t0 = dg_now_ns();
     dagger_status_t st = d->be->ipc_open(d->index, h, &o->ptr);
+    spent(d, DG_IPC_NS_OPEN, t0);
     if (st != DAGGER_OK) {
         free(o);
         return st;
@@ -284,6 +295,7 @@ static void copied(dg_dev_t *d, dg_dev_pending_t *p, int ok)
     (void)ok; /* a failed copy is recorded by dev_pending.c; the block goes back anyway */
     dg_ipc_open_t *o = p->buf;
     o->uses--;
+    spent(d, DG_IPC_NS_COPY, p->t0);
     tell_sender(d, p->lender, p->cookie, &p->op->u.xfer);
     p->buf = NULL;
     dg_exec_finish(d->ex, p->op);
@@ -328,6 +340,7 @@ static void land(dg_dev_t *d, dg_xop_t *op, const unsigned char *msg)
         dg_exec_finish(d->ex, op);
         return;
     }
+    uint64_t t_copy = dg_now_ns();
     if (x->nspans == 1) {
         size_t off = (size_t)x->spans[0].begin * x->elsize;
         st = d->be->copy(d->copy_stream, x->base + off, o->ptr, x->bytes, DG_DEV_D2D);
@@ -342,7 +355,7 @@ static void land(dg_dev_t *d, dg_xop_t *op, const unsigned char *msg)
     o->uses++;
     atomic_fetch_add_explicit(&d->ipc_received, 1, memory_order_relaxed);
     dg_dev_pending_t what = {.op = op, .done = copied, .buf = o, .cookie = cookie,
-                             .lender = from};
+                             .lender = from, .t0 = t_copy};
     dg_dev_pend(d, DG_DEV_SIDE_SPACE, d->copy_stream, &what);
 }
 

@@ -39,6 +39,7 @@ dagger_status_t dg_dev_cache_get(dg_dev_t *d, dg_dev_cache_t *c, size_t bytes, v
             return DAGGER_OK;
         }
     pthread_mutex_unlock(&c->lock);
+    atomic_fetch_add_explicit(&c->misses, 1, memory_order_relaxed);
     if (c == &d->pinned)
         return d->be->host_alloc(bytes, ptr);
     if (c == &d->ipcmem && d->be->ipc_alloc)

@@ -96,6 +96,35 @@ static int cmp(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+/* What went through IPC handles so far (both ranks, printed by rank 0):
+ * how a per-transfer cost splits (new blocks and new opens are the costly
+ * ones; a steady state has neither). */
+static void ipc_counts(dagger_runtime_t *rt, const char *kind)
+{
+    dg_devs_t *ds = dg_devs_of(rt->tasks->exec);
+    uint64_t c[9] = {0};
+    for (int d = 0; ds && d < ds->n; d++) {
+        c[0] += atomic_load(&ds->dev[d].ipc_sent);
+        c[1] += atomic_load(&ds->dev[d].ipc_received);
+        c[2] += atomic_load(&ds->dev[d].ipc_opened);
+        c[3] += atomic_load(&ds->dev[d].ipcmem.misses);
+        c[4] += atomic_load(&ds->dev[d].staged);
+        for (int k = 0; k < 4; k++)
+            c[5 + k] += atomic_load(&ds->dev[d].ipc_ns[k]);
+    }
+    check(dagger_allreduce(rt, c, 9, DAGGER_U64, DAGGER_OP_ADD), "allreduce");
+    if (kind && dagger_rank(rt) == 0)
+        printf("ipc so far: %llu sent, %llu received, %llu handles opened, %llu blocks "
+               "allocated; %llu staged halves\n", (unsigned long long)c[0],
+               (unsigned long long)c[1], (unsigned long long)c[2], (unsigned long long)c[3],
+               (unsigned long long)c[4]);
+    double n = c[1] ? (double)c[1] : 1;
+    if (kind && dagger_rank(rt) == 0)
+        printf("ipc per transfer: pack until passed %.1f us, export %.1f us, open %.1f us (all "
+               "opens over the transfers), copy until passed %.1f us\n", c[5] / n * 1e-3,
+               c[6] / n * 1e-3, c[7] / n * 1e-3, c[8] / n * 1e-3);
+}
+
 /* One round: rank 0 writes, rank 1 reads every chunk. Returns seconds
  * (the slower rank's). */
 static double round_time(dagger_runtime_t *rt, dagger_codelet_t w, dagger_codelet_t r,
@@ -200,6 +229,7 @@ int main(int argc, char **argv)
         }
         for (int i = 0; i < ks[s]; i++)
             check(dagger_chunk_free(rt, c[i]), "chunk_free");
+        ipc_counts(rt, kind);
     }
     if (f)
         fclose(f);
