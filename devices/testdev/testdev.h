@@ -19,5 +19,8 @@ void dg_testdev_ipc_free(int dev, void *ptr);
 dagger_status_t dg_testdev_ipc_export(int dev, void *ptr, void *handle);
 dagger_status_t dg_testdev_ipc_open(int dev, const void *handle, void **ptr);
 void dg_testdev_ipc_close(int dev, void *ptr);
+/* Test-only fault injection: the k-th ipc_open of this process from now
+ * fails (k >= 1); 0 disarms. */
+void dg_testdev_ipc_fail_open(long k);
 
 #endif

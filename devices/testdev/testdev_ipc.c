@@ -8,6 +8,7 @@
 
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +35,12 @@ static pthread_mutex_t tdi_lock = PTHREAD_MUTEX_INITIALIZER;
 static tdi_block_t *tdi_mine;   /* exportable blocks of this process */
 static tdi_block_t *tdi_opened; /* other processes' blocks mapped here (fd unused) */
 static uint64_t tdi_gen;
+static _Atomic long tdi_open_countdown; /* dg_testdev_ipc_fail_open */
+
+void dg_testdev_ipc_fail_open(long k)
+{
+    atomic_store(&tdi_open_countdown, k > 0 ? k : 0);
+}
 
 static size_t rounded(size_t bytes)
 {
@@ -130,6 +137,12 @@ dagger_status_t dg_testdev_ipc_open(int dev, const void *handle, void **ptr)
     if (magic != TDI_MAGIC)
         return dg_error(DAGGER_ERR_INVALID_ARG, "test device %d: not a test device IPC handle",
                         dev);
+    long k = atomic_load(&tdi_open_countdown);
+    while (k > 0 && !atomic_compare_exchange_weak(&tdi_open_countdown, &k, k - 1))
+        ;
+    if (k == 1)
+        return dg_error(DAGGER_ERR_SYSTEM, "test device %d: ipc_open refused (fault injected by "
+                        "dg_testdev_ipc_fail_open)", dev);
     if (pid == (int)getpid())
         return dg_error(DAGGER_ERR_INVALID_ARG, "test device %d: the IPC handle is this "
                         "process's own (open it in another process)", dev);

@@ -12,6 +12,7 @@
 #include "core/runtime/tasks.h"
 #include "core/runtime/runtime.h"
 #include "devices/dev.h"
+#include "devices/testdev/testdev.h"
 #include "gpu/mr_gpu_util.h"
 
 static double ramp(size_t i, size_t j)
@@ -125,5 +126,41 @@ Test(gpu_ipc, a_handle_opened_once_serves_the_next_transfers_of_its_block)
         cr_assert_eq(a.opened, mid.opened, "round 2 opened %llu handles: it should reuse all",
                      (unsigned long long)(a.opened - mid.opened));
     }
+    MR_OK(dagger_finalize(rt));
+}
+
+/* A receiver that cannot open a handle (injected on the last rank): the
+ * region fails on every rank naming what failed and the setting that
+ * avoids it, nothing hangs, the block goes back to its sender, and the
+ * next region works. */
+Test(gpu_ipc, a_handle_that_cannot_be_opened_fails_the_region_everywhere)
+{
+    dagger_runtime_t *rt = mr_init();
+    int nr = dagger_nranks(rt);
+    if (nr == 1 || !ipc_on() || gpu_kind() != DAGGER_PROC_TESTDEV) {
+        MR_OK(dagger_finalize(rt));
+        cr_skip_test("needs 2+ ranks, IPC on and test devices (the fault is the test kind's)");
+    }
+    if (dagger_rank(rt) == nr - 1)
+        dg_testdev_ipc_fail_open(1);
+    dagger_chunk_t c = mr_chunk2(rt, 32, 8, 0, ramp);
+    dagger_codelet_t add1 = GPU_REG(rt, gpu_add1);
+    dagger_scope_t all = {.kinds = gpu_kind()};
+    dagger_region_t *r;
+    MR_OK(dagger_region_begin(rt, &all, &r));
+    for (int k = 0; k < nr; k++) {
+        int dk = gpu_proc(rt, k, 0);
+        dagger_scope_t s = gpu_scope(&dk);
+        gpu_on(r, add1, dagger_view(rt, c), &s, 1);
+    }
+    dagger_status_t st = dagger_region_end(r);
+    cr_assert_neq(st, DAGGER_OK, "rank %d: the region succeeded", dagger_rank(rt));
+    cr_assert(strstr(dagger_error_detail(), "opening the sender's IPC handle failed") &&
+                  strstr(dagger_error_detail(), "DAGGER_GPU_IPC=0"),
+              "rank %d: %s", dagger_rank(rt), dagger_error_detail());
+    dg_testdev_ipc_fail_open(0);
+    counts(rt); /* every lent block came back */
+    MR_OK(dagger_chunk_free(rt, c));
+    run_chain(rt, 24, 20, 1); /* and the runtime goes on */
     MR_OK(dagger_finalize(rt));
 }
