@@ -110,6 +110,11 @@ static void record(dg_dev_t *d, dagger_status_t st, const dg_xxfer_t *x, const c
 
 /* ------------------------------------------------------------ sending */
 
+/* The handle message of a send that could not get memory for its own: only
+ * the magic and the failed flag (offset 32) set. */
+static unsigned char no_memory_msg[DG_IPC_MSG_LEN] = {'D', 'A', 'G', 'I', 'P', 'C', '0', '1',
+                                                            [32] = 1};
+
 static void put_msg(unsigned char *buf, uint64_t bytes, uint64_t cookie, dagger_actor_addr_t from,
                     uint32_t failed, const void *handle, uint32_t len)
 {
@@ -164,11 +169,11 @@ int dg_dev_ipc_send(dg_dev_t *d, dg_xop_t *op)
         return 0;
     x->ipc = DG_IPC_MSG_LEN;
     x->staged = dg_malloc(DG_IPC_MSG_LEN);
-    if (!x->staged || !state(d)) { /* nothing can go: the failure ends the region */
+    if (!x->staged || !state(d)) { /* the receiver is told, without memory of our own */
         record(d, DAGGER_ERR_NO_MEMORY, x, "out of memory sending through IPC");
         free(x->staged);
-        x->staged = NULL;
-        dg_exec_finish(d->ex, op);
+        x->staged = no_memory_msg; /* only read; never freed */
+        dg_xfer_send(d->ex->xfer, op);
         return 1;
     }
     dg_dev_pending_t what = {.op = op, .done = packed, .bytes = x->bytes, .t0 = dg_now_ns()};
@@ -311,7 +316,9 @@ static void land(dg_dev_t *d, dg_xop_t *op, const unsigned char *msg)
     dagger_actor_addr_t from = {(int32_t)dg_wire_get_u32(&c), 0};
     from.id = dg_wire_get_u32(&c);
     uint32_t failed = dg_wire_get_u32(&c), len = dg_wire_get_u32(&c);
-    if (magic == 0) { /* the receive failed before its message came (recorded) */
+    if (magic == 0 || (magic == DG_IPC_MAGIC && failed)) {
+        /* the receive failed before its message came, or the sender could not
+         * pack or export: recorded where it happened */
         dg_exec_finish(d->ex, op);
         return;
     }
@@ -324,10 +331,6 @@ static void land(dg_dev_t *d, dg_xop_t *op, const unsigned char *msg)
                  (unsigned long long)x->bytes, (unsigned long long)magic,
                  (unsigned long long)bytes, len, from.rank);
         dg_exec_fail(d->ex, UINT64_MAX - 1, DAGGER_ERR_PROTOCOL, why);
-        dg_exec_finish(d->ex, op);
-        return;
-    }
-    if (failed) { /* the sender recorded why */
         dg_exec_finish(d->ex, op);
         return;
     }
@@ -365,7 +368,8 @@ void dg_dev_ipc_staged(dg_dev_t *d, dg_xop_t *op)
     unsigned char *msg = x->staged;
     x->staged = NULL;
     if (op->kind == DG_PLAN_OP_SEND || !msg) {
-        free(msg);
+        if (msg != no_memory_msg)
+            free(msg);
         dg_exec_finish(d->ex, op);
         return;
     }

@@ -425,7 +425,10 @@ static void complete_drop(dg_xfer_t *xf, const dg_xfer_arrival_t *a)
 static void complete_recv(dg_xfer_t *xf, dg_xop_t *op, const dg_rewrap_hdr_t *h, int src,
                           const void *eager, void *rndv, size_t len, int *settled)
 {
-    if (!header_ok(xf, op, h, src, len)) {
+    /* An IPC receive whose handle message had no buffer (out of memory,
+     * recorded): its bytes never go to the view, which is device memory. */
+    int lost = op->u.xfer.ipc && !op->u.xfer.staged;
+    if (lost || !header_ok(xf, op, h, src, len)) {
         if (rndv && dg_tx_is_owner(xf->tx)) {
             dg_tx_drop(xf->tx, rndv);
             if (settled)
