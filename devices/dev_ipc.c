@@ -113,7 +113,7 @@ static void record(dg_dev_t *d, dagger_status_t st, const dg_xxfer_t *x, const c
 /* The handle message of a send that could not get memory for its own: only
  * the magic and the failed flag (offset 32) set. */
 static unsigned char no_memory_msg[DG_IPC_MSG_LEN] = {'D', 'A', 'G', 'I', 'P', 'C', '0', '1',
-                                                            [32] = 1};
+                                                      [32] = 1};
 
 static void put_msg(unsigned char *buf, uint64_t bytes, uint64_t cookie, dagger_actor_addr_t from,
                     uint32_t failed, const void *handle, uint32_t len)
