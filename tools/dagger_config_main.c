@@ -16,9 +16,19 @@ int main(void)
         printf("\ndevices of this process: %s\n", devs.summary);
         for (int i = 0; i < devs.n; i++) {
             const dg_dev_info_t *d = &devs.dev[i].info;
-            printf("  space %d: %s, %llu MiB%s%s, NUMA node %d, cores %s\n", i + 1, d->name,
-                   (unsigned long long)(d->mem_bytes >> 20), d->pci_bus_id[0] ? ", PCI " : "",
-                   d->pci_bus_id, (int)d->numa_node, d->cpus[0] ? d->cpus : "unknown");
+            /* transfers to ranks of this host with the same domain go through IPC
+             * handles (the runtime hashes the launcher's host name; any name
+             * says whether there is a domain at all) */
+            const char *ipc = !dg_dev_ipc_domain(&devs.dev[i], "host", (int)cfg.gpu_ipc)
+                                  ? (!cfg.gpu_ipc ? "no IPC (DAGGER_GPU_IPC=0)"
+                                                  : "no IPC (the kind has none, or no PCI bus id)")
+                              : devs.dev[i].be->kind == DG_DEV_TEST
+                                  ? "IPC with the test devices of other ranks of this host"
+                                  : "IPC with other ranks of this host on the same GPU";
+            printf("  space %d: %s, %llu MiB%s%s, NUMA node %d, cores %s; %s\n", i + 1,
+                   d->name, (unsigned long long)(d->mem_bytes >> 20),
+                   d->pci_bus_id[0] ? ", PCI " : "", d->pci_bus_id, (int)d->numa_node,
+                   d->cpus[0] ? d->cpus : "unknown", ipc);
         }
     }
     if (unknown)
