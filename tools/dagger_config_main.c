@@ -12,7 +12,9 @@ int main(void)
     dagger_status_t st = dg_config_load(&cfg, &unknown);
     dg_config_print(stdout);
     dg_dev_table_t devs;
-    if (st == DAGGER_OK && dg_dev_discover(cfg.test_devices, &devs) == DAGGER_OK) {
+    if (st == DAGGER_OK)
+        st = dg_dev_discover(cfg.test_devices, &devs); /* a bad device setting is said below */
+    if (st == DAGGER_OK) {
         printf("\ndevices of this process: %s\n", devs.summary);
         for (int i = 0; i < devs.n; i++) {
             const dg_dev_info_t *d = &devs.dev[i].info;
