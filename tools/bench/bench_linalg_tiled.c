@@ -10,7 +10,9 @@
  *   tools/dagger-run -n 2 build/tools/bench/bench_linalg_tiled ...   (rank 0 prints)
  * BENCH_REF_THREADS=k gives the reference call k threads (default: the
  * job's CPU workers); BENCH_STARPU=0 skips StarPU; BENCH_GRID=PxQ the
- * arrays' rank grid (default the squarest, 1 x 2 on two ranks).
+ * arrays' rank grid (default the squarest, 1 x 2 on two ranks), or
+ * BENCH_GRID=diag: tile (i, j) on rank (i + j) mod P, which shares each
+ * factorization step's column of tiles (and the lower triangle) evenly.
  *
  * Rows, f64, N x N, tiles per N as the issue asks (256: 256 and 128;
  * 1024: 512 and 128; 4096: 512 and 256; TILES=t1,t2 for others), arrays
@@ -560,6 +562,13 @@ static void report(bench_t *b, const row_t *w)
     }
 }
 
+/* BENCH_GRID=diag: tile (i, j) on rank (i + j) mod nranks. */
+static int diag_owner(const size_t block[], int ndims, int nranks, void *ctx)
+{
+    (void)ctx;
+    return (int)((block[0] + (ndims > 1 ? block[1] : 0)) % (size_t)nranks);
+}
+
 /* Tiles of the issue's table for size n (two), or the TILES argument. */
 static int tiles_for(int n, const char *arg, int out[2])
 {
@@ -589,7 +598,9 @@ static void setup(bench_t *b, int argc, char **argv)
         b->ref_threads = atoi(rt);
     b->dist = (dagger_dist_t){.kind = DAGGER_DIST_CYCLIC_2D};
     const char *grid = getenv("BENCH_GRID"); /* PxQ rank grid; default the squarest */
-    if (grid && sscanf(grid, "%dx%d", &b->dist.prows, &b->dist.pcols) != 2)
+    if (grid && !strcmp(grid, "diag"))
+        b->dist = (dagger_dist_t){.kind = DAGGER_DIST_MAP, .map = diag_owner};
+    else if (grid && sscanf(grid, "%dx%d", &b->dist.prows, &b->dist.pcols) != 2)
         b->dist.prows = b->dist.pcols = 0;
     check(dagger_index_fn_register(b->rt, "bench.linalg.spd", spd_fn, &b->spd), "index fn");
 #ifdef DG_HAVE_STARPU
