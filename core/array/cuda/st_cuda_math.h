@@ -182,10 +182,11 @@ static inline DG_ST_HD void dg_st_ext_line(const dg_st_ext_t *x, uint64_t k)
             dg_st_store(x->dtype, g, v);
             continue;
         }
-        uint64_t edge = x->dtype == DAGGER_I32 ? (uint64_t)(int64_t)*(const int32_t *)(const void *)e
-                                               : *(const uint64_t *)(const void *)e;
-        uint64_t s = x->dtype == DAGGER_I32 ? (uint64_t)(int64_t)*(const int32_t *)(const void *)src
-                                            : *(const uint64_t *)(const void *)src;
+        const void *ev = e, *sv = src;
+        uint64_t edge = x->dtype == DAGGER_I32 ? (uint64_t)(int64_t)*(const int32_t *)ev
+                                               : *(const uint64_t *)ev;
+        uint64_t s = x->dtype == DAGGER_I32 ? (uint64_t)(int64_t)*(const int32_t *)sv
+                                            : *(const uint64_t *)sv;
         uint64_t v = x->ghost == DG_ST_G_LINEAR ? edge + (uint64_t)j * (edge - s) : 2 * edge - s;
         if (x->dtype == DAGGER_I32)
             *(uint32_t *)(void *)g = (uint32_t)v;
@@ -247,7 +248,8 @@ static inline DG_ST_HD double dg_st_window_sum(const dg_st_in_t *in, const char 
     for (int64_t o3 = -d[3]; o3 <= d[3]; o3++)
         for (int64_t o2 = -d[2]; o2 <= d[2]; o2++)
             for (int64_t o1 = -d[1]; o1 <= d[1]; o1++) {
-                const char *row = p + (o1 * in->stride[1] + o2 * in->stride[2] + o3 * in->stride[3]) * es;
+                const char *row =
+                    p + (o1 * in->stride[1] + o2 * in->stride[2] + o3 * in->stride[3]) * es;
                 for (int64_t o0 = -d[0]; o0 <= d[0]; o0++) {
                     double v = dg_st_load(in->dtype, row + o0 * in->stride[0] * es);
                     acc = first ? v : acc + v;
