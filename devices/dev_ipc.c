@@ -228,8 +228,11 @@ int dg_dev_ipc_recv(dg_dev_t *d, dg_xop_t *op)
         return 0;
     x->ipc = DG_IPC_MSG_LEN;
     x->staged = dg_calloc(1, DG_IPC_MSG_LEN); /* zeros: a receive that failed copies nothing */
-    if (!x->staged || !state(d))
+    if (!x->staged || !state(d)) { /* xfer.c drops the message (no buffer: nothing lands) */
         record(d, DAGGER_ERR_NO_MEMORY, x, "out of memory receiving through IPC");
+        free(x->staged);
+        x->staged = NULL;
+    }
     return 1;
 }
 
