@@ -40,6 +40,7 @@ typedef void (*dg_dev_done_fn)(dg_dev_t *d, dg_dev_pending_t *p, int ok);
 struct dg_dev_pending {
     dg_dev_pending_t *next;
     dg_dev_event_t *ev;
+    dg_dev_stream_t *stream;      /* where ev was recorded */
     struct dg_xop *op;
     dg_dev_done_fn done;
     void *staging;                /* pinned host buffer (released after done) */
@@ -53,6 +54,14 @@ struct dg_dev_pending {
     dagger_actor_addr_t lender;   /* ...and its memory-space actor, told when copied */
     uint64_t t0;                  /* an IPC op: when its copy was queued (dg_now_ns) */
 };
+
+/* A stream's wake-up: the backend's host function, queued on the stream,
+ * runs wake(this) once the work before it is done (dev_pending.c). */
+typedef struct dg_dev_wake {
+    struct dg_dev_side *side;     /* whose poll it asks for */
+    dg_dev_stream_t *stream;
+    _Atomic int armed;            /* DAGGER_GPU_WAKE=armed: a host function is queued */
+} dg_dev_wake_t;
 
 /* One actor's share: its pending work and its spare events. */
 typedef struct dg_dev_side {
@@ -94,6 +103,8 @@ struct dg_dev {
     uint32_t nstreams;            /* DAGGER_GPU_STREAMS */
     uint32_t next_stream;
     dg_dev_stream_t *copy_stream; /* the memory-space actor's */
+    dg_dev_wake_t wakes[DG_DEV_STREAMS_MAX + 1]; /* one per stream: streams[k], then copy_stream */
+    _Atomic uint64_t hostfns;     /* host functions queued (wake-ups asked for) */
     dg_dev_cache_t mem, pinned;   /* device memory, staging */
     dg_dev_cache_t ipcmem;        /* exportable device memory: the blocks of IPC sends */
     struct dg_dev_ipc *ipc;       /* IPC state (dev_ipc.c): blocks sent, handles opened */
@@ -125,6 +136,7 @@ struct dg_devs {
     int gpu_direct;               /* DAGGER_GPU_DIRECT: 1 on, 0 off, -1 auto */
     size_t piece;                 /* DAGGER_GPU_PIPELINE_PIECE: bytes; 0 = no pieces */
     uint32_t streams;             /* DAGGER_GPU_STREAMS: each processor actor's streams */
+    int wake_armed;               /* DAGGER_GPU_WAKE=armed (else each) */
     dg_host_pin_t pin;            /* the host space's pinned buffers (DAGGER_GPU_PIN_HOST) */
     const uint64_t *ipc_domains;  /* every rank's devices' IPC domains (devices.h); NULL none */
     dg_dev_t *dev;                /* device d: memory space 1 + d */

@@ -21,13 +21,41 @@ dagger_status_t dg_dev_poll_type(dg_devs_t *ds)
     return dg_devs_type(ds, "dagger.dev.poll", sizeof(dg_dev_poll_msg_t), &ds->msg.poll);
 }
 
-/* The backend's thread: the work queued before it is done, so an event of
- * this side passed; a worker polls it (and may sleep until then). */
+/* The backend's thread: the work queued on the stream before it is done,
+ * so an event of this side passed; a worker polls it (and may sleep until
+ * then). armed is cleared first: the poll that follows sees it clear. */
 static void wake(void *arg)
 {
-    dg_dev_side_t *sd = arg;
-    atomic_store_explicit(&sd->signalled, 1, memory_order_seq_cst);
-    dg_act_system_wake_any(sd->dev->ex->actors);
+    dg_dev_wake_t *w = arg;
+    atomic_store_explicit(&w->armed, 0, memory_order_seq_cst);
+    atomic_store_explicit(&w->side->signalled, 1, memory_order_seq_cst);
+    dg_act_system_wake_any(w->side->dev->ex->actors);
+}
+
+/* The wake-up of stream s of d. */
+static dg_dev_wake_t *wake_of(dg_dev_t *d, const dg_dev_stream_t *s)
+{
+    for (uint32_t k = 0; k < d->nstreams; k++)
+        if (d->wakes[k].stream == s)
+            return &d->wakes[k];
+    return &d->wakes[DG_DEV_STREAMS_MAX]; /* the copy stream */
+}
+
+/* Queues a wake-up after the work queued on s so far: always
+ * (DAGGER_GPU_WAKE=each), or only when none is queued on s yet (armed: the
+ * one queued wakes a poll, which asks again for what is still pending). */
+static void ask_wake(dg_dev_t *d, dg_dev_stream_t *s)
+{
+    if (!d->be->launch_host_fn)
+        return;
+    dg_dev_wake_t *w = wake_of(d, s);
+    if (d->all->wake_armed && atomic_exchange_explicit(&w->armed, 1, memory_order_seq_cst))
+        return;
+    atomic_fetch_add_explicit(&d->hostfns, 1, memory_order_relaxed);
+    if (d->be->launch_host_fn(s, wake, w) != DAGGER_OK) {
+        atomic_store(&w->armed, 0);
+        atomic_store(&w->side->signalled, 1); /* no wake-up will come: poll anyway */
+    }
 }
 
 /* Runs the entry's done, then gives its buffers back (done may read them). */
@@ -71,6 +99,7 @@ void dg_dev_pend(dg_dev_t *d, int side, dg_dev_stream_t *s, const dg_dev_pending
     dg_dev_event_t *ev = p->ev;
     *p = *what;
     p->ev = ev;
+    p->stream = s;
     if (d->be->event_record(p->ev, s) != DAGGER_OK) {
         fail_op(d, "recording an event failed on");
         settle(d, p, 0);
@@ -81,9 +110,7 @@ void dg_dev_pend(dg_dev_t *d, int side, dg_dev_stream_t *s, const dg_dev_pending
     p->next = sd->pending;
     sd->pending = p;
     atomic_fetch_add_explicit(&sd->npending, 1, memory_order_seq_cst);
-    if (d->be->launch_host_fn)
-        if (d->be->launch_host_fn(s, wake, sd) != DAGGER_OK)
-            atomic_store(&sd->signalled, 1); /* no wake-up will come: poll anyway */
+    ask_wake(d, s);
 }
 
 dagger_status_t dg_dev_on_poll(dagger_ctx_t *ctx)
@@ -109,6 +136,11 @@ dagger_status_t dg_dev_on_poll(dagger_ctx_t *ctx)
         atomic_fetch_sub_explicit(&sd->npending, 1, memory_order_seq_cst);
         atomic_fetch_add_explicit(&d->completed, 1, memory_order_relaxed);
     }
+    /* armed: what is still pending needs a wake-up queued after it (a no-op
+     * where one is queued; it then comes back here when it runs). */
+    if (d->all->wake_armed)
+        for (dg_dev_pending_t *p = sd->pending; p; p = p->next)
+            ask_wake(d, p->stream);
     return DAGGER_OK;
 }
 

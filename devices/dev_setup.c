@@ -63,6 +63,10 @@ static dagger_status_t start_one(dg_devs_t *ds, dg_dev_t *d, const dg_dev_found_
         st = d->be->stream_create(d->index, &d->streams[k]);
     if (st == DAGGER_OK)
         st = d->be->stream_create(d->index, &d->copy_stream);
+    for (uint32_t k = 0; k < d->nstreams; k++)
+        d->wakes[k] = (dg_dev_wake_t){.side = &d->side[DG_DEV_SIDE_PROC], .stream = d->streams[k]};
+    d->wakes[DG_DEV_STREAMS_MAX] = (dg_dev_wake_t){.side = &d->side[DG_DEV_SIDE_SPACE],
+                                                   .stream = d->copy_stream};
     if (st == DAGGER_OK)
         st = dg_dev_space_spawn(d);
     if (st == DAGGER_OK)
@@ -166,6 +170,10 @@ dagger_status_t dg_devices_start(dg_exec_t *ex, const dg_dev_table_t *t,
     dagger_status_t st = ds->streams ? DAGGER_OK
                          : dg_error(DAGGER_ERR_CONFIG, "DAGGER_GPU_STREAMS=%lld: use 1 to %d "
                                     "streams per device", prm->streams, DG_DEV_STREAMS_MAX);
+    ds->wake_armed = prm->wake && !strcmp(prm->wake, "armed");
+    if (st == DAGGER_OK && prm->wake && prm->wake[0] && strcmp(prm->wake, "each") &&
+        !ds->wake_armed)
+        st = dg_error(DAGGER_ERR_CONFIG, "DAGGER_GPU_WAKE=%s: use each or armed", prm->wake);
     if (st == DAGGER_OK)
         st = dg_dev_launch_type(ds);
     if (st == DAGGER_OK)

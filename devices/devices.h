@@ -17,6 +17,8 @@
 /* The settings of a rank's devices. */
 typedef struct dg_devices_params {
     int gpu_direct;              /* DAGGER_GPU_DIRECT: 1 on, 0 off, -1 auto */
+    const char *wake;            /* DAGGER_GPU_WAKE: "each" (or NULL) or "armed" (else
+                                    DAGGER_ERR_CONFIG) */
     long long streams;           /* DAGGER_GPU_STREAMS: streams of each device's processor
                                     actor, 1 to DG_DEV_STREAMS_MAX (else DAGGER_ERR_CONFIG) */
     size_t piece;                /* DAGGER_GPU_PIPELINE_PIECE: host-staged transfers between

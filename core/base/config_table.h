@@ -29,6 +29,10 @@
     X(gpu_streams, "DAGGER_GPU_STREAMS", INT, "2",                                            \
       "streams per device on which its tasks run (1-8): more let more independent tasks run "  \
       "at once on one device")                                                                \
+    X(gpu_wake, "DAGGER_GPU_WAKE", STRING, "each",                                            \
+      "how device work wakes a worker to poll its events: each (a host function after every " \
+      "op, as soon as it is done) or armed (at most one host function queued per stream, "    \
+      "queued again by the poll while work is pending: fewer stalls of the stream)")        \
     X(gpu_ipc, "DAGGER_GPU_IPC", BOOL, "1",                                                   \
       "device-to-device transfers between ranks of one node through IPC handles (the receiver " \
       "copies from the sender's device memory); 0 = stage them through host memory")        \

@@ -22,7 +22,8 @@
  * (DAGGER_GPU_PIPELINE_PIECE = 0). The settings are changed between regions
  * on every rank. "pieces/whole" is the ratio of the two staged medians,
  * "ipc/staged" that of IPC to the better staged one. The four variants
- * alternate round by round.
+ * alternate round by round. BENCH_WAKE=both adds the three device variants
+ * again with DAGGER_GPU_WAKE=armed (seven alternated; "armed/each" per path).
  *
  * Sizes: 1 MiB (K = 16) and 64 MiB (K = 2). Results go to results-file
  * (default /tmp/bench_region_xfer.txt) and stdout. Not a test. */
@@ -40,18 +41,23 @@
 #define ROUNDS_WARM 3
 #define ROUNDS 9
 #define MAXK 16
-#define NVAR 4 /* host; device through IPC, staged in pieces, staged whole */
+#define NPATH 4 /* host; device through IPC, staged in pieces, staged whole */
+#define NVAR (2 * NPATH - 1) /* with BENCH_WAKE=both: the device paths again, armed */
 
 /* The device path of this rank's transfers from the next region on
  * (settings read at init; changed here between regions, on every rank):
- * variant 1 through IPC handles, 2 staged in pieces, 3 staged whole. */
-static void set_path(dagger_runtime_t *rt, int v, size_t piece, const uint64_t *domains)
+ * variant 1 through IPC handles, 2 staged in pieces, 3 staged whole; 4-6
+ * the same with DAGGER_GPU_WAKE=armed (BENCH_WAKE=both). */
+static void set_path(dagger_runtime_t *rt, int v, size_t piece, const uint64_t *domains,
+                     int armed)
 {
     dg_devs_t *ds = dg_devs_of(rt->tasks->exec);
     if (!ds)
         return;
-    ds->piece = v == 3 ? 0 : piece;
-    ds->ipc_domains = v == 1 ? domains : NULL;
+    int path = v >= NPATH ? v - NPATH + 1 : v;
+    ds->piece = path == 3 ? 0 : piece;
+    ds->ipc_domains = path == 1 ? domains : NULL;
+    ds->wake_armed = v >= NPATH || armed;
 }
 
 /* CLOCK_MONOTONIC in seconds. */
@@ -102,22 +108,23 @@ static int cmp(const void *a, const void *b)
 static void ipc_counts(dagger_runtime_t *rt, const char *kind)
 {
     dg_devs_t *ds = dg_devs_of(rt->tasks->exec);
-    uint64_t c[9] = {0};
+    uint64_t c[10] = {0};
     for (int d = 0; ds && d < ds->n; d++) {
         c[0] += atomic_load(&ds->dev[d].ipc_sent);
         c[1] += atomic_load(&ds->dev[d].ipc_received);
         c[2] += atomic_load(&ds->dev[d].ipc_opened);
         c[3] += atomic_load(&ds->dev[d].ipcmem.misses);
         c[4] += atomic_load(&ds->dev[d].staged);
+        c[9] += atomic_load(&ds->dev[d].hostfns);
         for (int k = 0; k < 4; k++)
             c[5 + k] += atomic_load(&ds->dev[d].ipc_ns[k]);
     }
-    check(dagger_allreduce(rt, c, 9, DAGGER_U64, DAGGER_OP_ADD), "allreduce");
+    check(dagger_allreduce(rt, c, 10, DAGGER_U64, DAGGER_OP_ADD), "allreduce");
     if (kind && dagger_rank(rt) == 0)
         printf("ipc so far: %llu sent, %llu received, %llu handles opened, %llu blocks "
-               "allocated; %llu staged halves\n", (unsigned long long)c[0],
-               (unsigned long long)c[1], (unsigned long long)c[2], (unsigned long long)c[3],
-               (unsigned long long)c[4]);
+               "allocated; %llu staged halves; %llu device wake-ups asked for\n",
+               (unsigned long long)c[0], (unsigned long long)c[1], (unsigned long long)c[2],
+               (unsigned long long)c[3], (unsigned long long)c[4], (unsigned long long)c[9]);
     double n = c[1] ? (double)c[1] : 1;
     if (kind && dagger_rank(rt) == 0)
         printf("ipc per transfer: pack until passed %.1f us, export %.1f us, open %.1f us (all "
@@ -180,7 +187,10 @@ int main(int argc, char **argv)
     if (dev && dagger_rank(rt) == 0 && !ipc)
         printf("no IPC (DAGGER_GPU_IPC=0, or the device has no IPC domain): the ipc rows are "
                "host-staged in pieces\n");
-    const int nvar = dev ? NVAR : 1;
+    /* BENCH_WAKE=both: each device path also with armed wake-ups, alternated */
+    const char *wake = getenv("BENCH_WAKE");
+    const int both = dev && wake && !strcmp(wake, "both"), armed0 = ds && ds->wake_armed;
+    const int nvar = !dev ? 1 : both ? NVAR : NPATH;
     for (int s = 0; s < 2; s++) {
         dagger_chunk_t c[MAXK];
         for (int i = 0; i < ks[s]; i++) {
@@ -190,26 +200,27 @@ int main(int argc, char **argv)
         double t[NVAR][ROUNDS];
         for (int i = 0; i < ROUNDS_WARM; i++)
             for (int v = 0; v < nvar; v++) {
-                set_path(rt, v, piece, domains);
+                set_path(rt, v, piece, domains, armed0);
                 round_time(rt, w, r, c, ks[s], v ? dev : 0);
             }
         for (int i = 0; i < ROUNDS; i++) /* variants alternate, the order turns each round */
             for (int j = 0; j < nvar; j++) {
                 int v = (j + i) % nvar;
-                set_path(rt, v, piece, domains);
+                set_path(rt, v, piece, domains, armed0);
                 t[v][i] = round_time(rt, w, r, c, ks[s], v ? dev : 0);
             }
-        set_path(rt, 1, piece, domains);
-        double bytes = (double)sizes[s] * ks[s], med[NVAR] = {0, 0, 0, 0};
+        set_path(rt, 1, piece, domains, armed0);
+        double bytes = (double)sizes[s] * ks[s], med[NVAR] = {0};
         for (int v = 0; v < nvar; v++) {
             qsort(t[v], ROUNDS, sizeof(double), cmp);
             med[v] = bytes / t[v][ROUNDS / 2] * 1e-9;
             if (dagger_rank(rt) != 0)
                 continue;
             char line[200], name[40];
-            static const char *const how[NVAR] = {"", " ipc", " pieces", " whole"};
+            static const char *const how[NVAR] = {"", " ipc", " pieces", " whole",
+                                                  " ipc armed", " pieces armed", " whole armed"};
             snprintf(name, sizeof(name), "%s%s", v ? kind : "host", how[v]);
-            snprintf(line, sizeof(line), "xfer %3zu MiB x %2d %-15s: median %.3f GB/s (min %.3f, "
+            snprintf(line, sizeof(line), "xfer %3zu MiB x %2d %-21s: median %.3f GB/s (min %.3f, "
                      "max %.3f)\n", sizes[s] >> 20, ks[s], name, med[v],
                      bytes / t[v][ROUNDS - 1] * 1e-9, bytes / t[v][0] * 1e-9);
             fputs(line, stdout);
@@ -226,6 +237,14 @@ int main(int argc, char **argv)
             fputs(line, stdout);
             if (f)
                 fputs(line, f);
+            if (both) {
+                snprintf(line, sizeof(line), "xfer %3zu MiB x %2d %s armed/each: ipc %.2fx, "
+                         "pieces %.2fx, whole %.2fx\n", sizes[s] >> 20, ks[s], kind,
+                         med[4] / med[1], med[5] / med[2], med[6] / med[3]);
+                fputs(line, stdout);
+                if (f)
+                    fputs(line, f);
+            }
         }
         for (int i = 0; i < ks[s]; i++)
             check(dagger_chunk_free(rt, c[i]), "chunk_free");

@@ -143,7 +143,9 @@ static dagger_region_t *bumps(dagger_runtime_t **rt, dagger_chunk_t c[4], int n)
     return r;
 }
 
-Test(devices, every_device_completion_is_seen)
+/* 200 bumps over two test devices, then every chunk holds 50 (and the
+ * runtime is finalized). */
+static void bumps_all_seen(void)
 {
     dagger_runtime_t *rt;
     dagger_chunk_t c[4];
@@ -155,6 +157,11 @@ Test(devices, every_device_completion_is_seen)
         cr_assert_eq(x[0], 50.0);
     }
     cr_assert_eq(dagger_finalize(rt), DAGGER_OK);
+}
+
+Test(devices, every_device_completion_is_seen)
+{
+    bumps_all_seen();
 }
 
 /* A device task's return value and a later device task reading it as a
@@ -268,4 +275,19 @@ Test(devices, a_device_runs_its_tasks_on_gpu_streams_streams)
     }
     cr_assert_eq(distinct, 4, "8 tasks on %d streams, want 4", distinct);
     cr_assert_eq(dagger_finalize(rt), DAGGER_OK);
+}
+
+/* DAGGER_GPU_WAKE=armed: at most one wake-up queued per stream, queued
+ * again by the poll; every completion is still seen (200 dependent tasks
+ * over two test devices), and a value other than each or armed stops init
+ * naming it. */
+Test(devices, armed_wake_ups_see_every_completion)
+{
+    dagger_runtime_t *rt = NULL;
+    setenv("DAGGER_GPU_WAKE", "sometimes", 1);
+    init_with("1", NULL, DAGGER_ERR_CONFIG, &rt);
+    cr_assert(strstr(dagger_error_detail(), "DAGGER_GPU_WAKE=sometimes"), "%s",
+              dagger_error_detail());
+    setenv("DAGGER_GPU_WAKE", "armed", 1);
+    bumps_all_seen();
 }
