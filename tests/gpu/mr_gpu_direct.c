@@ -4,10 +4,7 @@
  * Every allocation and task ran inside its owner actor's turn. */
 #include <stdio.h>
 
-#include "core/runtime/tasks.h"
-#include "core/runtime/runtime.h"
-#include "devices/dev.h"
-#include "gpu/mr_gpu_util.h"
+#include "gpu/mr_gpu_dev.h"
 
 static double ramp(size_t i, size_t j)
 {
@@ -23,15 +20,8 @@ Test(gpu_direct, device_data_moves_between_ranks_by_the_chosen_path)
     const char *env = getenv("DAGGER_GPU_DIRECT");
     int want_direct = env && strcmp(env, "1") == 0;
     dg_exec_t *ex = rt->tasks->exec;
-    dg_devs_t *ds = dg_devs_of(ex);
-    /* the rank's device of the kind under test (a GPU machine's test-device
-     * run has its CUDA device too) */
-    const char *be = gpu_kind() == DAGGER_PROC_CUDA ? "cuda" : "testdev";
-    int d = 0;
-    while (d < ds->n && strcmp(ds->dev[d].be->name, be) != 0)
-        d++;
-    cr_assert_lt(d, ds->n, "rank %d has no %s", dagger_rank(rt), gpu_kind_name());
-    cr_assert_eq(ds->dev[d].direct, want_direct, "DAGGER_GPU_DIRECT=%s", env ? env : "unset");
+    dg_dev_t *dev = gpu_dev_under_test(rt);
+    cr_assert_eq(dev->direct, want_direct, "DAGGER_GPU_DIRECT=%s", env ? env : "unset");
     dagger_chunk_t c = mr_chunk2(rt, 16, 16, 0, ramp);
     dagger_codelet_t add1 = GPU_REG(rt, gpu_add1);
     dagger_codelet_t scale2 = GPU_REG(rt, gpu_scale2);
@@ -40,11 +30,7 @@ Test(gpu_direct, device_data_moves_between_ranks_by_the_chosen_path)
     dagger_scope_t all = {.kinds = gpu_kind()};
     dagger_region_t *r;
     MR_OK(dagger_region_begin(rt, &all, &r));
-    for (int k = 0; k < n; k++) {
-        int dk = gpu_proc(rt, k, 0);
-        dagger_scope_t s = gpu_scope(&dk);
-        gpu_on(r, add1, k % 2 ? sub : v, &s, 1);
-    }
+    gpu_add1_steps(rt, r, add1, v, sub);
     int d0 = gpu_proc(rt, 0, 0);
     dagger_scope_t s0 = gpu_scope(&d0);
     gpu_on(r, scale2, sub, &s0, 1);
@@ -59,7 +45,7 @@ Test(gpu_direct, device_data_moves_between_ranks_by_the_chosen_path)
         want[k] = in_sub ? 2 * x : x;
     }
     gpu_expect(rt, c, want, 256);
-    uint64_t staged = atomic_load(&ds->dev[d].staged);
+    uint64_t staged = atomic_load(&dev->staged);
     uint64_t all_staged = staged;
     MR_OK(dagger_allreduce(rt, &all_staged, 1, DAGGER_U64, DAGGER_OP_ADD));
     if (want_direct || n == 1)

@@ -9,27 +9,12 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "core/runtime/tasks.h"
-#include "core/runtime/runtime.h"
-#include "devices/dev.h"
 #include "devices/testdev/testdev.h"
-#include "gpu/mr_gpu_util.h"
+#include "gpu/mr_gpu_dev.h"
 
 static double ramp(size_t i, size_t j)
 {
     return (double)(5 * i + 3 * j);
-}
-
-/* The rank's device of the kind under test. */
-static dg_dev_t *my_dev(dagger_runtime_t *rt)
-{
-    dg_devs_t *ds = dg_devs_of(rt->tasks->exec);
-    const char *be = gpu_kind() == DAGGER_PROC_CUDA ? "cuda" : "testdev";
-    for (int d = 0; d < ds->n; d++)
-        if (strcmp(ds->dev[d].be->name, be) == 0)
-            return &ds->dev[d];
-    cr_assert_fail("rank %d has no %s", dagger_rank(rt), gpu_kind_name());
-    return NULL;
 }
 
 typedef struct counts {
@@ -41,7 +26,7 @@ typedef struct counts {
  * caches, where the next transfers of their size find them). */
 static counts_t counts(dagger_runtime_t *rt)
 {
-    dg_dev_t *d = my_dev(rt);
+    dg_dev_t *d = gpu_dev_under_test(rt);
     for (int settled = 0; !settled;) {
         time_t t0 = time(NULL);
         while (atomic_load(&d->ipc_lent) && time(NULL) - t0 < 20)
@@ -148,11 +133,7 @@ Test(gpu_ipc, a_handle_that_cannot_be_opened_fails_the_region_everywhere)
     dagger_scope_t all = {.kinds = gpu_kind()};
     dagger_region_t *r;
     MR_OK(dagger_region_begin(rt, &all, &r));
-    for (int k = 0; k < nr; k++) {
-        int dk = gpu_proc(rt, k, 0);
-        dagger_scope_t s = gpu_scope(&dk);
-        gpu_on(r, add1, dagger_view(rt, c), &s, 1);
-    }
+    gpu_add1_steps(rt, r, add1, dagger_view(rt, c), dagger_view(rt, c));
     dagger_status_t st = dagger_region_end(r);
     cr_assert_neq(st, DAGGER_OK, "rank %d: the region succeeded", dagger_rank(rt));
     cr_assert(strstr(dagger_error_detail(), "opening the sender's IPC handle failed") &&

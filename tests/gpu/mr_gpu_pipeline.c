@@ -9,28 +9,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "core/runtime/tasks.h"
-#include "core/runtime/runtime.h"
-#include "devices/dev.h"
-#include "gpu/mr_gpu_util.h"
+#include "gpu/mr_gpu_dev.h"
 
 #define PIECE 65536 /* bytes: DAGGER_GPU_PIPELINE_PIECE as ctest sets it */
 
 static double ramp(size_t i, size_t j)
 {
     return (double)(3 * i + 7 * j);
-}
-
-/* The rank's test device (or CUDA device under DG_GPU_SUITE=cuda). */
-static dg_dev_t *my_dev(dagger_runtime_t *rt)
-{
-    dg_devs_t *ds = dg_devs_of(rt->tasks->exec);
-    const char *be = gpu_kind() == DAGGER_PROC_CUDA ? "cuda" : "testdev";
-    for (int d = 0; d < ds->n; d++)
-        if (strcmp(ds->dev[d].be->name, be) == 0)
-            return &ds->dev[d];
-    cr_assert_fail("rank %d has no %s", dagger_rank(rt), gpu_kind_name());
-    return NULL;
 }
 
 typedef struct counts {
@@ -40,7 +25,7 @@ typedef struct counts {
 /* The device counters summed over the ranks. */
 static counts_t counts(dagger_runtime_t *rt)
 {
-    dg_dev_t *d = my_dev(rt);
+    dg_dev_t *d = gpu_dev_under_test(rt);
     uint64_t c[3] = {atomic_load(&d->piped), atomic_load(&d->pieces), atomic_load(&d->overlapped)};
     MR_OK(dagger_allreduce(rt, c, 3, DAGGER_U64, DAGGER_OP_ADD));
     return (counts_t){c[0], c[1], c[2]};

@@ -89,6 +89,19 @@ static inline void gpu_expect(dagger_runtime_t *rt, dagger_chunk_t c, const doub
         cr_assert_eq(got[k], want[k], "element %zu: %g, want %g", k, got[k], want[k]);
 }
 
+/* add1 on every rank's device in rank order, on v at even steps and on sv
+ * at odd ones: each step moves (part of) the chunk between two ranks'
+ * devices. */
+static inline void gpu_add1_steps(dagger_runtime_t *rt, dagger_region_t *r, dagger_codelet_t add1,
+                                  dagger_view_t v, dagger_view_t sv)
+{
+    for (int k = 0; k < dagger_nranks(rt); k++) {
+        int dk = gpu_proc(rt, k, 0);
+        dagger_scope_t s = gpu_scope(&dk);
+        gpu_on(r, add1, k % 2 ? sv : v, &s, 1);
+    }
+}
+
 /* A chain of steps on one m x n chunk of doubles (element (i, j) starts as
  * ramp(i, j)), home on rank 0's host memory: add1 on every rank's device in
  * rank order (device to device between ranks; odd steps on the sub-view
@@ -111,11 +124,7 @@ static inline void gpu_run_chain(dagger_runtime_t *rt, size_t m, size_t n, int s
     dagger_scope_t all = {.kinds = DAGGER_PROC_CPU | gpu_kind()};
     dagger_region_t *r;
     MR_OK(dagger_region_begin(rt, &all, &r));
-    for (int k = 0; k < nr; k++) {
-        int dk = gpu_proc(rt, k, 0);
-        dagger_scope_t s = gpu_scope(&dk);
-        gpu_on(r, add1, k % 2 ? sv : v, &s, 1);
-    }
+    gpu_add1_steps(rt, r, add1, v, sv);
     int zero = 0;
     dagger_scope_t cpu = {.ranks = &zero, .nranks = 1, .kinds = DAGGER_PROC_CPU};
     gpu_on(r, add1, sv, &cpu, 0);
