@@ -27,6 +27,10 @@ struct dg_actor;
 struct dg_xfer_piece;
 
 #define DG_DEV_STREAMS_MAX 8      /* the processor actor's pool: DAGGER_GPU_STREAMS of them */
+/* The wake-ups of a device's streams: streams[k] at k, urgent[k] at
+ * DG_DEV_STREAMS_MAX + k, the copy stream's last. */
+#define DG_DEV_WAKE_COPY (2 * DG_DEV_STREAMS_MAX)
+#define DG_DEV_WAKES (DG_DEV_WAKE_COPY + 1)
 #define DG_DEV_PIECE_MAX (1u << 30) /* largest DAGGER_GPU_PIPELINE_PIECE used */
 
 typedef struct dg_dev dg_dev_t;
@@ -102,14 +106,20 @@ struct dg_dev {
     dg_dev_stream_t *streams[DG_DEV_STREAMS_MAX];
     uint32_t nstreams;            /* DAGGER_GPU_STREAMS */
     uint32_t next_stream;
+    dg_dev_stream_t *urgent[DG_DEV_STREAMS_MAX]; /* DAGGER_GPU_PRIORITY: tasks with a priority
+                                     above 0 (the kind's greatest stream priority where it has
+                                     them, else plain streams of their own) */
+    uint32_t nurgent;             /* nstreams, or 0 with DAGGER_GPU_PRIORITY=0 */
+    uint32_t next_urgent;
     dg_dev_stream_t *copy_stream; /* the memory-space actor's */
-    dg_dev_wake_t wakes[DG_DEV_STREAMS_MAX + 1]; /* one per stream: streams[k], then copy_stream */
+    dg_dev_wake_t wakes[DG_DEV_WAKES]; /* one per stream: streams[k], urgent[k], copy_stream */
     _Atomic uint64_t hostfns;     /* host functions queued (wake-ups asked for) */
     dg_dev_cache_t mem, pinned;   /* device memory, staging */
     dg_dev_cache_t ipcmem;        /* exportable device memory: the blocks of IPC sends */
     struct dg_dev_ipc *ipc;       /* IPC state (dev_ipc.c): blocks sent, handles opened */
     _Atomic uint64_t completed;   /* pending entries finished (idle source) */
     _Atomic uint64_t launched;    /* tasks placed on it (tests check placement by it) */
+    _Atomic uint64_t launched_urgent; /* ...of which on an urgent stream */
     _Atomic uint64_t staged;      /* transfers to/from other ranks that went host-staged */
     _Atomic uint64_t piped;       /* ...of which in pieces (dev_pipe.c) */
     _Atomic uint64_t pieces;      /* pieces sent and received */
@@ -137,6 +147,7 @@ struct dg_devs {
     size_t piece;                 /* DAGGER_GPU_PIPELINE_PIECE: bytes; 0 = no pieces */
     uint32_t streams;             /* DAGGER_GPU_STREAMS: each processor actor's streams */
     int wake_armed;               /* DAGGER_GPU_WAKE=armed (else each) */
+    int priority;                 /* DAGGER_GPU_PRIORITY: urgent streams per device */
     dg_host_pin_t pin;            /* the host space's pinned buffers (DAGGER_GPU_PIN_HOST) */
     const uint64_t *ipc_domains;  /* every rank's devices' IPC domains (devices.h); NULL none */
     dg_dev_t *dev;                /* device d: memory space 1 + d */

@@ -38,7 +38,10 @@ static dg_dev_wake_t *wake_of(dg_dev_t *d, const dg_dev_stream_t *s)
     for (uint32_t k = 0; k < d->nstreams; k++)
         if (d->wakes[k].stream == s)
             return &d->wakes[k];
-    return &d->wakes[DG_DEV_STREAMS_MAX]; /* the copy stream */
+    for (uint32_t k = 0; k < d->nurgent; k++)
+        if (d->wakes[DG_DEV_STREAMS_MAX + k].stream == s)
+            return &d->wakes[DG_DEV_STREAMS_MAX + k];
+    return &d->wakes[DG_DEV_WAKE_COPY];
 }
 
 /* Queues a wake-up after the work queued on s so far: always

@@ -3,7 +3,9 @@
  * for the device's kind on the actor's turn with one of its streams
  * current (dagger_task_stream), records an event after what the task
  * queued, and the task ends when a dagger.dev.poll turn sees the event
- * pass. The test device kind runs the codelet's cpu implementation (its
+ * pass. A task with a priority above 0 runs on one of the urgent streams
+ * (DAGGER_GPU_PRIORITY), which the device schedules first: the next panel
+ * of a factorisation overtakes the trailing updates queued before it. The test device kind runs the codelet's cpu implementation (its
  * memory is host-addressable). */
 #include <stdio.h>
 
@@ -44,8 +46,12 @@ static dagger_status_t on_dev_launch(dagger_ctx_t *ctx)
 {
     dg_dev_t *d = dagger_ctx_state(ctx);
     dg_xop_t *op = ((const dg_dev_launch_msg_t *)dagger_ctx_payload(ctx))->op;
-    dg_dev_stream_t *s = d->streams[d->next_stream++ % d->nstreams];
+    int urgent = d->nurgent && op->u.launch.priority > 0;
+    dg_dev_stream_t *s = urgent ? d->urgent[d->next_urgent++ % d->nurgent]
+                                : d->streams[d->next_stream++ % d->nstreams];
     atomic_fetch_add_explicit(&d->launched, 1, memory_order_relaxed);
+    if (urgent)
+        atomic_fetch_add_explicit(&d->launched_urgent, 1, memory_order_relaxed);
     if (d->be->set_current(d->index) != DAGGER_OK) {
         dg_exec_fail(d->ex, op->u.launch.task, DAGGER_ERR_SYSTEM, dagger_error_detail());
         dg_exec_finish(d->ex, op);

@@ -61,12 +61,20 @@ static dagger_status_t start_one(dg_devs_t *ds, dg_dev_t *d, const dg_dev_found_
     d->nstreams = ds->streams;
     for (uint32_t k = 0; k < d->nstreams && st == DAGGER_OK; k++)
         st = d->be->stream_create(d->index, &d->streams[k]);
+    d->nurgent = ds->priority ? d->nstreams : 0;
+    dagger_status_t (*urgent)(int, dg_dev_stream_t **) =
+        d->be->stream_create_urgent ? d->be->stream_create_urgent : d->be->stream_create;
+    for (uint32_t k = 0; k < d->nurgent && st == DAGGER_OK; k++)
+        st = urgent(d->index, &d->urgent[k]);
     if (st == DAGGER_OK)
         st = d->be->stream_create(d->index, &d->copy_stream);
     for (uint32_t k = 0; k < d->nstreams; k++)
         d->wakes[k] = (dg_dev_wake_t){.side = &d->side[DG_DEV_SIDE_PROC], .stream = d->streams[k]};
-    d->wakes[DG_DEV_STREAMS_MAX] = (dg_dev_wake_t){.side = &d->side[DG_DEV_SIDE_SPACE],
-                                                   .stream = d->copy_stream};
+    for (uint32_t k = 0; k < d->nurgent; k++)
+        d->wakes[DG_DEV_STREAMS_MAX + k] = (dg_dev_wake_t){.side = &d->side[DG_DEV_SIDE_PROC],
+                                                           .stream = d->urgent[k]};
+    d->wakes[DG_DEV_WAKE_COPY] = (dg_dev_wake_t){.side = &d->side[DG_DEV_SIDE_SPACE],
+                                                 .stream = d->copy_stream};
     if (st == DAGGER_OK)
         st = dg_dev_space_spawn(d);
     if (st == DAGGER_OK)
@@ -102,9 +110,12 @@ static void destroy_devs(void *ctx)
     for (int i = 0; i < ds->n; i++) {
         dg_dev_t *d = &ds->dev[i];
         d->be->set_current(d->index); /* start_one set be first */
-        for (int k = 0; k < DG_DEV_STREAMS_MAX; k++)
+        for (int k = 0; k < DG_DEV_STREAMS_MAX; k++) {
             if (d->streams[k])
                 d->be->stream_destroy(d->streams[k]);
+            if (d->urgent[k])
+                d->be->stream_destroy(d->urgent[k]);
+        }
         if (d->copy_stream)
             d->be->stream_destroy(d->copy_stream);
         for (int side = 0; side < 2; side++)
@@ -171,6 +182,7 @@ dagger_status_t dg_devices_start(dg_exec_t *ex, const dg_dev_table_t *t,
                          : dg_error(DAGGER_ERR_CONFIG, "DAGGER_GPU_STREAMS=%lld: use 1 to %d "
                                     "streams per device", prm->streams, DG_DEV_STREAMS_MAX);
     ds->wake_armed = prm->wake && !strcmp(prm->wake, "armed");
+    ds->priority = prm->priority;
     if (st == DAGGER_OK && prm->wake && prm->wake[0] && strcmp(prm->wake, "each") &&
         !ds->wake_armed)
         st = dg_error(DAGGER_ERR_CONFIG, "DAGGER_GPU_WAKE=%s: use each or armed", prm->wake);

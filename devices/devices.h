@@ -19,6 +19,8 @@ typedef struct dg_devices_params {
     int gpu_direct;              /* DAGGER_GPU_DIRECT: 1 on, 0 off, -1 auto */
     const char *wake;            /* DAGGER_GPU_WAKE: "each" (or NULL) or "armed" (else
                                     DAGGER_ERR_CONFIG) */
+    int priority;                /* DAGGER_GPU_PRIORITY: tasks with a priority above 0 run on
+                                    urgent streams of their own (as many as streams) */
     long long streams;           /* DAGGER_GPU_STREAMS: streams of each device's processor
                                     actor, 1 to DG_DEV_STREAMS_MAX (else DAGGER_ERR_CONFIG) */
     size_t piece;                /* DAGGER_GPU_PIPELINE_PIECE: host-staged transfers between

@@ -29,6 +29,10 @@
     X(gpu_streams, "DAGGER_GPU_STREAMS", INT, "2",                                            \
       "streams per device on which its tasks run (1-8): more let more independent tasks run "  \
       "at once on one device")                                                                \
+    X(gpu_priority, "DAGGER_GPU_PRIORITY", BOOL, "1",                                         \
+      "tasks with a priority above 0 (the next panel of a factorisation) run on streams of "  \
+      "their own that the device schedules first (CUDA/HIP stream priorities): lookahead on " \
+      "a GPU; 0 = every task on the DAGGER_GPU_STREAMS streams")                             \
     X(gpu_wake, "DAGGER_GPU_WAKE", STRING, "each",                                            \
       "how device work wakes a worker to poll its events: each (a host function after every " \
       "op, as soon as it is done) or armed (at most one host function queued per stream, "    \

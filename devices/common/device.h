@@ -67,6 +67,10 @@ typedef struct dg_dev_backend {
 
     /* ---- streams and events ---- */
     dagger_status_t (*stream_create)(int dev, dg_dev_stream_t **out);
+    /* Optional: a stream whose queued work the device schedules ahead of
+     * the other streams' as it frees up (the runtime's greatest stream
+     * priority). NULL: the kind has no priorities. */
+    dagger_status_t (*stream_create_urgent)(int dev, dg_dev_stream_t **out);
     /* Waits for the stream's work, then frees it. */
     void (*stream_destroy)(dg_dev_stream_t *s);
     /* What dagger_task_stream() returns: cudaStream_t, hipStream_t, or the

@@ -25,7 +25,7 @@
 #define DG_HIP_SYMS(X)                                                                   \
     X(hipGetLastError) X(hipGetErrorString) X(hipGetDeviceCount)                          \
     X(hipGetDeviceProperties) X(hipDeviceGetPCIBusId) X(hipSetDevice)                     \
-    X(hipStreamCreateWithFlags) X(hipStreamSynchronize) X(hipStreamDestroy)               \
+    X(hipStreamCreateWithPriority) X(hipDeviceGetStreamPriorityRange) X(hipStreamSynchronize) X(hipStreamDestroy)               \
     X(hipStreamWaitEvent) X(hipStreamAddCallback) X(hipEventCreateWithFlags)              \
     X(hipEventDestroy) X(hipEventRecord) X(hipEventQuery) X(hipMalloc) X(hipFree)         \
     X(hipMallocAsync) X(hipFreeAsync) X(hipHostMalloc) X(hipHostFree) X(hipMemcpyAsync)   \
@@ -62,7 +62,8 @@ int dg_hip_lib_open(dg_hip_lib_t *t, char *path, size_t path_cap, char *why, siz
 #define hipGetDeviceProperties (dg_hip_rt.hipGetDeviceProperties)
 #define hipDeviceGetPCIBusId (dg_hip_rt.hipDeviceGetPCIBusId)
 #define hipSetDevice (dg_hip_rt.hipSetDevice)
-#define hipStreamCreateWithFlags (dg_hip_rt.hipStreamCreateWithFlags)
+#define hipStreamCreateWithPriority (dg_hip_rt.hipStreamCreateWithPriority)
+#define hipDeviceGetStreamPriorityRange (dg_hip_rt.hipDeviceGetStreamPriorityRange)
 #define hipStreamSynchronize (dg_hip_rt.hipStreamSynchronize)
 #define hipStreamDestroy (dg_hip_rt.hipStreamDestroy)
 #define hipStreamWaitEvent (dg_hip_rt.hipStreamWaitEvent)

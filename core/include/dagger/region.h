@@ -75,7 +75,9 @@ dagger_status_t dagger_region_begin(dagger_runtime_t *rt, const dagger_scope_t *
 /* Options of one submission. Zero-initialised = defaults. */
 typedef struct dagger_task_opts {
     const dagger_scope_t *scope;  /* intersected with the region's scope */
-    int priority;                 /* higher runs first among ready tasks */
+    int priority;                 /* higher runs first among ready tasks; on a GPU, above
+                                     0 also runs on the device's urgent streams, which it
+                                     schedules first (DAGGER_GPU_PRIORITY) */
     const uint64_t *after;        /* explicit dependencies: task sequence numbers of
                                      earlier tasks of this region */
     int nafter;

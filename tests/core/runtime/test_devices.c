@@ -277,6 +277,67 @@ Test(devices, a_device_runs_its_tasks_on_gpu_streams_streams)
     cr_assert_eq(dagger_finalize(rt), DAGGER_OK);
 }
 
+/* DAGGER_GPU_PRIORITY: a task with a priority above 0 runs on the
+ * device's urgent streams, never on those of priority-0 tasks (with 2
+ * streams: 4 in all); with DAGGER_GPU_PRIORITY=0 all run on the 2 streams. */
+static void *stream_of_task[8];
+
+static int note_own_stream(dagger_task_t *t)
+{
+    const int *k = dagger_task_arg(t, 1).data;
+    stream_of_task[*k] = dagger_task_stream(t);
+    return DAGGER_OK;
+}
+
+/* The distinct streams of the 8 tasks, and whether a priority-0 task (even
+ * k) and a prioritised one (odd k) shared one. */
+static int distinct_streams(int *shared)
+{
+    int distinct = 0;
+    *shared = 0;
+    for (int i = 0; i < 8; i++) {
+        int first = 1;
+        cr_assert_not_null(stream_of_task[i]);
+        for (int j = 0; j < i; j++) {
+            first &= stream_of_task[j] != stream_of_task[i];
+            *shared |= (i - j) % 2 && stream_of_task[j] == stream_of_task[i];
+        }
+        distinct += first;
+    }
+    return distinct;
+}
+
+static void priority_round(const char *setting, int want_streams)
+{
+    dagger_runtime_t *rt = NULL;
+    setenv("DAGGER_GPU_STREAMS", "2", 1);
+    setenv("DAGGER_GPU_PRIORITY", setting, 1);
+    init_with("1", NULL, DAGGER_OK, &rt);
+    dagger_chunk_t c[8];
+    dagger_region_t *r;
+    memset(stream_of_task, 0, sizeof stream_of_task);
+    dagger_codelet_t cl = dev_region(rt, "note_own_stream", note_own_stream, 8, 1, c, &r);
+    for (int k = 0; k < 8; k++) {
+        dagger_arg_t a[2] = {DAGGER_INOUT(dagger_view(rt, c[k])), DAGGER_VALUE(&k, sizeof k)};
+        dagger_task_opts_t o = {.priority = k % 2 ? 3 : 0};
+        cr_assert_eq(dagger_submit(r, cl, 2, a, &o, NULL, NULL), DAGGER_OK);
+    }
+    cr_assert_eq(dagger_region_end(r), DAGGER_OK, "%s", dagger_error_detail());
+    int shared, distinct = distinct_streams(&shared);
+    cr_assert_eq(distinct, want_streams, "DAGGER_GPU_PRIORITY=%s: the tasks ran on %d streams, "
+                 "want %d", setting, distinct, want_streams);
+    cr_assert(want_streams == 2 || !shared, "DAGGER_GPU_PRIORITY=%s: prioritised tasks shared "
+              "the streams of the others", setting);
+    cr_assert_eq(dagger_finalize(rt), DAGGER_OK);
+    unsetenv("DAGGER_GPU_PRIORITY");
+}
+
+Test(devices, prioritised_tasks_run_on_urgent_streams)
+{
+    priority_round("1", 4);
+    priority_round("0", 2);
+}
+
 /* DAGGER_GPU_WAKE=armed: at most one wake-up queued per stream, queued
  * again by the poll; every completion is still seen (200 dependent tasks
  * over two test devices), and a value other than each or armed stops init
