@@ -29,6 +29,7 @@
  *     BENCH_DEVICE_ONLY=1: only the device arrays and the kernel are timed
  *     (no host arrays, no h2h rounds: a quarter of the host memory, for
  *     N = 32768); the library's reference is still computed once
+ *     BENCH_ROUTINE=dpotrf or dgemm: that routine only (default both)
  *
  * Without a CUDA device it says so and exits 0. Not a test. */
 #include <cublas_v2.h>
@@ -330,6 +331,11 @@ int main(int argc, char **argv)
     int rounds_env = env ? atoi(env) : 0;
     const char *only = getenv("BENCH_DEVICE_ONLY");
     int dev_only = only && strcmp(only, "1") == 0;
+    const char *routine = getenv("BENCH_ROUTINE");
+    int do_potrf = !routine || !strcmp(routine, "dpotrf");
+    int do_gemm = !routine || !strcmp(routine, "dgemm");
+    if (!do_potrf && !do_gemm)
+        die("BENCH_ROUTINE", "use dpotrf or dgemm (or leave it unset for both)");
     /* warm-up: the libraries' loads and handles, on both sides */
     b.tag = "warm-up";
     one_size(&b, 1, 2048, 1024, 1, 0);
@@ -342,8 +348,10 @@ int main(int argc, char **argv)
             die("sizes", "expected N:nb[,N:nb...]");
         int rounds = rounds_env > 0 ? rounds_env : n > 16384 ? 2 : 3;
         rounds = rounds > MAX_ROUNDS ? MAX_ROUNDS : rounds;
-        one_size(&b, 0, n, nb, rounds, dev_only);
-        one_size(&b, 1, n, nb, rounds, dev_only);
+        if (do_potrf)
+            one_size(&b, 0, n, nb, rounds, dev_only);
+        if (do_gemm)
+            one_size(&b, 1, n, nb, rounds, dev_only);
         s += used;
         s += *s == ',';
     }
