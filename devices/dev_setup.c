@@ -181,11 +181,10 @@ dagger_status_t dg_devices_start(dg_exec_t *ex, const dg_dev_table_t *t,
     dagger_status_t st = ds->streams ? DAGGER_OK
                          : dg_error(DAGGER_ERR_CONFIG, "DAGGER_GPU_STREAMS=%lld: use 1 to %d "
                                     "streams per device", prm->streams, DG_DEV_STREAMS_MAX);
-    ds->wake_armed = prm->wake && !strcmp(prm->wake, "armed");
+    ds->wake_armed = !prm->wake || !prm->wake[0] || !strcmp(prm->wake, "armed");
     ds->priority = prm->priority;
-    if (st == DAGGER_OK && prm->wake && prm->wake[0] && strcmp(prm->wake, "each") &&
-        !ds->wake_armed)
-        st = dg_error(DAGGER_ERR_CONFIG, "DAGGER_GPU_WAKE=%s: use each or armed", prm->wake);
+    if (st == DAGGER_OK && !ds->wake_armed && strcmp(prm->wake, "each"))
+        st = dg_error(DAGGER_ERR_CONFIG, "DAGGER_GPU_WAKE=%s: use armed or each", prm->wake);
     if (st == DAGGER_OK)
         st = dg_dev_launch_type(ds);
     if (st == DAGGER_OK)

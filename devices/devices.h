@@ -17,7 +17,7 @@
 /* The settings of a rank's devices. */
 typedef struct dg_devices_params {
     int gpu_direct;              /* DAGGER_GPU_DIRECT: 1 on, 0 off, -1 auto */
-    const char *wake;            /* DAGGER_GPU_WAKE: "each" (or NULL) or "armed" (else
+    const char *wake;            /* DAGGER_GPU_WAKE: "armed" (or NULL) or "each" (else
                                     DAGGER_ERR_CONFIG) */
     int priority;                /* DAGGER_GPU_PRIORITY: tasks with a priority above 0 run on
                                     urgent streams of their own (as many as streams) */

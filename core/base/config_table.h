@@ -33,10 +33,10 @@
       "tasks with a priority above 0 (the next panel of a factorisation) run on streams of "  \
       "their own that the device schedules first (CUDA/HIP stream priorities): lookahead on " \
       "a GPU; 0 = every task on the DAGGER_GPU_STREAMS streams")                             \
-    X(gpu_wake, "DAGGER_GPU_WAKE", STRING, "each",                                            \
-      "how device work wakes a worker to poll its events: each (a host function after every " \
-      "op, as soon as it is done) or armed (at most one host function queued per stream, "    \
-      "queued again by the poll while work is pending: fewer stalls of the stream)")        \
+    X(gpu_wake, "DAGGER_GPU_WAKE", STRING, "armed",                                           \
+      "how device work wakes a worker to poll its events: armed (at most one host function "  \
+      "queued per stream, queued again by the poll while work is pending: fewer stalls of "   \
+      "the stream) or each (a host function after every op)")                                \
     X(gpu_ipc, "DAGGER_GPU_IPC", BOOL, "1",                                                   \
       "device-to-device transfers between ranks of one node through IPC handles (the receiver " \
       "copies from the sender's device memory); 0 = stage them through host memory")        \

@@ -22,8 +22,9 @@
  * (DAGGER_GPU_PIPELINE_PIECE = 0). The settings are changed between regions
  * on every rank. "pieces/whole" is the ratio of the two staged medians,
  * "ipc/staged" that of IPC to the better staged one. The four variants
- * alternate round by round. BENCH_WAKE=both adds the three device variants
- * again with DAGGER_GPU_WAKE=armed (seven alternated; "armed/each" per path).
+ * alternate round by round, with the process's DAGGER_GPU_WAKE. BENCH_WAKE=both
+ * runs the three device variants with DAGGER_GPU_WAKE=each and again with
+ * armed (seven alternated; "armed/each" per path).
  *
  * Sizes: 1 MiB (K = 16) and 64 MiB (K = 2). Results go to results-file
  * (default /tmp/bench_region_xfer.txt) and stdout. Not a test. */
@@ -47,7 +48,8 @@
 /* The device path of this rank's transfers from the next region on
  * (settings read at init; changed here between regions, on every rank):
  * variant 1 through IPC handles, 2 staged in pieces, 3 staged whole; 4-6
- * the same with DAGGER_GPU_WAKE=armed (BENCH_WAKE=both). */
+ * the same with DAGGER_GPU_WAKE=armed (BENCH_WAKE=both; armed: variants 1-3's
+ * setting). */
 static void set_path(dagger_runtime_t *rt, int v, size_t piece, const uint64_t *domains,
                      int armed)
 {
@@ -189,7 +191,8 @@ int main(int argc, char **argv)
                "host-staged in pieces\n");
     /* BENCH_WAKE=both: each device path also with armed wake-ups, alternated */
     const char *wake = getenv("BENCH_WAKE");
-    const int both = dev && wake && !strcmp(wake, "both"), armed0 = ds && ds->wake_armed;
+    const int both = dev && wake && !strcmp(wake, "both");
+    const int armed0 = !both && ds && ds->wake_armed; /* the first three device variants' */
     const int nvar = !dev ? 1 : both ? NVAR : NPATH;
     for (int s = 0; s < 2; s++) {
         dagger_chunk_t c[MAXK];

@@ -338,17 +338,19 @@ Test(devices, prioritised_tasks_run_on_urgent_streams)
     priority_round("0", 2);
 }
 
-/* DAGGER_GPU_WAKE=armed: at most one wake-up queued per stream, queued
- * again by the poll; every completion is still seen (200 dependent tasks
- * over two test devices), and a value other than each or armed stops init
+/* DAGGER_GPU_WAKE=each: a wake-up queued after every op (the default,
+ * armed, queues at most one per stream, queued again by the poll: the
+ * tests above); every completion is still seen (200 dependent tasks over
+ * two test devices), and a value other than armed or each stops init
  * naming it. */
-Test(devices, armed_wake_ups_see_every_completion)
+Test(devices, wake_ups_after_each_op_see_every_completion)
 {
     dagger_runtime_t *rt = NULL;
     setenv("DAGGER_GPU_WAKE", "sometimes", 1);
     init_with("1", NULL, DAGGER_ERR_CONFIG, &rt);
     cr_assert(strstr(dagger_error_detail(), "DAGGER_GPU_WAKE=sometimes"), "%s",
               dagger_error_detail());
-    setenv("DAGGER_GPU_WAKE", "armed", 1);
+    setenv("DAGGER_GPU_WAKE", "each", 1);
     bumps_all_seen();
+    unsetenv("DAGGER_GPU_WAKE");
 }
