@@ -26,7 +26,11 @@
 #define DG_PACK_THREADS 256u
 #define DG_PACK_LANES 32u
 #define DG_PACK_WARPS (DG_PACK_THREADS / DG_PACK_LANES)
+/* The grid's cap; a build may set another (-DDG_PACK_MAX_BLOCKS=n in the
+ * kernel's compile flags) to compare grids on a GPU. */
+#ifndef DG_PACK_MAX_BLOCKS
 #define DG_PACK_MAX_BLOCKS 4096u
+#endif
 #define DG_PACK_SEG 8192u
 #define DG_PACK_UNROLL 4u
 

@@ -12,6 +12,9 @@
  * argument cuda, which tools/gpu-check runs beside this one.
  * The d2d budget is 90%. Each figure is the median of ROUNDS rounds, with
  * the range; "result:" lines are the summary that tools/gpu-check prints.
+ * Each line also gives the backend's host time per call until its work is
+ * queued ("enqueue"), beside the time per call until it is done: where the
+ * two are close, the host, not the device, sets the rate.
  *
  *   bench_gpu_copy [results-file]   (default /tmp/bench_gpu_copy.txt)
  *
@@ -55,6 +58,9 @@ typedef enum variant { D2D, PACK, H2D, D2H } variant_t;
 #define PACK_SPAN 2048u      /* a column of 2 KiB pieces, 8 KiB apart */
 #define PACK_STRIDE 8192u
 
+/* The last round's host time until its calls had queued their work (s). */
+static double last_enqueue;
+
 /* One round of variant v on the backend (raw = 0) or the plain CUDA call
  * (raw = 1); returns GB/s of payload moved. */
 static double round_gbs(bench_t *bn, variant_t v, int raw, int reps, const dg_dev_span_t *spans,
@@ -77,6 +83,7 @@ static double round_gbs(bench_t *bn, variant_t v, int raw, int reps, const dg_de
             OK(B.copy(bn->s, v == D2H ? bn->pinned : bn->b, v == H2D ? bn->pinned : bn->a,
                       bn->bytes, v == D2D ? DG_DEV_D2D : v == H2D ? DG_DEV_H2D : DG_DEV_D2H));
     }
+    last_enqueue = mono() - t;
     if (raw)
         CU(cudaStreamSynchronize(bn->raw));
     else
@@ -90,7 +97,7 @@ static void compare(bench_t *bn, FILE *f, const char *name, variant_t v, int rep
 {
     uint32_t nspans = (uint32_t)(bn->bytes / PACK_STRIDE);
     dg_dev_span_t *spans = calloc(nspans, sizeof *spans);
-    double g[2][ROUNDS];
+    double g[2][ROUNDS], enq[ROUNDS], per[ROUNDS];
     for (uint32_t i = 0; i < nspans; i++)
         spans[i] = (dg_dev_span_t){.offset = (uint64_t)i * PACK_STRIDE, .bytes = PACK_SPAN};
     round_gbs(bn, v, 0, 1, spans, nspans);
@@ -100,16 +107,25 @@ static void compare(bench_t *bn, FILE *f, const char *name, variant_t v, int rep
         for (int k = 0; k < 2; k++) {
             int raw = (k + r) % 2;
             g[raw][r] = round_gbs(bn, v, raw, reps, spans, nspans);
+            if (!raw) {
+                size_t moved = v == PACK ? (size_t)nspans * PACK_SPAN : bn->bytes;
+                enq[r] = last_enqueue / reps * 1e6;
+                per[r] = (double)moved / g[0][r] / 1e3; /* us per call */
+            }
         }
     qsort(g[0], ROUNDS, sizeof(double), cmp_double);
     qsort(g[1], ROUNDS, sizeof(double), cmp_double);
+    qsort(enq, ROUNDS, sizeof(double), cmp_double);
+    qsort(per, ROUNDS, sizeof(double), cmp_double);
     double ratio = g[0][ROUNDS / 2] / g[1][ROUNDS / 2];
-    char line[320];
+    char line[400];
     snprintf(line, sizeof line,
              "result: %-4s %4zu MiB: backend %7.1f GB/s (%.1f-%.1f), CUDA %7.1f GB/s (%.1f-%.1f), "
-             "ratio %.2f (budget %.2f)%s\n",
+             "ratio %.2f (budget %.2f)%s; backend enqueue %.1f us/call (%.1f-%.1f), done %.1f "
+             "(%.1f-%.1f)\n",
              name, bn->bytes >> 20, g[0][ROUNDS / 2], g[0][0], g[0][ROUNDS - 1], g[1][ROUNDS / 2],
-             g[1][0], g[1][ROUNDS - 1], ratio, budget, ratio < budget ? " BELOW BUDGET" : "");
+             g[1][0], g[1][ROUNDS - 1], ratio, budget, ratio < budget ? " BELOW BUDGET" : "",
+             enq[ROUNDS / 2], enq[0], enq[ROUNDS - 1], per[ROUNDS / 2], per[0], per[ROUNDS - 1]);
     fputs(line, stdout);
     if (f)
         fputs(line, f);
