@@ -114,6 +114,41 @@ static inline uint32_t dg_gpu_pack_runs(const dg_gpu_copy_span_t *sp, uint32_t n
     return m;
 }
 
+/* Adds spans *i .. n-1 to the runs out[0 .. *m), resolved for one direction
+ * and packed one after another from *packed_at (both advance). sp holds
+ * each span as two words, offset then bytes (dg_dev_span_t's layout). Once
+ * a run has two rows, the spans that go on at its length and step are taken
+ * in one pass, without resolving each: a strided view of many rows costs
+ * a compare per row. The runs are those dg_gpu_pack_run_add makes span by
+ * span. Returns 0, or -1 when span *i needs a new run and *m == cap (grow
+ * out and call again). */
+static inline int dg_gpu_pack_spans_add(dg_gpu_copy_run_t *out, uint32_t *m, uint32_t cap,
+                                        const uint64_t *sp, uint32_t n, uint32_t *i,
+                                        uint64_t *packed_at, int unpack)
+{
+    while (*i < n) {
+        uint64_t off = sp[2 * (uint64_t)*i], len = sp[2 * (uint64_t)*i + 1];
+        if (dg_gpu_pack_run_add(out, m, cap, dg_gpu_pack_resolve(off, len, *packed_at, unpack)))
+            return -1;
+        *packed_at += len;
+        (*i)++;
+        dg_gpu_copy_run_t *r = *m ? &out[*m - 1] : 0;
+        if (!r || len == 0 || r->count < 2)
+            continue;
+        /* The span just added ended r, whose packed side steps by len. */
+        uint64_t step = unpack ? r->dst_step : r->src_step, next = off + step;
+        uint32_t j = *i;
+        while (j < n && sp[2 * (uint64_t)j] == next && sp[2 * (uint64_t)j + 1] == len) {
+            next += step;
+            j++;
+        }
+        r->count += j - *i;
+        *packed_at += (uint64_t)(j - *i) * len;
+        *i = j;
+    }
+    return 0;
+}
+
 /* Puts n (1 .. DG_GPU_PACK_INLINE) closed runs into a launch's arguments,
  * their items counted from the first one's (a launch's items start at 0);
  * returns their items. */

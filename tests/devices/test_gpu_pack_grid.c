@@ -289,3 +289,64 @@ Test(gpu_pack_grid, pack_and_unpack_resolve_opposite_ways)
     cr_assert(p.src == 4096 && p.dst == 300 && p.bytes == 100);
     cr_assert(u.src == 300 && u.dst == 4096 && u.bytes == 100);
 }
+
+/* dg_gpu_pack_spans_add (the backend's way, strided stretches in one pass)
+ * makes the same runs as dg_gpu_pack_run_add span by span, in both
+ * directions, for layouts that mix strided stretches (forward and
+ * backward), breaks of stride and of length, empty spans and single spans;
+ * growing the run array from a small capacity on each refusal. */
+static uint32_t spans_add_grown(const uint64_t *words, uint32_t n, int unpack,
+                                dg_gpu_copy_run_t *out, uint64_t *packed)
+{
+    uint32_t m = 0, cap = 1, i = 0, refusals = 0;
+    *packed = 0;
+    while (dg_gpu_pack_spans_add(out, &m, cap, words, n, &i, packed, unpack)) {
+        cr_assert_eq(m, cap, "refused with room left");
+        cap = cap * 2 < n ? cap * 2 : n;
+        refusals++;
+    }
+    cr_assert_eq(i, n);
+    cr_assert(refusals < 32);
+    return m;
+}
+
+Test(gpu_pack_grid, spans_in_one_pass_make_the_same_runs)
+{
+    enum { N = 3000 };
+    static uint64_t words[2 * N];
+    static dg_gpu_copy_span_t one_by_one[N];
+    static dg_gpu_copy_run_t want[N], got[N];
+    srand(7);
+    for (int trial = 0; trial < 40; trial++) {
+        uint32_t n = 0;
+        uint64_t at = 1u << 30;
+        while (n < N) {
+            /* a stretch: k rows of len bytes, step apart (backward sometimes) */
+            uint32_t k = 1 + (uint32_t)(rand() % (trial % 4 == 0 ? 3 : 400));
+            uint64_t len = (uint64_t)(rand() % 5 == 0 ? 0 : 1 + rand() % 3000);
+            int64_t step = (int64_t)len + rand() % 9000;
+            if (rand() % 6 == 0)
+                step = -step;
+            for (uint32_t r = 0; r < k && n < N; r++, n++) {
+                words[2 * n] = at;
+                words[2 * n + 1] = len;
+                at += (uint64_t)step;
+            }
+            at += (uint64_t)(rand() % 50); /* a break in stride */
+        }
+        for (int unpack = 0; unpack < 2; unpack++) {
+            uint64_t packed_want = 0, packed_got = 0, items_want = 0;
+            for (uint32_t i = 0; i < n; i++) {
+                one_by_one[i] = dg_gpu_pack_resolve(words[2 * i], words[2 * i + 1], packed_want,
+                                                    unpack);
+                packed_want += words[2 * i + 1];
+            }
+            uint32_t mw = dg_gpu_pack_runs(one_by_one, n, want, &items_want);
+            uint32_t mg = spans_add_grown(words, n, unpack, got, &packed_got);
+            cr_assert_eq(mg, mw, "trial %d unpack %d: %u runs, want %u", trial, unpack, mg, mw);
+            cr_assert_eq(packed_got, packed_want);
+            cr_assert_eq(dg_gpu_pack_runs_close(got, mg), items_want);
+            cr_assert_arr_eq(got, want, mw * sizeof *want, "trial %d unpack %d", trial, unpack);
+        }
+    }
+}
