@@ -26,7 +26,7 @@
     X(gpu_pipeline_piece, "DAGGER_GPU_PIPELINE_PIECE", SIZE, "4194304",                       \
       "host-staged transfers of device buffers between ranks larger than this many bytes go "  \
       "in pieces of it, so staging copies and the wire overlap; 0 = whole (no pieces)")       \
-    X(gpu_streams, "DAGGER_GPU_STREAMS", INT, "2",                                            \
+    X(gpu_streams, "DAGGER_GPU_STREAMS", INT, "4",                                            \
       "streams per device on which its tasks run (1-8): more let more independent tasks run "  \
       "at once on one device")                                                                \
     X(gpu_priority, "DAGGER_GPU_PRIORITY", BOOL, "1",                                         \
