@@ -23,7 +23,8 @@
  * one GPU (the processor table's first CUDA device), f64.
  *
  *   bench_gpu_linalg [results-file [N:nb,...]]
- *     default /tmp/bench_gpu_linalg.txt and 16384:2048 (tools/gpu-check's run;
+ *     default /tmp/bench_gpu_linalg.txt and 16384:4096 (tools/gpu-check's run:
+ *     the better of the tile sizes measured at N = 16384, docs/linalg.md;
  *     32768:4096 by argument: by our count 70-95 GB of pinned host memory)
  *     BENCH_ROUNDS (default 3; 2 for N > 16384)
  *     BENCH_DEVICE_ONLY=1: only the device arrays and the kernel are timed
@@ -299,7 +300,7 @@ static void one_size(bench_t *b, int gemm, size_t n, size_t nb, int rounds, int 
 int main(int argc, char **argv)
 {
     const char *outp = argc > 1 ? argv[1] : "/tmp/bench_gpu_linalg.txt";
-    const char *sizes = argc > 2 ? argv[2] : "16384:2048";
+    const char *sizes = argc > 2 ? argv[2] : "16384:4096";
     bench_t b = {0};
     OK(dagger_init(NULL, NULL, NULL, &b.rt));
     int cuda = 0, np = dagger_procs(b.rt, NULL, 0);
