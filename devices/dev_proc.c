@@ -5,8 +5,9 @@
  * queued, and the task ends when a dagger.dev.poll turn sees the event
  * pass. A task with a priority above 0 runs on one of the urgent streams
  * (DAGGER_GPU_PRIORITY), which the device schedules first: the next panel
- * of a factorisation overtakes the trailing updates queued before it. The test device kind runs the codelet's cpu implementation (its
- * memory is host-addressable). */
+ * of a factorisation overtakes the trailing updates queued before it. The
+ * test device kind runs the codelet's cpu implementation (its memory is
+ * host-addressable). */
 #include <stdio.h>
 
 #include "actors/system.h"

@@ -25,8 +25,9 @@
 #define DG_HIP_SYMS(X)                                                                   \
     X(hipGetLastError) X(hipGetErrorString) X(hipGetDeviceCount)                          \
     X(hipGetDeviceProperties) X(hipDeviceGetPCIBusId) X(hipSetDevice)                     \
-    X(hipStreamCreateWithPriority) X(hipDeviceGetStreamPriorityRange) X(hipStreamSynchronize) X(hipStreamDestroy)               \
-    X(hipStreamWaitEvent) X(hipStreamAddCallback) X(hipEventCreateWithFlags)              \
+    X(hipStreamCreateWithPriority) X(hipDeviceGetStreamPriorityRange)                     \
+    X(hipStreamSynchronize) X(hipStreamDestroy) X(hipStreamWaitEvent)                     \
+    X(hipStreamAddCallback) X(hipEventCreateWithFlags)                                    \
     X(hipEventDestroy) X(hipEventRecord) X(hipEventQuery) X(hipMalloc) X(hipFree)         \
     X(hipMallocAsync) X(hipFreeAsync) X(hipHostMalloc) X(hipHostFree) X(hipMemcpyAsync)   \
     X(hipMemsetAsync) X(hipIpcGetMemHandle) X(hipIpcOpenMemHandle)                        \

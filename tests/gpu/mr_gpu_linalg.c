@@ -13,16 +13,22 @@
 #include "gpu/gpu_kind.h"
 #include "tests/core/linalg/la_util.h"
 
-/* Tasks this rank's devices of the kind under test have run so far. */
-static uint64_t device_launches(dagger_runtime_t *rt)
+/* Tasks this rank's devices of the kind under test have run so far (all,
+ * or those on urgent streams: DAGGER_GPU_PRIORITY). */
+static uint64_t launches_of(dagger_runtime_t *rt, int urgent)
 {
     const char *be = gpu_kind() == DAGGER_PROC_CUDA ? "cuda" : "testdev";
     const dg_devs_t *ds = dg_devs_of(rt->tasks->exec);
     uint64_t n = 0;
     for (int d = 0; d < ds->n; d++)
         if (strcmp(ds->dev[d].be->name, be) == 0)
-            n += atomic_load(&ds->dev[d].launched);
+            n += atomic_load(urgent ? &ds->dev[d].launched_urgent : &ds->dev[d].launched);
     return n;
+}
+
+static uint64_t device_launches(dagger_runtime_t *rt)
+{
+    return launches_of(rt, 0);
 }
 
 /* Every tile task of the region ran on this rank's device: the region's
@@ -62,7 +68,11 @@ Test(gpu_linalg, cholesky_on_the_device_scope_equals_lapack)
             size_t n = 100; /* tiles that do not divide n */
             dagger_array_t *A = la_spd(rt, types[d], n, 32, 32);
             double *ref = ar_collect(A);
+            uint64_t urgent = launches_of(rt, 1);
             ON_DEVICE(rt, "potrf", dagger_linalg_potrf(r, up, A));
+            /* rank 0 owns tile (0, 0): its potrf, a task of priority 4 */
+            cr_assert(dagger_rank(rt) != 0 || launches_of(rt, 1) > urgent,
+                      "the next panel's tasks ran on no urgent stream");
             cr_assert_eq(LAPACKE_dpotrf(LAPACK_COL_MAJOR, up ? 'U' : 'L', (int)n, ref, (int)n), 0);
             double *got = ar_collect(A);
             LA_CLOSE(got, ref, n, n, up ? 'U' : 'L', types[d], "potrf on the device scope");
