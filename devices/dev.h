@@ -57,6 +57,7 @@ struct dg_dev_pending {
     uint64_t cookie;              /* an IPC receive (dev_ipc.c): the sender's block... */
     dagger_actor_addr_t lender;   /* ...and its memory-space actor, told when copied */
     uint64_t t0;                  /* an IPC op: when its copy was queued (dg_now_ns) */
+    uint64_t gen;                 /* bumped each time the entry finishes (kept across reuse) */
 };
 
 /* A stream's wake-up: the backend's host function, queued on the stream,
@@ -99,7 +100,6 @@ struct dg_dev {
     const dg_dev_backend_t *be;
     int index;                    /* the backend's device index */
     uint32_t space;               /* 1 + position in the rank's device list */
-    uint32_t proc;                /* global processor id */
     char label[64];               /* "test device 0" */
     int direct;                   /* transfers to other ranks read/write device memory */
     dg_dev_side_t side[2];        /* 0: processor actor, 1: memory-space actor */
@@ -120,6 +120,9 @@ struct dg_dev {
     _Atomic uint64_t completed;   /* pending entries finished (idle source) */
     _Atomic uint64_t launched;    /* tasks placed on it (tests check placement by it) */
     _Atomic uint64_t launched_urgent; /* ...of which on an urgent stream */
+    _Atomic uint64_t chained;     /* ...of which released before a dependency on this device
+                                     had finished (DAGGER_GPU_CHAIN) */
+    _Atomic uint64_t chain_waits; /* stream waits queued for such tasks */
     _Atomic uint64_t staged;      /* transfers to/from other ranks that went host-staged */
     _Atomic uint64_t piped;       /* ...of which in pieces (dev_pipe.c) */
     _Atomic uint64_t pieces;      /* pieces sent and received */
@@ -148,6 +151,8 @@ struct dg_devs {
     uint32_t streams;             /* DAGGER_GPU_STREAMS: each processor actor's streams */
     int wake_armed;               /* DAGGER_GPU_WAKE=armed (else each) */
     int priority;                 /* DAGGER_GPU_PRIORITY: urgent streams per device */
+    int chain;                    /* DAGGER_GPU_CHAIN: a task queued behind the events of the
+                                     tasks of its device it depends on */
     dg_host_pin_t pin;            /* the host space's pinned buffers (DAGGER_GPU_PIN_HOST) */
     const uint64_t *ipc_domains;  /* every rank's devices' IPC domains (devices.h); NULL none */
     dg_dev_t *dev;                /* device d: memory space 1 + d */
@@ -191,10 +196,13 @@ dagger_status_t dg_dev_ipc_done_type(dg_devs_t *ds); /* dagger.dev.ipc_done, dev
 
 /* Records an event after the work queued on s and keeps `what` (op, done,
  * staging and scratch buffers) pending on side until the event passes; the
- * backend's host function wakes a worker to poll it. When that fails, the
- * op is failed and done runs at once (ok = 0). Either way the buffers go
- * back to their caches after done. */
-void dg_dev_pend(dg_dev_t *d, int side, dg_dev_stream_t *s, const dg_dev_pending_t *what);
+ * backend's host function wakes a worker to poll it. Returns the pending
+ * entry (valid until the devices stop; it has finished once its gen has
+ * moved on). When that fails, the op is failed, done runs at once (ok = 0)
+ * and the result is NULL. Either way the buffers go back to their caches
+ * after done. */
+dg_dev_pending_t *dg_dev_pend(dg_dev_t *d, int side, dg_dev_stream_t *s,
+                              const dg_dev_pending_t *what);
 /* The dagger.dev.poll handler (both actors). */
 dagger_status_t dg_dev_on_poll(dagger_ctx_t *ctx);
 /* Frees the side's spare entries and their events. */

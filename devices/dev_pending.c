@@ -80,7 +80,17 @@ static void fail_op(dg_dev_t *d, const char *what)
     dg_exec_fail(d->ex, UINT64_MAX - 1, DAGGER_ERR_SYSTEM, msg);
 }
 
-void dg_dev_pend(dg_dev_t *d, int side, dg_dev_stream_t *s, const dg_dev_pending_t *what)
+/* A finished entry goes back to the side's spares; its generation moves on,
+ * so a record of it (a chained task's wait, dev_proc.c) sees it finished. */
+static void put_spare(dg_dev_side_t *sd, dg_dev_pending_t *p)
+{
+    p->gen++;
+    p->next = sd->spare;
+    sd->spare = p;
+}
+
+dg_dev_pending_t *dg_dev_pend(dg_dev_t *d, int side, dg_dev_stream_t *s,
+                              const dg_dev_pending_t *what)
 {
     dg_dev_side_t *sd = &d->side[side];
     dg_dev_pending_t *p = sd->spare;
@@ -96,24 +106,26 @@ void dg_dev_pend(dg_dev_t *d, int side, dg_dev_stream_t *s, const dg_dev_pending
             fail_op(d, "no event for work queued on");
             dg_dev_pending_t now = *what;
             settle(d, &now, 0); /* the op ends failed; the region says why */
-            return;
+            return NULL;
         }
     }
     dg_dev_event_t *ev = p->ev;
+    uint64_t gen = p->gen;
     *p = *what;
     p->ev = ev;
+    p->gen = gen;
     p->stream = s;
     if (d->be->event_record(p->ev, s) != DAGGER_OK) {
         fail_op(d, "recording an event failed on");
         settle(d, p, 0);
-        p->next = sd->spare;
-        sd->spare = p;
-        return;
+        put_spare(sd, p);
+        return NULL;
     }
     p->next = sd->pending;
     sd->pending = p;
     atomic_fetch_add_explicit(&sd->npending, 1, memory_order_seq_cst);
     ask_wake(d, s);
+    return p;
 }
 
 dagger_status_t dg_dev_on_poll(dagger_ctx_t *ctx)
@@ -134,8 +146,7 @@ dagger_status_t dg_dev_on_poll(dagger_ctx_t *ctx)
         if (q != 1)
             fail_op(d, "device work failed on");
         settle(d, p, q == 1);
-        p->next = sd->spare;
-        sd->spare = p;
+        put_spare(sd, p);
         atomic_fetch_sub_explicit(&sd->npending, 1, memory_order_seq_cst);
         atomic_fetch_add_explicit(&d->completed, 1, memory_order_relaxed);
     }

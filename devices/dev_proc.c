@@ -7,10 +7,20 @@
  * (DAGGER_GPU_PRIORITY), which the device schedules first: the next panel
  * of a factorisation overtakes the trailing updates queued before it. The
  * test device kind runs the codelet's cpu implementation (its memory is
- * host-addressable). */
+ * host-addressable).
+ *
+ * Chaining (DAGGER_GPU_CHAIN): once a task is queued, the tasks of the same
+ * device that depend on it need not wait for the poll that sees its event
+ * pass. They are released at once (dg_exec_release_early), and each is
+ * queued, when the rest of its dependencies allow, behind the events of
+ * those not finished by then (stream_wait): the device, not the host,
+ * orders them. A task that reads a future is left to wait as usual (its
+ * value is read on the host when it is queued). */
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "actors/system.h"
+#include "core/base/alloc.h"
 #include "core/base/status_internal.h"
 #include "core/exec/exec.h"
 #include "devices/dev.h"
@@ -42,6 +52,75 @@ static dg_plan_kind_t plan_kind(const dg_dev_t *d)
     return (dg_plan_kind_t)d->be->kind;
 }
 
+/* The events a chained task waits for (its dg_xlaunch_t.dev_waits): the
+ * pending entries of the tasks it was released early by, each with its
+ * generation then (a later one: that task has finished since). */
+typedef struct dg_dev_waits {
+    uint32_t n, cap;
+    struct {
+        dg_dev_pending_t *p;
+        uint64_t gen;
+    } w[];
+} dg_dev_waits_t;
+
+/* What a queued task offers the tasks that depend on it. */
+typedef struct chain_from {
+    dg_dev_t *d;
+    dg_dev_pending_t *p;          /* its pending entry */
+} chain_from_t;
+
+/* dg_exec_release_early's take: succ is a task of the same device that
+ * reads no future, and the wait for from's event is recorded in it. */
+static int chain_take(void *arg, dg_xop_t *succ)
+{
+    const chain_from_t *f = arg;
+    dg_xlaunch_t *l = &succ->u.launch;
+    if (succ->kind != DG_PLAN_OP_LAUNCH || l->device < 0 || &f->d->all->dev[l->device] != f->d)
+        return 0;
+    for (uint32_t i = 0; i < l->nargs; i++)
+        if (l->args[i].kind == DG_PLAN_ARG_FUTURE)
+            return 0;
+    dg_dev_waits_t *w = l->dev_waits;
+    if (!w || w->n == w->cap) {
+        uint32_t cap = w ? 2 * w->cap : 4;
+        dg_dev_waits_t *g = dg_realloc(w, sizeof(*w) + cap * sizeof(w->w[0]));
+        if (!g)
+            return 0; /* it waits for the finish as usual */
+        if (!w)
+            g->n = 0;
+        g->cap = cap;
+        l->dev_waits = w = g;
+    }
+    w->w[w->n].p = f->p;
+    w->w[w->n].gen = f->p->gen;
+    w->n++;
+    return 1;
+}
+
+/* Queues on s the waits of a chained task for the tasks it depends on that
+ * have not finished (none for one on s itself: a stream keeps its order). */
+static void chain_wait(dg_dev_t *d, dg_xlaunch_t *l, dg_dev_stream_t *s)
+{
+    dg_dev_waits_t *w = l->dev_waits;
+    l->dev_waits = NULL;
+    if (!w)
+        return;
+    atomic_fetch_add_explicit(&d->chained, 1, memory_order_relaxed);
+    for (uint32_t i = 0; i < w->n; i++) {
+        dg_dev_pending_t *p = w->w[i].p;
+        if (p->gen != w->w[i].gen || p->stream == s)
+            continue;
+        atomic_fetch_add_explicit(&d->chain_waits, 1, memory_order_relaxed);
+        if (d->be->stream_wait(s, p->ev) != DAGGER_OK) {
+            char msg[300];
+            snprintf(msg, sizeof(msg), "a task on %s of rank %d could not be queued behind the "
+                     "one it depends on: %s", d->label, d->ex->rank, dagger_error_detail());
+            dg_exec_fail(d->ex, l->task, DAGGER_ERR_SYSTEM, msg);
+        }
+    }
+    free(w);
+}
+
 /* dagger.dev.launch: a ready task placed on this device. */
 static dagger_status_t on_dev_launch(dagger_ctx_t *ctx)
 {
@@ -55,13 +134,20 @@ static dagger_status_t on_dev_launch(dagger_ctx_t *ctx)
         atomic_fetch_add_explicit(&d->launched_urgent, 1, memory_order_relaxed);
     if (d->be->set_current(d->index) != DAGGER_OK) {
         dg_exec_fail(d->ex, op->u.launch.task, DAGGER_ERR_SYSTEM, dagger_error_detail());
+        free(op->u.launch.dev_waits);
+        op->u.launch.dev_waits = NULL;
         dg_exec_finish(d->ex, op);
         return DAGGER_OK;
     }
+    chain_wait(d, &op->u.launch, s);
     dg_exec_run_device(d->ex, op, plan_kind(d), d->be->stream_native(s), op->u.launch.proc,
                        dagger_ctx_worker(ctx));
     dg_dev_pending_t what = {.op = op, .done = launch_done};
-    dg_dev_pend(d, DG_DEV_SIDE_PROC, s, &what);
+    dg_dev_pending_t *p = dg_dev_pend(d, DG_DEV_SIDE_PROC, s, &what);
+    if (p && d->all->chain) {
+        chain_from_t f = {d, p};
+        dg_exec_release_early(d->ex, op, chain_take, &f);
+    }
     return DAGGER_OK;
 }
 
@@ -92,6 +178,8 @@ void dg_devs_launch(void *ctx, int dev, dg_xop_t *op)
         snprintf(msg, sizeof(msg), "the processor actor of %s did not take its launch: %s",
                  d->label, dagger_error_detail());
         dg_exec_fail(ex, op->u.launch.task, st, msg);
+        free(op->u.launch.dev_waits);
+        op->u.launch.dev_waits = NULL;
         dg_exec_finish(ex, op);
     }
 }

@@ -183,6 +183,7 @@ dagger_status_t dg_devices_start(dg_exec_t *ex, const dg_dev_table_t *t,
                                     "streams per device", prm->streams, DG_DEV_STREAMS_MAX);
     ds->wake_armed = !prm->wake || !prm->wake[0] || !strcmp(prm->wake, "armed");
     ds->priority = prm->priority;
+    ds->chain = prm->chain;
     if (st == DAGGER_OK && !ds->wake_armed && strcmp(prm->wake, "each"))
         st = dg_error(DAGGER_ERR_CONFIG, "DAGGER_GPU_WAKE=%s: use armed or each", prm->wake);
     if (st == DAGGER_OK)

@@ -21,6 +21,9 @@ typedef struct dg_devices_params {
                                     DAGGER_ERR_CONFIG) */
     int priority;                /* DAGGER_GPU_PRIORITY: tasks with a priority above 0 run on
                                     urgent streams of their own (as many as streams) */
+    int chain;                   /* DAGGER_GPU_CHAIN: a task is queued behind the events of the
+                                    tasks of its device that it depends on, without waiting for
+                                    them to be seen finished */
     long long streams;           /* DAGGER_GPU_STREAMS: streams of each device's processor
                                     actor, 1 to DG_DEV_STREAMS_MAX (else DAGGER_ERR_CONFIG) */
     size_t piece;                /* DAGGER_GPU_PIPELINE_PIECE: host-staged transfers between

@@ -33,6 +33,10 @@
       "tasks with a priority above 0 (the next panel of a factorisation) run on streams of "  \
       "their own that the device schedules first (CUDA/HIP stream priorities): lookahead on " \
       "a GPU; 0 = every task on the DAGGER_GPU_STREAMS streams")                             \
+    X(gpu_chain, "DAGGER_GPU_CHAIN", BOOL, "0",                                               \
+      "1: a device task whose dependencies on the same device are queued goes onto a stream "  \
+      "at once, behind their events, instead of waiting until the host sees them finish; "    \
+      "off by default until measured on a GPU")                                               \
     X(gpu_wake, "DAGGER_GPU_WAKE", STRING, "armed",                                           \
       "how device work wakes a worker to poll its events: armed (at most one host function "  \
       "queued per stream, queued again by the poll while work is pending: fewer stalls of "   \

@@ -457,20 +457,9 @@ static void ready(dg_exec_t *ex, dg_xop_t *op)
     }
 }
 
-void dg_exec_finish(dg_exec_t *ex, dg_xop_t *op)
+/* The op's slot may be reused: its edges and payload go back. */
+static void retire(dg_exec_t *ex, dg_xop_t *op)
 {
-    if (DG_TRACE_ON())
-        dg_trace_finish(op);
-    dg_xedge_t *e = atomic_exchange_explicit(&op->succ, DG_XOP_CLOSED, memory_order_acq_rel);
-    while (e) {
-        /* Read the edge before releasing its op: once released, that op may
-         * finish and its slot be reused by the submitting thread. */
-        dg_xedge_t *next = e->next;
-        dg_xop_t *succ = e->op;
-        if (atomic_fetch_sub_explicit(&succ->pending, 1, memory_order_acq_rel) == 1)
-            ready(ex, succ);
-        e = next;
-    }
     if (op->edges != op->inline_edges)
         put_block(ex, op->edges, op->edges_big);
     op->edges = NULL;
@@ -480,6 +469,53 @@ void dg_exec_finish(dg_exec_t *ex, dg_xop_t *op)
     atomic_fetch_add_explicit(&ex->progress, 1, memory_order_relaxed);
     atomic_fetch_add_explicit(&ex->retired, 1, memory_order_acq_rel);
     notify_waiters(ex);
+}
+
+/* Drops one hold on op (holds): the last one retires it. */
+static void drop_hold(dg_exec_t *ex, dg_xop_t *op)
+{
+    if (atomic_fetch_sub_explicit(&op->holds, 1, memory_order_acq_rel) == 1)
+        retire(ex, op);
+}
+
+void dg_exec_finish(dg_exec_t *ex, dg_xop_t *op)
+{
+    if (DG_TRACE_ON())
+        dg_trace_finish(op);
+    dg_xedge_t *e = atomic_exchange_explicit(&op->succ, DG_XOP_CLOSED, memory_order_acq_rel);
+    while (e) {
+        /* Read the edge before releasing its op: once released, that op may
+         * finish and its slot be reused by the submitting thread. */
+        dg_xedge_t *next = e->next;
+        dg_xop_t *succ = dg_xedge_op(e);
+        if (dg_xedge_early(e))
+            drop_hold(ex, succ); /* released already (dg_exec_release_early) */
+        else if (atomic_fetch_sub_explicit(&succ->pending, 1, memory_order_acq_rel) == 1)
+            ready(ex, succ);
+        e = next;
+    }
+    /* Only this op holds itself unless an edge of it was released early; those
+     * holds are added before it is ready, so a plain load tells. */
+    if (atomic_load_explicit(&op->holds, memory_order_acquire) == 1)
+        retire(ex, op);
+    else
+        drop_hold(ex, op);
+}
+
+void dg_exec_release_early(dg_exec_t *ex, dg_xop_t *op, int (*take)(void *arg, dg_xop_t *succ),
+                           void *arg)
+{
+    /* Edges pushed after this load are released by op's finish, as usual. */
+    for (dg_xedge_t *e = atomic_load_explicit(&op->succ, memory_order_acquire);
+         e && e != DG_XOP_CLOSED; e = e->next) {
+        dg_xop_t *succ = dg_xedge_op(e);
+        if (dg_xedge_early(e) || !take(arg, succ))
+            continue;
+        atomic_fetch_add_explicit(&succ->holds, 1, memory_order_relaxed);
+        e->op = (dg_xop_t *)((uintptr_t)succ | 1);
+        if (atomic_fetch_sub_explicit(&succ->pending, 1, memory_order_acq_rel) == 1)
+            ready(ex, succ);
+    }
 }
 
 /* ------------------------------------------------------------ emitting */
@@ -549,6 +585,7 @@ static int emit_launch(dg_exec_t *ex, dg_xop_t *op, const dg_plan_op_t *p)
     l->device = -1; /* first: a launch that fails to emit still runs (as nothing) on a CPU */
     l->after = NULL;
     l->after_arg = NULL;
+    l->dev_waits = NULL;
     size_t vbytes = 0;
     for (uint32_t i = 0; i < p->u.launch.nargs; i++)
         if (p->u.launch.args[i].kind == DG_PLAN_ARG_VALUE)
@@ -701,6 +738,7 @@ static dg_xop_t *acquire_slot(dg_exec_t *ex, uint64_t seq)
         ex->seq_hi = seq;
     atomic_store_explicit(&op->succ, NULL, memory_order_relaxed);
     atomic_store_explicit(&op->retired, 0, memory_order_relaxed);
+    atomic_store_explicit(&op->holds, 1, memory_order_relaxed);
     op->blob = NULL;
     op->edges = op->inline_edges;
     return op;

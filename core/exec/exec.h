@@ -218,6 +218,15 @@ void dg_exec_region_reset(dg_exec_t *ex);
 
 /* Called by whoever finishes an op: releases its successors. */
 void dg_exec_finish(dg_exec_t *ex, dg_xop_t *op);
+/* Releases now, before op finishes, each successor edge of op for which
+ * take(arg, succ) says 1: the successor becomes ready once its other
+ * dependencies have finished or been released so (devices/: a task queued
+ * on a device behind events of the tasks it depends on, DAGGER_GPU_CHAIN).
+ * take must make sure the successor's work cannot start before op's. The
+ * successor may then finish first; its slot is reused only after op's
+ * finish has passed the edge. Edges registered after the call are left. */
+void dg_exec_release_early(dg_exec_t *ex, dg_xop_t *op, int (*take)(void *arg, dg_xop_t *succ),
+                           void *arg);
 
 /* Prints what this rank waits for (the watchdog: hangs, SIGUSR1). */
 void dg_exec_dump(dg_exec_t *ex, const char *why);

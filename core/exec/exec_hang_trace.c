@@ -53,7 +53,7 @@ static void record_waiters(const dg_xop_t *op)
     for (int n = 0; e && e != DG_XOP_CLOSED && n < DG_HANG_MAX_WAITERS; e = e->next, n++) {
         dg_trf_hang_t *w = hang_event(DG_TRH_WAITER, 0);
         if (w) {
-            w->seq = e->op->seq;
+            w->seq = dg_xedge_op(e)->seq;
             w->task = op->seq;
         }
     }

@@ -25,6 +25,19 @@ typedef struct dg_xedge {
 } dg_xedge_t;
 
 #define DG_XOP_CLOSED ((dg_xedge_t *)(uintptr_t)1)
+
+/* An edge released before its dependency finished (dg_exec_release_early)
+ * has the low bit of its op pointer set: the dependency's finish passes it
+ * over, and only drops the hold it keeps on the waiting op. */
+static inline dg_xop_t *dg_xedge_op(const dg_xedge_t *e)
+{
+    return (dg_xop_t *)((uintptr_t)e->op & ~(uintptr_t)1);
+}
+
+static inline int dg_xedge_early(const dg_xedge_t *e)
+{
+    return (int)((uintptr_t)e->op & 1);
+}
 #define DG_XOP_INLINE_EDGES 4
 /* The argument block of a launch lives here when it fits (two view
  * arguments and a small value), else in a pool block or a malloc'ed blob
@@ -66,6 +79,10 @@ typedef struct dg_xlaunch {
      * NULL: none. Set by the implementation, cleared when it ran. */
     dagger_task_check_fn after;
     void *after_arg;
+    /* A device task released before some of its dependencies finished
+     * (DAGGER_GPU_CHAIN): the device's record of their events, which its
+     * streams wait for (devices/dev_proc.c); NULL otherwise. */
+    void *dev_waits;
 } dg_xlaunch_t;
 
 typedef struct dg_xxfer {
@@ -102,6 +119,10 @@ struct dg_xop {
     _Atomic(dg_xedge_t *) succ;       /* waiting ops, or DG_XOP_CLOSED once done */
     _Atomic int32_t pending;          /* unfinished dependencies + 1 while registering */
     _Atomic int retired;              /* 1 once done and its memory may be reused */
+    _Atomic int32_t holds;            /* 1 until done, +1 per early-released edge of it not yet
+                                         passed over by its dependency's finish: its edges are
+                                         still in that dependency's successor stack, so the
+                                         slot is reused only once this reaches 0 */
     uint64_t ready_order;             /* when it became ready (FIFO among ready work) */
     dg_xop_t *link;                   /* the finishing thread's list of trivial ready ops */
     dg_xedge_t inline_edges[DG_XOP_INLINE_EDGES];

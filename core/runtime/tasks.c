@@ -129,6 +129,7 @@ dagger_status_t dg_tasks_create(dagger_runtime_t *rt, struct dg_act_system *acto
                                   .streams = rt->cfg.gpu_streams,
                                   .wake = rt->cfg.gpu_wake,
                                   .priority = (int)rt->cfg.gpu_priority,
+                                  .chain = (int)rt->cfg.gpu_chain,
                                   .piece = (size_t)rt->cfg.gpu_pipeline_piece,
                                   .pin_min = (size_t)rt->cfg.gpu_pin_host,
                                   .ipc_domains = t->dev_ipc});

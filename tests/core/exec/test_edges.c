@@ -6,7 +6,11 @@
  *  - a dependency that already finished (its successor stack is closed),
  *  - a dependency whose ring slot was reused (a window of 64 ops),
  *  - the edge array out of memory (the emitting thread waits instead),
- *  - fan-out: one op releasing many waiting ops at once. */
+ *  - fan-out: one op releasing many waiting ops at once,
+ *  - edges released early (dg_exec_release_early; chained tasks of a test
+ *    device, DAGGER_GPU_CHAIN=1), whose ops may finish before their
+ *    dependencies do and must keep their slots until those have. */
+#include <time.h>
 #include <criterion/criterion.h>
 #include <dagger.h>
 #include <sched.h>
@@ -15,16 +19,22 @@
 #include "core/base/alloc.h"
 #include "core/runtime/tasks.h"
 #include "core/runtime/runtime.h"
+#include "devices/dev.h"
 
 #define MAXT 512 /* task ids of one test */
 
 static _Atomic uint64_t clock_ticks;            /* a logical clock: one tick per event */
 static _Atomic uint64_t started[MAXT], ended[MAXT];
 
+static _Atomic uint64_t gated;                  /* this task waits for gate_open */
+static _Atomic int gate_open;
+
 static int record(dagger_task_t *t)
 {
     uint64_t id = dagger_task_seq(t);
     atomic_store(&started[id], atomic_fetch_add(&clock_ticks, 1) + 1);
+    while (id == atomic_load(&gated) && !atomic_load(&gate_open))
+        sched_yield();
     for (int i = 0; i < (int)(id % 5) * 20; i++) /* some tasks last longer */
         sched_yield();
     atomic_store(&ended[id], atomic_fetch_add(&clock_ticks, 1) + 1);
@@ -48,6 +58,9 @@ static void stop(void)
     cr_assert_eq(dagger_finalize(rt), DAGGER_OK);
 }
 
+static int on_device; /* launch on the rank's first (test) device, not a CPU */
+static uint32_t device_proc; /* its processor id */
+
 /* Op seq runs task seq (task ids = op seqs here) after deps. */
 static void launch(uint64_t seq, const uint64_t *deps, uint32_t ndeps)
 {
@@ -55,7 +68,8 @@ static void launch(uint64_t seq, const uint64_t *deps, uint32_t ndeps)
     dg_plan_op_t op = {.seq = seq, .kind = DG_PLAN_OP_LAUNCH, .deps = deps, .ndeps = ndeps};
     op.u.launch.task = seq;
     op.u.launch.codelet = cl_id;
-    op.u.launch.proc = DG_PLAN_ANY_CPU;
+    op.u.launch.proc = on_device ? device_proc : DG_PLAN_ANY_CPU;
+    op.u.launch.space = on_device ? 1 : 0;
     dg_exec_emit(ex, &op);
 }
 
@@ -162,4 +176,77 @@ Test(edges, edge_array_out_of_memory, .init = start, .fini = stop, .timeout = 12
     cr_assert(dg_alloc_failed(), "emitting 6 dependencies allocates an edge array");
     dg_alloc_fail_at(0);
     wait_and_check(7, deps_of, ndeps_of);
+}
+
+/* DAGGER_GPU_CHAIN=1 on a test device, in the smallest window: an op
+ * released early runs (and finishes) while the op it depends on is still
+ * pending, but its edge sits in that op's successor stack until its
+ * finish passes it; reusing its slot before then would break that stack.
+ * Every op still runs once, in dependency order. */
+Test(edges, ops_released_early_keep_their_slots_until_passed, .timeout = 120)
+{
+    setenv("DAGGER_TASK_WINDOW", "64", 1);
+    setenv("DAGGER_TEST_DEVICES", "1", 1);
+    setenv("DAGGER_GPU_CHAIN", "1", 1);
+    start();
+    dagger_proc_info_t procs[8];
+    int n = dagger_procs(rt, procs, 8);
+    for (int i = 0; i < n && i < 8; i++)
+        if (procs[i].kind == DAGGER_PROC_TESTDEV)
+            device_proc = (uint32_t)procs[i].id;
+    cr_assert_gt(device_proc, 0, "a test device among %d processors", n);
+    on_device = 1;
+    random_dag(500, 3, deps_of, ndeps_of);
+    wait_and_check(500, deps_of, ndeps_of);
+    on_device = 0;
+    cr_assert_eq(atomic_load(&dg_devs_of(ex)->dev[0].launched), 500);
+    uint64_t chained = atomic_load(&dg_devs_of(ex)->dev[0].chained);
+    cr_assert_gt(chained, 50, "only %llu of 500 ops were released early",
+                 (unsigned long long)chained);
+    stop();
+    unsetenv("DAGGER_GPU_CHAIN");
+    unsetenv("DAGGER_TEST_DEVICES");
+    unsetenv("DAGGER_TASK_WINDOW");
+}
+
+static int take_all(void *arg, dg_xop_t *succ)
+{
+    (void)arg;
+    (void)succ;
+    return 1;
+}
+
+/* dg_exec_release_early on a running op: its successor runs and finishes
+ * before it, but keeps its slot (and its edge array, in which the running
+ * op's successor stack still points) until the running op's finish has
+ * passed the edge. */
+Test(edges, an_op_released_early_keeps_its_slot_until_passed, .init = start, .fini = stop,
+     .timeout = 120)
+{
+    atomic_store(&gated, 1);
+    atomic_store(&gate_open, 0);
+    for (uint64_t s = 1; s <= 5; s++) {
+        ndeps_of[s] = 0;
+        launch(s, NULL, 0);
+    }
+    for (uint64_t s = 2; s <= 5; s++) /* finished: only op 1 is left running */
+        while (atomic_load(&ex->ring[s & ex->mask].succ) != DG_XOP_CLOSED)
+            sched_yield();
+    while (!atomic_load(&started[1]))
+        sched_yield();
+    static const uint64_t five[5] = {1, 2, 3, 4, 5}; /* more than the inline edges */
+    launch(6, five, 5);
+    dg_xop_t *t = &ex->ring[1 & ex->mask], *x = &ex->ring[6 & ex->mask];
+    cr_assert_eq(atomic_load(&x->pending), 1, "op 6 waits for op 1 alone");
+    dg_exec_release_early(ex, t, take_all, NULL);
+    while (atomic_load(&x->succ) != DG_XOP_CLOSED)
+        sched_yield();
+    nanosleep(&(struct timespec){0, 20 * 1000 * 1000}, NULL); /* its finish is over */
+    cr_assert(atomic_load(&ended[6]) && !atomic_load(&ended[1]), "op 6 ran while op 1 ran");
+    cr_assert_not(atomic_load(&x->retired), "op 6 retired while op 1's stack held its edge");
+    cr_assert_eq(atomic_load(&x->holds), 1);
+    atomic_store(&gate_open, 1);
+    cr_assert_eq(dg_exec_wait_all(ex), DAGGER_OK, "%s", dagger_error_detail());
+    cr_assert(atomic_load(&x->retired), "op 6 retired once op 1 finished");
+    atomic_store(&gated, 0);
 }

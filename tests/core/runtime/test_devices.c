@@ -7,9 +7,11 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "core/runtime/runtime.h"
 #include "core/runtime/tasks.h"
+#include "devices/dev.h"
 
 static void init_with(const char *ndev, const char *direct, dagger_status_t want,
                       dagger_runtime_t **rt)
@@ -188,7 +190,9 @@ static int scale_by_future(dagger_task_t *t)
 Test(devices, results_of_device_tasks_are_futures_like_any)
 {
     dagger_runtime_t *rt;
+    setenv("DAGGER_GPU_CHAIN", "1", 1);
     init_with("1", NULL, DAGGER_OK, &rt);
+    unsetenv("DAGGER_GPU_CHAIN");
     dagger_codelet_desc_t ds = {.name = "sum_on_device", .cpu = sum_on_device,
                                 .return_size = sizeof(double)};
     dagger_codelet_desc_t dm = {.name = "scale_by_future", .cpu = scale_by_future};
@@ -218,6 +222,9 @@ Test(devices, results_of_device_tasks_are_futures_like_any)
     cr_assert_eq(dagger_chunk_data(rt, c, (void **)&x, NULL), DAGGER_OK);
     for (int i = 0; i < 4; i++)
         cr_assert_eq(x[i], (i + 1) * 10.0);
+    /* with DAGGER_GPU_CHAIN=1 (below): a task reading a future is never
+     * queued before the task giving it has finished */
+    cr_assert_eq(atomic_load(&dg_devs_of(rt->tasks->exec)->dev[0].chained), 0);
     cr_assert_eq(dagger_finalize(rt), DAGGER_OK);
 }
 
@@ -336,6 +343,111 @@ Test(devices, prioritised_tasks_run_on_urgent_streams)
 {
     priority_round("1", 4);
     priority_round("0", 2);
+}
+
+/* DAGGER_GPU_CHAIN=1: a task whose dependencies on its device are queued
+ * goes onto a stream at once, behind their events. These codelets queue
+ * their work on the test device's stream as a kernel would (a host
+ * function), the add slowly: a task queued without waiting for the one
+ * before it would scale first and give 2 x + 1 instead of 2 (x + 1). */
+static dagger_runtime_t *chain_rt;
+
+typedef struct queued_affine {
+    double *x, a, b;
+    int slow;
+} queued_affine_t;
+
+static void run_affine(void *arg)
+{
+    queued_affine_t *q = arg;
+    if (q->slow)
+        nanosleep(&(struct timespec){0, 10 * 1000 * 1000}, NULL);
+    q->x[0] = q->a * q->x[0] + q->b;
+    free(q);
+}
+
+static int queue_affine(dagger_task_t *t, double a, double b, int slow)
+{
+    dg_dev_stream_t *s = dagger_task_stream(t);
+    queued_affine_t *q = malloc(sizeof(*q));
+    if (!s || !q) {
+        free(q);
+        return dagger_task_fail(t, "expected a test device's stream");
+    }
+    *q = (queued_affine_t){dagger_task_arg(t, 0).data, a, b, slow};
+    const dg_dev_backend_t *be = dg_devs_of(chain_rt->tasks->exec)->dev[0].be;
+    return be->launch_host_fn(s, run_affine, q) == DAGGER_OK
+               ? DAGGER_OK
+               : dagger_task_fail(t, "the test device did not take the work");
+}
+
+static int slow_add1(dagger_task_t *t)
+{
+    return queue_affine(t, 1, 1, 1);
+}
+
+static int scale2(dagger_task_t *t)
+{
+    return queue_affine(t, 2, 0, 0);
+}
+
+/* Four chunks holding k, each given add 1, scale 2, add 1 on one test
+ * device with 2 streams: 2 (k + 1) + 1 whatever the setting; returns how
+ * many tasks were chained and how many stream waits they needed. */
+static void chain_round(const char *setting, uint64_t *chained, uint64_t *waits)
+{
+    setenv("DAGGER_GPU_STREAMS", "2", 1);
+    setenv("DAGGER_GPU_PRIORITY", "0", 1);
+    setenv("DAGGER_GPU_CHAIN", setting, 1);
+    init_with("1", NULL, DAGGER_OK, &chain_rt);
+    dagger_codelet_desc_t ad = {.name = "slow_add1", .cpu = slow_add1};
+    dagger_codelet_desc_t sd = {.name = "scale2", .cpu = scale2};
+    dagger_codelet_t add, scale;
+    cr_assert_eq(dagger_codelet_register(chain_rt, &ad, &add), DAGGER_OK);
+    cr_assert_eq(dagger_codelet_register(chain_rt, &sd, &scale), DAGGER_OK);
+    dagger_chunk_desc_t cd = {.dtype = DAGGER_F64, .ndims = 1, .dims = {1}, .owner = 0};
+    dagger_chunk_t c[4];
+    for (int k = 0; k < 4; k++) {
+        double *x;
+        cr_assert_eq(dagger_chunk_create(chain_rt, &cd, &c[k]), DAGGER_OK);
+        cr_assert_eq(dagger_chunk_data(chain_rt, c[k], (void **)&x, NULL), DAGGER_OK);
+        x[0] = k;
+    }
+    dagger_region_t *r;
+    dagger_scope_t dev = {.kinds = DAGGER_PROC_TESTDEV};
+    cr_assert_eq(dagger_region_begin(chain_rt, &dev, &r), DAGGER_OK);
+    for (int k = 0; k < 4; k++) {
+        dagger_arg_t a = DAGGER_INOUT(dagger_view(chain_rt, c[k]));
+        cr_assert_eq(dagger_submit(r, add, 1, &a, NULL, NULL, NULL), DAGGER_OK);
+        cr_assert_eq(dagger_submit(r, scale, 1, &a, NULL, NULL, NULL), DAGGER_OK);
+        cr_assert_eq(dagger_submit(r, add, 1, &a, NULL, NULL, NULL), DAGGER_OK);
+    }
+    cr_assert_eq(dagger_region_end(r), DAGGER_OK, "%s", dagger_error_detail());
+    for (int k = 0; k < 4; k++) {
+        double *x;
+        cr_assert_eq(dagger_chunk_data(chain_rt, c[k], (void **)&x, NULL), DAGGER_OK);
+        cr_assert_eq(x[0], 2.0 * (k + 1) + 1, "DAGGER_GPU_CHAIN=%s: chunk %d holds %g, want %g",
+                     setting, k, x[0], 2.0 * (k + 1) + 1);
+    }
+    const dg_dev_t *d = &dg_devs_of(chain_rt->tasks->exec)->dev[0];
+    *chained = atomic_load(&d->chained);
+    *waits = atomic_load(&d->chain_waits);
+    cr_assert_eq(dagger_finalize(chain_rt), DAGGER_OK);
+    unsetenv("DAGGER_GPU_CHAIN");
+    unsetenv("DAGGER_GPU_PRIORITY");
+}
+
+Test(devices, chained_tasks_wait_on_the_device_for_the_tasks_before)
+{
+    uint64_t chained, waits;
+    chain_round("1", &chained, &waits);
+    /* each chunk's second and third task, unless the first had finished
+     * before the second was released (a slow task: never in practice) */
+    cr_assert_geq(chained, 4, "DAGGER_GPU_CHAIN=1: %llu tasks chained, want 4 or more",
+                  (unsigned long long)chained);
+    cr_assert_geq(waits, 1, "DAGGER_GPU_CHAIN=1: no stream waited for another");
+    chain_round("0", &chained, &waits);
+    cr_assert_eq(chained, 0, "DAGGER_GPU_CHAIN=0: %llu tasks chained", (unsigned long long)chained);
 }
 
 /* DAGGER_GPU_WAKE=each: a wake-up queued after every op (the default,
