@@ -153,6 +153,8 @@ struct dg_devs {
     int priority;                 /* DAGGER_GPU_PRIORITY: urgent streams per device */
     int chain;                    /* DAGGER_GPU_CHAIN: a task queued behind the events of the
                                      tasks of its device it depends on */
+    _Atomic int quiet;            /* dg_devs_quiet: the actor kernel is going */
+    _Atomic int waking;           /* streams' threads inside wake() */
     dg_host_pin_t pin;            /* the host space's pinned buffers (DAGGER_GPU_PIN_HOST) */
     const uint64_t *ipc_domains;  /* every rank's devices' IPC domains (devices.h); NULL none */
     dg_dev_t *dev;                /* device d: memory space 1 + d */
@@ -173,6 +175,9 @@ static inline dg_devs_t *dg_devs_of(const dg_exec_t *ex)
  * source of the executor). >0 when something finished, or when pending
  * work has no other way to wake a worker (dev_pending.c). */
 int dg_devs_poll(void *ctx);
+/* Before the actor kernel goes: the streams' wake-ups stop calling into it,
+ * and one under way is waited for (dev_pending.c). */
+void dg_devs_quiet(void *ctx);
 /* A ready LAUNCH of device d: its dagger.dev.launch message (dev_proc.c). */
 void dg_devs_launch(void *ctx, int d, dg_xop_t *op);
 /* xfer.c: a staged transfer of a device buffer is done with the wire: its

@@ -1,6 +1,7 @@
 /* Device work in flight (dev.h): each piece waits on an event recorded
  * after it; dagger.dev.poll turns of the owning actor query the events and
  * finish what is done. Nothing here waits for the device. */
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,9 +28,21 @@ dagger_status_t dg_dev_poll_type(dg_devs_t *ds)
 static void wake(void *arg)
 {
     dg_dev_wake_t *w = arg;
+    dg_devs_t *ds = w->side->dev->all;
     atomic_store_explicit(&w->armed, 0, memory_order_seq_cst);
     atomic_store_explicit(&w->side->signalled, 1, memory_order_seq_cst);
-    dg_act_system_wake_any(w->side->dev->ex->actors);
+    atomic_fetch_add_explicit(&ds->waking, 1, memory_order_seq_cst);
+    if (!atomic_load_explicit(&ds->quiet, memory_order_seq_cst))
+        dg_act_system_wake_any(w->side->dev->ex->actors);
+    atomic_fetch_sub_explicit(&ds->waking, 1, memory_order_seq_cst);
+}
+
+void dg_devs_quiet(void *ctx)
+{
+    dg_devs_t *ds = ctx;
+    atomic_store_explicit(&ds->quiet, 1, memory_order_seq_cst);
+    while (atomic_load_explicit(&ds->waking, memory_order_seq_cst))
+        sched_yield();
 }
 
 /* The wake-up of stream s of d. */

@@ -209,6 +209,6 @@ dagger_status_t dg_devices_start(dg_exec_t *ex, const dg_dev_table_t *t,
                                     .ctx = ds, .n = ds->n, .launch_type = ds->msg.launch,
                                     .poll = dg_devs_poll, .launch = dg_devs_launch,
                                     .staged = dg_devs_staged, .piece = dg_devs_piece,
-                                    .destroy = destroy_devs});
+                                    .quiet = dg_devs_quiet, .destroy = destroy_devs});
     return st;
 }

@@ -5,6 +5,8 @@
  * holds the UCX worker yet is dg_tx_is_owner on worker 0. */
 #include "transport/progress.h"
 
+#include <sched.h>
+
 #include "core/base/common.h"
 #include "transport/chan_actor.h"
 #include "transport/tx_internal.h"
@@ -46,5 +48,11 @@ void dg_tx_engine_stop(dg_tx_t *tx, dg_act_system_t *sys)
     dg_act_system_set_poller(sys, NULL);
     /* The calling thread sleeps on the UCX worker's fd alone (dg_tx_wait). */
     atomic_store_explicit(&tx->woken_by_wake, 0, memory_order_seq_cst);
+    /* The actor kernel goes next: a lost peer found from now on wakes the
+     * owner through the fd only, and one waking it through the kernel now
+     * is waited for (tx_lost.c). */
+    atomic_store_explicit(&tx->wake_off, 1, memory_order_seq_cst);
+    while (atomic_load_explicit(&tx->lost_waking, memory_order_seq_cst))
+        sched_yield();
     dg_tx_adopt(tx);
 }

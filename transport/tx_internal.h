@@ -105,6 +105,10 @@ struct dg_tx {
     void (*wake)(void *ctx);
     void *wake_ctx;
     _Atomic(int) woken_by_wake; /* 1: the owner sleeps where wake() reaches it (progress_worker0.c) */
+    _Atomic(int) wake_off;      /* 1 once the engine left the actor kernel: the lost-peer
+                                   path (tx_lost.c), which runs on threads of its own, no
+                                   longer calls wake(), whose kernel is about to go */
+    _Atomic(int) lost_waking;   /* such threads inside wake() (dg_tx_engine_stop waits) */
 
     dg_spares_t spare_ops;      /* recycled operations (DG_TX_OP_SPARE_BYTES each) */
 

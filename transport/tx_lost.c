@@ -38,6 +38,14 @@ void dg_tx_mark_lost(dg_tx_t *tx, int r, const char *why)
         snprintf(tx->lost_why, sizeof(tx->lost_why), "the job was lost: %s", why);
     }
     atomic_store(&tx->lost_ready, 1);
-    dg_tx_wake_owner(tx);
+    /* The liveness thread or the owner: once the engine has
+     * left the actor kernel, that kernel is torn down next, so only the UCX
+     * worker's fd is signalled (the owner sleeps on it alone then). */
+    atomic_fetch_add_explicit(&tx->lost_waking, 1, memory_order_seq_cst);
+    if (atomic_load_explicit(&tx->wake_off, memory_order_seq_cst))
+        ucp_worker_signal(tx->worker);
+    else
+        dg_tx_wake_owner(tx);
+    atomic_fetch_sub_explicit(&tx->lost_waking, 1, memory_order_seq_cst);
     dg_tx_notify(tx);
 }

@@ -134,6 +134,12 @@ void dg_exec_start(dg_exec_t *ex)
     dg_watchdog_start(&ex->watchdog, ex);
 }
 
+void dg_exec_quiet(dg_exec_t *ex)
+{
+    if (ex && ex->dev.quiet)
+        ex->dev.quiet(ex->dev.ctx);
+}
+
 void dg_exec_destroy(dg_exec_t *ex)
 {
     if (!ex)

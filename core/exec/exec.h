@@ -101,6 +101,9 @@ typedef struct dg_exec_devices {
      * takes it (and its eager copy or rendezvous descriptor) and lands it;
      * count: the transfer's pieces. Once it has them all, it finishes op. */
     void (*piece)(void *ctx, dg_xop_t *op, struct dg_xfer_piece *p, uint32_t count);
+    /* Before the actor kernel goes: the devices stop waking its workers
+     * (work still queued on their streams may finish later). */
+    void (*quiet)(void *ctx);
     /* After every op finished and the buffer table is gone: frees ctx. */
     void (*destroy)(void *ctx);
 } dg_exec_devices_t;
@@ -195,6 +198,9 @@ void dg_exec_set_devices(dg_exec_t *ex, const dg_exec_devices_t *d);
 void dg_exec_start(dg_exec_t *ex);
 /* Waits for every op, then frees everything. */
 void dg_exec_destroy(dg_exec_t *ex);
+/* Before the actor kernel is destroyed (the executor goes after it): the
+ * devices stop waking its workers (dg_exec_devices_t.quiet). */
+void dg_exec_quiet(dg_exec_t *ex);
 
 /* The planner's emit callback (ctx = the executor). */
 void dg_exec_emit(void *ctx, const dg_plan_op_t *op);

@@ -68,6 +68,7 @@ static dagger_status_t start_transport(dagger_runtime_t *rt)
 static dagger_status_t teardown(dagger_runtime_t *rt)
 {
     dagger_status_t st = DAGGER_OK;
+    dg_tasks_quiet(rt->tasks); /* the devices' stream threads: before the kernel goes */
     if (rt->txa) {
         dg_tx_engine_stop(rt->tx, rt->actors);
         dg_tx_actors_detach(rt->txa);

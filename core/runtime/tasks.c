@@ -171,6 +171,12 @@ void dg_tasks_drain(dg_tasks_t *t)
     dg_planner_unbind(t); /* before the actors stop: a bound actor cannot be joined */
 }
 
+void dg_tasks_quiet(dg_tasks_t *t)
+{
+    if (t)
+        dg_exec_quiet(t->exec);
+}
+
 void dg_tasks_destroy(dg_tasks_t *t)
 {
     if (!t)

@@ -52,6 +52,9 @@ dagger_status_t dg_tasks_create(dagger_runtime_t *rt, struct dg_act_system *acto
                                 struct dg_tx *tx, dg_tasks_t **out);
 /* Ends an open region and waits for every op (the workers must run). */
 void dg_tasks_drain(dg_tasks_t *t);
+/* Before the actor kernel goes: nothing of the task runtime wakes its
+ * workers from other threads any more (the devices' streams). */
+void dg_tasks_quiet(dg_tasks_t *t);
 /* Frees everything (after the workers stopped). */
 void dg_tasks_destroy(dg_tasks_t *t);
 
