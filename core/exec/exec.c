@@ -463,8 +463,10 @@ static void ready(dg_exec_t *ex, dg_xop_t *op)
     }
 }
 
-/* The op's slot may be reused: its edges and payload go back. */
-static void retire(dg_exec_t *ex, dg_xop_t *op)
+/* The op's slot may be reused: its edges and payload go back. Inlined into
+ * dg_exec_finish, as it was before drop_hold called it too (callgrind:
+ * about 13 instructions more per finish otherwise). */
+static inline __attribute__((always_inline)) void retire(dg_exec_t *ex, dg_xop_t *op)
 {
     if (op->edges != op->inline_edges)
         put_block(ex, op->edges, op->edges_big);
@@ -477,8 +479,9 @@ static void retire(dg_exec_t *ex, dg_xop_t *op)
     notify_waiters(ex);
 }
 
-/* Drops one hold on op (holds): the last one retires it. */
-static void drop_hold(dg_exec_t *ex, dg_xop_t *op)
+/* Drops one hold on op (holds): the last one retires it. Rare (ops
+ * released early). */
+static __attribute__((noinline)) void drop_hold(dg_exec_t *ex, dg_xop_t *op)
 {
     if (atomic_fetch_sub_explicit(&op->holds, 1, memory_order_acq_rel) == 1)
         retire(ex, op);
