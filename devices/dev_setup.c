@@ -177,7 +177,8 @@ dagger_status_t dg_devices_start(dg_exec_t *ex, const dg_dev_table_t *t,
     int streams_ok = prm->streams >= 1 && prm->streams <= DG_DEV_STREAMS_MAX;
     ds->streams = streams_ok ? (uint32_t)prm->streams : 0;
     /* First, so that the executor frees ds whatever fails next. */
-    dg_exec_set_devices(ex, &(dg_exec_devices_t){.ctx = ds, .destroy = destroy_devs});
+    dg_exec_set_devices(ex, &(dg_exec_devices_t){.ctx = ds, .quiet = dg_devs_quiet,
+                                                  .destroy = destroy_devs});
     dagger_status_t st = ds->streams ? DAGGER_OK
                          : dg_error(DAGGER_ERR_CONFIG, "DAGGER_GPU_STREAMS=%lld: use 1 to %d "
                                     "streams per device", prm->streams, DG_DEV_STREAMS_MAX);

@@ -38,6 +38,7 @@ static inline int dg_xedge_early(const dg_xedge_t *e)
 {
     return (int)((uintptr_t)e->op & 1);
 }
+
 #define DG_XOP_INLINE_EDGES 4
 /* The argument block of a launch lives here when it fits (two view
  * arguments and a small value), else in a pool block or a malloc'ed blob
