@@ -201,7 +201,8 @@ Test(edges, ops_released_early_keep_their_slots_until_passed, .timeout = 120)
     on_device = 0;
     cr_assert_eq(atomic_load(&dg_devs_of(ex)->dev[0].launched), 500);
     uint64_t chained = atomic_load(&dg_devs_of(ex)->dev[0].chained);
-    cr_assert_gt(chained, 50, "only %llu of 500 ops were released early",
+    /* 161-401 here, fewer the more the submitting thread lags the device */
+    cr_assert_gt(chained, 10, "only %llu of 500 ops were released early",
                  (unsigned long long)chained);
     stop();
     unsetenv("DAGGER_GPU_CHAIN");
@@ -239,9 +240,9 @@ Test(edges, an_op_released_early_keeps_its_slot_until_passed, .init = start, .fi
     dg_xop_t *t = &ex->ring[1 & ex->mask], *x = &ex->ring[6 & ex->mask];
     cr_assert_eq(atomic_load(&x->pending), 1, "op 6 waits for op 1 alone");
     dg_exec_release_early(ex, t, take_all, NULL);
-    while (atomic_load(&x->succ) != DG_XOP_CLOSED)
-        sched_yield();
-    nanosleep(&(struct timespec){0, 20 * 1000 * 1000}, NULL); /* its finish is over */
+    /* its finish is over: it dropped its own hold, or (wrongly) retired */
+    for (int i = 0; i < 30000 && atomic_load(&x->holds) != 1 && !atomic_load(&x->retired); i++)
+        nanosleep(&(struct timespec){0, 1000 * 1000}, NULL);
     cr_assert(atomic_load(&ended[6]) && !atomic_load(&ended[1]), "op 6 ran while op 1 ran");
     cr_assert_not(atomic_load(&x->retired), "op 6 retired while op 1's stack held its edge");
     cr_assert_eq(atomic_load(&x->holds), 1);
