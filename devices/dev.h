@@ -22,6 +22,7 @@
 
 #include "core/exec/exec.h"
 #include "devices/common/device.h"
+#include "devices/devices.h"
 
 struct dg_actor;
 struct dg_xfer_piece;
@@ -156,7 +157,8 @@ struct dg_devs {
     _Atomic int quiet;            /* dg_devs_quiet: the actor kernel is going */
     _Atomic int waking;           /* streams' threads inside wake() */
     dg_host_pin_t pin;            /* the host space's pinned buffers (DAGGER_GPU_PIN_HOST) */
-    const uint64_t *ipc_domains;  /* every rank's devices' IPC domains (devices.h); NULL none */
+    const dg_dev_ipc_map_t *ipc;  /* which device pairs go through IPC handles (devices.h);
+                                     NULL none */
     dg_dev_t *dev;                /* device d: memory space 1 + d */
     struct {
         uint32_t launch, poll, staged, piece, ipc_done;

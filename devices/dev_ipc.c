@@ -80,18 +80,17 @@ static dg_dev_ipc_t *state(dg_dev_t *d)
     return d->ipc;
 }
 
-/* Whether this transfer goes through an IPC handle: both ends are devices
- * with the same (non-zero) published domain. Every input is the plan's or
- * the start-up table's, the same on both ranks. */
-static int ipc_pair(const dg_dev_t *d, const dg_xxfer_t *x)
+/* Whether this transfer goes through an IPC handle (devices.h,
+ * dg_dev_ipc_map_can): send is 1 on the sending rank. Every input is the
+ * plan's or the start-up's, the same on both ranks. */
+static int ipc_pair(const dg_dev_t *d, const dg_xxfer_t *x, int send)
 {
-    const uint64_t *dom = d->all->ipc_domains;
-    if (!dom || !d->be->ipc_export || !x->bytes || !x->base || !x->peer_space ||
+    if (!d->all->ipc || !d->be->ipc_export || !x->bytes || !x->base || !x->peer_space ||
         x->peer_space > DG_DEV_MAX || x->peer < 0)
         return 0;
-    uint64_t mine = dom[(size_t)d->ex->rank * DG_DEV_MAX + d->space - 1];
-    uint64_t theirs = dom[(size_t)x->peer * DG_DEV_MAX + x->peer_space - 1];
-    return mine && mine == theirs;
+    int me = d->ex->rank, dev = (int)d->space - 1, pdev = (int)x->peer_space - 1;
+    return send ? dg_dev_ipc_map_can(d->all->ipc, me, dev, x->peer, pdev)
+                : dg_dev_ipc_map_can(d->all->ipc, x->peer, pdev, me, dev);
 }
 
 static void spent(dg_dev_t *d, int what, uint64_t since)
@@ -165,7 +164,7 @@ static void packed(dg_dev_t *d, dg_dev_pending_t *p, int ok)
 int dg_dev_ipc_send(dg_dev_t *d, dg_xop_t *op)
 {
     dg_xxfer_t *x = &op->u.xfer;
-    if (!ipc_pair(d, x))
+    if (!ipc_pair(d, x, 1))
         return 0;
     x->ipc = DG_IPC_MSG_LEN;
     x->staged = dg_malloc(DG_IPC_MSG_LEN);
@@ -224,7 +223,7 @@ dagger_status_t dg_dev_on_ipc_done(dagger_ctx_t *ctx)
 int dg_dev_ipc_recv(dg_dev_t *d, dg_xop_t *op)
 {
     dg_xxfer_t *x = &op->u.xfer;
-    if (!ipc_pair(d, x))
+    if (!ipc_pair(d, x, 0))
         return 0;
     x->ipc = DG_IPC_MSG_LEN;
     x->staged = dg_calloc(1, DG_IPC_MSG_LEN); /* zeros: a receive that failed copies nothing */

@@ -173,7 +173,7 @@ dagger_status_t dg_devices_start(dg_exec_t *ex, const dg_dev_table_t *t,
     ds->gpu_direct = prm->gpu_direct;
     size_t piece = prm->piece;
     ds->piece = piece < DG_DEV_PIECE_MAX ? piece : DG_DEV_PIECE_MAX; /* the header's u32 */
-    ds->ipc_domains = prm->ipc_domains;
+    ds->ipc = prm->ipc;
     int streams_ok = prm->streams >= 1 && prm->streams <= DG_DEV_STREAMS_MAX;
     ds->streams = streams_ok ? (uint32_t)prm->streams : 0;
     /* First, so that the executor frees ds whatever fails next. */

@@ -70,7 +70,7 @@ dagger_status_t dg_dev_discover(long long test_devices, dg_dev_table_t *out)
     return st;
 }
 
-uint64_t dg_dev_ipc_domain(const dg_dev_found_t *f, const char *host, int on)
+uint64_t dg_dev_ipc_node(const dg_dev_found_t *f, const char *host, int on)
 {
     if (!on || !f->be->ipc_export || !f->be->ipc_open)
         return 0;
@@ -78,7 +78,19 @@ uint64_t dg_dev_ipc_domain(const dg_dev_found_t *f, const char *host, int on)
         return 0; /* a GPU without a bus id: nothing says which device it is */
     uint64_t h = dg_hash_bytes(DG_HASH_SEED, host, strlen(host) + 1);
     h = dg_hash_bytes(h, f->be->name, strlen(f->be->name) + 1);
-    if (f->be->kind != DG_DEV_TEST)
+    return h ? h : 1;
+}
+
+uint64_t dg_dev_ipc_domain(const dg_dev_found_t *f, const char *host, int on)
+{
+    uint64_t h = dg_dev_ipc_node(f, host, on);
+    if (!h)
+        return 0;
+    if (f->be->kind != DG_DEV_TEST) {
         h = dg_hash_bytes(h, f->info.pci_bus_id, strlen(f->info.pci_bus_id));
+    } else {
+        uint32_t index = (uint32_t)f->index;
+        h = dg_hash_bytes(h, &index, sizeof(index));
+    }
     return h ? h : 1;
 }

@@ -28,14 +28,19 @@ typedef struct dg_dev_table {
  * of range), a backend's info failing. */
 dagger_status_t dg_dev_discover(long long test_devices, dg_dev_table_t *out);
 
-/* The IPC domain of a found device on host `host`: two devices (of two
- * ranks) move data between them through IPC handles exactly when their
- * domains are equal and not 0. It is the same physical device of one host
- * (host name and PCI bus id) for the GPU kinds, and any test device of one
- * host (their memory is host memory, shared through memfd). 0 when the kind
- * has no IPC calls or `on` is 0 (DAGGER_GPU_IPC=0). Every rank publishes
- * its devices' domains at start-up, so both ends of a transfer decide alike. */
+/* The IPC domain of a found device on host `host`: one physical device of
+ * one host (host name and PCI bus id for the GPU kinds; host name and index
+ * for test devices, so that test device i of every rank of a host stands for
+ * GPU i of a node). Two devices of two ranks with the same non-zero domain
+ * move data between them through IPC handles. 0 when the kind has no IPC
+ * calls or `on` is 0 (DAGGER_GPU_IPC=0). Every rank publishes its devices'
+ * domains at start-up, so both ends of a transfer decide alike. */
 uint64_t dg_dev_ipc_domain(const dg_dev_found_t *f, const char *host, int on);
+/* Its IPC node: the devices of its kind on host `host` (0 likewise). Two
+ * devices of one node but different domains move data through IPC handles
+ * only where the start-up probe (dev_ipc_probe.c) showed that the receiver
+ * opens and reads the sender's handles. */
+uint64_t dg_dev_ipc_node(const dg_dev_found_t *f, const char *host, int on);
 
 /* Fills the NUMA node and nearby cores of the devices whose backend gave a
  * PCI bus id but left those unknown (hwloc's I/O topology, loaded only

@@ -25,8 +25,11 @@ int main(void)
                                   ? (!cfg.gpu_ipc ? "no IPC (DAGGER_GPU_IPC=0)"
                                                   : "no IPC (the kind has none, or no PCI bus id)")
                               : devs.dev[i].be->kind == DG_DEV_TEST
-                                  ? "IPC with the test devices of other ranks of this host"
-                                  : "IPC with other ranks of this host on the same GPU";
+                                  ? "IPC with the test device of this index of other ranks of "
+                                    "this host, and with their other test devices where the "
+                                    "start-up probe reads their handles"
+                                  : "IPC with other ranks of this host on the same GPU, and on "
+                                    "other GPUs where the start-up probe reads their handles";
             printf("  space %d: %s, %llu MiB%s%s, NUMA node %d, cores %s; %s\n", i + 1,
                    d->name, (unsigned long long)(d->mem_bytes >> 20),
                    d->pci_bus_id[0] ? ", PCI " : "", d->pci_bus_id, (int)d->numa_node,

@@ -29,7 +29,8 @@ typedef struct dg_future_rec {
 
 /* Fills rank r's description from its inventory record: u32 CPU workers,
  * u32 devices, then per device a u32 kind (dg_dev_kind_t values, which equal
- * the planner's kinds) and its u64 IPC domain (devices/discover.h). */
+ * the planner's kinds), its u64 IPC domain and its u64 IPC node
+ * (devices/discover.h). */
 static dagger_status_t read_inventory(dg_tasks_t *t, int r, const void *rec, size_t len)
 {
     dg_wire_cursor_t rc = dg_wire_cursor(rec, len);
@@ -41,7 +42,8 @@ static dagger_status_t read_inventory(dg_tasks_t *t, int r, const void *rec, siz
     for (uint32_t i = 0; !rc.bad && i < d->ndevs && i < DG_DEV_MAX; i++) {
         uint32_t k = dg_wire_get_u32(&rc);
         kinds[i] = (dg_plan_kind_t)k;
-        t->dev_ipc[(size_t)r * DG_DEV_MAX + i] = dg_wire_get_u64(&rc);
+        t->ipc.domains[(size_t)r * DG_DEV_MAX + i] = dg_wire_get_u64(&rc);
+        t->ipc.nodes[(size_t)r * DG_DEV_MAX + i] = dg_wire_get_u64(&rc);
         if (k != DG_DEV_CUDA && k != DG_DEV_HIP && k != DG_DEV_TEST)
             rc.bad = 1;
     }
@@ -56,10 +58,12 @@ static dagger_status_t exchange_inventories(dg_tasks_t *t, uint32_t ncpus)
 {
     t->rank_descs = dg_calloc((size_t)t->nranks, sizeof(*t->rank_descs));
     t->dev_kinds = dg_calloc((size_t)t->nranks * DG_DEV_MAX, sizeof(*t->dev_kinds));
-    t->dev_ipc = dg_calloc((size_t)t->nranks * DG_DEV_MAX, sizeof(*t->dev_ipc));
-    if (!t->rank_descs || !t->dev_kinds || !t->dev_ipc)
+    t->ipc.nranks = t->nranks;
+    t->ipc.domains = dg_calloc((size_t)t->nranks * DG_DEV_MAX, sizeof(uint64_t));
+    t->ipc.nodes = dg_calloc((size_t)t->nranks * DG_DEV_MAX, sizeof(uint64_t));
+    if (!t->rank_descs || !t->dev_kinds || !t->ipc.domains || !t->ipc.nodes)
         return dg_error(DAGGER_ERR_NO_MEMORY, "dagger_init: out of memory");
-    unsigned char mine[8 + 12 * DG_DEV_MAX];
+    unsigned char mine[8 + 20 * DG_DEV_MAX];
     dg_wire_cursor_t c = dg_wire_cursor(mine, sizeof(mine));
     dg_wire_put_u32(&c, ncpus);
     dg_wire_put_u32(&c, (uint32_t)t->devs.n);
@@ -67,8 +71,10 @@ static dagger_status_t exchange_inventories(dg_tasks_t *t, uint32_t ncpus)
         dg_wire_put_u32(&c, (uint32_t)t->devs.dev[i].be->kind);
         dg_wire_put_u64(&c, dg_dev_ipc_domain(&t->devs.dev[i], t->rt->boot->hostname,
                                               (int)t->rt->cfg.gpu_ipc));
+        dg_wire_put_u64(&c, dg_dev_ipc_node(&t->devs.dev[i], t->rt->boot->hostname,
+                                            (int)t->rt->cfg.gpu_ipc));
     }
-    size_t mylen = 8 + 12 * (size_t)t->devs.n;
+    size_t mylen = 8 + 20 * (size_t)t->devs.n;
     if (!t->tx)
         return read_inventory(t, 0, mine, mylen);
     void *all = NULL;
@@ -109,6 +115,8 @@ dagger_status_t dg_tasks_create(dagger_runtime_t *rt, struct dg_act_system *acto
         dg_log(DG_LOG_INFO, "devices: %s", t->devs.summary);
     if (st == DAGGER_OK)
         st = exchange_inventories(t, (uint32_t)dg_act_system_num_workers(actors));
+    if (st == DAGGER_OK) /* which devices of two ranks read each other's IPC handles */
+        st = dg_dev_ipc_probe(t->tx, &t->devs, t->rank, &t->ipc);
     if (st == DAGGER_OK)
         st = dg_trace_start(t);
     if (st == DAGGER_OK) {
@@ -132,7 +140,7 @@ dagger_status_t dg_tasks_create(dagger_runtime_t *rt, struct dg_act_system *acto
                                   .chain = (int)rt->cfg.gpu_chain,
                                   .piece = (size_t)rt->cfg.gpu_pipeline_piece,
                                   .pin_min = (size_t)rt->cfg.gpu_pin_host,
-                                  .ipc_domains = t->dev_ipc});
+                                  .ipc = &t->ipc});
     if (st == DAGGER_OK && (rt->cfg.plan_replay < 0 || rt->cfg.plan_replay > (1 << 24)))
         st = dg_error(DAGGER_ERR_CONFIG, "DAGGER_PLAN_REPLAY=%lld: use 0 (plan every region) or "
                       "a region size in tasks from 1 to %d", rt->cfg.plan_replay, 1 << 24);
@@ -191,7 +199,7 @@ void dg_tasks_destroy(dg_tasks_t *t)
     free(t->planner);
     free(t->rank_descs);
     free(t->dev_kinds);
-    free(t->dev_ipc);
+    dg_dev_ipc_map_free(&t->ipc);
     free(t->futures);
     dg_tasks_fail_log_free(t);
     free(t);

@@ -8,7 +8,7 @@
 
 #include "core/exec/exec.h"
 #include "core/plan/plan.h"
-#include "devices/discover.h"
+#include "devices/devices.h"
 
 struct dg_act_system;
 struct dg_tx;
@@ -23,7 +23,8 @@ typedef struct dg_tasks {
     dg_exec_t *exec;
     dg_plan_rank_desc_t *rank_descs;  /* processor table input */
     dg_plan_kind_t *dev_kinds;        /* their devices' kinds, DG_DEV_MAX per rank */
-    uint64_t *dev_ipc;                /* their devices' IPC domains (dg_dev_ipc_domain), likewise */
+    dg_dev_ipc_map_t ipc;             /* which of their devices go through IPC handles (the
+                                         published domains and nodes, and the probe's pairs) */
     dg_dev_table_t devs;              /* this rank's devices (discovery) */
     dagger_region_t *region;          /* the open region, or NULL */
     uint64_t regions;                 /* regions begun */

@@ -36,10 +36,16 @@ static tdi_block_t *tdi_mine;   /* exportable blocks of this process */
 static tdi_block_t *tdi_opened; /* other processes' blocks mapped here (fd unused) */
 static uint64_t tdi_gen;
 static _Atomic long tdi_open_countdown; /* dg_testdev_ipc_fail_open */
+static _Atomic int tdi_no_peers;        /* dg_testdev_ipc_peers(0) */
 
 void dg_testdev_ipc_fail_open(long k)
 {
     atomic_store(&tdi_open_countdown, k > 0 ? k : 0);
+}
+
+void dg_testdev_ipc_peers(int on)
+{
+    atomic_store(&tdi_no_peers, !on);
 }
 
 static size_t rounded(size_t bytes)
@@ -104,7 +110,7 @@ void dg_testdev_ipc_free(int dev, void *ptr)
     free(b);
 }
 
-/* handle: u32 magic, i32 pid, i32 fd, u32 0, u64 bytes, u64 generation. */
+/* handle: u32 magic, i32 pid, i32 fd, u32 device, u64 bytes, u64 generation. */
 dagger_status_t dg_testdev_ipc_export(int dev, void *ptr, void *handle)
 {
     pthread_mutex_lock(&tdi_lock);
@@ -120,7 +126,7 @@ dagger_status_t dg_testdev_ipc_export(int dev, void *ptr, void *handle)
     dg_wire_put_u32(&c, TDI_MAGIC);
     dg_wire_put_u32(&c, (uint32_t)getpid());
     dg_wire_put_u32(&c, (uint32_t)copy.fd);
-    dg_wire_put_u32(&c, 0);
+    dg_wire_put_u32(&c, (uint32_t)dev);
     dg_wire_put_u64(&c, copy.bytes);
     dg_wire_put_u64(&c, copy.gen);
     return DAGGER_OK;
@@ -132,7 +138,7 @@ dagger_status_t dg_testdev_ipc_open(int dev, const void *handle, void **ptr)
     dg_wire_cursor_t c = dg_wire_cursor(handle, DG_TESTDEV_IPC_HANDLE);
     uint32_t magic = dg_wire_get_u32(&c);
     int pid = (int)dg_wire_get_u32(&c), fd = (int)dg_wire_get_u32(&c);
-    (void)dg_wire_get_u32(&c);
+    uint32_t owner = dg_wire_get_u32(&c);
     uint64_t bytes = dg_wire_get_u64(&c), gen = dg_wire_get_u64(&c);
     if (magic != TDI_MAGIC)
         return dg_error(DAGGER_ERR_INVALID_ARG, "test device %d: not a test device IPC handle",
@@ -143,6 +149,9 @@ dagger_status_t dg_testdev_ipc_open(int dev, const void *handle, void **ptr)
     if (k == 1)
         return dg_error(DAGGER_ERR_SYSTEM, "test device %d: ipc_open refused (fault injected by "
                         "dg_testdev_ipc_fail_open)", dev);
+    if (atomic_load(&tdi_no_peers) && owner != (uint32_t)dev)
+        return dg_error(DAGGER_ERR_UNSUPPORTED, "test device %d: no peer access to test device "
+                        "%u (dg_testdev_ipc_peers(0))", dev, owner);
     if (pid == (int)getpid())
         return dg_error(DAGGER_ERR_INVALID_ARG, "test device %d: the IPC handle is this "
                         "process's own (open it in another process)", dev);

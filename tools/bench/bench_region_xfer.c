@@ -50,7 +50,7 @@
  * variant 1 through IPC handles, 2 staged in pieces, 3 staged whole; 4-6
  * the same with DAGGER_GPU_WAKE=armed (BENCH_WAKE=both; armed: variants 1-3's
  * setting). */
-static void set_path(dagger_runtime_t *rt, int v, size_t piece, const uint64_t *domains,
+static void set_path(dagger_runtime_t *rt, int v, size_t piece, const dg_dev_ipc_map_t *ipc,
                      int armed)
 {
     dg_devs_t *ds = dg_devs_of(rt->tasks->exec);
@@ -58,7 +58,7 @@ static void set_path(dagger_runtime_t *rt, int v, size_t piece, const uint64_t *
         return;
     int path = v >= NPATH ? v - NPATH + 1 : v;
     ds->piece = path == 3 ? 0 : piece;
-    ds->ipc_domains = path == 1 ? domains : NULL;
+    ds->ipc = path == 1 ? ipc : NULL;
     ds->wake_armed = v >= NPATH || armed;
 }
 
@@ -184,8 +184,8 @@ int main(int argc, char **argv)
     FILE *f = dagger_rank(rt) == 0 ? fopen(out, "w") : NULL;
     dg_devs_t *ds = dg_devs_of(rt->tasks->exec);
     const size_t piece = ds ? ds->piece : 0;
-    const uint64_t *domains = ds ? ds->ipc_domains : NULL;
-    int ipc = domains && ds->n && domains[(size_t)dagger_rank(rt) * DG_DEV_MAX] != 0;
+    const dg_dev_ipc_map_t *ipcmap = ds ? ds->ipc : NULL;
+    int ipc = ipcmap && ds->n && ipcmap->domains[(size_t)dagger_rank(rt) * DG_DEV_MAX] != 0;
     if (dev && dagger_rank(rt) == 0 && !ipc)
         printf("no IPC (DAGGER_GPU_IPC=0, or the device has no IPC domain): the ipc rows are "
                "host-staged in pieces\n");
@@ -203,16 +203,16 @@ int main(int argc, char **argv)
         double t[NVAR][ROUNDS];
         for (int i = 0; i < ROUNDS_WARM; i++)
             for (int v = 0; v < nvar; v++) {
-                set_path(rt, v, piece, domains, armed0);
+                set_path(rt, v, piece, ipcmap, armed0);
                 round_time(rt, w, r, c, ks[s], v ? dev : 0);
             }
         for (int i = 0; i < ROUNDS; i++) /* variants alternate, the order turns each round */
             for (int j = 0; j < nvar; j++) {
                 int v = (j + i) % nvar;
-                set_path(rt, v, piece, domains, armed0);
+                set_path(rt, v, piece, ipcmap, armed0);
                 t[v][i] = round_time(rt, w, r, c, ks[s], v ? dev : 0);
             }
-        set_path(rt, 1, piece, domains, armed0);
+        set_path(rt, 1, piece, ipcmap, armed0);
         double bytes = (double)sizes[s] * ks[s], med[NVAR] = {0};
         for (int v = 0; v < nvar; v++) {
             qsort(t[v], ROUNDS, sizeof(double), cmp);
