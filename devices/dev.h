@@ -103,6 +103,9 @@ struct dg_dev {
     uint32_t space;               /* 1 + position in the rank's device list */
     char label[64];               /* "test device 0" */
     int direct;                   /* transfers to other ranks read/write device memory */
+    uint32_t peers;               /* bit j: its streams reach device j's memory (peer_enable,
+                                     DAGGER_GPU_PEER): copies from device j run on it, device
+                                     to device */
     dg_dev_side_t side[2];        /* 0: processor actor, 1: memory-space actor */
     dg_dev_stream_t *streams[DG_DEV_STREAMS_MAX];
     uint32_t nstreams;            /* DAGGER_GPU_STREAMS */
@@ -125,6 +128,8 @@ struct dg_dev {
                                      had finished (DAGGER_GPU_CHAIN) */
     _Atomic uint64_t chain_waits; /* stream waits queued for such tasks */
     _Atomic uint64_t staged;      /* transfers to/from other ranks that went host-staged */
+    _Atomic uint64_t peer_copies; /* copies from another device of the rank into this one,
+                                     device to device (the rest staged through host memory) */
     _Atomic uint64_t piped;       /* ...of which in pieces (dev_pipe.c) */
     _Atomic uint64_t pieces;      /* pieces sent and received */
     _Atomic uint64_t ipc_sent;    /* transfers to other ranks sent through an IPC handle... */
@@ -154,6 +159,8 @@ struct dg_devs {
     int priority;                 /* DAGGER_GPU_PRIORITY: urgent streams per device */
     int chain;                    /* DAGGER_GPU_CHAIN: a task queued behind the events of the
                                      tasks of its device it depends on */
+    int peer;                     /* DAGGER_GPU_PEER: copies between the rank's devices device
+                                     to device where they have peer access */
     _Atomic int quiet;            /* dg_devs_quiet: the actor kernel is going */
     _Atomic int waking;           /* streams' threads inside wake() */
     dg_host_pin_t pin;            /* the host space's pinned buffers (DAGGER_GPU_PIN_HOST) */

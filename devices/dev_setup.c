@@ -10,6 +10,7 @@
 #include "actors/msgtype.h"
 #include "actors/system.h"
 #include "core/base/alloc.h"
+#include "core/base/log.h"
 #include "core/base/status_internal.h"
 #include "devices/dev.h"
 #include "devices/host/host.h"
@@ -96,6 +97,24 @@ static dagger_status_t start_devs(dg_devs_t *ds, const dg_dev_table_t *t)
             return st;
     }
     return DAGGER_OK;
+}
+
+/* Which devices of the rank reach each other's memory (dg_dev_t.peers):
+ * every ordered pair of one kind whose backend enables it. A pair that
+ * cannot stages its copies through host memory, said at info level. */
+static void enable_peers(dg_devs_t *ds)
+{
+    for (int i = 0; i < ds->n; i++)
+        for (int j = 0; j < ds->n; j++) {
+            dg_dev_t *d = &ds->dev[i], *p = &ds->dev[j];
+            if (i == j || d->be != p->be || !d->be->peer_enable)
+                continue;
+            if (d->be->peer_enable(d->index, p->index) == DAGGER_OK)
+                d->peers |= 1u << j;
+            else
+                dg_log(DG_LOG_INFO, "rank %d: copies from %s to %s go through host memory: %s",
+                       ds->ex->rank, p->label, d->label, dagger_error_detail());
+        }
 }
 
 dagger_status_t dg_devs_type(dg_devs_t *ds, const char *name, size_t size, uint32_t *id)
@@ -185,6 +204,7 @@ dagger_status_t dg_devices_start(dg_exec_t *ex, const dg_dev_table_t *t,
     ds->wake_armed = !prm->wake || !prm->wake[0] || !strcmp(prm->wake, "armed");
     ds->priority = prm->priority;
     ds->chain = prm->chain;
+    ds->peer = prm->peer;
     if (st == DAGGER_OK && !ds->wake_armed && strcmp(prm->wake, "each"))
         st = dg_error(DAGGER_ERR_CONFIG, "DAGGER_GPU_WAKE=%s: use armed or each", prm->wake);
     if (st == DAGGER_OK)
@@ -203,6 +223,8 @@ dagger_status_t dg_devices_start(dg_exec_t *ex, const dg_dev_table_t *t,
         st = dg_host_procs_start(ex);
     if (st == DAGGER_OK)
         st = start_devs(ds, t);
+    if (st == DAGGER_OK && ds->peer)
+        enable_peers(ds);
     if (st == DAGGER_OK)
         pin_host(ds, prm->pin_min);
     if (st == DAGGER_OK)

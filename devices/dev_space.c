@@ -308,13 +308,54 @@ static void d2d_staged(dg_dev_t *d, dg_dev_pending_t *p, int ok)
     }
 }
 
-/* A COPY between two devices of the rank: host-staged in two halves, each
- * in a turn of its own device's memory-space actor (only it calls its
- * device): packed to pinned memory on the source, unpacked from there on
- * the destination (on_staged). */
+/* A COPY into this device from a device whose memory its streams reach
+ * (dg_dev_t.peers): on its copy stream, one span copied, several gathered
+ * from the source into scratch here and scattered into the destination
+ * (the two buffers have the same spans). The source's last writer has
+ * finished (the op is ready) and its next one waits for this op. */
+static void from_peer(dg_dev_t *d, dg_xop_t *op)
+{
+    const dg_xcopy_t *c = &op->u.copy;
+    dg_dev_pending_t what = {.op = op, .done = dg_dev_op_done};
+    dagger_status_t st;
+    if (c->nspans == 1) {
+        size_t off = (size_t)c->spans[0].begin * c->elsize;
+        size_t len = (size_t)(c->spans[0].end - c->spans[0].begin) * c->elsize;
+        st = d->be->copy(d->copy_stream, (unsigned char *)c->dst + off,
+                         (const unsigned char *)c->src + off, len, DG_DEV_D2D);
+    } else {
+        what.scratch_bytes = dg_dev_span_bytes(c->spans, c->nspans, c->elsize);
+        dg_dev_span_t *spans = dg_dev_byte_spans(c->spans, c->nspans, c->elsize);
+        st = spans ? dg_dev_cache_get(d, &d->mem, what.scratch_bytes, &what.scratch)
+                   : dg_error(DAGGER_ERR_NO_MEMORY, "out of memory packing spans");
+        if (st == DAGGER_OK)
+            st = d->be->pack(d->copy_stream, what.scratch, c->src, spans, c->nspans, 0);
+        if (st == DAGGER_OK)
+            st = d->be->pack(d->copy_stream, c->dst, what.scratch, spans, c->nspans, 1);
+        free(spans);
+    }
+    if (st != DAGGER_OK)
+        dg_exec_fail(d->ex, UINT64_MAX - 1, st, "a copy between devices failed");
+    atomic_fetch_add_explicit(&d->peer_copies, 1, memory_order_relaxed);
+    dg_dev_pend(d, DG_DEV_SIDE_SPACE, d->copy_stream, &what);
+}
+
+/* A COPY between two devices of the rank: device to device on the
+ * destination where it reaches the source's memory (from_peer); otherwise
+ * host-staged in two halves, each in a turn of its own device's
+ * memory-space actor (only it calls its device): packed to pinned memory on
+ * the source, unpacked from there on the destination (on_staged). */
 static void between_devices(dg_dev_t *d, dg_xop_t *op)
 {
     const dg_xcopy_t *c = &op->u.copy;
+    dg_dev_t *to = &d->all->dev[c->dst_space - 1];
+    if (to->peers & (1u << (c->src_space - 1))) {
+        if (d != to) /* the source's actor got it: the destination copies */
+            dg_exec_post_op(d->ex, d->ex->msg.copy, c->dst_space, op);
+        else
+            from_peer(d, op);
+        return;
+    }
     if (d->space != c->src_space) { /* the destination's actor got it: the source starts */
         dg_exec_post_op(d->ex, d->ex->msg.copy, c->src_space, op);
         return;

@@ -58,6 +58,8 @@ typedef struct dg_devices_params {
     int chain;                   /* DAGGER_GPU_CHAIN: a task is queued behind the events of the
                                     tasks of its device that it depends on, without waiting for
                                     them to be seen finished */
+    int peer;                    /* DAGGER_GPU_PEER: copies between the rank's devices go device
+                                    to device where they have peer access (else host-staged) */
     long long streams;           /* DAGGER_GPU_STREAMS: streams of each device's processor
                                     actor, 1 to DG_DEV_STREAMS_MAX (else DAGGER_ERR_CONFIG) */
     size_t piece;                /* DAGGER_GPU_PIPELINE_PIECE: host-staged transfers between

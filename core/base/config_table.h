@@ -44,6 +44,9 @@
     X(gpu_ipc, "DAGGER_GPU_IPC", BOOL, "1",                                                   \
       "device-to-device transfers between ranks of one node through IPC handles (the receiver " \
       "copies from the sender's device memory); 0 = stage them through host memory")        \
+    X(gpu_peer, "DAGGER_GPU_PEER", BOOL, "1",                                                 \
+      "copies between the devices of one rank go device to device where the devices have "    \
+      "peer access (checked at init); 0 = stage them through host memory")                   \
     X(gpu_pin_host, "DAGGER_GPU_PIN_HOST", SIZE, "262144",                                    \
       "on a rank with devices, host buffers of at least this many bytes are page-locked (the " \
       "device runtime's pinned memory), so copies to and from devices are asynchronous and at " \

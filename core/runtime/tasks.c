@@ -138,6 +138,7 @@ dagger_status_t dg_tasks_create(dagger_runtime_t *rt, struct dg_act_system *acto
                                   .wake = rt->cfg.gpu_wake,
                                   .priority = (int)rt->cfg.gpu_priority,
                                   .chain = (int)rt->cfg.gpu_chain,
+                                  .peer = (int)rt->cfg.gpu_peer,
                                   .piece = (size_t)rt->cfg.gpu_pipeline_piece,
                                   .pin_min = (size_t)rt->cfg.gpu_pin_host,
                                   .ipc = &t->ipc});

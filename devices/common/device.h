@@ -42,7 +42,7 @@ typedef struct dg_dev_event dg_dev_event_t;   /* a point in a stream's work */
 typedef enum dg_dev_copy_dir {
     DG_DEV_H2D = 1,          /* host (pinned or not) to this device */
     DG_DEV_D2H = 2,
-    DG_DEV_D2D = 3           /* within this device */
+    DG_DEV_D2D = 3           /* within this device, or with a peer's memory (peer_enable) */
 } dg_dev_copy_dir_t;
 
 /* One contiguous run of bytes of a strided or sub-view buffer. */
@@ -112,6 +112,13 @@ typedef struct dg_dev_backend {
      * sleeping worker to poll their events; without it, a worker keeps
      * polling (with yields) while device work is pending. */
     dagger_status_t (*launch_host_fn)(dg_dev_stream_t *s, void (*fn)(void *), void *arg);
+
+    /* ---- between the devices of one process (NULL when the kind has none) ---- */
+    /* Lets dev's streams read and write peer's memory: copy with DG_DEV_D2D
+     * and pack with one side in peer's memory (cudaDeviceEnablePeerAccess).
+     * DAGGER_OK when they can; otherwise the reason (the copies between the
+     * two then stage through host memory). Called at init. */
+    dagger_status_t (*peer_enable)(int dev, int peer);
 
     /* ---- between processes of one node (NULL when the kind has none) ---- */
     size_t ipc_handle_bytes; /* at most 128 */

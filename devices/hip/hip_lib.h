@@ -31,7 +31,8 @@
     X(hipEventDestroy) X(hipEventRecord) X(hipEventQuery) X(hipMalloc) X(hipFree)         \
     X(hipMallocAsync) X(hipFreeAsync) X(hipHostMalloc) X(hipHostFree) X(hipMemcpyAsync)   \
     X(hipMemsetAsync) X(hipIpcGetMemHandle) X(hipIpcOpenMemHandle)                        \
-    X(hipIpcCloseMemHandle) X(dg_hip_pack_launch)
+    X(hipIpcCloseMemHandle) X(hipDeviceCanAccessPeer) X(hipDeviceEnablePeerAccess)         \
+    X(dg_hip_pack_launch)
 
 typedef struct dg_hip_lib {
 #define DG_HIP_FIELD(name) __typeof__(&name) name;
@@ -84,6 +85,8 @@ int dg_hip_lib_open(dg_hip_lib_t *t, char *path, size_t path_cap, char *why, siz
 #define hipIpcGetMemHandle (dg_hip_rt.hipIpcGetMemHandle)
 #define hipIpcOpenMemHandle (dg_hip_rt.hipIpcOpenMemHandle)
 #define hipIpcCloseMemHandle (dg_hip_rt.hipIpcCloseMemHandle)
+#define hipDeviceCanAccessPeer (dg_hip_rt.hipDeviceCanAccessPeer)
+#define hipDeviceEnablePeerAccess (dg_hip_rt.hipDeviceEnablePeerAccess)
 #define dg_hip_pack_launch (dg_hip_rt.dg_hip_pack_launch)
 #endif
 

@@ -54,10 +54,31 @@ struct dg_dev_stream {
 
 static _Atomic int td_count;
 static _Atomic int64_t td_live_bytes, td_live_blocks;
+static _Atomic int td_no_peers; /* dg_testdev_peers(0) */
 
 void dg_testdev_configure(int n)
 {
     atomic_store(&td_count, n < 0 ? 0 : n);
+}
+
+void dg_testdev_peers(int on)
+{
+    atomic_store(&td_no_peers, !on);
+}
+
+int dg_testdev_peers_on(void)
+{
+    return !atomic_load(&td_no_peers);
+}
+
+/* Test devices' memory is host memory: each reaches the others' unless
+ * dg_testdev_peers(0) says they have no peer access. */
+static dagger_status_t td_peer_enable(int dev, int peer)
+{
+    if (!dg_testdev_peers_on())
+        return dg_error(DAGGER_ERR_UNSUPPORTED, "test device %d: no peer access to test device "
+                        "%d (dg_testdev_peers(0))", dev, peer);
+    return DAGGER_OK;
 }
 
 void dg_testdev_stats(int64_t *bytes, int64_t *blocks)
@@ -431,6 +452,7 @@ const dg_dev_backend_t dg_testdev_backend = {
     .memset0 = td_memset0,
     .pack = td_pack,
     .launch_host_fn = td_launch_host_fn,
+    .peer_enable = td_peer_enable,
     .ipc_handle_bytes = DG_TESTDEV_IPC_HANDLE,
     .ipc_export = dg_testdev_ipc_export,
     .ipc_open = dg_testdev_ipc_open,

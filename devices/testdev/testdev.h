@@ -22,10 +22,13 @@ void dg_testdev_ipc_close(int dev, void *ptr);
 /* Test-only fault injection: the k-th ipc_open of this process from now
  * fails (k >= 1); 0 disarms. */
 void dg_testdev_ipc_fail_open(long k);
-/* Test-only: with 0, this process's test devices refuse to open the IPC
- * handles of test devices of another index, as GPUs of one node without
- * peer access do (the start-up probe then sends their transfers through
- * host memory); 1 (the default) opens them. Set before dagger_init. */
-void dg_testdev_ipc_peers(int on);
+/* Test-only: with 0, this process's test devices have no peer access, as
+ * GPUs of one node without it: they refuse to open the IPC handles of test
+ * devices of another index (the start-up probe then stages their transfers
+ * between ranks through host memory), and peer_enable refuses (copies
+ * between the devices of a rank stage through host memory). 1 (the
+ * default): they have it. Set before dagger_init. */
+void dg_testdev_peers(int on);
+int dg_testdev_peers_on(void);
 
 #endif

@@ -36,17 +36,12 @@ static tdi_block_t *tdi_mine;   /* exportable blocks of this process */
 static tdi_block_t *tdi_opened; /* other processes' blocks mapped here (fd unused) */
 static uint64_t tdi_gen;
 static _Atomic long tdi_open_countdown; /* dg_testdev_ipc_fail_open */
-static _Atomic int tdi_no_peers;        /* dg_testdev_ipc_peers(0) */
 
 void dg_testdev_ipc_fail_open(long k)
 {
     atomic_store(&tdi_open_countdown, k > 0 ? k : 0);
 }
 
-void dg_testdev_ipc_peers(int on)
-{
-    atomic_store(&tdi_no_peers, !on);
-}
 
 static size_t rounded(size_t bytes)
 {
@@ -149,9 +144,9 @@ dagger_status_t dg_testdev_ipc_open(int dev, const void *handle, void **ptr)
     if (k == 1)
         return dg_error(DAGGER_ERR_SYSTEM, "test device %d: ipc_open refused (fault injected by "
                         "dg_testdev_ipc_fail_open)", dev);
-    if (atomic_load(&tdi_no_peers) && owner != (uint32_t)dev)
+    if (!dg_testdev_peers_on() && owner != (uint32_t)dev)
         return dg_error(DAGGER_ERR_UNSUPPORTED, "test device %d: no peer access to test device "
-                        "%u (dg_testdev_ipc_peers(0))", dev, owner);
+                        "%u (dg_testdev_peers(0))", dev, owner);
     if (pid == (int)getpid())
         return dg_error(DAGGER_ERR_INVALID_ARG, "test device %d: the IPC handle is this "
                         "process's own (open it in another process)", dev);

@@ -1,6 +1,6 @@
 /* Two test devices per rank (DAGGER_TEST_DEVICES=2): data moves between the
- * devices of one rank (host-staged in two halves) and placement over "all
- * devices" uses both; between ranks, device i of every rank stands for GPU
+ * devices of one rank (device to device with peer access, else host-staged
+ * in two halves) and placement over "all devices" uses both; between ranks, device i of every rank stands for GPU
  * i of one node, and the start-up probe decides which pairs of different
  * devices move data through IPC handles. */
 #include <stdio.h>
@@ -14,14 +14,36 @@ static double ramp(size_t i, size_t j)
     return (double)(i + 100 * j);
 }
 
-Test(gpu_twodev, data_moves_between_the_devices_of_a_rank)
+/* The copies into this rank's devices that went device to device
+ * (dg_dev_t.peer_copies). */
+static void copy_counts(dagger_runtime_t *rt, uint64_t *peer)
 {
+    dg_devs_t *ds = dg_devs_of(rt->tasks->exec);
+    *peer = 0;
+    for (int d = 0; d < ds->n; d++)
+        *peer += atomic_load(&ds->dev[d].peer_copies);
+}
+
+/* A chunk on the last rank: whole on its device 0, its lower triangle on
+ * device 1 (a strided view), whole on device 0 again. With peer access
+ * the two copies between the devices go device to device (the data the
+ * same either way). */
+static void between_devices_of_a_rank(int peers)
+{
+    dg_testdev_peers(peers);
     dagger_runtime_t *rt = mr_init();
     int last = dagger_nranks(rt) - 1;
     dagger_chunk_t c = mr_chunk2(rt, 8, 8, last, ramp);
     dagger_codelet_t add1 = GPU_REG(rt, gpu_add1);
     int a = gpu_proc(rt, last, 0), b = gpu_proc(rt, last, 1);
     cr_assert(a >= 0 && b >= 0, "two test devices on rank %d", last);
+    if (dagger_rank(rt) == last) {
+        dg_devs_t *ds = dg_devs_of(rt->tasks->exec);
+        cr_assert_eq(ds->dev[0].peers, peers ? 2u : 0u, "device 0 reaches device 1: %d", peers);
+        cr_assert_eq(ds->dev[1].peers, peers ? 1u : 0u, "device 1 reaches device 0: %d", peers);
+    }
+    uint64_t before, after;
+    copy_counts(rt, &before);
     dagger_scope_t sa = gpu_scope(&a), sb = gpu_scope(&b), all = {.kinds = gpu_kind()};
     dagger_view_t v = dagger_view(rt, c);
     dagger_view_t lower = dagger_view_mod(v, DAGGER_LOWER);
@@ -38,7 +60,22 @@ Test(gpu_twodev, data_moves_between_the_devices_of_a_rank)
     dagger_region_stats_t st;
     MR_OK(dagger_region_stats(rt, &st));
     cr_assert_gt(st.copies, 0, "copies between the rank's memory spaces");
+    copy_counts(rt, &after);
+    if (dagger_rank(rt) == last)
+        cr_assert_eq(after - before, peers ? 2u : 0u, "peer access %d: %llu copies device to "
+                     "device (to device 1 and back)", peers, (unsigned long long)(after - before));
+    MR_OK(dagger_chunk_free(rt, c));
     MR_OK(dagger_finalize(rt));
+}
+
+Test(gpu_twodev, data_moves_between_the_devices_of_a_rank)
+{
+    between_devices_of_a_rank(1);
+}
+
+Test(gpu_twodev, without_peer_access_data_between_the_devices_of_a_rank_stages_through_host)
+{
+    between_devices_of_a_rank(0);
 }
 
 /* The IPC counters of this rank's devices, summed over every rank. */
@@ -56,13 +93,13 @@ static void ipc_counts(dagger_runtime_t *rt, uint64_t out[3])
 }
 
 /* The start-up probe (devices/dev_ipc_probe.c) with the test devices' peer
- * access on or off (dg_testdev_ipc_peers): which pairs it lets through, and
+ * access on or off (dg_testdev_peers): which pairs it lets through, and
  * a chunk moved from rank 0's device 1 to rank 1's device 0 (different
  * devices: through a handle only with peer access) and on to rank 0's
  * device 0 (the same device index: always through a handle). */
 static void probe_and_move(int peers)
 {
-    dg_testdev_ipc_peers(peers);
+    dg_testdev_peers(peers);
     dagger_runtime_t *rt = mr_init();
     int nr = dagger_nranks(rt), me = dagger_rank(rt);
     if (nr == 1) {
