@@ -12,6 +12,7 @@
 #include "core/base/spares.h"
 #include "core/base/common.h"
 #include "core/exec/rewrap.h"
+#include "core/exec/staging.h"
 #include "core/base/log.h"
 #include "core/base/status_internal.h"
 #include "core/trace/trace.h"
@@ -78,6 +79,7 @@ struct dg_xfer {
     int lost_seen;             /* the receives waiting when a peer was lost have failed */
     dg_spares_t spare_rv;      /* recycled receive records (dg_rv_t) */
     dg_spares_t spare_send;    /* recycled send contexts (dg_send_ctx_t) */
+    dg_staging_t staging;      /* packed sends' and receives' host blocks (staging.h) */
 };
 
 /* Every receive makes a record and frees it at the meeting, and every send
@@ -90,7 +92,8 @@ struct dg_xfer {
 typedef struct dg_unpack {
     dg_xfer_t *xf;
     dg_xop_t *op;
-    void *staging;
+    void *staging;             /* from xf->staging, of len bytes */
+    size_t len;
 } dg_unpack_t;
 
 static dg_rv_t **bucket(dg_xfer_t *xf, uint64_t tag)
@@ -186,8 +189,9 @@ static void send_done(void *arg, dagger_status_t st)
     dg_send_ctx_t *s = arg;
     if (st != DAGGER_OK)
         send_failed(s, st, "the bytes");
-    free(s->packed);
     dg_xfer_t *xf = s->xf;
+    dg_staging_put(&xf->staging, s->packed, s->op->u.xfer.bytes);
+    s->packed = NULL;
     xfer_done(xf, s->op);
     dg_spares_give(&xf->spare_send, s);
 }
@@ -240,14 +244,15 @@ void dg_xfer_send(dg_xfer_t *xf, dg_xop_t *op)
         if (x->nspans == 1) {
             payload = x->base + (size_t)x->spans[0].begin * x->elsize;
         } else {
-            s->packed = dg_malloc(x->bytes);
+            s->packed = dg_staging_get(&xf->staging, x->bytes);
             if (s->packed)
                 gather(x, s->packed);
             payload = s->packed;
         }
     }
     if (!s || (len && !payload)) {
-        free(s ? s->packed : NULL);
+        if (s)
+            dg_staging_put(&xf->staging, s->packed, x->bytes);
         dg_spares_give(&xf->spare_send, s);
         fail_xfer(xf, op, DAGGER_ERR_NO_MEMORY, "out of memory packing a transfer");
         xfer_done(xf, op);
@@ -332,7 +337,7 @@ static void unpack_done(void *arg, dagger_status_t st)
         fail_xfer(u->xf, u->op, st, "receiving a transfer failed (a peer was lost?)");
     else if (u->staging)
         scatter(&u->op->u.xfer, u->staging);
-    free(u->staging);
+    dg_staging_put(&u->xf->staging, u->staging, u->len);
     xfer_done(u->xf, u->op);
     free(u);
 }
@@ -352,7 +357,7 @@ static void pull(dg_xfer_t *xf, dg_xop_t *op, void *rndv, size_t len)
         else if (x->nspans == 1 && x->base)
             dst = x->base + (size_t)x->spans[0].begin * x->elsize;
         else
-            dst = u->staging = dg_malloc(len);
+            dst = u->staging = dg_staging_get(&xf->staging, u->len = len);
     }
     if (!u || !dst) {
         dg_tx_drop(xf->tx, rndv);
@@ -1072,10 +1077,12 @@ dagger_status_t dg_xfer_create(dg_exec_t *ex, struct dg_tx *tx, dg_xfer_t **out)
     pthread_mutex_init(&xf->lock, NULL);
     dg_spares_init(&xf->spare_rv, DG_XFER_SPARE_KEEP);
     dg_spares_init(&xf->spare_send, DG_XFER_SPARE_KEEP);
+    dg_staging_init(&xf->staging);
     dagger_status_t st = dg_tx_set_handler(tx, DG_TX_CH_DATA, on_data, xf);
     if (st != DAGGER_OK) {
         dg_spares_destroy(&xf->spare_rv);
         dg_spares_destroy(&xf->spare_send);
+        dg_staging_cleanup(&xf->staging);
         pthread_mutex_destroy(&xf->lock);
         free(xf);
         return st;
@@ -1104,6 +1111,7 @@ void dg_xfer_destroy(dg_xfer_t *xf)
         }
     dg_spares_destroy(&xf->spare_rv);
     dg_spares_destroy(&xf->spare_send);
+    dg_staging_cleanup(&xf->staging);
     pthread_mutex_destroy(&xf->lock);
     free(xf);
 }
