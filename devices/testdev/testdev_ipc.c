@@ -42,7 +42,6 @@ void dg_testdev_ipc_fail_open(long k)
     atomic_store(&tdi_open_countdown, k > 0 ? k : 0);
 }
 
-
 static size_t rounded(size_t bytes)
 {
     size_t page = (size_t)sysconf(_SC_PAGESIZE);
