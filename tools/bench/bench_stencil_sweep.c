@@ -12,6 +12,11 @@
  *   DAGGER_NUM_THREADS=2 bench_stencil_sweep [file] [sizes] [blocks]
  * file defaults to /tmp/bench_stencil_sweep.txt; sizes like 256,1024,4096;
  * blocks like 128,512; BENCH_REPS sets the repetitions (3..64, default 11).
+ * BENCH_SWEEPS=k (1..64, default 1) times k sweeps of each variant back to
+ * back and reports the time of one: with 1 every sweep starts after the
+ * other variants' loops, its workers asleep (on this VM their wake-up is a
+ * tenth of a 1024 x 1024 sweep); with more, most sweeps start with them
+ * awake, as in a program that sweeps in a loop.
  * Run on one rank (the serial loop runs on rank 0 with the whole array). */
 #include <dagger.h>
 #include <stdio.h>
@@ -69,7 +74,7 @@ static void check(dagger_array_t *y, const double *want, size_t m)
     free(got);
 }
 
-static void run_case(dagger_runtime_t *rt, FILE *out, size_t n, size_t blk, int reps)
+static void run_case(dagger_runtime_t *rt, FILE *out, size_t n, size_t blk, int reps, int sweeps)
 {
     dagger_array_desc_t d = {.dtype = DAGGER_F64, .ndims = 2, .dims = {n, n}, .block = {blk, blk}};
     dagger_array_t *x, *y;
@@ -96,13 +101,15 @@ static void run_case(dagger_runtime_t *rt, FILE *out, size_t n, size_t blk, int 
         for (int i = 0; i < 3; i++) {
             int v = (i + k) % 3;
             double t0 = now();
-            if (v == 0)
-                must(dagger_stencil_run(NULL, s), "sweep");
-            else if (v == 1)
-                dg_bench_serial_sweep_plain(sx, sy, (long)n);
-            else
-                dg_bench_serial_sweep_vec(sx, sy, (long)n);
-            t[v][k] = now() - t0;
+            for (int j = 0; j < sweeps; j++) {
+                if (v == 0)
+                    must(dagger_stencil_run(NULL, s), "sweep");
+                else if (v == 1)
+                    dg_bench_serial_sweep_plain(sx, sy, (long)n);
+                else
+                    dg_bench_serial_sweep_vec(sx, sy, (long)n);
+            }
+            t[v][k] = (now() - t0) / sweeps;
         }
         r[0][k] = t[1][k] / t[0][k];
         r[1][k] = t[2][k] / t[0][k];
@@ -117,9 +124,10 @@ static void run_case(dagger_runtime_t *rt, FILE *out, size_t n, size_t blk, int 
     snprintf(line, sizeof(line),
              "N=%-5zu block %-4zu dagger %8.3f ms (%.3f-%.3f)  serial plain %8.3f ms (%.3f-%.3f)  "
              "vec %8.3f ms (%.3f-%.3f)  plain/dagger %5.2f (%.2f-%.2f)  vec/dagger %5.2f "
-             "(%.2f-%.2f)  reps %d",
+             "(%.2f-%.2f)  reps %d x %d",
              n, blk, a[0] * 1e3, a[1] * 1e3, a[2] * 1e3, b[0] * 1e3, b[1] * 1e3, b[2] * 1e3,
-             c[0] * 1e3, c[1] * 1e3, c[2] * 1e3, pr[0], pr[1], pr[2], vr[0], vr[1], vr[2], reps);
+             c[0] * 1e3, c[1] * 1e3, c[2] * 1e3, pr[0], pr[1], pr[2], vr[0], vr[1], vr[2], reps,
+             sweeps);
     printf("%s\n", line);
     fprintf(out, "%s\n", line);
     fflush(stdout);
@@ -157,19 +165,22 @@ int main(int argc, char **argv)
     const char *re = getenv("BENCH_REPS");
     int reps = re ? atoi(re) : 11;
     reps = reps < 3 ? 3 : reps > MAX_REPS ? MAX_REPS : reps;
+    const char *sw = getenv("BENCH_SWEEPS");
+    int sweeps = sw ? atoi(sw) : 1;
+    sweeps = sweeps < 1 ? 1 : sweeps > 64 ? 64 : sweeps;
     FILE *out = fopen(path, "a");
     if (!out) {
         fprintf(stderr, "bench_stencil_sweep: cannot open %s\n", path);
         return 1;
     }
-    fprintf(out, "# bench_stencil_sweep: 3x3 Wrap neighbour sum, f64, 1 rank x %d thread(s)\n",
-            dagger_num_threads(rt));
-    printf("3x3 Wrap neighbour sum, f64, 1 rank x %d thread(s); medians (min-max)\n",
-           dagger_num_threads(rt));
+    fprintf(out, "# bench_stencil_sweep: 3x3 Wrap neighbour sum, f64, 1 rank x %d thread(s), "
+            "%d sweep(s) back to back\n", dagger_num_threads(rt), sweeps);
+    printf("3x3 Wrap neighbour sum, f64, 1 rank x %d thread(s), %d sweep(s) back to back (time "
+           "of one); medians (min-max)\n", dagger_num_threads(rt), sweeps);
     for (size_t i = 0; i < nsizes; i++)
         for (size_t j = 0; j < nblocks; j++)
             if (blocks[j] <= sizes[i])
-                run_case(rt, out, sizes[i], blocks[j], reps);
+                run_case(rt, out, sizes[i], blocks[j], reps, sweeps);
     fclose(out);
     must(dagger_finalize(rt), "finalize");
     return 0;
