@@ -7,14 +7,8 @@
  * step's pivots; a laswp task per other block column applies them (to the
  * left too, so L ends up as LAPACK's); then each block column to the right
  * gets a unit-lower trsm of its panel rows and gemm updates of the rows
- * below, split into row blocks of A's height for parallelism. Priorities
- * look ahead: the panel first, then the updates of each block column
- * before those of the columns after it, so the next panels' columns are
- * ready first. (Favouring only the next column, as before, let a rank of
- * 2 x 1 run step 0's updates of column 3 after step 1's of columns 5 and 7
- * and start panel 3 late while the other rank sat idle; tiled LU, N =
- * 4096, tiles 512, 2 ranks x 1 thread, four alternated rounds: 613-631 ms,
- * median 626, before; 612-626, median 614, with this.) */
+ * below, split into row blocks of A's height for parallelism. The next
+ * block column's tasks get higher priorities (look-ahead). */
 #include "core/linalg/linalg_internal.h"
 #include "core/base/status_internal.h"
 
@@ -28,21 +22,21 @@ static dagger_status_t update_column(dg_la_ctx_t *x, const dg_la_mat_t *w, const
                                      size_t k, size_t j, size_t mb)
 {
     size_t r0 = k * w->nb, kb = dg_la_tile_m(piv, k), wj = dg_la_tile_n(w, j), M = w->m;
-    int pc = 3 * (int)(w->nt - j); /* the nearer a column, the sooner its panel */
+    int next = j == k + 1;
     dg_la_par_t sp = {.step = (int32_t)k, .row0 = (int64_t)r0};
     dagger_arg_t sw[2] = {DAGGER_INOUT(dg_la_panel_rows(w, j, r0, M - r0, wj)),
                           DAGGER_IN(dg_la_tile(piv, k, 0))};
-    dagger_status_t st = dg_la_submit(x, DG_LA_CL_LASWP, 2, sw, &sp, j < k ? 0 : pc + 2);
+    dagger_status_t st = dg_la_submit(x, DG_LA_CL_LASWP, 2, sw, &sp, j < k ? 0 : next ? 9 : 5);
     if (st || j < k)
         return st;
     dg_la_par_t tp = {.side = DAGGER_LA_LEFT, .uplo = DAGGER_LA_LOWER, .diag = DAGGER_LA_UNIT,
                       .alpha = 1.0};
     dagger_view_t top = dg_la_panel_rows(w, j, r0, kb, wj);
-    st = dg_la_trsm_tile(x, &tp, dg_la_panel_rows(w, k, r0, kb, kb), top, pc + 1);
+    st = dg_la_trsm_tile(x, &tp, dg_la_panel_rows(w, k, r0, kb, kb), top, next ? 8 : 4);
     for (size_t rs = r0 + kb; rs < M && !st; rs += mb) {
         size_t h = rs + mb < M ? mb : M - rs;
         st = dg_la_gemm_tile(x, 0, 0, -1.0, dg_la_panel_rows(w, k, rs, h, kb), top, 1.0,
-                             dg_la_panel_rows(w, j, rs, h, wj), pc);
+                             dg_la_panel_rows(w, j, rs, h, wj), next ? 7 : 3);
     }
     return st;
 }
@@ -59,7 +53,7 @@ static dagger_status_t lu_dag(dg_la_ctx_t *x, const dg_la_mat_t *w, const dg_la_
         size_t wk = dg_la_tile_n(w, k);
         dagger_arg_t args[2] = {DAGGER_INOUT(dg_la_panel_rows(w, k, r0, w->m - r0, wk)),
                                 DAGGER_OUT(dg_la_tile(piv, k, 0))};
-        st = dg_la_submit(x, DG_LA_CL_GETRF, 2, args, &pp, 3 * (int)w->nt + 3);
+        st = dg_la_submit(x, DG_LA_CL_GETRF, 2, args, &pp, 10);
         for (size_t j = 0; j < w->nt && !st; j++)
             if (j != k)
                 st = update_column(x, w, piv, k, j, mb);
