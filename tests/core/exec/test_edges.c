@@ -6,7 +6,7 @@
  *  - a dependency that already finished (its successor stack is closed),
  *  - a dependency whose ring slot was reused (a window of 64 ops),
  *  - the edge array out of memory (the emitting thread waits instead),
- *  - fan-out: one op releasing many waiting ops at once,
+ *  - fan-out: one op releasing many waiting ops at once, in plan order,
  *  - edges released early (dg_exec_release_early; chained tasks of a test
  *    device, DAGGER_GPU_CHAIN=1), whose ops may finish before their
  *    dependencies do and must keep their slots until those have. */
@@ -158,6 +158,34 @@ Test(edges, wide_fan_in_and_fan_out, .init = start, .fini = stop, .timeout = 120
         cr_assert_gt(atomic_load(&started[41]), atomic_load(&ended[s]), "fan-in: after %llu",
                      (unsigned long long)s);
     wait_and_check(81, deps_of, ndeps_of);
+}
+
+/* One finish releases its waiters in the order they were planned, the
+ * order their consumers need them in (a panel's pivots before its row
+ * blocks): one worker, taking them one by one from the shared queue's FIFO,
+ * starts them in that order. This thread does not wait in the executor
+ * until they have run, so it runs none of them. */
+Test(edges, waiters_are_released_in_plan_order, .timeout = 120)
+{
+    dagger_params_t p = {.num_threads = 1, .no_bind = 1};
+    cr_assert_eq(dagger_init(NULL, NULL, &p, &rt), DAGGER_OK, "%s", dagger_error_detail());
+    ex = rt->tasks->exec;
+    cr_assert_eq(dg_exec_codelet_add(ex, cl_id, "edges.record", record, NULL, NULL), DAGGER_OK);
+    atomic_store(&gated, 1);
+    launch(1, NULL, 0);
+    static const uint64_t first[1] = {1};
+    for (uint64_t s = 2; s <= 12; s++)
+        launch(s, first, 1);
+    atomic_store(&gate_open, 1);
+    for (uint64_t s = 2; s <= 12; s++)
+        while (!atomic_load(&ended[s]))
+            sched_yield();
+    for (uint64_t s = 3; s <= 12; s++)
+        cr_assert_gt(atomic_load(&started[s]), atomic_load(&started[s - 1]),
+                     "waiter %llu started before waiter %llu, planned before it",
+                     (unsigned long long)s, (unsigned long long)s - 1);
+    cr_assert_eq(dg_exec_wait_all(ex), DAGGER_OK);
+    stop();
 }
 
 /* The edge array of an op with more than 4 dependencies cannot be had: the
