@@ -12,7 +12,10 @@
  * job's CPU workers); BENCH_STARPU=0 skips StarPU; BENCH_GRID=PxQ the
  * arrays' rank grid (default the squarest, 1 x 2 on two ranks), or
  * BENCH_GRID=diag: tile (i, j) on rank (i + j) mod P, which shares each
- * factorization step's column of tiles (and the lower triangle) evenly.
+ * factorization step's column of tiles (and the lower triangle) evenly, or
+ * BENCH_GRID=fold: block column j whole on one rank, dealt 0, 1, .., P-1,
+ * P-1, .., 0 (on 2 ranks 0, 1, 1, 0, 0, 1, 1, 0), which evens out the
+ * trailing updates the later columns get (docs/linalg.md: QR on 2 x 1).
  *
  * Rows, f64, N x N, tiles per N as the issue asks (256: 256 and 128;
  * 1024: 512 and 128; 4096: 512 and 256; TILES=t1,t2 for others), arrays
@@ -569,6 +572,15 @@ static int diag_owner(const size_t block[], int ndims, int nranks, void *ctx)
     return (int)((block[0] + (ndims > 1 ? block[1] : 0)) % (size_t)nranks);
 }
 
+/* BENCH_GRID=fold: block column j on rank j mod 2R folded (0, 1, .., R-1,
+ * R-1, .., 0, 0, 1, ..), every row of it there. */
+static int fold_owner(const size_t block[], int ndims, int nranks, void *ctx)
+{
+    (void)ctx;
+    size_t j = ndims > 1 ? block[1] : block[0], r = (size_t)nranks, p = j % (2 * r);
+    return (int)(p < r ? p : 2 * r - 1 - p);
+}
+
 /* Tiles of the issue's table for size n (two), or the TILES argument. */
 static int tiles_for(int n, const char *arg, int out[2])
 {
@@ -600,6 +612,8 @@ static void setup(bench_t *b, int argc, char **argv)
     const char *grid = getenv("BENCH_GRID"); /* PxQ rank grid; default the squarest */
     if (grid && !strcmp(grid, "diag"))
         b->dist = (dagger_dist_t){.kind = DAGGER_DIST_MAP, .map = diag_owner};
+    else if (grid && !strcmp(grid, "fold"))
+        b->dist = (dagger_dist_t){.kind = DAGGER_DIST_MAP, .map = fold_owner};
     else if (grid && sscanf(grid, "%dx%d", &b->dist.prows, &b->dist.pcols) != 2)
         b->dist.prows = b->dist.pcols = 0;
     check(dagger_index_fn_register(b->rt, "bench.linalg.spd", spd_fn, &b->spd), "index fn");
