@@ -492,23 +492,8 @@ void dg_exec_finish(dg_exec_t *ex, dg_xop_t *op)
     if (DG_TRACE_ON())
         dg_trace_finish(op);
     dg_xedge_t *e = atomic_exchange_explicit(&op->succ, DG_XOP_CLOSED, memory_order_acq_rel);
-    if (e && e->next) {
-        /* The list is a stack, the last-emitted waiter on top: release them
-         * in the plan's order, the order their consumers need them in. A
-         * panel's sends then leave pivots first and the row blocks in turn;
-         * released last-first, a step's 4 KiB of pivots waited behind seven
-         * 2 MiB blocks on their way to the other rank, and the other rank's
-         * first task of the step started 13-37 ms after the panel ended,
-         * 0.4 ms after (tiled LU, N = 4096, tiles 512, 2 ranks x 1 thread). */
-        dg_xedge_t *prev = NULL;
-        while (e) {
-            dg_xedge_t *n = e->next;
-            e->next = prev;
-            prev = e;
-            e = n;
-        }
-        e = prev;
-    }
+    if (e && e->next)
+        e = dg_xedge_release_order(e); /* sends first, in plan order (xop.h) */
     while (e) {
         /* Read the edge before releasing its op: once released, that op may
          * finish and its slot be reused by the submitting thread. */

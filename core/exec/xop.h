@@ -143,4 +143,37 @@ struct dg_xop {
     _Alignas(16) unsigned char inline_blob[DG_XOP_INLINE_BLOB];
 };
 
+/* The order in which a finished op releases its waiters, given its closed
+ * successor stack (the last-planned waiter on top): sends first, in the
+ * plan's order, the order their consumers need them in (a panel's pivots,
+ * then its row blocks); the rest as they come, last-planned first. Released
+ * last-first, a step's 4 KiB of pivots waited behind seven 2 MiB blocks on
+ * their way to the other rank, and the other rank's first task of the step
+ * started 13-37 ms after the panel ended; 0.4 ms after with sends in plan
+ * order (tiled LU, N = 4096, tiles 512, 2 ranks x 1 thread). Releasing the
+ * local waiters in plan order too cost the 1 x 2 Cholesky about 2 %, so
+ * one rank's order stays as it was. */
+static inline dg_xedge_t *dg_xedge_release_order(dg_xedge_t *e)
+{
+    dg_xedge_t *sends = NULL, *sends_last = NULL, *rest = NULL, **tail = &rest;
+    while (e) {
+        dg_xedge_t *n = e->next;
+        if (!dg_xedge_early(e) && dg_xedge_op(e)->kind == DG_PLAN_OP_SEND) {
+            if (!sends)
+                sends_last = e;
+            e->next = sends;
+            sends = e;
+        } else {
+            *tail = e;
+            tail = &e->next;
+        }
+        e = n;
+    }
+    *tail = NULL;
+    if (!sends)
+        return rest;
+    sends_last->next = rest;
+    return sends;
+}
+
 #endif

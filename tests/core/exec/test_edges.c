@@ -6,7 +6,8 @@
  *  - a dependency that already finished (its successor stack is closed),
  *  - a dependency whose ring slot was reused (a window of 64 ops),
  *  - the edge array out of memory (the emitting thread waits instead),
- *  - fan-out: one op releasing many waiting ops at once, in plan order,
+ *  - fan-out: one op releasing many waiting ops at once (sends first, in
+ *    plan order),
  *  - edges released early (dg_exec_release_early; chained tasks of a test
  *    device, DAGGER_GPU_CHAIN=1), whose ops may finish before their
  *    dependencies do and must keep their slots until those have. */
@@ -160,32 +161,37 @@ Test(edges, wide_fan_in_and_fan_out, .init = start, .fini = stop, .timeout = 120
     wait_and_check(81, deps_of, ndeps_of);
 }
 
-/* One finish releases its waiters in the order they were planned, the
- * order their consumers need them in (a panel's pivots before its row
- * blocks): one worker, taking them one by one from the shared queue's FIFO,
- * starts them in that order. This thread does not wait in the executor
- * until they have run, so it runs none of them. */
-Test(edges, waiters_are_released_in_plan_order, .timeout = 120)
+/* The order a finish releases its waiters in (xop.h
+ * dg_xedge_release_order), on a hand-made successor stack: sends first, in
+ * plan order; the other waiters after them, last-planned first; an edge
+ * released early stays among the others whatever its op. */
+Test(edges, sends_are_released_first_in_plan_order)
 {
-    dagger_params_t p = {.num_threads = 1, .no_bind = 1};
-    cr_assert_eq(dagger_init(NULL, NULL, &p, &rt), DAGGER_OK, "%s", dagger_error_detail());
-    ex = rt->tasks->exec;
-    cr_assert_eq(dg_exec_codelet_add(ex, cl_id, "edges.record", record, NULL, NULL), DAGGER_OK);
-    atomic_store(&gated, 1);
-    launch(1, NULL, 0);
-    static const uint64_t first[1] = {1};
-    for (uint64_t s = 2; s <= 12; s++)
-        launch(s, first, 1);
-    atomic_store(&gate_open, 1);
-    for (uint64_t s = 2; s <= 12; s++)
-        while (!atomic_load(&ended[s]))
-            sched_yield();
-    for (uint64_t s = 3; s <= 12; s++)
-        cr_assert_gt(atomic_load(&started[s]), atomic_load(&started[s - 1]),
-                     "waiter %llu started before waiter %llu, planned before it",
-                     (unsigned long long)s, (unsigned long long)s - 1);
-    cr_assert_eq(dg_exec_wait_all(ex), DAGGER_OK);
-    stop();
+    enum { N = 9 };
+    static dg_xop_t ops[N];
+    static dg_xedge_t edges[N];
+    const dg_plan_op_kind_t kinds[N] = {DG_PLAN_OP_SEND, DG_PLAN_OP_LAUNCH, DG_PLAN_OP_SEND,
+                                        DG_PLAN_OP_SEND, DG_PLAN_OP_RECV, DG_PLAN_OP_LAUNCH,
+                                        DG_PLAN_OP_SEND, DG_PLAN_OP_SEND, DG_PLAN_OP_COPY};
+    dg_xedge_t *stack = NULL;
+    for (int i = 0; i < N; i++) { /* planned 0 .. N-1: each pushed on top */
+        ops[i].kind = kinds[i];
+        edges[i].op = &ops[i];
+        edges[i].next = stack;
+        stack = &edges[i];
+    }
+    edges[6].op = (dg_xop_t *)((uintptr_t)&ops[6] | 1); /* released early */
+    const int want[N] = {0, 2, 3, 7, 8, 6, 5, 4, 1};
+    int i = 0;
+    for (dg_xedge_t *e = dg_xedge_release_order(stack); e; e = e->next, i++) {
+        cr_assert_lt(i, N, "more edges than went in");
+        cr_assert_eq(e, &edges[want[i]], "position %d: edge %d, expected %d", i,
+                     (int)(e - edges), want[i]);
+    }
+    cr_assert_eq(i, N, "%d edges came out of %d", i, N);
+    edges[0].next = NULL; /* one waiter, and none: unchanged */
+    cr_assert_eq(dg_xedge_release_order(&edges[0]), &edges[0]);
+    cr_assert_null(dg_xedge_release_order(NULL));
 }
 
 /* The edge array of an op with more than 4 dependencies cannot be had: the
