@@ -31,6 +31,8 @@ static const cl_def_t defs[DG_LA_CL_COUNT] = {
     [DG_LA_CL_LASWP] = {"dagger.linalg.laswp", dg_la_laswp_impl, CUDA_IMPL(dg_la_laswp_cuda)},
     [DG_LA_CL_LASWP_V] = {"dagger.linalg.laswp_value", dg_la_laswp_v_impl,
                           CUDA_IMPL(dg_la_laswp_v_cuda)},
+    [DG_LA_CL_LU_UPDATE] = {"dagger.linalg.lu_update", dg_la_lu_update_impl,
+                            CUDA_IMPL(dg_la_lu_update_cuda)},
     [DG_LA_CL_GEQRT] = {"dagger.linalg.geqrt", dg_la_geqrt_impl,
                        CUDA_IMPL(dg_la_geqrt_cuda)},
     [DG_LA_CL_GEMQRT] = {"dagger.linalg.gemqrt", dg_la_gemqrt_impl,

@@ -7,38 +7,119 @@
  * step's pivots; a laswp task per other block column applies them (to the
  * left too, so L ends up as LAPACK's); then each block column to the right
  * gets a unit-lower trsm of its panel rows and gemm updates of the rows
- * below, split into row blocks of A's height for parallelism. The next
- * block column's tasks get higher priorities (look-ahead). */
-#include "core/linalg/linalg_internal.h"
+ * below. The next block column's are tile tasks with higher priorities
+ * (look-ahead). Where every rank has two CPU workers or more, each later
+ * column on the panel's rank gets one task (swaps, trsm and gemm together)
+ * while a step has enough of them for the job's CPU workers, cut into runs
+ * of row blocks as they run out (update_column, row_groups); otherwise
+ * tile tasks at lower priorities. */
+#include <stdlib.h>
+
+#include "core/base/alloc.h"
 #include "core/base/status_internal.h"
+#include "core/linalg/linalg_internal.h"
 
 dagger_view_t dg_la_panel_rows(const dg_la_mat_t *w, size_t j, size_t r0, size_t m, size_t n)
 {
     return dagger_view_sub(dg_la_tile(w, 0, j), (size_t[]){r0, 0}, (size_t[]){m, n});
 }
 
-/* Block column j after step k's panel: swaps, trsm, gemm updates. */
+/* Block column j after step k's panel: swaps, trsm, gemm updates. The next
+ * block column's (the look-ahead) are tile tasks: its swaps, its trsm and a
+ * gemm per row block, with priorities that put the next panel's inputs
+ * first. A later column j > k + 1 gets the same at lower priorities where
+ * groups is 0, else its update is cut into `groups` runs of row blocks: the
+ * first task swaps the rows, solves the top and updates the first run
+ * (dagger.linalg.lu_update), each other run is a gemm task. */
 static dagger_status_t update_column(dg_la_ctx_t *x, const dg_la_mat_t *w, const dg_la_mat_t *piv,
-                                     size_t k, size_t j, size_t mb)
+                                     size_t k, size_t j, size_t mb, size_t groups)
 {
     size_t r0 = k * w->nb, kb = dg_la_tile_m(piv, k), wj = dg_la_tile_n(w, j), M = w->m;
-    int next = j == k + 1;
     dg_la_par_t sp = {.step = (int32_t)k, .row0 = (int64_t)r0};
+    dagger_view_t top = dg_la_panel_rows(w, j, r0, kb, wj);
+    size_t rs = r0 + kb;
+    dagger_status_t st;
+    if (j > k + 1 && groups) {
+        size_t blocks = (M - rs + mb - 1) / mb, run = (blocks + groups - 1) / groups;
+        size_t first = run * mb < M - rs ? run * mb : M - rs;
+        dagger_arg_t fa[3] = {DAGGER_INOUT(dg_la_panel_rows(w, j, r0, M - r0, wj)),
+                              DAGGER_IN(dg_la_tile(piv, k, 0)),
+                              DAGGER_IN(dg_la_panel_rows(w, k, r0, kb + first, kb))};
+        st = dg_la_submit(x, DG_LA_CL_LU_UPDATE, 3, fa, &sp, 5);
+        for (rs += first; rs < M && !st; rs += run * mb) {
+            size_t h = rs + run * mb < M ? run * mb : M - rs;
+            st = dg_la_gemm_tile(x, 0, 0, -1.0, dg_la_panel_rows(w, k, rs, h, kb), top, 1.0,
+                                 dg_la_panel_rows(w, j, rs, h, wj), 3);
+        }
+        return st;
+    }
+    int next = j == k + 1;
     dagger_arg_t sw[2] = {DAGGER_INOUT(dg_la_panel_rows(w, j, r0, M - r0, wj)),
                           DAGGER_IN(dg_la_tile(piv, k, 0))};
-    dagger_status_t st = dg_la_submit(x, DG_LA_CL_LASWP, 2, sw, &sp, j < k ? 0 : next ? 9 : 5);
+    st = dg_la_submit(x, DG_LA_CL_LASWP, 2, sw, &sp, j < k ? 0 : next ? 9 : 5);
     if (st || j < k)
         return st;
     dg_la_par_t tp = {.side = DAGGER_LA_LEFT, .uplo = DAGGER_LA_LOWER, .diag = DAGGER_LA_UNIT,
                       .alpha = 1.0};
-    dagger_view_t top = dg_la_panel_rows(w, j, r0, kb, wj);
     st = dg_la_trsm_tile(x, &tp, dg_la_panel_rows(w, k, r0, kb, kb), top, next ? 8 : 4);
-    for (size_t rs = r0 + kb; rs < M && !st; rs += mb) {
+    for (; rs < M && !st; rs += mb) {
         size_t h = rs + mb < M ? mb : M - rs;
         st = dg_la_gemm_tile(x, 0, 0, -1.0, dg_la_panel_rows(w, k, rs, h, kb), top, 1.0,
                              dg_la_panel_rows(w, j, rs, h, wj), next ? 7 : 3);
     }
     return st;
+}
+
+/* The rank that holds block column j. */
+static int owner(const dg_la_mat_t *w, size_t j)
+{
+    dagger_array_block_t b;
+    return dagger_array_block_info(w->a, j, &b) ? -1 : b.owner;
+}
+
+/* The fewest CPU processors any rank has (dagger_procs: the same table on
+ * every rank). */
+static int cpu_workers_per_rank(dagger_runtime_t *rt, int *total)
+{
+    int n = dagger_procs(rt, NULL, 0), least = 0;
+    dagger_proc_info_t *p = n > 0 ? dg_malloc((size_t)n * sizeof(*p)) : NULL;
+    *total = 0;
+    if (p) {
+        n = dagger_procs(rt, p, n);
+        int ranks = n > 0 ? p[n - 1].rank + 1 : 0; /* sorted by rank */
+        for (int r = 0; r < ranks; r++) {
+            int c = 0;
+            for (int i = 0; i < n; i++)
+                c += p[i].rank == r && p[i].kind == DAGGER_PROC_CPU;
+            least = r == 0 || c < least ? c : least;
+            *total += c;
+        }
+        free(p);
+    }
+    return least;
+}
+
+/* How many runs of row blocks step k cuts each later column's update into:
+ * one task per column (its swaps, trsm and whole gemm: one BLAS call on
+ * the column runs faster than the same work as tile tasks, and the rows
+ * are swapped and updated while in cache) as long as the step has at
+ * least two such tasks per CPU worker of the job; more as the columns run
+ * out (at most one run per row block). 0: tile tasks (a run per row block,
+ * the swaps and the trsm tasks of their own), where a rank has one CPU
+ * worker: a long task there holds back the look-ahead column's tasks that
+ * the next panel waits for (measured: LU N = 1024 in 128 tiles on 2 ranks
+ * x 1 thread took 7 % longer with one task per column). lu_dag also gives
+ * tile tasks to a column on another rank than the panel: there the panel
+ * arrives by transfers, which gemm tasks of single row blocks start on one
+ * by one. */
+static size_t row_groups(size_t cols, size_t blocks, int per_rank, int workers)
+{
+    if (per_rank < 2)
+        return 0;
+    if (!cols || !blocks)
+        return 1;
+    size_t g = (2 * (size_t)workers + cols - 1) / cols;
+    return g > blocks ? blocks : g;
 }
 
 /* The DAG on w (column-panel layout) with pivots into piv (blocks w->nb);
@@ -47,6 +128,7 @@ static dagger_status_t lu_dag(dg_la_ctx_t *x, const dg_la_mat_t *w, const dg_la_
                               size_t mb)
 {
     dagger_status_t st = DAGGER_OK;
+    int workers, per_rank = cpu_workers_per_rank(w->a->rt, &workers);
     for (size_t k = 0; k < piv->mt && !st; k++) {
         size_t r0 = k * w->nb;
         dg_la_par_t pp = {.step = (int32_t)k, .row0 = (int64_t)r0};
@@ -54,9 +136,12 @@ static dagger_status_t lu_dag(dg_la_ctx_t *x, const dg_la_mat_t *w, const dg_la_
         dagger_arg_t args[2] = {DAGGER_INOUT(dg_la_panel_rows(w, k, r0, w->m - r0, wk)),
                                 DAGGER_OUT(dg_la_tile(piv, k, 0))};
         st = dg_la_submit(x, DG_LA_CL_GETRF, 2, args, &pp, 10);
+        size_t later = w->nt > k + 2 ? w->nt - k - 2 : 0, rs = r0 + dg_la_tile_m(piv, k);
+        size_t groups = row_groups(later, rs < w->m ? (w->m - rs + mb - 1) / mb : 0, per_rank,
+                                   workers);
         for (size_t j = 0; j < w->nt && !st; j++)
             if (j != k)
-                st = update_column(x, w, piv, k, j, mb);
+                st = update_column(x, w, piv, k, j, mb, owner(w, j) == owner(w, k) ? groups : 0);
     }
     return st;
 }

@@ -1,6 +1,8 @@
 /* LAPACK tile codelets for Cholesky and LU: potrf of a diagonal tile, the
- * LU of a block column's panel, and its row interchanges on other block
- * columns. LAPACK's info is translated to global indices in the message. */
+ * LU of a block column's panel, its row interchanges on other block
+ * columns, and a later block column's whole update of one step (the
+ * interchanges, then BLAS trsm and gemm). LAPACK's info is translated to
+ * global indices in the message. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,6 +10,7 @@
 #include "core/base/alloc.h"
 #include "core/linalg/la_blas_lib.h"
 #include "core/linalg/linalg_internal.h"
+#include "core/linalg/trsm_rec.h"
 
 /* The slots and parameters of a task with nviews view arguments and
  * nvalues value arguments before the parameter block. */
@@ -97,6 +100,32 @@ static void swap_rows(dagger_slot_t *a, const lapack_int *ipiv, int kb)
         LAPACKE_slaswp_work(LAPACK_COL_MAJOR, n, a->data, dg_la_ld(a), 1, kb, ipiv, 1);
 }
 
+/* A panel's interchanges on rows row0.. of another block column: the view
+ * a, the step's pivot block piv (I64, global). A failed panel leaves no
+ * pivots (and its failure is reported first): never swap with a row
+ * outside the view. */
+static int apply_pivots(dagger_task_t *t, dagger_slot_t *a, const dagger_slot_t *piv,
+                        const dg_la_par_t *p, const char *what)
+{
+    int kb = (int)piv->dims[0];
+    lapack_int *ipiv = dg_malloc((size_t)kb * sizeof(*ipiv));
+    if (!ipiv)
+        return dagger_task_fail(t, "%s: out of memory for %d pivots", what, kb);
+    const int64_t *g = piv->data;
+    for (int i = 0; i < kb; i++) {
+        ipiv[i] = (lapack_int)(g[i] - p->row0);
+        if (ipiv[i] < i + 1 || ipiv[i] > (lapack_int)a->dims[0]) {
+            free(ipiv);
+            char msg[100];
+            dg_la_info_msg(msg, sizeof(msg), DG_LA_CL_LASWP, p, i + 1, "LAPACK");
+            return dagger_task_fail(t, "%s", msg);
+        }
+    }
+    swap_rows(a, ipiv, kb);
+    free(ipiv);
+    return DAGGER_OK;
+}
+
 /* A panel's interchanges on rows row0.. of another block column: args that
  * view, the step's pivot block (I64, global). */
 int dg_la_laswp_impl(dagger_task_t *t)
@@ -105,25 +134,7 @@ int dg_la_laswp_impl(dagger_task_t *t)
     dg_la_par_t p;
     if (load(t, 2, s, &p))
         return DAGGER_ERR_TASK_FAILED;
-    int kb = (int)s[1].dims[0];
-    lapack_int *ipiv = dg_malloc((size_t)kb * sizeof(*ipiv));
-    if (!ipiv)
-        return dagger_task_fail(t, "laswp: out of memory for %d pivots", kb);
-    const int64_t *g = s[1].data;
-    for (int i = 0; i < kb; i++) {
-        ipiv[i] = (lapack_int)(g[i] - p.row0);
-        /* A failed panel leaves no pivots (and its failure is reported
-         * first): never swap with a row outside the view. */
-        if (ipiv[i] < i + 1 || ipiv[i] > (lapack_int)s[0].dims[0]) {
-            free(ipiv);
-            char msg[100];
-            dg_la_info_msg(msg, sizeof(msg), DG_LA_CL_LASWP, &p, i + 1, "LAPACK");
-            return dagger_task_fail(t, "%s", msg);
-        }
-    }
-    swap_rows(&s[0], ipiv, kb);
-    free(ipiv);
-    return DAGGER_OK;
+    return apply_pivots(t, &s[0], &s[1], &p, "laswp");
 }
 
 /* Interchanges given by value (int64_t, 1-based relative to the view, the
@@ -145,5 +156,44 @@ int dg_la_laswp_v_impl(dagger_task_t *t)
     }
     swap_rows(&s[0], ipiv, kb);
     free(ipiv);
+    return DAGGER_OK;
+}
+
+/* Step row0's update of a block column right of the panel, in one task:
+ * the interchanges, the unit-lower trsm of its top kb rows and the gemm
+ * update of the rows the panel view covers below them. Args: the column's
+ * rows row0.. (m x w, INOUT), the step's pivot block (kb, global), the
+ * panel's rows row0.. (kb + g rows, kb columns; g <= m - kb). */
+int dg_la_lu_update_impl(dagger_task_t *t)
+{
+    dagger_slot_t s[3];
+    dg_la_par_t p;
+    if (load(t, 3, s, &p))
+        return DAGGER_ERR_TASK_FAILED;
+    int m = (int)s[0].dims[0], w = (int)s[0].dims[1], kb = (int)s[1].dims[0];
+    int lm = (int)s[2].dims[0];
+    if (s[0].ndims != 2 || s[2].ndims != 2 || (int)s[2].dims[1] != kb || lm < kb || lm > m ||
+        s[2].dtype != s[0].dtype)
+        return dagger_task_fail(t, "lu_update: malformed task (column %d x %d, %d pivots, "
+                                "panel %d x %d)", m, w, kb, lm, (int)s[2].dims[1]);
+    if (apply_pivots(t, &s[0], &s[1], &p, "lu_update"))
+        return DAGGER_ERR_TASK_FAILED;
+    int ldc = dg_la_ld(&s[0]), ldl = dg_la_ld(&s[2]);
+    /* T the element type, P BLAS's letter for it */
+#define LU_RIGHT(T, P)                                                                         \
+    do {                                                                                       \
+        const T *l = s[2].data;                                                                \
+        T *c = s[0].data;                                                                      \
+        dg_la_##P##trsm_rec(CblasLeft, CblasLower, CblasNoTrans, CblasUnit, kb, w, 1, l, ldl, \
+                            c, ldc);                                                           \
+        if (lm > kb)                                                                           \
+            cblas_##P##gemm(CblasColMajor, CblasNoTrans, CblasNoTrans, lm - kb, w, kb, -1,     \
+                            l + kb, ldl, c, ldc, 1, c + kb, ldc);                              \
+    } while (0)
+    if (s[0].dtype == DAGGER_F64)
+        LU_RIGHT(double, d);
+    else
+        LU_RIGHT(float, s);
+#undef LU_RIGHT
     return DAGGER_OK;
 }

@@ -19,6 +19,7 @@ typedef enum dg_la_cl {
     DG_LA_CL_GETRF,     /* LU of a block column's panel, pivots out */
     DG_LA_CL_LASWP,     /* a panel's row interchanges on another block column */
     DG_LA_CL_LASWP_V,   /* row interchanges given by value (getrs) */
+    DG_LA_CL_LU_UPDATE, /* a step's interchanges, trsm and gemm on one block column */
     DG_LA_CL_GEQRT,     /* QR of a diagonal tile */
     DG_LA_CL_GEMQRT,    /* its reflectors applied to a tile of the same rows */
     DG_LA_CL_TPQRT,     /* QR of a triangle on top of a tile below it */
@@ -56,6 +57,7 @@ int dg_la_potrf_impl(dagger_task_t *t);
 int dg_la_getrf_impl(dagger_task_t *t);
 int dg_la_laswp_impl(dagger_task_t *t);
 int dg_la_laswp_v_impl(dagger_task_t *t);
+int dg_la_lu_update_impl(dagger_task_t *t);
 int dg_la_geqrt_impl(dagger_task_t *t);
 int dg_la_gemqrt_impl(dagger_task_t *t);
 int dg_la_tpqrt_impl(dagger_task_t *t);
@@ -70,6 +72,7 @@ int dg_la_potrf_cuda(dagger_task_t *t);
 int dg_la_getrf_cuda(dagger_task_t *t);
 int dg_la_laswp_cuda(dagger_task_t *t);
 int dg_la_laswp_v_cuda(dagger_task_t *t);
+int dg_la_lu_update_cuda(dagger_task_t *t);
 int dg_la_geqrt_cuda(dagger_task_t *t);
 int dg_la_gemqrt_cuda(dagger_task_t *t);
 int dg_la_tpqrt_cuda(dagger_task_t *t);

@@ -2,7 +2,8 @@
  * partial pivoting on block columns (as dagger_linalg_getrf: a LAPACK getrf
  * task per panel, then per other block column its interchanges and, right
  * of the panel, the unit-lower trsm and gemm update; one task per block
- * column here, where Dagger-C splits the gemm into row blocks), the solve
+ * column here, where Dagger-C makes the next column's update tile tasks,
+ * and every column's on ranks of one worker), the solve
  * through it (dgetrs on the factors after the DAG), and tiled Householder QR
  * (geqrt, gemqrt, tpqrt, tpmqrt, flat tree, as dagger_linalg_geqrf). The QR
  * tile kernels and LU's update right of the panel are in

@@ -1,11 +1,12 @@
 /* LU's CUDA tile codelets, queued on the task's stream: the panel's
  * factorisation (cuSOLVER getrf, its 32-bit pivots made the CPU codelet's
- * global 64-bit ones by a kernel of ours) and the row interchanges (a
- * kernel of ours, pivots from the panel's pivot tile or by value). Scratch
- * comes from the stream-ordered allocator; getrf's info, and a laswp's
- * verdict on its pivots, reach a pinned slot that the task's completion
- * check reads (la_cuda_ctx.c), so a singular panel fails the task with the
- * CPU kernel's message, on every rank. */
+ * global 64-bit ones by a kernel of ours), the row interchanges (a kernel
+ * of ours, pivots from the panel's pivot tile or by value), and a later
+ * block column's whole update of one step (those interchanges, then cuBLAS
+ * trsm and gemm). Scratch comes from the stream-ordered allocator;
+ * getrf's info, and a laswp's verdict on its pivots, reach a pinned slot
+ * that the task's completion check reads (la_cuda_ctx.c), so a singular
+ * panel fails the task with the CPU kernel's message, on every rank. */
 #include "core/linalg/cuda/la_cuda.h"
 #include "core/linalg/cuda/la_cuda_kernels.h"
 
@@ -125,6 +126,48 @@ int dg_la_laswp_cuda(dagger_task_t *t)
     if (dg_la_cuda_load(t, 2, s, &p))
         return DAGGER_ERR_TASK_FAILED;
     return swap_rows(t, &s[0], &p, s[1].data, NULL, (int)s[1].dims[0], p.row0);
+}
+
+/* Step row0's update of a block column right of the panel in one task (the
+ * CPU kernel's arguments: the column's rows row0.., the step's pivot block,
+ * the panel's rows row0.. down to the last row updated here): the
+ * interchanges, then cuBLAS's unit-lower trsm of the top kb rows and gemm
+ * of the rows below, all on the task's stream. */
+int dg_la_lu_update_cuda(dagger_task_t *t)
+{
+    dagger_slot_t s[3];
+    dg_la_par_t p;
+    cublasHandle_t b;
+    cusolverDnHandle_t h;
+    if (dg_la_cuda_load(t, 3, s, &p) || dg_la_cuda_handles(t, &b, &h))
+        return DAGGER_ERR_TASK_FAILED;
+    int m = (int)s[0].dims[0], w = (int)s[0].dims[1], kb = (int)s[1].dims[0];
+    int lm = (int)s[2].dims[0], ldc = dg_la_ld(&s[0]), ldl = dg_la_ld(&s[2]);
+    if (s[0].ndims != 2 || s[2].ndims != 2 || (int)s[2].dims[1] != kb || lm < kb || lm > m ||
+        s[2].dtype != s[0].dtype)
+        return dagger_task_fail(t, "lu_update: malformed task (column %d x %d, %d pivots, "
+                                "panel %d x %d)", m, w, kb, lm, (int)s[2].dims[1]);
+    int rc = swap_rows(t, &s[0], &p, s[1].data, NULL, kb, p.row0);
+    if (rc)
+        return rc;
+    cublasStatus_t st;
+    /* T the element type, P cuBLAS's letter for it */
+#define LU_RIGHT(T, P)                                                                         \
+    do {                                                                                       \
+        const T one = 1, minus = -1, *l = s[2].data;                                           \
+        T *c = s[0].data;                                                                      \
+        st = cublas##P##trsm(b, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N,         \
+                             CUBLAS_DIAG_UNIT, kb, w, &one, l, ldl, c, ldc);                   \
+        if (st == CUBLAS_STATUS_SUCCESS && lm > kb)                                            \
+            st = cublas##P##gemm(b, CUBLAS_OP_N, CUBLAS_OP_N, lm - kb, w, kb, &minus, l + kb,  \
+                                 ldl, c, ldc, &one, c + kb, ldc);                              \
+    } while (0)
+    if (s[0].dtype == DAGGER_F64)
+        LU_RIGHT(double, D);
+    else
+        LU_RIGHT(float, S);
+#undef LU_RIGHT
+    return dg_la_cublas_ok(t, st, "lu_update");
 }
 
 /* Interchanges given by value (int64_t, 1-based relative to the view):

@@ -3,9 +3,13 @@
  * it, and a singular matrix failing alike on every rank. */
 #include "tests/core/linalg/la_util.h"
 
-/* m, n, tile rows, tile columns. */
-static const size_t shapes[][4] = {
-    {96, 96, 32, 32}, {100, 100, 32, 32}, {90, 90, 32, 24}, {100, 70, 24, 32}, {70, 100, 32, 24}};
+/* m, n, tile rows, tile columns. The last has enough block columns that
+ * the early steps update each later column in one task and the late steps
+ * cut the updates into runs of row blocks (getrf.c, update_column) where
+ * every rank has two CPU workers or more and the job at most 11. */
+static const size_t shapes[][4] = {{96, 96, 32, 32},  {100, 100, 32, 32}, {90, 90, 32, 24},
+                                   {100, 70, 24, 32}, {70, 100, 32, 24},  {160, 200, 24, 8}};
+#define NSHAPES (sizeof(shapes) / sizeof(shapes[0]))
 
 /* ||P A - L U|| / ||A|| from the factors lu and pivots of an m x n matrix a. */
 static double plu_residual(const double *a, const double *lu, const lapack_int *piv, size_t m,
@@ -30,31 +34,69 @@ static double plu_residual(const double *a, const double *lu, const lapack_int *
     return e;
 }
 
+/* getrf of a seeded m x n matrix in mb x nb blocks equals LAPACK's dgetrf
+ * on the collected matrix: the same pivots, the same factors to rounding,
+ * and P A = L U. */
+static void check_getrf(dagger_runtime_t *rt, dagger_dtype_t t, const size_t *shape,
+                        unsigned seed, const char *what)
+{
+    size_t m = shape[0], n = shape[1], k = m < n ? m : n;
+    dagger_array_t *A = la_rand(rt, t, m, n, shape[2], shape[3], seed);
+    double *a = ar_collect(A), *ref = ar_collect(A);
+    int64_t *ipiv = malloc(k * sizeof(int64_t));
+    lapack_int *rpiv = malloc(k * sizeof(lapack_int));
+    AR_OK(dagger_linalg_getrf(NULL, A, ipiv));
+    cr_assert_eq(LAPACKE_dgetrf(LAPACK_COL_MAJOR, (int)m, (int)n, ref, (int)m, rpiv), 0);
+    for (size_t i = 0; i < k; i++)
+        cr_assert_eq(ipiv[i], (int64_t)rpiv[i], "%s: ipiv[%zu] %lld, LAPACK %d", what, i,
+                     (long long)ipiv[i], (int)rpiv[i]);
+    double *got = ar_collect(A);
+    LA_CLOSE(got, ref, m, n, 0, t, what);
+    double e = plu_residual(a, got, rpiv, m, n);
+    cr_assert(e < LA_TOL(t), "%s: ||P A - L U|| / ||A|| = %.3e", what, e);
+    free(a), free(ref), free(got), free(ipiv), free(rpiv);
+    dagger_array_destroy(A);
+}
+
 Test(linalg_lu, getrf_equals_lapack)
 {
     dagger_runtime_t *rt = ar_init();
     dagger_dtype_t types[] = LA_DTYPES;
     for (int d = 0; d < 2; d++)
-        for (int s = 0; s < 5; s++) {
-            dagger_dtype_t t = types[d];
-            size_t m = shapes[s][0], n = shapes[s][1], k = m < n ? m : n;
-            dagger_array_t *A = la_rand(rt, t, m, n, shapes[s][2], shapes[s][3], 11);
-            double *a = ar_collect(A), *ref = ar_collect(A);
-            int64_t *ipiv = malloc(k * sizeof(int64_t));
-            lapack_int *rpiv = malloc(k * sizeof(lapack_int));
-            AR_OK(dagger_linalg_getrf(NULL, A, ipiv));
-            cr_assert_eq(LAPACKE_dgetrf(LAPACK_COL_MAJOR, (int)m, (int)n, ref, (int)m, rpiv), 0);
-            for (size_t i = 0; i < k; i++)
-                cr_assert_eq(ipiv[i], (int64_t)rpiv[i], "shape %d: ipiv[%zu] %lld, LAPACK %d", s,
-                             i, (long long)ipiv[i], (int)rpiv[i]);
-            double *got = ar_collect(A);
-            LA_CLOSE(got, ref, m, n, 0, t, "getrf against LAPACK");
-            double e = plu_residual(a, got, rpiv, m, n);
-            cr_assert(e < LA_TOL(t), "shape %d: ||P A - L U|| / ||A|| = %.3e", s, e);
-            free(a), free(ref), free(got), free(ipiv), free(rpiv);
-            dagger_array_destroy(A);
+        for (size_t s = 0; s < NSHAPES; s++) {
+            char what[64];
+            snprintf(what, sizeof(what), "shape %zu, getrf against LAPACK", s);
+            check_getrf(rt, types[d], shapes[s], 11, what);
         }
     AR_OK(dagger_finalize(rt));
+}
+
+/* With at least two CPU workers on every rank, the early steps update each
+ * later block column on the panel's rank in one lu_update task and the
+ * late steps in runs of row blocks (every column on one rank; the others
+ * tile tasks on several); with one worker, every update is tile tasks
+ * (getrf.c, row_groups). All equal LAPACK, on 25 block columns of 8 in
+ * 24-row blocks. */
+static void getrf_with_threads(int threads)
+{
+    mr_tag_test();
+    dagger_params_t p = {.num_threads = threads};
+    dagger_runtime_t *rt = NULL;
+    AR_OK(dagger_init(NULL, NULL, &p, &rt));
+    dagger_dtype_t types[] = LA_DTYPES;
+    for (int d = 0; d < 2; d++)
+        check_getrf(rt, types[d], shapes[NSHAPES - 1], 21, "getrf against LAPACK");
+    AR_OK(dagger_finalize(rt));
+}
+
+Test(linalg_lu, later_columns_one_task_each)
+{
+    getrf_with_threads(3);
+}
+
+Test(linalg_lu, later_columns_as_tile_tasks)
+{
+    getrf_with_threads(1);
 }
 
 /* gesv (getrf + getrs): ||A x - b|| small, for n = 100 in 32 x 32 and 32 x 24 blocks. */
