@@ -61,3 +61,13 @@ int dg_la_ld(const dagger_slot_t *s)
     size_t ld = s->ndims >= 2 ? s->strides[1] : s->dims[0];
     return ld ? (int)ld : 1;
 }
+
+int dg_la_lu_update_check(dagger_task_t *t, const dagger_slot_t s[3])
+{
+    int m = (int)s[0].dims[0], kb = (int)s[1].dims[0], lm = (int)s[2].dims[0];
+    if (s[0].ndims == 2 && s[2].ndims == 2 && (int)s[2].dims[1] == kb && lm >= kb && lm <= m &&
+        s[2].dtype == s[0].dtype)
+        return 0;
+    return dagger_task_fail(t, "lu_update: malformed task (column %d x %d, %d pivots, panel "
+                            "%d x %d)", m, (int)s[0].dims[1], kb, lm, (int)s[2].dims[1]);
+}

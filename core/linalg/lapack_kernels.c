@@ -170,14 +170,9 @@ int dg_la_lu_update_impl(dagger_task_t *t)
     dg_la_par_t p;
     if (load(t, 3, s, &p))
         return DAGGER_ERR_TASK_FAILED;
-    int m = (int)s[0].dims[0], w = (int)s[0].dims[1], kb = (int)s[1].dims[0];
-    int lm = (int)s[2].dims[0];
-    if (s[0].ndims != 2 || s[2].ndims != 2 || (int)s[2].dims[1] != kb || lm < kb || lm > m ||
-        s[2].dtype != s[0].dtype)
-        return dagger_task_fail(t, "lu_update: malformed task (column %d x %d, %d pivots, "
-                                "panel %d x %d)", m, w, kb, lm, (int)s[2].dims[1]);
-    if (apply_pivots(t, &s[0], &s[1], &p, "lu_update"))
+    if (dg_la_lu_update_check(t, s) || apply_pivots(t, &s[0], &s[1], &p, "lu_update"))
         return DAGGER_ERR_TASK_FAILED;
+    int w = (int)s[0].dims[1], kb = (int)s[1].dims[0], lm = (int)s[2].dims[0];
     int ldc = dg_la_ld(&s[0]), ldl = dg_la_ld(&s[2]);
     /* T the element type, P BLAS's letter for it */
 #define LU_RIGHT(T, P)                                                                         \

@@ -100,6 +100,10 @@ int dg_la_par_get(dagger_task_t *t, dg_la_par_t *p);
 /* Leading dimension of a 2-D slot (its column stride), at least 1. */
 int dg_la_ld(const dagger_slot_t *s);
 
+/* The slots of a lu_update task (the column, the pivots, the panel) are
+ * consistent: 0, or the task failed saying how (both implementations). */
+int dg_la_lu_update_check(dagger_task_t *t, const dagger_slot_t s[3]);
+
 /* ---- matrices as the DAG builders see them ---- */
 
 typedef struct dg_la_mat {

@@ -141,12 +141,10 @@ int dg_la_lu_update_cuda(dagger_task_t *t)
     cusolverDnHandle_t h;
     if (dg_la_cuda_load(t, 3, s, &p) || dg_la_cuda_handles(t, &b, &h))
         return DAGGER_ERR_TASK_FAILED;
-    int m = (int)s[0].dims[0], w = (int)s[0].dims[1], kb = (int)s[1].dims[0];
-    int lm = (int)s[2].dims[0], ldc = dg_la_ld(&s[0]), ldl = dg_la_ld(&s[2]);
-    if (s[0].ndims != 2 || s[2].ndims != 2 || (int)s[2].dims[1] != kb || lm < kb || lm > m ||
-        s[2].dtype != s[0].dtype)
-        return dagger_task_fail(t, "lu_update: malformed task (column %d x %d, %d pivots, "
-                                "panel %d x %d)", m, w, kb, lm, (int)s[2].dims[1]);
+    if (dg_la_lu_update_check(t, s))
+        return DAGGER_ERR_TASK_FAILED;
+    int w = (int)s[0].dims[1], kb = (int)s[1].dims[0], lm = (int)s[2].dims[0];
+    int ldc = dg_la_ld(&s[0]), ldl = dg_la_ld(&s[2]);
     int rc = swap_rows(t, &s[0], &p, s[1].data, NULL, kb, p.row0);
     if (rc)
         return rc;
