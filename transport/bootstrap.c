@@ -183,6 +183,8 @@ dagger_status_t dg_boot_init_within(dg_boot_t *boot, double limit_s, unsigned ef
         boot->pmix = NULL;
         return st;
     }
+    /* Before the first request that waits for an answer (bootstrap_nodelay.c). */
+    dg_boot_nodelay();
     dg_boot_guard_step(boot, DG_BOOT_STEP_IDENTITY);
     dagger_status_t st = read_identity(boot);
     dg_boot_guard_step(boot, DG_BOOT_STEP_IDLE);

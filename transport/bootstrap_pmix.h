@@ -36,6 +36,11 @@ int dg_boot_gone_check(dg_boot_t *boot, int rank, dg_boot_gone_t *g, double now)
  * holds ns_entry ("PMIX_NAMESPACE=..."); -1 otherwise or unreadable. */
 int dg_boot_environ_rank(const char *pid, const char *ns_entry);
 
+/* Turns Nagle's algorithm off (TCP_NODELAY) on each socket of this process
+ * connected to a TCP endpoint of its PMIx server (bootstrap_nodelay.c);
+ * returns how many. Call after PMIx_Init. */
+int dg_boot_nodelay(void);
+
 /* DAGGER_ERR_BOOTSTRAP naming the failed call, the PMIx error and version,
  * and what the user can do. */
 dagger_status_t dg_boot_pmix_failure(const char *what, pmix_status_t rc);

@@ -2,11 +2,18 @@
  * identity every rank reads from PMIx is consistent, byte exchanges of any
  * length arrive intact, every rank sees every inventory, and ranks running
  * different builds all fail with DAGGER_ERR_BUILD_MISMATCH naming the odd
- * rank. */
+ * rank; the connection to a PMIx server over TCP runs without Nagle's
+ * algorithm. */
+#include <dirent.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 
+#include "transport/bootstrap_uri.h"
 #include "tx_test.h"
 
 typedef struct identity {
@@ -30,6 +37,72 @@ static int maps_pmix_dstore(void)
 }
 
 DGT_SUITE(boot);
+
+/* The sockets of this process connected to the PMIx server's TCP endpoints
+ * in PMIX_SERVER_URI41 (what this PMIx client reads first), and how many of
+ * them have TCP_NODELAY; *endpoints says how many the URI names. */
+static int server_sockets(int *with_nodelay, int *endpoints)
+{
+    struct sockaddr_storage eps[8];
+    const char *uri = getenv("PMIX_SERVER_URI41");
+    *endpoints = uri ? dg_boot_uri_tcp(uri, eps, 8) : 0;
+    *with_nodelay = 0;
+    int found = 0;
+    DIR *d = opendir("/proc/self/fd");
+    cr_assert_not_null(d);
+    for (struct dirent *de; (de = readdir(d));) {
+        int fd = atoi(de->d_name);
+        struct sockaddr_storage peer;
+        socklen_t len = sizeof(peer);
+        if (fd < 3 || fd == dirfd(d) || getpeername(fd, (struct sockaddr *)&peer, &len))
+            continue;
+        for (int i = 0; i < *endpoints && i < 8; i++) {
+            int same = peer.ss_family == eps[i].ss_family &&
+                       (peer.ss_family == AF_INET
+                            ? !memcmp(&((struct sockaddr_in *)&peer)->sin_addr,
+                                      &((struct sockaddr_in *)&eps[i])->sin_addr, 4) &&
+                                  ((struct sockaddr_in *)&peer)->sin_port ==
+                                      ((struct sockaddr_in *)&eps[i])->sin_port
+                            : !memcmp(&((struct sockaddr_in6 *)&peer)->sin6_addr,
+                                      &((struct sockaddr_in6 *)&eps[i])->sin6_addr, 16) &&
+                                  ((struct sockaddr_in6 *)&peer)->sin6_port ==
+                                      ((struct sockaddr_in6 *)&eps[i])->sin6_port);
+            if (!same)
+                continue;
+            int on = 0;
+            socklen_t olen = sizeof(on);
+            found++;
+            if (!getsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &on, &olen) && on)
+                (*with_nodelay)++;
+            break;
+        }
+    }
+    closedir(d);
+    return found;
+}
+
+/* OpenPMIx 4.2's client writes a request as a header and a body and waits
+ * for the answer; with Nagle's algorithm on its TCP connection the body
+ * waited up to 40 ms for the server's delayed acknowledgement (a Commit at
+ * finalize took 37-43 ms). Under mpirun and prterun the server is on TCP;
+ * a server on a Unix socket (Slurm's may be) names no TCP endpoint. */
+Test(boot, the_pmix_server_connection_has_no_nagle)
+{
+    dgt_env_t *e = &dgt_env;
+    dgt_boot(e);
+    if (e->boot.singleton) {
+        dgt_down(e);
+        cr_skip_test("a singleton has no PMIx server");
+    }
+    int nodelay, endpoints;
+    int found = server_sockets(&nodelay, &endpoints);
+    if (endpoints > 0)
+        cr_assert_geq(found, 1, "rank %d: no socket to the PMIx server at %s", e->rank,
+                      getenv("PMIX_SERVER_URI41"));
+    cr_assert_eq(nodelay, found, "rank %d: %d of %d socket(s) to the PMIx server without "
+                 "TCP_NODELAY", e->rank, found - nodelay, found);
+    dgt_down(e);
+}
 
 Test(boot, identity_is_consistent)
 {
