@@ -208,7 +208,13 @@ void dg_act_system_wake_helper(dg_act_system_t *sys)
     dg_act_wake_idle(sys, 1);
 }
 
-void dg_act_system_add_idle_source(dg_act_system_t *sys, int (*fn)(void *ctx, int worker), void *ctx)
+void dg_act_system_worker_busy(dg_act_system_t *sys, int worker)
+{
+    if (worker >= 0 && worker < sys->nworkers)
+        dg_act_worker_stop_spinning(sys, &sys->workers[worker]);
+}
+
+void dg_act_system_add_idle_source(dg_act_system_t *sys, dg_act_idle_fn fn, void *ctx)
 {
     pthread_mutex_lock(&sys->life_lock);
     int n = atomic_load_explicit(&sys->nidle, memory_order_relaxed);

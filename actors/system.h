@@ -107,22 +107,36 @@ void dg_act_system_wake(dg_act_system_t *sys, int w);
 
 /* Any thread, after publishing work that any worker may take (an idle
  * source's shared queue): wakes one sleeping worker unless a worker is
- * spinning. A worker about to sleep polls the idle sources once more after
- * it announced it, so no such work is left behind. */
+ * spinning. A worker about to sleep looks at the idle sources once more after
+ * it announced it (last_look), so no such work is left behind. */
 void dg_act_system_wake_any(dg_act_system_t *sys);
 /* A worker that took shared work and sees more of it waiting: wakes one
  * sleeping worker even while others spin, so a burst spreads over the
  * workers (each woken worker does the same in turn). */
 void dg_act_system_wake_helper(dg_act_system_t *sys);
 
-/* Extra work sources polled by idle workers before they sleep (the task
- * executor's ready queues), and by busy workers every 16th turn so actor
- * traffic cannot starve them. fn returns >0 when it did work. Whoever adds
- * work for a source must dg_act_system_wake() a worker. At most
- * DG_ACT_MAX_IDLE_SOURCES sources (more are refused with an error log). */
+/* Extra work sources polled by idle workers (the task executor's ready
+ * queues), and by busy workers every 16th turn so actor traffic cannot
+ * starve them. fn returns >0 when it did work. Whoever adds work for a
+ * source must dg_act_system_wake() a worker. At most
+ * DG_ACT_MAX_IDLE_SOURCES sources (more are refused with an error log).
+ *
+ * last_look: the worker has announced that it is going to sleep and counts
+ * as asleep, so a wake-up meant for whoever is asleep may pick it. Then fn
+ * must not start work that may take long (a task): it does only quick work
+ * (polls) and returns >0 when work waits for this worker. The worker then
+ * stays awake and calls fn again with last_look 0 to take it. A long task
+ * run from the last look used to swallow the wake-ups of the other
+ * sleepers for as long as it ran (docs/actors.md, "Sleeping and waking"). */
 #define DG_ACT_MAX_IDLE_SOURCES 16
-void dg_act_system_add_idle_source(dg_act_system_t *sys, int (*fn)(void *ctx, int worker),
-                                   void *ctx);
+typedef int (*dg_act_idle_fn)(void *ctx, int worker, int last_look);
+/* Called by an idle source on worker `worker`'s thread before it runs work
+ * that may take long (a task): the worker stops counting as spinning. A
+ * spinning worker is trusted by dg_act_system_wake_any to find new work, so
+ * one counted spinning through a long task left new work unwoken for as
+ * long as the task ran. */
+void dg_act_system_worker_busy(dg_act_system_t *sys, int worker);
+void dg_act_system_add_idle_source(dg_act_system_t *sys, dg_act_idle_fn fn, void *ctx);
 
 /* ----------------------------------------- kernel calls for the other layers */
 

@@ -14,7 +14,7 @@
 #include "actors/worker.h"
 
 typedef struct dg_idle_source {
-    int (*fn)(void *ctx, int worker);
+    dg_act_idle_fn fn;
     void *ctx;
 } dg_idle_source_t;
 

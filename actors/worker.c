@@ -185,6 +185,14 @@ void dg_act_schedule(dg_act_system_t *sys, dg_actor_t *a)
         wake_one_sleeper(sys); /* nobody idle is looking: let a sleeper steal it */
 }
 
+void dg_act_worker_stop_spinning(dg_act_system_t *sys, dg_act_worker_t *w)
+{
+    if (w->spinning) {
+        w->spinning = 0;
+        atomic_fetch_sub_explicit(&sys->nspinning, 1, memory_order_seq_cst);
+    }
+}
+
 void dg_act_wake_idle(dg_act_system_t *sys, int even_if_spinning)
 {
     atomic_thread_fence(memory_order_seq_cst);
@@ -208,11 +216,11 @@ static void adopt_poller(dg_act_system_t *sys, dg_act_poller_t *cur, uint64_t *s
     pthread_mutex_unlock(&sys->poller_lock);
 }
 
-static int poll_idle_sources(dg_act_system_t *sys, int worker)
+static int poll_idle_sources(dg_act_system_t *sys, int worker, int last_look)
 {
     int n = atomic_load_explicit(&sys->nidle, memory_order_acquire), did = 0;
     for (int i = 0; i < n; i++)
-        did |= sys->idle[i].fn(sys->idle[i].ctx, worker) > 0;
+        did |= sys->idle[i].fn(sys->idle[i].ctx, worker, last_look) > 0;
     return did;
 }
 
@@ -221,14 +229,19 @@ static void worker_sleep(dg_act_system_t *sys, dg_act_worker_t *w, const dg_act_
 {
     atomic_store_explicit(&w->sleeping, 1, memory_order_seq_cst);
     atomic_fetch_add_explicit(&sys->nsleeping, 1, memory_order_seq_cst);
+    w->spinning = 0;
     atomic_fetch_sub_explicit(&sys->nspinning, 1, memory_order_seq_cst);
     atomic_thread_fence(memory_order_seq_cst);
     int nfds = poller->poll ? 2 : 1;
     /* Work an idle source got after this worker's last look, while nobody
      * counted it as asleep, is found here: dg_act_wake_idle then either saw
-     * this worker spinning or sees it sleeping. */
+     * this worker spinning or sees it sleeping. The sources only report it
+     * (last_look): run here, a task would keep this worker counted asleep,
+     * and a wake-up for new work could pick it while the real sleepers
+     * sleep on (system.h). Reported work is taken by the loop, awake. */
+    int found = 0;
     if (!dg_act_worker_has_work(sys, w) && !atomic_load(&w->signalled) && !atomic_load(&sys->quit) &&
-        !poll_idle_sources(sys, w->index) &&
+        !(found = poll_idle_sources(sys, w->index, 1)) &&
         (!poller->arm || poller->arm(poller->ctx) == 0)) {
         struct pollfd fds[2] = {{.fd = w->efd, .events = POLLIN}, {.fd = poller->fd, .events = POLLIN}};
         if (poll(fds, (nfds_t)nfds, -1) < 0 && errno != EINTR)
@@ -240,6 +253,11 @@ static void worker_sleep(dg_act_system_t *sys, dg_act_worker_t *w, const dg_act_
         uint64_t v;
         ssize_t rc = read(w->efd, &v, sizeof(v)); /* non-blocking: may find it drained */
         DG_UNUSED(rc);
+        /* Woken between its last look, which found work of its own, and
+         * here: the wake-up may have been for other work, which this worker
+         * (off to its own, perhaps long) leaves to a real sleeper. */
+        if (found)
+            dg_act_wake_idle(sys, 1);
     }
 }
 
@@ -289,7 +307,7 @@ static void *worker_main(void *arg)
     dg_act_poller_t poller = {0};
     w->poller = &poller;
     uint64_t poller_seen = 0, spin_since = 0;
-    int spinning = 0, polled = 0;
+    int polled = 0;
     for (unsigned tick = 0;; tick++) {
         int did = polled; /* spin_pause's poll just did work: run it before polling again */
         if (w->index == 0 && !polled) {
@@ -301,37 +319,38 @@ static void *worker_main(void *arg)
         polled = 0;
         dg_act_turn_t turn;
         dg_actor_t *a = next_actor(sys, w, tick, &turn);
-        if (a)
+        if (a) {
+            /* Not counted spinning while it runs (a turn may take long, and
+             * wake_any leaves new work to spinners); an idle source's task
+             * leaves the count the same way (dg_act_system_worker_busy). */
+            dg_act_worker_stop_spinning(sys, w);
             dg_act_run_actor(sys, w, a, &turn);
+        }
         /* Idle sources run when there is nothing else, and every 16th turn
          * anyway, so a stream of actor messages cannot starve them. */
         if ((!a && !did) || (tick & 15) == 0)
-            did |= poll_idle_sources(sys, w->index);
+            did |= poll_idle_sources(sys, w->index, 0);
         if (a || did) {
             if (DG_TRACE_ON())
                 dg_trace_worker_busy(a != NULL);
-            if (spinning)
-                atomic_fetch_sub_explicit(&sys->nspinning, 1, memory_order_seq_cst);
-            spinning = 0;
+            dg_act_worker_stop_spinning(sys, w);
             continue;
         }
         if (atomic_load_explicit(&sys->quit, memory_order_acquire))
             break;
-        if (!spinning) {
+        if (!w->spinning) {
             if (DG_TRACE_ON())
                 dg_trace_worker_idle(w->index);
-            spinning = 1;
+            w->spinning = 1;
             spin_since = dg_now_ns();
             atomic_fetch_add_explicit(&sys->nspinning, 1, memory_order_seq_cst);
         } else if (dg_now_ns() - spin_since > DG_SPIN_NS) {
             worker_sleep(sys, w, &poller); /* leaves the spinning count */
-            spinning = 0;
             continue;
         }
         polled = spin_pause(sys, w, &poller);
     }
-    if (spinning)
-        atomic_fetch_sub_explicit(&sys->nspinning, 1, memory_order_seq_cst);
+    dg_act_worker_stop_spinning(sys, w);
     w->poller = NULL;
     dg_act_tls.sys = NULL;
     dg_act_tls.worker = -1;

@@ -61,6 +61,7 @@ typedef struct dg_act_worker {
     struct dg_msg *runnext_msg;  /* runnext's first message (not in its mailbox), or NULL */
     struct dg_reg_slot *runnext_slot; /* registry hold keeping runnext alive, or NULL: a refs */
     int in_poll;                 /* inside the poller's poll() */
+    int spinning;                /* counted in the system's nspinning */
     const struct dg_act_poller *poller; /* the poller this worker calls (worker 0), or NULL */
 } dg_act_worker_t;
 
@@ -104,6 +105,11 @@ void dg_act_worker_wake(dg_act_worker_t *w);
  * sleeping worker unless one is spinning (it will find the work), or in any
  * case with even_if_spinning. */
 void dg_act_wake_idle(struct dg_act_system *sys, int even_if_spinning);
+
+/* Worker w (the calling thread, its owner) is about to run work that may
+ * take long: it leaves the spinning count, whose workers wakers trust to
+ * find new work (dg_act_wake_idle). */
+void dg_act_worker_stop_spinning(struct dg_act_system *sys, dg_act_worker_t *w);
 
 /* 1 if some actor is queued where worker w could take it (its own queues or
  * a queue it may steal from). Only w's own thread asks. */

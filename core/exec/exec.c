@@ -57,7 +57,7 @@ static void put_block(dg_exec_t *ex, void *p, int kind)
 static _Thread_local dg_xop_t *tl_trivial;
 static _Thread_local int tl_draining;
 
-static int source(void *ctx, int worker);
+static int source(void *ctx, int worker, int last_look);
 
 /* ------------------------------------------------------------ lifecycle */
 
@@ -829,7 +829,18 @@ void dg_exec_emit(void *ctx, const dg_plan_op_t *p)
 
 /* ------------------------------------------------------------ workers */
 
-static int source(void *ctx, int worker)
+/* 1 when a worker could take a task now (take_slot without taking). */
+static int task_slot_free(const dg_exec_t *ex)
+{
+    return !atomic_load_explicit(&ex->long_seen, memory_order_relaxed) ||
+           atomic_load_explicit(&ex->running, memory_order_seq_cst) < ex->nworkers;
+}
+
+/* The executor's idle source (actors/system.h): the transfer layer's and
+ * the devices' polls, then a ready task. At a worker's last look before it
+ * sleeps only the polls run, and a task that this worker could take is
+ * reported, not launched: the worker counts as asleep until it has looked. */
+static int source(void *ctx, int worker, int last_look)
 {
     dg_exec_t *ex = ctx;
     int did = 0;
@@ -840,12 +851,17 @@ static int source(void *ctx, int worker)
         did += dg_xfer_poll(xf);
     if (ex->dev.n)
         did += ex->dev.poll(ex->dev.ctx);
+    int own = worker >= 0 && worker < ex->nworkers;
+    if (last_look)
+        return did + ((dg_readyq_busy(&ex->shared) || (own && dg_readyq_busy(&ex->own[worker]))) &&
+                      task_slot_free(ex));
     dg_xop_t *op = NULL;
-    if (worker >= 0 && worker < ex->nworkers)
+    if (own)
         op = pop_with_slot(ex, &ex->own[worker], 0);
     if (!op && (op = pop_with_slot(ex, &ex->shared, 0)) && dg_readyq_busy(&ex->shared))
         dg_act_system_wake_helper(ex->actors); /* more waiting: spread the burst */
     if (op) {
+        dg_act_system_worker_busy(ex->actors, worker);
         launch(ex, op, worker);
         did++;
     }

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "act_test.h"
+#include "actors/system_impl.h"
 
 static dagger_runtime_t rt_storage, *rt = &rt_storage;
 static dg_act_system_t *sys;
@@ -284,20 +285,33 @@ Test(contracts, a_poller_with_pending_events_is_polled_again_instead_of_sleeping
 
 typedef struct {
     _Atomic int pending;
-    _Atomic long calls, done;
+    _Atomic long calls, done, last_looks;
     _Atomic int worker_seen;
+    _Atomic long asleep_runs; /* work done by a worker counted asleep: never */
 } source_t;
 
-static int fake_source(void *ctx, int worker)
+/* Does the job *flag stands for, if any: 1 and *done counted. */
+static int take_job(_Atomic int *flag, _Atomic long *done)
+{
+    if (!atomic_exchange(flag, 0))
+        return 0;
+    atomic_fetch_add(done, 1);
+    return 1;
+}
+
+/* Work is a flag; at a worker's last look it is reported, not done. */
+static int fake_source(void *ctx, int worker, int last_look)
 {
     source_t *s = ctx;
     atomic_fetch_add(&s->calls, 1);
     atomic_store(&s->worker_seen, worker);
-    if (atomic_exchange(&s->pending, 0)) {
-        atomic_fetch_add(&s->done, 1);
-        return 1;
+    if (last_look) {
+        atomic_fetch_add(&s->last_looks, 1);
+        return atomic_load(&s->pending) != 0;
     }
-    return 0;
+    if (atomic_load(&sys->workers[worker].sleeping))
+        atomic_fetch_add(&s->asleep_runs, 1);
+    return take_job(&s->pending, &s->done);
 }
 
 Test(contracts, idle_sources_are_polled_and_a_wake_gets_their_work_done)
@@ -313,6 +327,109 @@ Test(contracts, idle_sources_are_polled_and_a_wake_gets_their_work_done)
     }
     int w = atomic_load(&s.worker_seen);
     cr_assert(w == 0 || w == 1);
+    cr_assert_gt(atomic_load(&s.last_looks), 0, "a worker about to sleep looks at the sources");
+    cr_assert_eq(atomic_load(&s.asleep_runs), 0, "work was done by a worker counted asleep");
+    dg_act_system_stop_all(sys);
+    act_test_runtime_done(rt); /* the source lives on this stack frame */
+    sys = act_test_runtime(rt, 1);
+}
+
+/* A job that runs until released (at most 20 s), saying so in *in_long. */
+static int long_job(_Atomic int *in_long, _Atomic int *release)
+{
+    atomic_store(in_long, 1);
+    double t0 = act_test_now();
+    while (!atomic_load(release) && act_test_now() - t0 < 20.0)
+        act_test_sleep_ms(1);
+    atomic_store(in_long, 0);
+    return 1;
+}
+
+/* Worker 0 finds a long job at its last look before sleeping: the job
+ * arrives just then. It must take the job awake: counted asleep while the
+ * job runs, it was the worker that dg_act_system_wake_any picked for the
+ * next work (the first sleeper by index), and worker 1, really asleep,
+ * never woke (the executor: a task released early waited for a gated task
+ * to end, tests/core/exec/test_edges.c, 1 run in 100 under load). */
+typedef struct {
+    _Atomic int armed, long_pending, in_long, release, quick;
+    _Atomic long quick_done, asleep_runs;
+} trap_t;
+
+static int trap_source(void *ctx, int worker, int last_look)
+{
+    trap_t *t = ctx;
+    if (last_look) {
+        if (worker == 0 && atomic_exchange(&t->armed, 0))
+            atomic_store(&t->long_pending, 1); /* arrives during the last look */
+        return (worker == 0 && atomic_load(&t->long_pending)) || atomic_load(&t->quick);
+    }
+    if (atomic_load(&sys->workers[worker].sleeping))
+        atomic_fetch_add(&t->asleep_runs, 1);
+    if (worker == 0 && atomic_exchange(&t->long_pending, 0)) {
+        return long_job(&t->in_long, &t->release);
+    }
+    return take_job(&t->quick, &t->quick_done);
+}
+
+/* Worker 0, woken, finds nothing twice (it then counts as spinning) and its
+ * third look finds a long job. The source says so (worker_busy), as the
+ * executor does before a task: counted spinning through the job, it was
+ * trusted by dg_act_system_wake_any to find the next work, and worker 1,
+ * asleep, was never woken (the executor: one run in about 100 of
+ * tests/core/exec/test_edges.c under load, nspinning 1 and no worker
+ * spinning). */
+typedef struct {
+    _Atomic int armed, looks, in_long, release, quick;
+    _Atomic long quick_done;
+} spin_trap_t;
+
+static int spin_trap_source(void *ctx, int worker, int last_look)
+{
+    spin_trap_t *t = ctx;
+    if (last_look)
+        return atomic_load(&t->quick) != 0;
+    if (worker == 0 && atomic_load(&t->armed) && atomic_fetch_add(&t->looks, 1) == 2) {
+        atomic_store(&t->armed, 0);
+        dg_act_system_worker_busy(sys, worker);
+        return long_job(&t->in_long, &t->release);
+    }
+    return take_job(&t->quick, &t->quick_done);
+}
+
+Test(contracts, a_worker_running_long_work_is_not_counted_spinning)
+{
+    spin_trap_t t = {0};
+    dg_act_system_add_idle_source(sys, spin_trap_source, &t);
+    act_test_sleep_ms(20); /* both asleep */
+    atomic_store(&t.armed, 1);
+    dg_act_system_wake(sys, 0);
+    ACT_WAIT_FOR(&t.in_long, 1);
+    cr_assert_eq(atomic_load(&sys->nspinning), 0, "worker 0 in its long job still counts as spinning");
+    act_test_sleep_ms(20); /* worker 1 is asleep */
+    atomic_store(&t.quick, 1);
+    dg_act_system_wake_any(sys);
+    ACT_WAIT_FOR(&t.quick_done, 1);
+    cr_assert(atomic_load(&t.in_long), "worker 0 still runs its long job");
+    atomic_store(&t.release, 1);
+    dg_act_system_stop_all(sys);
+    act_test_runtime_done(rt); /* the source lives on this stack frame */
+    sys = act_test_runtime(rt, 1);
+}
+
+Test(contracts, work_found_at_the_last_look_is_taken_awake_and_wakes_go_to_real_sleepers)
+{
+    trap_t t = {0};
+    atomic_store(&t.armed, 1);
+    dg_act_system_add_idle_source(sys, trap_source, &t);
+    ACT_WAIT_FOR(&t.in_long, 1);
+    act_test_sleep_ms(20); /* worker 1 is asleep now */
+    atomic_store(&t.quick, 1);
+    dg_act_system_wake_any(sys); /* as the executor does for a ready task */
+    ACT_WAIT_FOR(&t.quick_done, 1);
+    cr_assert(atomic_load(&t.in_long), "worker 0 still runs its long job");
+    atomic_store(&t.release, 1);
+    cr_assert_eq(atomic_load(&t.asleep_runs), 0, "work was done by a worker counted asleep");
     dg_act_system_stop_all(sys);
     act_test_runtime_done(rt); /* the source lives on this stack frame */
     sys = act_test_runtime(rt, 1);

@@ -277,6 +277,8 @@ Test(edges, an_op_released_early_keeps_its_slot_until_passed, .init = start, .fi
     /* its finish is over: it dropped its own hold, or (wrongly) retired */
     for (int i = 0; i < 30000 && atomic_load(&x->holds) != 1 && !atomic_load(&x->retired); i++)
         nanosleep(&(struct timespec){0, 1000 * 1000}, NULL);
+    if (!atomic_load(&ended[6]))
+        atomic_store(&gate_open, 1); /* fail now, not after the timeout: op 1 ends */
     cr_assert(atomic_load(&ended[6]) && !atomic_load(&ended[1]), "op 6 ran while op 1 ran");
     cr_assert_not(atomic_load(&x->retired), "op 6 retired while op 1's stack held its edge");
     cr_assert_eq(atomic_load(&x->holds), 1);
