@@ -130,11 +130,13 @@ void dg_act_system_wake_helper(dg_act_system_t *sys);
  * sleepers for as long as it ran (docs/actors.md, "Sleeping and waking"). */
 #define DG_ACT_MAX_IDLE_SOURCES 16
 typedef int (*dg_act_idle_fn)(void *ctx, int worker, int last_look);
-/* Called by an idle source on worker `worker`'s thread before it runs work
- * that may take long (a task): the worker stops counting as spinning. A
- * spinning worker is trusted by dg_act_system_wake_any to find new work, so
- * one counted spinning through a long task left new work unwoken for as
- * long as the task ran. */
+/* Called on worker `worker`'s thread before it runs work from an idle
+ * source that may take long (the executor: a task whose codelet is long or
+ * not timed yet): the worker stops counting as spinning. A spinning worker
+ * is trusted by dg_act_system_wake_any to find new work, so one counted
+ * spinning through a long task left new work unwoken for as long as the
+ * task ran. Short work keeps the count: its worker is back at once, and
+ * waking a sleeper for each new task cost small-task regions time. */
 void dg_act_system_worker_busy(dg_act_system_t *sys, int worker);
 void dg_act_system_add_idle_source(dg_act_system_t *sys, dg_act_idle_fn fn, void *ctx);
 

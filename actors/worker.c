@@ -319,13 +319,8 @@ static void *worker_main(void *arg)
         polled = 0;
         dg_act_turn_t turn;
         dg_actor_t *a = next_actor(sys, w, tick, &turn);
-        if (a) {
-            /* Not counted spinning while it runs (a turn may take long, and
-             * wake_any leaves new work to spinners); an idle source's task
-             * leaves the count the same way (dg_act_system_worker_busy). */
-            dg_act_worker_stop_spinning(sys, w);
+        if (a)
             dg_act_run_actor(sys, w, a, &turn);
-        }
         /* Idle sources run when there is nothing else, and every 16th turn
          * anyway, so a stream of actor messages cannot starve them. */
         if ((!a && !did) || (tick & 15) == 0)

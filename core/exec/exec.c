@@ -861,7 +861,6 @@ static int source(void *ctx, int worker, int last_look)
     if (!op && (op = pop_with_slot(ex, &ex->shared, 0)) && dg_readyq_busy(&ex->shared))
         dg_act_system_wake_helper(ex->actors); /* more waiting: spread the burst */
     if (op) {
-        dg_act_system_worker_busy(ex->actors, worker);
         launch(ex, op, worker);
         did++;
     }

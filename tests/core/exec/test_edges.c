@@ -45,6 +45,10 @@ static int record(dagger_task_t *t)
 static dagger_runtime_t *rt;
 static dg_exec_t *ex;
 static uint32_t cl_id = 0x5eed;
+/* The gated task's codelet, never run before it: a codelet without a
+ * timing may run long, so its worker stops counting as spinning (run.c),
+ * and wake-ups for other ready work go to the sleepers. */
+static uint32_t gated_cl_id = 0x6a7e;
 
 static void start(void)
 {
@@ -52,6 +56,8 @@ static void start(void)
     cr_assert_eq(dagger_init(NULL, NULL, &p, &rt), DAGGER_OK, "%s", dagger_error_detail());
     ex = rt->tasks->exec;
     cr_assert_eq(dg_exec_codelet_add(ex, cl_id, "edges.record", record, NULL, NULL), DAGGER_OK);
+    cr_assert_eq(dg_exec_codelet_add(ex, gated_cl_id, "edges.gated", record, NULL, NULL),
+                 DAGGER_OK);
 }
 
 static void stop(void)
@@ -68,7 +74,7 @@ static void launch(uint64_t seq, const uint64_t *deps, uint32_t ndeps)
     cr_assert_lt(seq, MAXT);
     dg_plan_op_t op = {.seq = seq, .kind = DG_PLAN_OP_LAUNCH, .deps = deps, .ndeps = ndeps};
     op.u.launch.task = seq;
-    op.u.launch.codelet = cl_id;
+    op.u.launch.codelet = seq == atomic_load(&gated) ? gated_cl_id : cl_id;
     op.u.launch.proc = on_device ? device_proc : DG_PLAN_ANY_CPU;
     op.u.launch.space = on_device ? 1 : 0;
     dg_exec_emit(ex, &op);
