@@ -127,7 +127,8 @@ void dg_act_system_wake_helper(dg_act_system_t *sys);
  * (polls) and returns >0 when work waits for this worker. The worker then
  * stays awake and calls fn again with last_look 0 to take it. A long task
  * run from the last look used to swallow the wake-ups of the other
- * sleepers for as long as it ran (docs/actors.md, "Sleeping and waking"). */
+ * sleepers for as long as it ran (docs/design.md, section 3, "Idle and
+ * sleep"). */
 #define DG_ACT_MAX_IDLE_SOURCES 16
 typedef int (*dg_act_idle_fn)(void *ctx, int worker, int last_look);
 /* Called on worker `worker`'s thread before it runs work from an idle

@@ -130,8 +130,8 @@ static void run_cpu_task(dg_exec_t *ex, struct dagger_task *t)
      * worker stops counting as spinning, so wake-ups for new ready work go
      * to a sleeper instead of waiting for this task (actors/system.h). A
      * short one keeps the count: its worker is back within microseconds,
-     * and a wake-up per task cost small-task regions (bench_region_launch
-     * on 2 x 2: the tiny tree 0.24 -> 0.54 ms, docs/design.md). */
+     * and a wake-up per task looked costly for small-task regions
+     * (bench_region_launch on 2 x 2, docs/design.md, section 3). */
     if (is_long || !est)
         dg_act_system_worker_busy(ex->actors, t->worker);
     if (is_long && !atomic_load_explicit(&ex->long_seen, memory_order_relaxed))
