@@ -1,7 +1,9 @@
 /* The PMIx client's connection to its server without Nagle's algorithm.
  *
- * OpenPMIx 4.2's client reaches Open MPI's and PRRTE's servers over TCP on
- * the loopback and never sets TCP_NODELAY. A request that it writes as a
+ * OpenPMIx 4.2's client reaches its server over TCP on the loopback where
+ * the server's URI names a TCP endpoint (Open MPI 4.1's mpirun, measured
+ * here; prterun's server publishes the same kind) and never sets
+ * TCP_NODELAY. A request that it writes as a
  * header and a body, and that waits for the answer (PMIx_Commit, PMIx_Get
  * under the hash store, PMIx_Finalize), then stalls once the connection is
  * past TCP's quick acknowledgements: the body waits for the acknowledgement
