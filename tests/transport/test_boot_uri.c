@@ -8,29 +8,25 @@
 
 #include "transport/bootstrap_uri.h"
 
-static void expect_v4(const struct sockaddr_storage *ep, const char *addr, unsigned port)
+/* ep is family's endpoint at address addr (as inet_ntop prints it), port. */
+static void expect_ep(const struct sockaddr_storage *ep, int family, const char *addr,
+                      unsigned port)
 {
     const struct sockaddr_in *in = (const void *)ep;
-    char text[INET_ADDRSTRLEN];
-    cr_assert_eq(in->sin_family, AF_INET);
-    cr_assert_str_eq(inet_ntop(AF_INET, &in->sin_addr, text, sizeof(text)), addr);
-    cr_assert_eq(ntohs(in->sin_port), port);
-}
-
-static void expect_v6(const struct sockaddr_storage *ep, const char *addr, unsigned port)
-{
     const struct sockaddr_in6 *in6 = (const void *)ep;
     char text[INET6_ADDRSTRLEN];
-    cr_assert_eq(in6->sin6_family, AF_INET6);
-    cr_assert_str_eq(inet_ntop(AF_INET6, &in6->sin6_addr, text, sizeof(text)), addr);
-    cr_assert_eq(ntohs(in6->sin6_port), port);
+    cr_assert_eq(ep->ss_family, family);
+    const void *bytes = family == AF_INET ? (const void *)&in->sin_addr
+                                          : (const void *)&in6->sin6_addr;
+    cr_assert_str_eq(inet_ntop(family, bytes, text, sizeof(text)), addr);
+    cr_assert_eq(ntohs(family == AF_INET ? in->sin_port : in6->sin6_port), port);
 }
 
 Test(boot_uri, open_mpi_form)
 {
     struct sockaddr_storage eps[4];
     cr_assert_eq(dg_boot_uri_tcp("1739128832.0;tcp4://127.0.0.1:45559", eps, 4), 1);
-    expect_v4(&eps[0], "127.0.0.1", 45559);
+    expect_ep(&eps[0], AF_INET, "127.0.0.1", 45559);
 }
 
 Test(boot_uri, several_endpoints_in_order)
@@ -38,17 +34,18 @@ Test(boot_uri, several_endpoints_in_order)
     struct sockaddr_storage eps[4];
     cr_assert_eq(dg_boot_uri_tcp("prterun-host-123@0.0;tcp4://10.1.2.3:7;tcp6://[fd00::2]:39067;"
                                  "tcp://192.0.2.2:65535", eps, 4), 3);
-    expect_v4(&eps[0], "10.1.2.3", 7);
-    expect_v6(&eps[1], "fd00::2", 39067);
-    expect_v4(&eps[2], "192.0.2.2", 65535);
+    expect_ep(&eps[0], AF_INET, "10.1.2.3", 7);
+    expect_ep(&eps[1], AF_INET6, "fd00::2", 39067);
+    expect_ep(&eps[2], AF_INET, "192.0.2.2", 65535);
 }
 
 Test(boot_uri, counts_past_the_capacity_and_writes_only_that_many)
 {
     struct sockaddr_storage eps[2];
     memset(eps, 0xab, sizeof(eps));
-    cr_assert_eq(dg_boot_uri_tcp("a;tcp4://1.2.3.4:1;tcp4://1.2.3.5:2;tcp4://1.2.3.6:3", eps, 1), 3);
-    expect_v4(&eps[0], "1.2.3.4", 1);
+    cr_assert_eq(dg_boot_uri_tcp("a;tcp4://1.2.3.4:1;tcp4://1.2.3.5:2;tcp4://1.2.3.6:3", eps, 1),
+                 3);
+    expect_ep(&eps[0], AF_INET, "1.2.3.4", 1);
     unsigned char untouched[sizeof(eps[1])];
     memset(untouched, 0xab, sizeof(untouched));
     cr_assert(!memcmp(&eps[1], untouched, sizeof(untouched)));
@@ -93,5 +90,5 @@ Test(boot_uri, a_bad_part_does_not_hide_the_good_ones)
 {
     struct sockaddr_storage eps[4];
     cr_assert_eq(dg_boot_uri_tcp("x;tcp4://1.2.3.4:99999;tcp6://[::1]:80;junk", eps, 4), 1);
-    expect_v6(&eps[0], "::1", 80);
+    expect_ep(&eps[0], AF_INET6, "::1", 80);
 }
