@@ -13,6 +13,8 @@ struct dg_future {
     uint64_t id;
     int waiting;     /* a thread is inside dg_future_wait */
     dg_msg_t *reply; /* NULL until the reply arrives */
+    _Atomic int ready;                /* reply set: what a helping waiter reads */
+    const dg_future_helper_t *helper; /* the waiter's, while it helps */
     pthread_cond_t cond;
     dg_future_t *next;
 };
@@ -75,7 +77,10 @@ void dg_futures_complete(dg_futures_t *fs, dg_msg_t *msg)
     if (f && !f->reply) {
         f->reply = msg;
         msg = NULL;
+        atomic_store_explicit(&f->ready, 1, memory_order_seq_cst);
         pthread_cond_broadcast(&f->cond);
+        if (f->helper)
+            f->helper->wake(f->helper->arg);
     } else {
         fs->late++; /* timed out, destroyed, or a second answer */
     }
@@ -106,7 +111,7 @@ static dagger_status_t copy_reply(const dg_msg_t *msg, dagger_reply_t *reply)
 }
 
 dagger_status_t dg_future_wait(dg_futures_t *fs, uint64_t id, uint64_t deadline_ns,
-                               dagger_reply_t *reply)
+                               dagger_reply_t *reply, const dg_future_helper_t *help)
 {
     dagger_status_t st = DAGGER_OK;
     pthread_mutex_lock(&fs->lock);
@@ -123,6 +128,14 @@ dagger_status_t dg_future_wait(dg_futures_t *fs, uint64_t id, uint64_t deadline_
                         (unsigned long long)id);
     }
     f->waiting = 1;
+    if (help && !f->reply) {
+        /* f stays: dg_future_destroy refuses a future that is waited on. */
+        f->helper = help;
+        pthread_mutex_unlock(&fs->lock);
+        help->wait(help->arg, &f->ready, deadline_ns);
+        pthread_mutex_lock(&fs->lock);
+        f->helper = NULL;
+    }
     while (!f->reply && st == DAGGER_OK)
         if (dg_cond_wait_until(&f->cond, &fs->lock, deadline_ns) == ETIMEDOUT && !f->reply)
             st = dg_error(DAGGER_ERR_TIMEOUT, "no reply to request %llu before the deadline",

@@ -214,6 +214,22 @@ void dg_act_system_worker_busy(dg_act_system_t *sys, int worker)
         dg_act_worker_stop_spinning(sys, &sys->workers[worker]);
 }
 
+static void help_wait(void *worker, const _Atomic int *ready, uint64_t deadline_ns)
+{
+    dg_act_worker_t *w = worker;
+    dg_act_worker_help(w->sys, w, ready, deadline_ns);
+}
+
+dagger_status_t dg_act_request_wait(dg_act_system_t *sys, uint64_t id, uint64_t deadline_ns,
+                                    dagger_reply_t *reply)
+{
+    int w = dg_act_tls_worker(sys);
+    if (w < 0)
+        return dg_future_wait(&sys->futures, id, deadline_ns, reply, NULL);
+    dg_future_helper_t help = {help_wait, dg_act_worker_help_wake, &sys->workers[w]};
+    return dg_future_wait(&sys->futures, id, deadline_ns, reply, &help);
+}
+
 void dg_act_system_add_idle_source(dg_act_system_t *sys, dg_act_idle_fn fn, void *ctx)
 {
     pthread_mutex_lock(&sys->life_lock);

@@ -151,6 +151,13 @@ dagger_status_t dg_act_stop(dg_act_system_t *sys, dagger_actor_addr_t addr);
 dagger_status_t dg_act_join(dg_act_system_t *sys, dagger_actor_addr_t addr, int64_t timeout_us,
                             dagger_actor_stats_t *stats);
 
+/* Waits for the reply of request id (a future of sys->futures) until
+ * deadline_ns and copies it into reply, as dg_future_wait. On a worker
+ * thread (a task's codelet that asks an actor) the worker runs actor turns
+ * while it waits (dg_act_worker_help); any other thread sleeps. */
+dagger_status_t dg_act_request_wait(dg_act_system_t *sys, uint64_t id, uint64_t deadline_ns,
+                                    dagger_reply_t *reply);
+
 /* Sends a copy of payload. from is usually dg_act_self_or_none(sys). */
 dagger_status_t dg_act_send(dg_act_system_t *sys, dagger_actor_addr_t from, dagger_actor_addr_t to,
                             uint32_t type, uint32_t flags, uint64_t corr, const void *payload,

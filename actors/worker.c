@@ -117,10 +117,13 @@ void dg_act_worker_wake(dg_act_worker_t *w)
     }
 }
 
+/* Wakes one worker asleep in its idle loop; one asleep in a help wait
+ * (DG_SLEEP_HELPING) takes only actor turns, so it is not woken for work
+ * that any worker may take. */
 static void wake_one_sleeper(dg_act_system_t *sys)
 {
     for (int k = 0; k < sys->nworkers; k++)
-        if (atomic_load_explicit(&sys->workers[k].sleeping, memory_order_seq_cst)) {
+        if (atomic_load_explicit(&sys->workers[k].sleeping, memory_order_seq_cst) == DG_SLEEP_IDLE) {
             dg_act_worker_wake(&sys->workers[k]);
             return;
         }
@@ -227,7 +230,7 @@ static int poll_idle_sources(dg_act_system_t *sys, int worker, int last_look)
 /* Blocks until woken (see worker.h for why no wake-up is lost). */
 static void worker_sleep(dg_act_system_t *sys, dg_act_worker_t *w, const dg_act_poller_t *poller)
 {
-    atomic_store_explicit(&w->sleeping, 1, memory_order_seq_cst);
+    atomic_store_explicit(&w->sleeping, DG_SLEEP_IDLE, memory_order_seq_cst);
     atomic_fetch_add_explicit(&sys->nsleeping, 1, memory_order_seq_cst);
     w->spinning = 0;
     atomic_fetch_sub_explicit(&sys->nspinning, 1, memory_order_seq_cst);
@@ -287,6 +290,83 @@ static int spin_pause(dg_act_system_t *sys, dg_act_worker_t *w, const dg_act_pol
     }
     sched_yield();
     return 0;
+}
+
+/* ------------------------------------------------------------ help waits */
+
+/* Sleeps until woken, *ready is set, or the deadline passes (a help wait
+ * with nothing to do). Only actor work wakes it: an actor queued for this
+ * worker (dg_act_schedule sees `sleeping`), the reply (the future's wake),
+ * and on worker 0 the transport's fd. It is not counted in nsleeping. */
+static void help_sleep(dg_act_system_t *sys, dg_act_worker_t *w, const dg_act_poller_t *poller,
+                       const _Atomic int *ready, uint64_t deadline_ns)
+{
+    atomic_store_explicit(&w->sleeping, DG_SLEEP_HELPING, memory_order_seq_cst);
+    atomic_thread_fence(memory_order_seq_cst);
+    int nfds = poller && poller->poll ? 2 : 1;
+    if (!dg_act_worker_has_work(sys, w) && !atomic_load(&w->signalled) &&
+        !atomic_load_explicit(ready, memory_order_seq_cst) &&
+        (nfds == 1 || !poller->arm || poller->arm(poller->ctx) == 0)) {
+        uint64_t now = dg_now_ns();
+        int ms = -1;
+        if (deadline_ns != UINT64_MAX)
+            ms = now >= deadline_ns ? 0 : (int)DG_MIN((deadline_ns - now + 999999) / 1000000, 60000);
+        struct pollfd fds[2] = {{.fd = w->efd, .events = POLLIN},
+                                {.fd = nfds == 2 ? poller->fd : -1, .events = POLLIN}};
+        if (poll(fds, (nfds_t)nfds, ms) < 0 && errno != EINTR)
+            dg_log(DG_LOG_ERROR, "worker %d: poll failed: %s", w->index, strerror(errno));
+    }
+    atomic_store_explicit(&w->sleeping, 0, memory_order_seq_cst);
+    if (atomic_exchange_explicit(&w->signalled, 0, memory_order_seq_cst)) {
+        uint64_t v;
+        ssize_t rc = read(w->efd, &v, sizeof(v)); /* non-blocking: may find it drained */
+        DG_UNUSED(rc);
+    }
+}
+
+void dg_act_worker_help(dg_act_system_t *sys, dg_act_worker_t *w, const _Atomic int *ready,
+                        uint64_t deadline_ns)
+{
+    /* Not looking for tasks: wakers must not count on this worker. */
+    dg_act_worker_stop_spinning(sys, w);
+    /* Worker 0 polls the transport too (a reply from another rank comes
+     * only that way), unless the wait is inside that poll already. */
+    const dg_act_poller_t *poller = w->index == 0 && !w->in_poll ? w->poller : NULL;
+    dagger_ctx_t *outer = dg_act_tls.ctx;
+    uint64_t idle_since = 0;
+    for (unsigned tick = 1; !atomic_load_explicit(ready, memory_order_seq_cst); tick++) {
+        int did = poller && poller->poll && poll_once(w, poller);
+        dg_act_turn_t turn;
+        dg_actor_t *a = next_actor(sys, w, tick, &turn);
+        if (a) {
+            dg_act_run_actor(sys, w, a, &turn);
+            dg_act_tls.ctx = outer;
+            did = 1;
+        }
+        if (did) {
+            idle_since = 0;
+            continue;
+        }
+        uint64_t now = dg_now_ns();
+        if (now >= deadline_ns)
+            break;
+        if (!idle_since)
+            idle_since = now;
+        if (now - idle_since < DG_SPIN_NS) {
+            for (int i = 0; i < DG_SPIN_CHECKS && !dg_act_worker_has_work(sys, w) &&
+                            !atomic_load_explicit(ready, memory_order_relaxed); i++)
+                dg_cpu_relax();
+            sched_yield();
+            continue;
+        }
+        help_sleep(sys, w, poller, ready, deadline_ns);
+        idle_since = 0;
+    }
+}
+
+void dg_act_worker_help_wake(void *worker)
+{
+    dg_act_worker_wake(worker);
 }
 
 static void pin_self(dg_act_system_t *sys, dg_act_worker_t *w)

@@ -46,7 +46,7 @@ typedef struct dg_act_worker {
     dg_mpsc_node_t *shared_head, *shared_tail; /* unpinned actors (stealable) */
     _Atomic size_t shared_len;
 
-    _Alignas(DG_CACHELINE) _Atomic int sleeping;
+    _Alignas(DG_CACHELINE) _Atomic int sleeping; /* 0 or a DG_SLEEP_ kind */
     _Atomic int signalled;
     int efd;
     int index;
@@ -64,6 +64,12 @@ typedef struct dg_act_worker {
     int spinning;                /* counted in the system's nspinning */
     const struct dg_act_poller *poller; /* the poller this worker calls (worker 0), or NULL */
 } dg_act_worker_t;
+
+/* A worker's `sleeping`: asleep in its idle loop (counted in nsleeping, woken
+ * for any work), or inside a task, asleep in a help wait (woken only for its
+ * own actors and its reply: dg_act_worker_help). */
+#define DG_SLEEP_IDLE    1
+#define DG_SLEEP_HELPING 2
 
 /* Creates the workers' eventfds and starts the threads. */
 dagger_status_t dg_act_workers_start(struct dg_act_system *sys, int n);
@@ -111,6 +117,20 @@ void dg_act_wake_idle(struct dg_act_system *sys, int even_if_spinning);
  * find new work (dg_act_wake_idle). */
 void dg_act_worker_stop_spinning(struct dg_act_system *sys, dg_act_worker_t *w);
 
+/* Worker w, the calling thread, waits inside a task (a request's reply)
+ * until *ready is set or deadline_ns (CLOCK_MONOTONIC) passes. Meanwhile it
+ * runs actor turns, from its queues and the others' shared ones, and on
+ * worker 0 the transport's poller, but no idle source: a task that waits
+ * starts no CPU task on its stack (a device processor's turn may queue a
+ * task's device work). Otherwise the actor the task asked
+ * could wait on the queue of a worker blocked in such a task, and with
+ * every thread in one, for ever (docs/actors.md, "Requests from tasks").
+ * Spins like an idle worker, then sleeps until work for it, the reply
+ * (dg_act_worker_help_wake) or the deadline. */
+void dg_act_worker_help(struct dg_act_system *sys, dg_act_worker_t *w, const _Atomic int *ready,
+                        uint64_t deadline_ns);
+/* The reply's wake-up for dg_act_worker_help (arg: the worker). */
+void dg_act_worker_help_wake(void *worker);
 /* 1 if some actor is queued where worker w could take it (its own queues or
  * a queue it may steal from). Only w's own thread asks. */
 int dg_act_worker_has_work(struct dg_act_system *sys, dg_act_worker_t *w);

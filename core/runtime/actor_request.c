@@ -58,7 +58,7 @@ dagger_status_t dagger_request_wait(dagger_runtime_t *rt, dagger_request_t req, 
         st = not_in_handler("dagger_request_wait", "a timeout of 0, or dagger_ask");
     if (st != DAGGER_OK)
         return st;
-    return dg_future_wait(&sys->futures, req, dg_deadline_ns(timeout_us), reply);
+    return dg_act_request_wait(sys, req, dg_deadline_ns(timeout_us), reply);
 }
 
 dagger_status_t dagger_request_free(dagger_runtime_t *rt, dagger_request_t req)
@@ -76,7 +76,7 @@ dagger_status_t dagger_request(dagger_runtime_t *rt, dagger_actor_addr_t to, dag
     dagger_request_t f;
     if (st != DAGGER_OK || (st = start(sys, to, type, payload, size, &f, "dagger_request")) != DAGGER_OK)
         return st;
-    st = dg_future_wait(&sys->futures, f, dg_deadline_ns(timeout_us), reply);
+    st = dg_act_request_wait(sys, f, dg_deadline_ns(timeout_us), reply);
     dg_future_destroy(&sys->futures, f);
     return st;
 }

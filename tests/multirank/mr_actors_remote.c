@@ -344,3 +344,62 @@ Test(actors_remote, request_to_missing_remote_actor_fails)
     OK(dagger_barrier(rt));
     down();
 }
+
+/* ------------------------------------------------ requests from tasks */
+
+/* Tasks on every rank ask the next rank's server and wait for the answer,
+ * more of them at once than a rank has threads: every thread that runs
+ * tasks then waits inside one, and the servers' turns and the transport's
+ * progress must still happen (a worker that waits runs actor turns and, on
+ * worker 0, polls the transport: docs/actors.md, "Requests from tasks").
+ * The codelet returns the request's status, so a failure fails the region
+ * on every rank. */
+static dagger_runtime_t *task_rt;
+static dagger_actor_addr_t *task_servers;
+
+static int ask_next(dagger_task_t *t)
+{
+    int me = dagger_task_rank(t), next = (me + 1) % dagger_nranks(task_rt);
+    int64_t v = (int64_t)dagger_task_seq(t);
+    pair_t got = {0};
+    dagger_reply_t reply = {.buf = &got, .capacity = sizeof(got)};
+    dagger_status_t st = dagger_request(task_rt, task_servers[next], t_ask, &(pair_t){v, -1, 0},
+                                        sizeof(pair_t), 20 * 1000 * 1000, &reply);
+    if (st != DAGGER_OK)
+        return st;
+    return got.value == v + 1 && got.rank == next ? DAGGER_OK : DAGGER_ERR_INTERNAL;
+}
+
+Test(actors_remote, tasks_wait_for_the_next_ranks_server)
+{
+    dagger_runtime_t *rt = task_rt = up(NULL);
+    int n = dagger_nranks(rt);
+    t_ask = type_of(rt, "test.ask", sizeof(pair_t));
+    t_answer = type_of(rt, "test.answer", sizeof(pair_t));
+    dagger_handler_t hs[] = {{t_ask, on_ask}};
+    dagger_actor_addr_t server;
+    OK(dagger_actor_spawn(rt, &(dagger_actor_desc_t){.name = "server", .handlers = hs,
+                                                     .nhandlers = 1}, &server));
+    task_servers = everyones(rt, server);
+    dagger_codelet_t cl;
+    OK(dagger_codelet_register(rt, &(dagger_codelet_desc_t){.name = "test.ask_next", .cpu = ask_next},
+                               &cl));
+    OK(dagger_barrier(rt)); /* every server is up */
+    int per_rank = 2 * dagger_num_threads(rt) + 2;
+    for (int k = 0; k < 10; k++) {
+        dagger_region_t *r;
+        OK(dagger_region_begin(rt, NULL, &r));
+        for (int i = 0; i < per_rank * n; i++) {
+            dagger_task_opts_t o = {.scope = &DAGGER_SCOPE_RANK(i % n)};
+            OK(dagger_submit(r, cl, 0, NULL, &o, NULL, NULL));
+        }
+        OK(dagger_region_end(r));
+        usleep(2000); /* the workers go to sleep between regions */
+    }
+    OK(dagger_barrier(rt));
+    OK(dagger_actor_stop(rt, server));
+    OK(dagger_actor_join(rt, server, DAGGER_WAIT_FOREVER, NULL));
+    free(task_servers);
+    task_servers = NULL;
+    down();
+}

@@ -242,3 +242,50 @@ Test(actor_api, double_stop_and_unknown_join_are_specific_errors)
     cr_assert_eq(dagger_send(rt, other_rank, ADD, &v, sizeof(v)), DAGGER_ERR_NO_SUCH_ACTOR);
     cr_assert_eq(dagger_finalize(rt), DAGGER_OK);
 }
+
+/* ------------------------------------------ requests from inside tasks */
+
+/* A task may ask a local actor and wait for the answer (dagger_request).
+ * Here every thread that runs tasks is inside such a task at once (more
+ * tasks than threads, the workers asleep between regions): the actor's turn
+ * must still run. A worker that waits for a reply runs actor turns
+ * meanwhile (docs/actors.md, "Requests from tasks"); before, the turn
+ * waited on the queue of a worker blocked in its task, and the requests
+ * timed out. The codelet returns the request's status, so a failure fails
+ * the region. */
+static dagger_runtime_t *task_rt;
+static dagger_actor_addr_t task_adder;
+static _Atomic int task_asks;
+
+static int ask_adder(dagger_task_t *t)
+{
+    (void)t;
+    int one = 1, total = 0;
+    dagger_reply_t r = {.buf = &total, .capacity = sizeof(total)};
+    dagger_status_t st = dagger_request(task_rt, task_adder, ADD, &one, sizeof(one), 5000000, &r);
+    if (st == DAGGER_OK)
+        atomic_fetch_add(&task_asks, 1);
+    return st;
+}
+
+Test(actor_api, tasks_may_wait_for_actor_replies_while_every_thread_runs_one, .timeout = 60)
+{
+    dagger_runtime_t *rt = task_rt = init_with(2);
+    adder_t s = {0};
+    task_adder = spawn_adder(rt, &s);
+    dagger_codelet_desc_t d = {.name = "api.ask_adder", .cpu = ask_adder};
+    dagger_codelet_t cl;
+    cr_assert_eq(dagger_codelet_register(rt, &d, &cl), DAGGER_OK);
+    int regions = 40, per_region = 6;
+    for (int k = 0; k < regions; k++) {
+        dagger_region_t *r;
+        cr_assert_eq(dagger_region_begin(rt, NULL, &r), DAGGER_OK);
+        for (int j = 0; j < per_region; j++)
+            cr_assert_eq(dagger_spawn(r, cl, DAGGER_END), DAGGER_OK);
+        cr_assert_eq(dagger_region_end(r), DAGGER_OK, "region %d: %s", k, dagger_error_detail());
+        sleep_ms(2); /* the workers go to sleep between regions */
+    }
+    cr_assert_eq(atomic_load(&task_asks), regions * per_region);
+    cr_assert_eq(s.total, regions * per_region, "each request was handled once");
+    cr_assert_eq(dagger_finalize(rt), DAGGER_OK);
+}
