@@ -38,6 +38,7 @@ typedef struct dg_actor {
     _Alignas(DG_CACHELINE) dg_mpsc_node_t rq; /* link in a run queue */
     _Atomic int refs;
     _Atomic int joining;
+    void *join_helper; /* the joining worker while it helps (under the system's life_lock) */
     _Atomic uint64_t handled, failed, dropped, unhandled; /* handled/failed: only the runner */
     void *user_state;
     void (*on_stop)(dagger_ctx_t *ctx);

@@ -79,6 +79,8 @@ static void finish_stop(dg_act_system_t *sys, dagger_ctx_t *ctx)
     pthread_mutex_lock(&sys->life_lock);
     atomic_store_explicit(&a->state, DG_ACTOR_STOPPED, memory_order_seq_cst);
     pthread_cond_broadcast(&sys->life_cond);
+    if (a->join_helper) /* a worker joining from inside a task */
+        dg_act_worker_help_wake(a->join_helper);
     pthread_mutex_unlock(&sys->life_lock);
 }
 

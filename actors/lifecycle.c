@@ -116,11 +116,26 @@ dagger_status_t dg_act_stop(dg_act_system_t *sys, dagger_actor_addr_t addr)
 
 /* Waits until a's worker finished stopping it; DAGGER_ERR_TIMEOUT at the
  * deadline. */
+static int is_stopped(const void *actor)
+{
+    return atomic_load(&((const dg_actor_t *)actor)->state) == DG_ACTOR_STOPPED;
+}
+
 static dagger_status_t wait_stopped(dg_act_system_t *sys, dg_actor_t *a, int64_t timeout_us)
 {
     uint64_t deadline = dg_deadline_ns(timeout_us);
     dagger_status_t st = DAGGER_OK;
     pthread_mutex_lock(&sys->life_lock);
+    int w = dg_act_tls_worker(sys);
+    if (w >= 0 && !is_stopped(a)) {
+        /* A worker (a task that joins): its last turn may be queued for this
+         * very worker, so run actor turns while waiting (worker.h). */
+        a->join_helper = &sys->workers[w];
+        pthread_mutex_unlock(&sys->life_lock);
+        dg_act_worker_help(sys, &sys->workers[w], is_stopped, a, deadline);
+        pthread_mutex_lock(&sys->life_lock);
+        a->join_helper = NULL;
+    }
     while (atomic_load(&a->state) != DG_ACTOR_STOPPED && st == DAGGER_OK)
         if (dg_cond_wait_until(&sys->life_cond, &sys->life_lock, deadline) == ETIMEDOUT &&
             atomic_load(&a->state) != DG_ACTOR_STOPPED)

@@ -214,10 +214,15 @@ void dg_act_system_worker_busy(dg_act_system_t *sys, int worker)
         dg_act_worker_stop_spinning(sys, &sys->workers[worker]);
 }
 
+static int flag_set(const void *flag)
+{
+    return atomic_load_explicit((const _Atomic int *)flag, memory_order_seq_cst) != 0;
+}
+
 static void help_wait(void *worker, const _Atomic int *ready, uint64_t deadline_ns)
 {
     dg_act_worker_t *w = worker;
-    dg_act_worker_help(w->sys, w, ready, deadline_ns);
+    dg_act_worker_help(w->sys, w, flag_set, ready, deadline_ns);
 }
 
 dagger_status_t dg_act_request_wait(dg_act_system_t *sys, uint64_t id, uint64_t deadline_ns,

@@ -294,18 +294,17 @@ static int spin_pause(dg_act_system_t *sys, dg_act_worker_t *w, const dg_act_pol
 
 /* ------------------------------------------------------------ help waits */
 
-/* Sleeps until woken, *ready is set, or the deadline passes (a help wait
+/* Sleeps until woken, done(arg), or the deadline passes (a help wait
  * with nothing to do). Only actor work wakes it: an actor queued for this
- * worker (dg_act_schedule sees `sleeping`), the reply (the future's wake),
+ * worker (dg_act_schedule sees `sleeping`), what it waits for (its waker),
  * and on worker 0 the transport's fd. It is not counted in nsleeping. */
 static void help_sleep(dg_act_system_t *sys, dg_act_worker_t *w, const dg_act_poller_t *poller,
-                       const _Atomic int *ready, uint64_t deadline_ns)
+                       int (*done)(const void *), const void *arg, uint64_t deadline_ns)
 {
     atomic_store_explicit(&w->sleeping, DG_SLEEP_HELPING, memory_order_seq_cst);
     atomic_thread_fence(memory_order_seq_cst);
     int nfds = poller && poller->poll ? 2 : 1;
-    if (!dg_act_worker_has_work(sys, w) && !atomic_load(&w->signalled) &&
-        !atomic_load_explicit(ready, memory_order_seq_cst) &&
+    if (!dg_act_worker_has_work(sys, w) && !atomic_load(&w->signalled) && !done(arg) &&
         (nfds == 1 || !poller->arm || poller->arm(poller->ctx) == 0)) {
         uint64_t now = dg_now_ns();
         int ms = -1;
@@ -324,8 +323,8 @@ static void help_sleep(dg_act_system_t *sys, dg_act_worker_t *w, const dg_act_po
     }
 }
 
-void dg_act_worker_help(dg_act_system_t *sys, dg_act_worker_t *w, const _Atomic int *ready,
-                        uint64_t deadline_ns)
+void dg_act_worker_help(dg_act_system_t *sys, dg_act_worker_t *w, int (*done)(const void *),
+                        const void *arg, uint64_t deadline_ns)
 {
     /* Not looking for tasks: wakers must not count on this worker. */
     dg_act_worker_stop_spinning(sys, w);
@@ -334,7 +333,7 @@ void dg_act_worker_help(dg_act_system_t *sys, dg_act_worker_t *w, const _Atomic 
     const dg_act_poller_t *poller = w->index == 0 && !w->in_poll ? w->poller : NULL;
     dagger_ctx_t *outer = dg_act_tls.ctx;
     uint64_t idle_since = 0;
-    for (unsigned tick = 1; !atomic_load_explicit(ready, memory_order_seq_cst); tick++) {
+    for (unsigned tick = 1; !done(arg); tick++) {
         int did = poller && poller->poll && poll_once(w, poller);
         dg_act_turn_t turn;
         dg_actor_t *a = next_actor(sys, w, tick, &turn);
@@ -353,13 +352,12 @@ void dg_act_worker_help(dg_act_system_t *sys, dg_act_worker_t *w, const _Atomic 
         if (!idle_since)
             idle_since = now;
         if (now - idle_since < DG_SPIN_NS) {
-            for (int i = 0; i < DG_SPIN_CHECKS && !dg_act_worker_has_work(sys, w) &&
-                            !atomic_load_explicit(ready, memory_order_relaxed); i++)
+            for (int i = 0; i < DG_SPIN_CHECKS && !dg_act_worker_has_work(sys, w) && !done(arg); i++)
                 dg_cpu_relax();
             sched_yield();
             continue;
         }
-        help_sleep(sys, w, poller, ready, deadline_ns);
+        help_sleep(sys, w, poller, done, arg, deadline_ns);
         idle_since = 0;
     }
 }

@@ -117,19 +117,20 @@ void dg_act_wake_idle(struct dg_act_system *sys, int even_if_spinning);
  * find new work (dg_act_wake_idle). */
 void dg_act_worker_stop_spinning(struct dg_act_system *sys, dg_act_worker_t *w);
 
-/* Worker w, the calling thread, waits inside a task (a request's reply)
- * until *ready is set or deadline_ns (CLOCK_MONOTONIC) passes. Meanwhile it
- * runs actor turns, from its queues and the others' shared ones, and on
- * worker 0 the transport's poller, but no idle source: a task that waits
- * starts no CPU task on its stack (a device processor's turn may queue a
- * task's device work). Otherwise the actor the task asked
- * could wait on the queue of a worker blocked in such a task, and with
- * every thread in one, for ever (docs/actors.md, "Requests from tasks").
- * Spins like an idle worker, then sleeps until work for it, the reply
- * (dg_act_worker_help_wake) or the deadline. */
-void dg_act_worker_help(struct dg_act_system *sys, dg_act_worker_t *w, const _Atomic int *ready,
-                        uint64_t deadline_ns);
-/* The reply's wake-up for dg_act_worker_help (arg: the worker). */
+/* Worker w, the calling thread, waits inside a task until done(arg) (a
+ * request's reply, a joined actor's stop) or deadline_ns (CLOCK_MONOTONIC)
+ * passes. Meanwhile it runs actor turns, from its queues and the others'
+ * shared ones, and on worker 0 the transport's poller, but no idle source: a
+ * task that waits starts no CPU task on its stack (a device processor's turn
+ * may queue a task's device work). Otherwise the actor the task waits on
+ * could sit on the queue of a worker blocked in such a task, and with every
+ * thread in one, for ever (docs/actors.md, "Waiting inside tasks"). Spins
+ * like an idle worker, then sleeps until work for it, the wake-up of what it
+ * waits for (dg_act_worker_help_wake, which the waited-for event must call
+ * after done() turns true) or the deadline. */
+void dg_act_worker_help(struct dg_act_system *sys, dg_act_worker_t *w, int (*done)(const void *),
+                        const void *arg, uint64_t deadline_ns);
+/* The wake-up for dg_act_worker_help (arg: the worker). */
 void dg_act_worker_help_wake(void *worker);
 /* 1 if some actor is queued where worker w could take it (its own queues or
  * a queue it may steal from). Only w's own thread asks. */

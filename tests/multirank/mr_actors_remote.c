@@ -351,7 +351,7 @@ Test(actors_remote, request_to_missing_remote_actor_fails)
  * more of them at once than a rank has threads: every thread that runs
  * tasks then waits inside one, and the servers' turns and the transport's
  * progress must still happen (a worker that waits runs actor turns and, on
- * worker 0, polls the transport: docs/actors.md, "Requests from tasks").
+ * worker 0, polls the transport: docs/actors.md, "Waiting inside tasks").
  * The codelet returns the request's status, so a failure fails the region
  * on every rank. */
 static dagger_runtime_t *task_rt;

@@ -249,13 +249,31 @@ Test(actor_api, double_stop_and_unknown_join_are_specific_errors)
  * Here every thread that runs tasks is inside such a task at once (more
  * tasks than threads, the workers asleep between regions): the actor's turn
  * must still run. A worker that waits for a reply runs actor turns
- * meanwhile (docs/actors.md, "Requests from tasks"); before, the turn
+ * meanwhile (docs/actors.md, "Waiting inside tasks"); before, the turn
  * waited on the queue of a worker blocked in its task, and the requests
  * timed out. The codelet returns the request's status, so a failure fails
  * the region. */
 static dagger_runtime_t *task_rt;
 static dagger_actor_addr_t task_adder;
 static _Atomic int task_asks;
+
+/* regions of per_region tasks of fn, more than the threads that run tasks;
+ * the workers go to sleep between regions. */
+static void run_regions(dagger_runtime_t *rt, const char *name, dagger_impl_fn fn, int regions,
+                        int per_region)
+{
+    dagger_codelet_desc_t d = {.name = name, .cpu = fn};
+    dagger_codelet_t cl;
+    cr_assert_eq(dagger_codelet_register(rt, &d, &cl), DAGGER_OK);
+    for (int k = 0; k < regions; k++) {
+        dagger_region_t *r;
+        cr_assert_eq(dagger_region_begin(rt, NULL, &r), DAGGER_OK);
+        for (int j = 0; j < per_region; j++)
+            cr_assert_eq(dagger_spawn(r, cl, DAGGER_END), DAGGER_OK);
+        cr_assert_eq(dagger_region_end(r), DAGGER_OK, "region %d: %s", k, dagger_error_detail());
+        sleep_ms(2);
+    }
+}
 
 static int ask_adder(dagger_task_t *t)
 {
@@ -273,19 +291,50 @@ Test(actor_api, tasks_may_wait_for_actor_replies_while_every_thread_runs_one, .t
     dagger_runtime_t *rt = task_rt = init_with(2);
     adder_t s = {0};
     task_adder = spawn_adder(rt, &s);
-    dagger_codelet_desc_t d = {.name = "api.ask_adder", .cpu = ask_adder};
-    dagger_codelet_t cl;
-    cr_assert_eq(dagger_codelet_register(rt, &d, &cl), DAGGER_OK);
     int regions = 40, per_region = 6;
-    for (int k = 0; k < regions; k++) {
-        dagger_region_t *r;
-        cr_assert_eq(dagger_region_begin(rt, NULL, &r), DAGGER_OK);
-        for (int j = 0; j < per_region; j++)
-            cr_assert_eq(dagger_spawn(r, cl, DAGGER_END), DAGGER_OK);
-        cr_assert_eq(dagger_region_end(r), DAGGER_OK, "region %d: %s", k, dagger_error_detail());
-        sleep_ms(2); /* the workers go to sleep between regions */
-    }
+    run_regions(rt, "api.ask_adder", ask_adder, regions, per_region);
     cr_assert_eq(atomic_load(&task_asks), regions * per_region);
     cr_assert_eq(s.total, regions * per_region, "each request was handled once");
+    cr_assert_eq(dagger_finalize(rt), DAGGER_OK);
+}
+
+/* The same for dagger_actor_join: a task that stops and joins an actor of
+ * its own waits for that actor's last turn, which may be queued for the
+ * very worker that runs the task. */
+static dagger_msg_type_t task_ping;
+static _Atomic int task_joins;
+
+static dagger_status_t on_task_ping(dagger_ctx_t *ctx)
+{
+    (void)ctx;
+    return DAGGER_OK;
+}
+
+static int spawn_stop_join(dagger_task_t *t)
+{
+    (void)t;
+    dagger_handler_t h[] = {{task_ping, on_task_ping}};
+    dagger_actor_desc_t d = {.name = "api.short_lived", .handlers = h, .nhandlers = 1};
+    dagger_actor_addr_t a;
+    dagger_status_t st = dagger_actor_spawn(task_rt, &d, &a);
+    for (int i = 0; i < 10 && st == DAGGER_OK; i++)
+        st = dagger_send(task_rt, a, task_ping, NULL, 0);
+    if (st == DAGGER_OK)
+        st = dagger_actor_stop(task_rt, a);
+    if (st == DAGGER_OK)
+        st = dagger_actor_join(task_rt, a, 5000000, NULL);
+    if (st == DAGGER_OK)
+        atomic_fetch_add(&task_joins, 1);
+    return st;
+}
+
+Test(actor_api, tasks_may_join_actors_while_every_thread_runs_one, .timeout = 60)
+{
+    dagger_runtime_t *rt = task_rt = init_with(2);
+    dagger_msg_type_desc_t md = {"api.task_ping", DAGGER_MSG_FIXED, 0};
+    cr_assert_eq(dagger_msg_type_register(rt, &md, &task_ping), DAGGER_OK);
+    int regions = 40, per_region = 6;
+    run_regions(rt, "api.spawn_stop_join", spawn_stop_join, regions, per_region);
+    cr_assert_eq(atomic_load(&task_joins), regions * per_region);
     cr_assert_eq(dagger_finalize(rt), DAGGER_OK);
 }
