@@ -10,6 +10,9 @@ dagger_status_t dg_error(dagger_status_t status, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 /* This thread's detail message (what dagger_error_detail returns). */
 const char *dg_error_text(void);
+/* "DAGGER_ERR_X: what it means" for a code of dagger_status_t, NULL for any
+ * other value (what dagger_strerror says). */
+const char *dg_status_text(dagger_status_t status);
 
 /* Argument check for public entry points: returns the error from the caller. */
 #define DG_CHECK_ARG(cond, ...)                                        \

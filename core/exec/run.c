@@ -72,9 +72,11 @@ static void run_launch(dg_exec_t *ex, struct dagger_task *t, dg_plan_kind_t kind
     int rc = fn(t);
     dg_act_tls.ctx = turn;
     if (rc != DAGGER_OK && !t->failed) {
-        char msg[200];
-        snprintf(msg, sizeof(msg), "task %llu (%s) on rank %d returned %d",
-                 (unsigned long long)l->task, cl->name, ex->rank, rc);
+        char msg[320];
+        const char *named = dg_status_text((dagger_status_t)rc); /* a dagger status passed on */
+        snprintf(msg, sizeof(msg), "task %llu (%s) on rank %d returned %d%s%s%s",
+                 (unsigned long long)l->task, cl->name, ex->rank, rc, named ? " (" : "",
+                 named ? named : "", named ? ")" : "");
         dg_exec_fail(ex, l->task, DAGGER_ERR_TASK_FAILED, msg);
     }
 }

@@ -220,6 +220,18 @@ Test(region, scopes)
     MR_OK(dagger_finalize(rt));
 }
 
+static int ret_timeout(dagger_task_t *t)
+{
+    (void)t;
+    return DAGGER_ERR_TIMEOUT;
+}
+
+static int ret_seven(dagger_task_t *t)
+{
+    (void)t;
+    return 7;
+}
+
 /* 8. A failing task: the same error on every rank; the next region works. */
 Test(region, failing_task)
 {
@@ -237,6 +249,20 @@ Test(region, failing_task)
     char expect[64];
     snprintf(expect, sizeof(expect), "task 2 (fail) failed on rank %d", 1 % n);
     cr_assert(strstr(dagger_error_detail(), expect), "detail: %s", dagger_error_detail());
+    /* A codelet that returns a code: a dagger status (passed on from a call
+     * it made) is named, any other value is given as it is. */
+    dagger_codelet_t cls[2] = {mr_reg(rt, "timeout", ret_timeout, 0),
+                               mr_reg(rt, "seven", ret_seven, 0)};
+    const char *says[2] = {"returned -6 (DAGGER_ERR_TIMEOUT: the wait reached its deadline)",
+                           "returned 7"};
+    for (int k = 0; k < 2; k++) {
+        MR_OK(dagger_region_begin(rt, NULL, &r));
+        MR_OK(mr_spawn_on(r, cls[k], (n - 1) % n, 1, &DAGGER_INOUT(dagger_view(rt, c)), NULL));
+        cr_assert_eq(dagger_region_end(r), DAGGER_ERR_TASK_FAILED);
+        cr_assert(strstr(dagger_error_detail(), says[k]), "detail: %s", dagger_error_detail());
+        cr_assert(k == 0 || !strstr(dagger_error_detail(), "returned 7 ("), "%s",
+                  dagger_error_detail());
+    }
     MR_OK(dagger_region_begin(rt, NULL, &r));
     MR_OK(dagger_spawn(r, add1, DAGGER_INOUT(dagger_view(rt, c)), DAGGER_END));
     MR_OK(dagger_region_end(r));
