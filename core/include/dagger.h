@@ -54,7 +54,9 @@
  *    dagger_finalize): every rank makes the same calls in the same order,
  *    from one thread at a time, never from an actor handler or a task
  *    implementation (they wait for other ranks: DAGGER_ERR_STATE there
- *    where it can be detected);
+ *    where it can be detected; in a task's codelet the collectives,
+ *    dagger_region_begin/end, the fetches and dagger_finalize always say
+ *    so, and the calls that need no open region find the task's open);
  *  - inside a task (dagger_task_*): only on the thread running that task;
  *  - actors (dagger/actor.h): dagger_send, dagger_timer_*, dagger_actor_*
  *    and dagger_msg_type_* from any thread; dagger_reply, dagger_ask and

@@ -6,6 +6,7 @@
 
 #include "core/runtime/planner.h"
 #include "core/runtime/tasks.h"
+#include "core/base/in_codelet.h"
 #include "core/base/status_internal.h"
 
 /* Makes the current contents of chunk (or future) id be at its owner's home
@@ -37,6 +38,9 @@ dagger_status_t dagger_fetch(dagger_runtime_t *rt, dagger_future_t f, void *buf,
     dg_tasks_t *t = dg_tasks_get(rt, "dagger_fetch");
     if (!t)
         return DAGGER_ERR_BAD_HANDLE;
+    dagger_status_t in_task = dg_not_in_codelet("dagger_fetch");
+    if (in_task != DAGGER_OK)
+        return in_task;
     int owner;
     size_t size;
     if (!dg_tasks_future_find(t, f.id, &owner, &size))
@@ -95,6 +99,9 @@ dagger_status_t dagger_fetch_view(dagger_runtime_t *rt, dagger_view_t v, void *b
     dg_tasks_t *t = dg_tasks_get(rt, "dagger_fetch_view");
     if (!t)
         return DAGGER_ERR_BAD_HANDLE;
+    dagger_status_t in_task = dg_not_in_codelet("dagger_fetch_view");
+    if (in_task != DAGGER_OK)
+        return in_task;
     const dg_plan_geom_t *g = dg_plan_chunk_geom(t->plan, v.chunk.id);
     int32_t owner;
     if (!g || dg_plan_chunk_owner(t->plan, v.chunk.id, &owner) != DAGGER_OK)
@@ -133,6 +140,9 @@ dagger_status_t dagger_fetch_view(dagger_runtime_t *rt, dagger_view_t v, void *b
 dagger_status_t dagger_fetch_chunk(dagger_runtime_t *rt, dagger_chunk_t c, void *buf, size_t cap,
                                    size_t *len)
 {
+    dagger_status_t in_task = dg_not_in_codelet("dagger_fetch_chunk");
+    if (in_task != DAGGER_OK)
+        return in_task;
     dagger_view_t v = dagger_view(rt, c);
     if (v.ndims < 1 && dg_tasks_get(rt, "dagger_fetch_chunk"))
         return dg_error(DAGGER_ERR_BAD_HANDLE, "dagger_fetch_chunk: chunk %llu does not exist "

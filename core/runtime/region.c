@@ -12,6 +12,7 @@
 #include "core/base/common.h"
 #include "core/base/handles.h"
 #include "core/base/hash.h"
+#include "core/base/in_codelet.h"
 #include "core/base/status_internal.h"
 #include "core/trace/trace.h"
 #include "core/runtime/trace_session.h"
@@ -24,6 +25,9 @@ dagger_status_t dagger_region_begin(dagger_runtime_t *rt, const dagger_scope_t *
     dg_tasks_t *t = dg_tasks_get(rt, "dagger_region_begin");
     if (!t)
         return DAGGER_ERR_BAD_HANDLE;
+    dagger_status_t in_task = dg_not_in_codelet("dagger_region_begin");
+    if (in_task != DAGGER_OK)
+        return in_task;
     DG_CHECK_ARG(out, "dagger_region_begin: NULL region output");
     *out = NULL;
     if (t->region)
@@ -307,6 +311,9 @@ dagger_status_t dagger_region_end(dagger_region_t *r)
     dg_tasks_t *t = region_tasks(r, "dagger_region_end");
     if (!t)
         return DAGGER_ERR_BAD_HANDLE;
+    dagger_status_t in_task = dg_not_in_codelet("dagger_region_end");
+    if (in_task != DAGGER_OK)
+        return in_task;
     if (t->uniformity && !r->diverged) {
         dg_plan_stats_t ps;
         dg_plan_get_stats(t->plan, &ps);

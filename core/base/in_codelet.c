@@ -1,0 +1,22 @@
+/* The calling thread's codelet mark and the check of SPMD calls (in_codelet.h). */
+#include "core/base/in_codelet.h"
+
+#include "core/base/status_internal.h"
+
+static _Thread_local int tl_in_codelet;
+
+int dg_in_codelet_set(int on)
+{
+    int was = tl_in_codelet;
+    tl_in_codelet = on;
+    return was;
+}
+
+dagger_status_t dg_not_in_codelet(const char *fn)
+{
+    if (!tl_in_codelet)
+        return DAGGER_OK;
+    return dg_error(DAGGER_ERR_STATE, "%s: called from a task's codelet; the calls that wait for "
+                    "every rank (collectives, regions, fetches, dagger_finalize) belong to the "
+                    "program's own thread, between its submissions", fn);
+}
