@@ -3,7 +3,9 @@
 
 #include "core/base/status_internal.h"
 
-static _Thread_local int tl_in_codelet;
+/* initial-exec: no __tls_get_addr call (it is set twice per task; see
+ * actors/ctx.h for why that fits the static TLS reserve). */
+static _Thread_local int tl_in_codelet __attribute__((tls_model("initial-exec")));
 
 int dg_in_codelet_set(int on)
 {
