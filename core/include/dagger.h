@@ -56,7 +56,7 @@
  *    implementation (they wait for other ranks: DAGGER_ERR_STATE there
  *    where it can be detected; in a task's codelet the collectives,
  *    dagger_region_begin/end, the fetches and dagger_finalize always say
- *    so, and the calls that need no open region find the task's open);
+ *    so, and the other SPMD calls report the task's region as open);
  *  - inside a task (dagger_task_*): only on the thread running that task;
  *  - actors (dagger/actor.h): dagger_send, dagger_timer_*, dagger_actor_*
  *    and dagger_msg_type_* from any thread; dagger_reply, dagger_ask and
