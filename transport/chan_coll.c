@@ -99,7 +99,7 @@ dagger_status_t dg_coll_take(dg_coll_t *c, uint64_t seq, int phase, int src, dg_
     atomic_store(&c->wait_seq, seq);
     atomic_store(&c->wait_src, src);
     atomic_store(&c->wait_since_ms, (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000 + 1);
-    dagger_status_t st = dg_tx_wait(c->tx, take_if_ready, &w, 0);
+    dagger_status_t st = dg_tx_wait_from(c->tx, take_if_ready, &w, 0, src);
     atomic_store(&c->wait_since_ms, 0);
     if (st != DAGGER_OK)
         return st;

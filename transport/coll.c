@@ -17,6 +17,7 @@
 #include "core/base/common.h"
 #include "core/base/status_internal.h"
 #include "transport/coll_internal.h"
+#include "transport/tx_inject.h"
 
 dagger_status_t dg_coll_buf_append(dg_coll_buf_t *b, const void *src, size_t len)
 {
@@ -147,6 +148,13 @@ static void send_done(void *arg, dagger_status_t st)
 
 void dg_coll_send_part(dg_coll_call_t *call, int dest, int phase, int fail, const dg_coll_buf_t *b)
 {
+    if (DG_UNLIKELY(dg_tx_late_part(dest, &call->late_ms))) {
+        call->late_buf = b;
+        call->late_dest = dest;
+        call->late_phase = phase;
+        call->late_fail = fail;
+        return;
+    }
     unsigned char hdr[DG_COLL_HDR_LEN];
     dg_coll_hdr_t h = {.seq = call->seq, .phase = (uint8_t)phase, .fail = (uint16_t)fail,
                        .sig = call->sig};
@@ -177,8 +185,27 @@ static void drain_sends(dg_coll_call_t *call)
     }
 }
 
+static void sleep_ms(int ms)
+{
+    nanosleep(&(struct timespec){.tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000l}, NULL);
+}
+
+/* The injected late part (tx_inject.h): held until a peer is found lost
+ * here, then late_ms more. */
+static void send_late(dg_coll_call_t *call)
+{
+    for (int held = 0; held < DG_TX_LATE_PART_MAX_MS && dg_tx_lost_rank(call->tx) < 0; held += 10)
+        sleep_ms(10);
+    sleep_ms(call->late_ms);
+    const dg_coll_buf_t *b = call->late_buf;
+    call->late_buf = NULL;
+    dg_coll_send_part(call, call->late_dest, call->late_phase, call->late_fail, b);
+}
+
 dagger_status_t dg_coll_finish_sends(dg_coll_call_t *call, dagger_status_t st)
 {
+    if (DG_UNLIKELY(call->late_buf != NULL))
+        send_late(call);
     dagger_status_t w = dg_tx_wait(call->tx, sends_complete, call, 0);
     drain_sends(call);
     if (st == DAGGER_OK && w != DAGGER_OK)

@@ -63,6 +63,10 @@ struct dg_coll_call {
     void *combine_ctx;
     _Atomic(int) sends_left;
     _Atomic(int) send_failed;
+    /* A part held back by dg_tx_inject_late_part (tx_inject.h): sent by
+     * dg_coll_finish_sends. */
+    const dg_coll_buf_t *late_buf;
+    int late_dest, late_phase, late_fail, late_ms; /* late_ms: the hold after a loss */
 };
 
 /* coll.c: runs a collective: the tree's up and down phases, or on at most

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <poll.h>
 #include <sched.h>
+#include <stdio.h>
 #include <time.h>
 
 #include "core/base/status_internal.h"
@@ -17,6 +18,12 @@
 
 /* Longest sleep between checks of the lost-peer state and deadlines. */
 #define DG_TX_SLICE_MS 200
+
+/* In the closing barrier, how long a wait goes on after a loss it is told
+ * of while the rank it waits for is not among the lost (dg_tx_wait_from).
+ * The part of a live rank that has sent everyone else theirs is a few
+ * scheduling delays away; this bounds the wait when that rank is stuck. */
+#define DG_TX_CLOSING_GRACE_S 2.0
 
 static double now_s(void)
 {
@@ -38,27 +45,75 @@ static dagger_status_t timed_out(double timeout_s)
     return dg_error(DAGGER_ERR_TIMEOUT, "transport wait: nothing arrived within %.1f s", timeout_s);
 }
 
+/* One wait's view of the lost-peer state (dg_tx_wait_from). */
+typedef struct loss_view {
+    int src;            /* the rank whose message the wait is for, or -1 */
+    double seen;        /* when this wait first saw a loss it went on after; 0: none */
+} loss_view_t;
+
+/* The error of a wait that a loss ended: the first loss's text, or in the
+ * closing barrier what this wait missed (the first rank lost there may
+ * have left normally). */
+static dagger_status_t loss_error(dg_tx_t *tx, const loss_view_t *v)
+{
+    dagger_status_t st = dg_tx_health(tx);
+    if (st == DAGGER_OK || !atomic_load(&tx->closing))
+        return st;
+    char first[512];
+    snprintf(first, sizeof(first), "%s", dagger_error_detail());
+    if (v->src >= 0 && atomic_load(&tx->peers[v->src].gone))
+        return dg_error(st, "rank %d is gone and its part of the closing barrier never came "
+                        "(first loss seen here: %s)", v->src, first);
+    return dg_error(st, "a part of the closing barrier did not come within %.0f s of a peer's "
+                    "exit (first loss seen here: %s)", DG_TX_CLOSING_GRACE_S, first);
+}
+
 /* A peer is gone; what we wait for may still be on its way (it may have
  * left normally after sending it), so take in what is there first. */
-static dagger_status_t after_loss(dg_tx_t *tx, int (*done)(void *), void *arg)
+static dagger_status_t after_loss(dg_tx_t *tx, int (*done)(void *), void *arg,
+                                  const loss_view_t *v)
 {
     if (dg_tx_is_owner(tx))
         for (int idle = 0, i = 0; idle < 2 && i < 1000; i++)
             idle = dg_tx_progress(tx) ? 0 : idle + 1;
-    return done(arg) ? DAGGER_OK : dg_tx_health(tx);
+    return done(arg) ? DAGGER_OK : loss_error(tx, v);
+}
+
+/* Whether the loss state ends the wait: any loss does, except in the
+ * closing barrier, where only src's does, or the grace's end. */
+static int loss_ends(dg_tx_t *tx, loss_view_t *v)
+{
+    if (atomic_load(&tx->lost_rank) < 0)
+        return 0;
+    if (!atomic_load(&tx->closing) || (v->src >= 0 && atomic_load(&tx->peers[v->src].gone)))
+        return 1;
+    double t = now_s();
+    if (v->seen == 0)
+        v->seen = t;
+    return t - v->seen >= DG_TX_CLOSING_GRACE_S;
+}
+
+/* The deadline of the next sleep: the grace's end comes first once it runs. */
+static double sleep_until(const loss_view_t *v, double deadline)
+{
+    return v->seen > 0 && v->seen + DG_TX_CLOSING_GRACE_S < deadline
+               ? v->seen + DG_TX_CLOSING_GRACE_S
+               : deadline;
 }
 
 static dagger_status_t wait_owner(dg_tx_t *tx, int (*done)(void *), void *arg, double deadline,
-                                  double timeout_s)
+                                  double timeout_s, loss_view_t *v)
 {
     for (;;) {
         if (done(arg))
             return DAGGER_OK;
-        if (atomic_load(&tx->lost_rank) >= 0)
-            return after_loss(tx, done, arg);
+        if (loss_ends(tx, v))
+            return after_loss(tx, done, arg, v);
         if (dg_tx_progress(tx) || done(arg))
             continue;
-        int ms = slice_ms(deadline);
+        int ms = slice_ms(sleep_until(v, deadline));
+        if (!ms && v->seen > 0 && now_s() < deadline)
+            continue; /* the grace ran out: loss_ends says so */
         if (!ms)
             return timed_out(timeout_s);
         if (dg_tx_arm(tx))
@@ -70,7 +125,7 @@ static dagger_status_t wait_owner(dg_tx_t *tx, int (*done)(void *), void *arg, d
 }
 
 static dagger_status_t wait_other(dg_tx_t *tx, int (*done)(void *), void *arg, double deadline,
-                                  double timeout_s)
+                                  double timeout_s, loss_view_t *v)
 {
     dagger_status_t st = DAGGER_OK;
     /* What a collective waits for is often a few microseconds away, and a
@@ -83,11 +138,13 @@ static dagger_status_t wait_other(dg_tx_t *tx, int (*done)(void *), void *arg, d
     pthread_mutex_lock(&tx->lock);
     atomic_fetch_add(&tx->waiters, 1);
     while (!done(arg)) {
-        if (atomic_load(&tx->lost_rank) >= 0) {
-            st = dg_tx_health(tx);
+        if (loss_ends(tx, v)) {
+            st = loss_error(tx, v);
             break;
         }
-        int ms = slice_ms(deadline);
+        int ms = slice_ms(sleep_until(v, deadline));
+        if (!ms && v->seen > 0 && now_s() < deadline)
+            continue; /* the grace ran out: loss_ends says so */
         if (!ms) {
             st = timed_out(timeout_s);
             break;
@@ -104,13 +161,21 @@ static dagger_status_t wait_other(dg_tx_t *tx, int (*done)(void *), void *arg, d
     return st;
 }
 
-dagger_status_t dg_tx_wait(dg_tx_t *tx, int (*done)(void *arg), void *arg, double timeout_s)
+dagger_status_t dg_tx_wait_from(dg_tx_t *tx, int (*done)(void *arg), void *arg, double timeout_s,
+                                int src)
 {
     DG_CHECK_ARG(tx && done, "dg_tx_wait: NULL transport or predicate");
+    DG_CHECK_ARG(src >= -1 && src < tx->size, "dg_tx_wait: no rank %d", src);
     double deadline = timeout_s > 0 ? now_s() + timeout_s : 1e300;
+    loss_view_t v = {.src = src, .seen = 0};
     if (dg_tx_is_owner(tx))
-        return wait_owner(tx, done, arg, deadline, timeout_s);
-    return wait_other(tx, done, arg, deadline, timeout_s);
+        return wait_owner(tx, done, arg, deadline, timeout_s, &v);
+    return wait_other(tx, done, arg, deadline, timeout_s, &v);
+}
+
+dagger_status_t dg_tx_wait(dg_tx_t *tx, int (*done)(void *arg), void *arg, double timeout_s)
+{
+    return dg_tx_wait_from(tx, done, arg, timeout_s, -1);
 }
 
 static int nothing_live(void *arg)

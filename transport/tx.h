@@ -97,7 +97,10 @@ dagger_status_t dg_tx_create(const dg_tx_params_t *params, dg_tx_t **out);
 /* Collective when healthy: completes this rank's operations, meets the
  * others in a final barrier, then closes everything (owner thread). After a
  * lost peer it closes without waiting for anyone. Never hangs on a peer
- * that has already left. */
+ * that has already left. In the final barrier a rank that has every part
+ * leaves at once: the others go on waiting for a live rank's part, and fail
+ * only if the rank they wait for is gone or 2 s after seeing a rank leave
+ * (dg_tx_wait_from, tx_internal.h). */
 dagger_status_t dg_tx_destroy(dg_tx_t *tx);
 
 int dg_tx_rank(const dg_tx_t *tx);

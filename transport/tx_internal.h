@@ -72,6 +72,7 @@ typedef struct dg_tx_peer {
     int stale;                  /* owner: a hello came from another process than the record's */
     dg_proc_id_t hello_proc;    /* owner: the process that said hello (when stale) */
     double gone_since;          /* owner: the record's process found gone, silent since */
+    _Atomic(int) gone;          /* found lost by a detector, also after the first loss */
     void *record;               /* a record read again (hostname, inventory point into it) */
 } dg_tx_peer_t;
 
@@ -120,7 +121,9 @@ struct dg_tx {
     _Atomic(int) lost_rank;     /* first lost rank, -1 while all are there */
     char lost_why[384];         /* written once by whoever set lost_rank */
     _Atomic(int) lost_ready;    /* lost_why is complete */
-    _Atomic(int) leaving;       /* past the final barrier: peers may go */
+    _Atomic(int) closing;       /* in the closing barrier: peers that have every part go
+                                   (progress_wait.c, dg_tx_wait_from) */
+    _Atomic(int) leaving;       /* past the closing barrier: peers may go */
     double lost_grace_s;
     struct dg_tx_liveness *liveness;
 
@@ -182,6 +185,15 @@ dagger_status_t dg_tx_liveness_start(dg_tx_t *tx);
 void dg_tx_liveness_stop(dg_tx_t *tx);
 /* Installs the SIGTERM handler (once the start-up guard has let go of it). */
 void dg_tx_liveness_arm_sigterm(dg_tx_t *tx);
+
+/* progress_wait.c: dg_tx_wait for a message from rank src (-1: from no one
+ * in particular). Outside the closing barrier the same as dg_tx_wait. In it
+ * (tx->closing) a loss ends the wait only when src is the rank lost, or
+ * DG_TX_CLOSING_GRACE_S after a loss was first seen by this wait: a peer
+ * that has every part leaves, and its exit is no loss to a rank still
+ * waiting for a live rank's part. */
+dagger_status_t dg_tx_wait_from(dg_tx_t *tx, int (*done)(void *arg), void *arg, double timeout_s,
+                                int src);
 
 /* chan_coll.c: the COLL channel's state and handler. */
 dagger_status_t dg_coll_create(dg_tx_t *tx);

@@ -307,8 +307,7 @@ dagger_status_t dg_tx_destroy(dg_tx_t *tx)
 {
     DG_CHECK_ARG(tx, "dg_tx_destroy: NULL transport");
     DG_CHECK_ARG(dg_tx_is_owner(tx), "dg_tx_destroy: call it on the owner thread");
-    /* The failing step is named: a peer reported lost here after it left
-     * normally is an open question (docs/transport.md, "When a rank is lost"). */
+    /* The failing step is named in the detail. */
     const char *step = "before the closing barrier";
     dagger_status_t st = dg_tx_health(tx);
     if (st == DAGGER_OK) {
@@ -317,6 +316,9 @@ dagger_status_t dg_tx_destroy(dg_tx_t *tx)
     }
     if (st == DAGGER_OK) {
         step = "in the closing barrier";
+        /* Ranks that have every part leave at once: their exit is no loss
+         * to a rank still waiting for a live rank's part (dg_tx_wait_from). */
+        atomic_store(&tx->closing, 1);
         st = dg_coll_barrier(tx);
     }
     char why[1024];

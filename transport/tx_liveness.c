@@ -10,7 +10,8 @@
  *    ends and whose output goes nowhere, so a rank that finds it gone exits.
  * Each marks the peer lost (dg_tx_mark_lost), which ends every wait of the
  * transport with DAGGER_ERR_PEER_LOST naming it. With lost_grace_s > 0 a rank
- * that keeps running anyway is ended after that many seconds. The boot's
+ * that keeps running anyway is ended after that many seconds (not in the
+ * closing barrier, where ranks leave normally: progress_wait.c). The boot's
  * effects (DG_BOOT_NO_SIGNALS, DG_BOOT_NO_EXIT: dagger_params_t) leave out
  * the SIGTERM handler and every exit: the loss is then said and returned. */
 #include <signal.h>
@@ -56,7 +57,9 @@ static void lost_now(dg_tx_t *tx, int r, const char *why)
 {
     int was = atomic_load(&tx->lost_rank);
     dg_tx_mark_lost(tx, r, why);
-    if (was < 0 && atomic_load(&tx->lost_ready))
+    /* Not in the closing barrier, where ranks leave normally: the wait
+     * that a loss ends there returns its own error. */
+    if (was < 0 && atomic_load(&tx->lost_ready) && !atomic_load(&tx->closing))
         dg_log(DG_LOG_ERROR, "%s", tx->lost_why);
 }
 
@@ -77,6 +80,7 @@ static void probe_local_peers(dg_tx_t *tx)
         dg_proc_state_t state = p->local ? dg_proc_probe(&p->proc, &ws) : DG_PROC_ALIVE;
         if (state == DG_PROC_ALIVE)
             continue;
+        atomic_store(&p->gone, 1); /* for the closing barrier's waits (dg_tx_wait_from) */
         if (first < 0) {
             first = r;
             dg_str_append(why, sizeof(why), "its process ");
@@ -131,7 +135,11 @@ static void check_launcher(const dg_tx_t *tx, struct dg_tx_liveness *lv, int ran
 static void check(dg_tx_t *tx, double *lost_since)
 {
     check_launcher(tx, tx->liveness, tx->rank);
-    if (atomic_load(&tx->lost_rank) < 0) {
+    /* In the closing barrier the ranks that have every part leave: a
+     * waiting rank goes on as long as the one it waits for is there, so
+     * keep looking, and end nobody (progress_wait.c bounds that wait). */
+    int closing = atomic_load(&tx->closing);
+    if (atomic_load(&tx->lost_rank) < 0 || closing) {
         probe_local_peers(tx);
         return;
     }

@@ -26,6 +26,8 @@ void dg_tx_mark_lost(dg_tx_t *tx, int r, const char *why)
 {
     if (!tx || atomic_load(&tx->leaving))
         return;
+    if (r >= 0 && r < tx->size)
+        atomic_store(&tx->peers[r].gone, 1);
     int none = -1;
     if (!atomic_compare_exchange_strong(&tx->lost_rank, &none, r < 0 ? tx->size : r))
         return;

@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "transport/tx_inject.h"
 #include "tx_test.h"
 
 DGT_SUITE(coll);
@@ -353,6 +354,66 @@ static void bad_argument_on_one_rank_fails_everywhere(void)
 
 Test(coll, divergence_fails_everywhere) { divergence_fails_everywhere(); }
 Test(coll, bad_argument_on_one_rank_fails_everywhere) { bad_argument_on_one_rank_fails_everywhere(); }
+
+/* dg_tx_destroy's closing barrier: a rank that has every part leaves at
+ * once, and a rank still waiting for a live rank's part must not take that
+ * exit for a loss. Rank 0 holds its part for rank 1 back (as a send that
+ * UCX queued behind a busy peer would) until it has seen the others leave
+ * and hold_ms more; rank 1 waits. Returns rank 1's status and how long
+ * rank 0 and rank 1 spent in dg_tx_destroy. */
+static dagger_status_t closing_with_late_part(int tree, int hold_ms, double *took)
+{
+    dgt_env_t *e = &dgt_env;
+    dgt_up(e, NULL);
+    dg_coll_set_flat_max(e->tx, tree ? 0 : DG_COLL_FLAT_MAX);
+    if (e->rank == 0 && e->size >= 3) /* on 2 ranks nobody can leave first */
+        dg_tx_inject_late_part(1, hold_ms);
+    dg_tx_t *tx = e->tx;
+    e->tx = NULL;
+    double t0 = now_s();
+    dagger_status_t st = dg_tx_destroy(tx);
+    *took = now_s() - t0;
+    if (st != DAGGER_OK)
+        cr_log_info("rank %d: %s", e->rank, dagger_error_detail());
+    dg_boot_finalize(&e->boot);
+    dgt_live = 0;
+    return st;
+}
+
+/* The part comes 300 ms after rank 0 saw the others leave: everyone ends
+ * cleanly. This failed a clean finalize in CI before (docs/transport.md,
+ * "When a rank is lost"). */
+static void closing_barrier_outlives_leavers(int tree)
+{
+    double took;
+    dagger_status_t st = closing_with_late_part(tree, 300, &took);
+    cr_assert_eq(st, DAGGER_OK, "rank %d: %s", dgt_env.rank, dagger_error_detail());
+    if (dgt_env.size >= 3 && dgt_env.rank == 0)
+        cr_assert_lt(took, DG_TX_LATE_PART_MAX_MS / 1e3 - 0.5,
+                     "the ranks that had every part did not leave: nothing was checked");
+}
+Test(coll, closing_barrier_outlives_leavers_flat) { closing_barrier_outlives_leavers(0); }
+Test(coll, closing_barrier_outlives_leavers_tree) { closing_barrier_outlives_leavers(1); }
+
+/* The part comes 4 s after the others left: rank 1 gives up 2 s after it
+ * saw them go (progress_wait.c, DG_TX_CLOSING_GRACE_S), saying so, instead
+ * of waiting on; the others end cleanly. */
+static void closing_barrier_gives_up_on_a_stuck_part(int tree)
+{
+    double took;
+    dagger_status_t st = closing_with_late_part(tree, 4000, &took);
+    if (dgt_env.size < 3 || dgt_env.rank != 1) {
+        cr_assert_eq(st, DAGGER_OK, "rank %d: %s", dgt_env.rank, dagger_error_detail());
+        return;
+    }
+    cr_assert_eq(st, DAGGER_ERR_PEER_LOST, "rank 1 got %s", dagger_strerror(st));
+    cr_assert(strstr(dagger_error_detail(), "in the closing barrier: a part of the closing "
+                                            "barrier did not come within 2 s of a peer's exit"),
+              "detail: %s", dagger_error_detail());
+    cr_assert_lt(took, 4.0, "rank 1 waited %.2f s: it should give up 2 s after the exits", took);
+}
+Test(coll, closing_barrier_gives_up_on_a_stuck_part_flat) { closing_barrier_gives_up_on_a_stuck_part(0); }
+Test(coll, closing_barrier_gives_up_on_a_stuck_part_tree) { closing_barrier_gives_up_on_a_stuck_part(1); }
 
 /* Every check above on the binomial tree that jobs of more than
  * DG_COLL_FLAT_MAX ranks use (on these 1-4 ranks the flat exchange runs
