@@ -59,11 +59,15 @@ static dagger_status_t loss_error(dg_tx_t *tx, const loss_view_t *v)
     dagger_status_t st = dg_tx_health(tx);
     if (st == DAGGER_OK || !atomic_load(&tx->closing))
         return st;
+    if (v->src >= 0 && atomic_load(&tx->peers[v->src].gone)) {
+        const dg_tx_peer_t *p = &tx->peers[v->src];
+        return dg_error(st, "rank %d (pid %d on %s) is gone and its part of the closing barrier "
+                        "never came (the ranks that have every part leave; this one left or died "
+                        "before sending it)", v->src, (int)p->proc.pid,
+                        p->hostname ? p->hostname : "?");
+    }
     char first[512];
     snprintf(first, sizeof(first), "%s", dagger_error_detail());
-    if (v->src >= 0 && atomic_load(&tx->peers[v->src].gone))
-        return dg_error(st, "rank %d is gone and its part of the closing barrier never came "
-                        "(first loss seen here: %s)", v->src, first);
     return dg_error(st, "a part of the closing barrier did not come within %.0f s of a peer's "
                     "exit (first loss seen here: %s)", DG_TX_CLOSING_GRACE_S, first);
 }

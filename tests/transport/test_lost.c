@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,10 +24,52 @@
 #include "cr_main.h"
 #include "job_launch.h"
 #include "transport/coll.h"
+#include "transport/tx_inject.h"
 #include "transport/tx.h"
 #include "launcher_need.h"
 
 /* ---- victim mode: the program the launcher runs ---- */
+
+/* Rank 1 in the "closing" mode: it leaves without finalizing once it has
+ * seen rank 2 leave, while its owner thread holds back its closing part
+ * for rank 0 (dg_tx_inject_late_part). */
+static void *leave_after_a_peer(void *arg)
+{
+    dg_tx_t *tx = arg;
+    while (dg_tx_lost_rank(tx) < 0)
+        usleep(10000);
+    usleep(300000);
+    _exit(0);
+}
+
+/* Every rank meets the others in a few collectives, then rank 1 leaves in
+ * the middle of dg_tx_destroy's closing barrier: after rank 2 has its
+ * every part and has left, before rank 0 has rank 1's. Rank 0 must fail at
+ * once naming rank 1, not take rank 2's normal exit for the loss. */
+static int closing_main(dg_boot_t *boot, dg_tx_t *tx)
+{
+    for (int i = 0; i < 5; i++)
+        if (dg_coll_barrier(tx) != DAGGER_OK)
+            return 2;
+    pthread_t t;
+    if (boot->rank == 1) {
+        dg_tx_inject_late_part(0, 10000);
+        if (pthread_create(&t, NULL, leave_after_a_peer, tx))
+            return 2;
+    }
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    dagger_status_t st = dg_tx_destroy(tx);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    if (st != DAGGER_OK) {
+        double took = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+        fprintf(stderr, "dagger[rank %d] error: %s: %s [after %.2f s]\n", boot->rank,
+                dagger_strerror(st), dagger_error_detail(), took);
+        return 3;
+    }
+    dg_boot_finalize(boot);
+    return 0;
+}
 
 static int victim_main(const char *how)
 {
@@ -40,6 +83,8 @@ static int victim_main(const char *how)
         fprintf(stderr, "victim: start-up failed: %s\n", dagger_error_detail());
         return 2;
     }
+    if (!strcmp(how, "closing"))
+        return closing_main(&boot, tx);
     time_t start = time(NULL);
     for (long i = 0; time(NULL) - start < 30; i++) {
         if (boot.rank == 1 && i == 20) {
@@ -137,4 +182,34 @@ Test(lost, detected_without_the_launchers_help, .timeout = 120)
     check_survivors_named_rank_1(&o);
     cr_assert(strstr(o.out, "DAGGER_ERR_PEER_LOST"), "the survivors' waits did not fail with "
               "DAGGER_ERR_PEER_LOST:\n%s", o.out);
+}
+
+/* Rank 1 leaves inside the closing barrier after rank 2 left normally
+ * (closing_main): rank 0 fails naming rank 1, at once (not after the 2 s
+ * grace, whose text differs), and rank 2 ends cleanly. mpirun is told to
+ * let rank 1 leave without finalizing, as above. */
+Test(lost, leaving_in_the_closing_barrier_is_named, .timeout = 120)
+{
+    DG_NEED_LAUNCHER("mpirun", !system("command -v mpirun >/dev/null 2>&1"),
+                     "needs Open MPI's mpirun");
+    setenv("DAGGER_LAUNCHER", "mpirun", 1);
+    outcome_t o;
+    launch("closing", "OMPI_MCA_orte_allowed_exit_without_sync=1", 60, &o);
+    cr_assert(!o.timed_out, "rank 0 hung after rank 1 left in the closing barrier:\n%s", o.out);
+    cr_assert(!(WIFEXITED(o.status) && WEXITSTATUS(o.status) == 0),
+              "the job succeeded although rank 1 left in the closing barrier:\n%s", o.out);
+    cr_assert(strstr(o.out, "dagger[rank 0] error: DAGGER_ERR_PEER_LOST"),
+              "rank 0 did not fail with DAGGER_ERR_PEER_LOST:\n%s", o.out);
+    cr_assert(strstr(o.out, "in the closing barrier: rank 1 (pid ") &&
+                  strstr(o.out, ") is gone and its part of the closing barrier never came"),
+              "rank 0 did not name rank 1 as the rank whose part never came:\n%s", o.out);
+    cr_assert(!strstr(o.out, "dagger[rank 2] error"), "rank 2 left normally but failed:\n%s",
+              o.out);
+    /* Rank 2 leaves at once, rank 1 300 ms after it saw that (100 ms
+     * probes): rank 0's dg_tx_destroy ends well within a second unless it
+     * waited for the grace. */
+    const char *after = strstr(strstr(o.out, "dagger[rank 0] error"), "[after ");
+    double took = after ? atof(after + 7) : 1e9;
+    cr_assert_lt(took, 1.6, "rank 0 failed %.2f s into dg_tx_destroy: it waited for the 2 s "
+                 "grace, not for rank 1:\n%s", took, o.out);
 }
