@@ -137,6 +137,24 @@ static void check_survivors_named_rank_1(const outcome_t *o)
     }
 }
 
+/* The job ended (no rank hung) and failed, as it must once rank 1 is gone. */
+static void check_failed(const outcome_t *o, const char *what)
+{
+    cr_assert(!o->timed_out, "the survivors hung after rank 1 %s:\n%s", what, o->out);
+    cr_assert(!(WIFEXITED(o->status) && WEXITSTATUS(o->status) == 0),
+              "the job succeeded although rank 1 %s:\n%s", what, o->out);
+}
+
+/* Under Open MPI's mpirun told to let ranks exit without finalizing, which
+ * then does not end the job: the transport's own detection must. */
+static void launch_letting_ranks_leave(const char *how, outcome_t *o)
+{
+    DG_NEED_LAUNCHER("mpirun", !system("command -v mpirun >/dev/null 2>&1"),
+                     "needs Open MPI's mpirun");
+    setenv("DAGGER_LAUNCHER", "mpirun", 1);
+    launch(how, "OMPI_MCA_orte_allowed_exit_without_sync=1", 60, o);
+}
+
 static int launcher_available(void)
 {
     return !system("command -v prterun >/dev/null 2>&1 || command -v mpirun >/dev/null 2>&1 "
@@ -149,9 +167,7 @@ Test(lost, killed_rank_ends_the_job_and_is_named, .timeout = 120)
                      "no launcher (prterun, mpirun or a Slurm controller)");
     outcome_t o;
     launch("kill", NULL, 60, &o);
-    cr_assert(!o.timed_out, "the survivors hung after rank 1 was killed:\n%s", o.out);
-    cr_assert(!(WIFEXITED(o.status) && WEXITSTATUS(o.status) == 0),
-              "the job succeeded although rank 1 was killed:\n%s", o.out);
+    check_failed(&o, "was killed");
     check_survivors_named_rank_1(&o);
 }
 
@@ -161,24 +177,16 @@ Test(lost, rank_leaving_early_ends_the_job_and_is_named, .timeout = 120)
                      "no launcher (prterun, mpirun or a Slurm controller)");
     outcome_t o;
     launch("exit", NULL, 60, &o);
-    cr_assert(!o.timed_out, "the survivors hung after rank 1 left:\n%s", o.out);
-    cr_assert(!(WIFEXITED(o.status) && WEXITSTATUS(o.status) == 0),
-              "the job succeeded although rank 1 left early:\n%s", o.out);
+    check_failed(&o, "left early");
     check_survivors_named_rank_1(&o);
 }
 
-/* Open MPI's mpirun told to let ranks exit without finalizing does not end
- * the job: the transport's own detection must. */
+/* Rank 1 leaves early, and mpirun lets it (launch_letting_ranks_leave). */
 Test(lost, detected_without_the_launchers_help, .timeout = 120)
 {
-    DG_NEED_LAUNCHER("mpirun", !system("command -v mpirun >/dev/null 2>&1"),
-                     "needs Open MPI's mpirun");
-    setenv("DAGGER_LAUNCHER", "mpirun", 1);
     outcome_t o;
-    launch("exit", "OMPI_MCA_orte_allowed_exit_without_sync=1", 60, &o);
-    cr_assert(!o.timed_out, "the survivors hung after rank 1 left:\n%s", o.out);
-    cr_assert(!(WIFEXITED(o.status) && WEXITSTATUS(o.status) == 0),
-              "the job succeeded although rank 1 left early:\n%s", o.out);
+    launch_letting_ranks_leave("exit", &o);
+    check_failed(&o, "left early");
     check_survivors_named_rank_1(&o);
     cr_assert(strstr(o.out, "DAGGER_ERR_PEER_LOST"), "the survivors' waits did not fail with "
               "DAGGER_ERR_PEER_LOST:\n%s", o.out);
@@ -190,14 +198,9 @@ Test(lost, detected_without_the_launchers_help, .timeout = 120)
  * let rank 1 leave without finalizing, as above. */
 Test(lost, leaving_in_the_closing_barrier_is_named, .timeout = 120)
 {
-    DG_NEED_LAUNCHER("mpirun", !system("command -v mpirun >/dev/null 2>&1"),
-                     "needs Open MPI's mpirun");
-    setenv("DAGGER_LAUNCHER", "mpirun", 1);
     outcome_t o;
-    launch("closing", "OMPI_MCA_orte_allowed_exit_without_sync=1", 60, &o);
-    cr_assert(!o.timed_out, "rank 0 hung after rank 1 left in the closing barrier:\n%s", o.out);
-    cr_assert(!(WIFEXITED(o.status) && WEXITSTATUS(o.status) == 0),
-              "the job succeeded although rank 1 left in the closing barrier:\n%s", o.out);
+    launch_letting_ranks_leave("closing", &o);
+    check_failed(&o, "left in the closing barrier");
     cr_assert(strstr(o.out, "dagger[rank 0] error: DAGGER_ERR_PEER_LOST"),
               "rank 0 did not fail with DAGGER_ERR_PEER_LOST:\n%s", o.out);
     cr_assert(strstr(o.out, "in the closing barrier: rank 1 (pid ") &&
