@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <time.h>
 
+#include "core/base/log.h"
 #include "core/base/status_internal.h"
 #include "transport/tx_internal.h"
 
@@ -53,7 +54,9 @@ typedef struct loss_view {
 
 /* The error of a wait that a loss ended: the first loss's text, or in the
  * closing barrier what this wait missed (the first rank lost there may
- * have left normally). */
+ * have left normally). The latter is also said on stderr, once: the loss
+ * was not (tx_liveness.c, lost_now), and a program may not look at
+ * dagger_finalize's status. */
 static dagger_status_t loss_error(dg_tx_t *tx, const loss_view_t *v)
 {
     dagger_status_t st = dg_tx_health(tx);
@@ -61,15 +64,19 @@ static dagger_status_t loss_error(dg_tx_t *tx, const loss_view_t *v)
         return st;
     if (v->src >= 0 && atomic_load(&tx->peers[v->src].gone)) {
         const dg_tx_peer_t *p = &tx->peers[v->src];
-        return dg_error(st, "rank %d (pid %d on %s) is gone and its part of the closing barrier "
-                        "never came (the ranks that have every part leave; this one left or died "
-                        "before sending it)", v->src, (int)p->proc.pid,
-                        p->hostname ? p->hostname : "?");
+        dg_error(st, "rank %d (pid %d on %s) is gone and its part of the closing barrier never "
+                 "came (the ranks that have every part leave; this one left or died before "
+                 "sending it)", v->src, (int)p->proc.pid, p->hostname ? p->hostname : "?");
+    } else {
+        char first[512];
+        snprintf(first, sizeof(first), "%s", dagger_error_detail());
+        dg_error(st, "a part of the closing barrier did not come within %.0f s of a peer's exit "
+                 "(first loss seen here: %s)", DG_TX_CLOSING_GRACE_S, first);
     }
-    char first[512];
-    snprintf(first, sizeof(first), "%s", dagger_error_detail());
-    return dg_error(st, "a part of the closing barrier did not come within %.0f s of a peer's "
-                    "exit (first loss seen here: %s)", DG_TX_CLOSING_GRACE_S, first);
+    if (!atomic_exchange(&tx->closing_said, 1))
+        dg_log(DG_LOG_ERROR, "the closing barrier on rank %d: %s", tx->rank,
+               dagger_error_detail());
+    return st;
 }
 
 /* A peer is gone; what we wait for may still be on its way (it may have

@@ -123,6 +123,7 @@ struct dg_tx {
     _Atomic(int) lost_ready;    /* lost_why is complete */
     _Atomic(int) closing;       /* in the closing barrier: peers that have every part go
                                    (progress_wait.c, dg_tx_wait_from) */
+    _Atomic(int) closing_said;  /* a wait there failed on a loss and said so */
     _Atomic(int) leaving;       /* past the closing barrier: peers may go */
     double lost_grace_s;
     struct dg_tx_liveness *liveness;

@@ -206,6 +206,8 @@ Test(lost, leaving_in_the_closing_barrier_is_named, .timeout = 120)
     cr_assert(strstr(o.out, "in the closing barrier: rank 1 (pid ") &&
                   strstr(o.out, ") is gone and its part of the closing barrier never came"),
               "rank 0 did not name rank 1 as the rank whose part never came:\n%s", o.out);
+    cr_assert(strstr(o.out, "the closing barrier on rank 0: rank 1 (pid "),
+              "the transport did not say the failure on rank 0's stderr itself:\n%s", o.out);
     cr_assert(!strstr(o.out, "dagger[rank 2] error"), "rank 2 left normally but failed:\n%s",
               o.out);
     /* Rank 2 leaves at once, rank 1 300 ms after it saw that (100 ms
