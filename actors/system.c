@@ -208,6 +208,11 @@ void dg_act_system_wake_helper(dg_act_system_t *sys)
     dg_act_wake_idle(sys, 1);
 }
 
+void dg_act_system_wake_sleepers(dg_act_system_t *sys)
+{
+    dg_act_wake_all_idle(sys);
+}
+
 void dg_act_system_worker_busy(dg_act_system_t *sys, int worker)
 {
     if (worker >= 0 && worker < sys->nworkers)

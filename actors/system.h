@@ -114,6 +114,9 @@ void dg_act_system_wake_any(dg_act_system_t *sys);
  * sleeping worker even while others spin, so a burst spreads over the
  * workers (each woken worker does the same in turn). */
 void dg_act_system_wake_helper(dg_act_system_t *sys);
+/* Wakes every worker asleep in its idle loop (not those asleep in a help
+ * wait): work is about to come (the executor, as a region opens). */
+void dg_act_system_wake_sleepers(dg_act_system_t *sys);
 
 /* Extra work sources polled by idle workers (the task executor's ready
  * queues), and by busy workers every 16th turn so actor traffic cannot

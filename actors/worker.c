@@ -204,6 +204,16 @@ void dg_act_wake_idle(dg_act_system_t *sys, int even_if_spinning)
         wake_one_sleeper(sys);
 }
 
+void dg_act_wake_all_idle(dg_act_system_t *sys)
+{
+    atomic_thread_fence(memory_order_seq_cst);
+    if (atomic_load_explicit(&sys->nsleeping, memory_order_seq_cst) == 0)
+        return;
+    for (int k = 0; k < sys->nworkers; k++)
+        if (atomic_load_explicit(&sys->workers[k].sleeping, memory_order_seq_cst) == DG_SLEEP_IDLE)
+            dg_act_worker_wake(&sys->workers[k]);
+}
+
 /* ------------------------------------------------------------ idle work */
 
 /* Worker 0 switches to the poller set by dg_act_system_set_poller. */

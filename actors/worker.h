@@ -111,6 +111,8 @@ void dg_act_worker_wake(dg_act_worker_t *w);
  * sleeping worker unless one is spinning (it will find the work), or in any
  * case with even_if_spinning. */
 void dg_act_wake_idle(struct dg_act_system *sys, int even_if_spinning);
+/* Wakes every worker asleep in its idle loop. */
+void dg_act_wake_all_idle(struct dg_act_system *sys);
 
 /* Worker w (the calling thread, its owner) is about to run work that may
  * take long: it leaves the spinning count, whose workers wakers trust to

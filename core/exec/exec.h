@@ -221,6 +221,9 @@ void dg_exec_codelets_cleanup(dg_exec_t *ex);
 void dg_exec_fail(dg_exec_t *ex, uint64_t task, dagger_status_t st, const char *msg);
 /* Clears the region outcome (at region begin). */
 void dg_exec_region_reset(dg_exec_t *ex);
+/* Wakes the workers that sleep, so that they are up when a region's first
+ * tasks become ready (at region begin). */
+void dg_exec_wake_workers(dg_exec_t *ex);
 
 /* Called by whoever finishes an op: releases its successors. */
 void dg_exec_finish(dg_exec_t *ex, dg_xop_t *op);

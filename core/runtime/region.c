@@ -63,6 +63,7 @@ dagger_status_t dagger_region_begin(dagger_runtime_t *rt, const dagger_scope_t *
     dg_plan_get_stats(t->plan, &t->stats_base);
     memset(&t->stats, 0, sizeof(t->stats));
     dg_exec_region_reset(t->exec);
+    dg_exec_wake_workers(t->exec);
     t->region = r;
     *out = r;
     return DAGGER_OK;

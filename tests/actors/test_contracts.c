@@ -439,6 +439,47 @@ Test(contracts, work_found_at_the_last_look_is_taken_awake_and_wakes_go_to_real_
     sys = act_test_runtime(rt, 1);
 }
 
+/* Which workers looked at the source since `seen` was cleared. */
+typedef struct {
+    _Atomic int seen;
+} looks_t;
+
+static int looks_source(void *ctx, int worker, int last_look)
+{
+    looks_t *l = ctx;
+    if (!last_look)
+        atomic_fetch_or(&l->seen, 1 << worker);
+    return 0;
+}
+
+/* dg_act_system_wake_sleepers (the executor, as a region opens) wakes every
+ * worker asleep in its idle loop, not one: each looks for work again. An
+ * idle sleep has no timeout, so only a wake-up makes a worker look. */
+Test(contracts, wake_sleepers_wakes_every_sleeping_worker)
+{
+    looks_t l = {0};
+    dg_act_system_add_idle_source(sys, looks_source, &l); /* wakes them: they look, then sleep */
+    /* Quiet: 20 ms in which every worker slept and none looked (a worker
+     * counts in nsleeping from the start of its last look, and one still
+     * signalled by the source's addition looks once more). */
+    int quiet = 0;
+    for (int i = 0; i < 500 && !quiet; i++) {
+        atomic_store(&l.seen, 0);
+        act_test_sleep_ms(20);
+        quiet = atomic_load(&l.seen) == 0 && atomic_load(&sys->nsleeping) == sys->nworkers;
+    }
+    cr_assert(quiet, "the workers did not go to sleep and stay asleep for 20 ms");
+    dg_act_system_wake_sleepers(sys);
+    int all = (1 << sys->nworkers) - 1;
+    for (int i = 0; i < 10000 && atomic_load(&l.seen) != all; i++)
+        act_test_sleep_ms(1);
+    cr_assert_eq(atomic_load(&l.seen), all, "workers that looked after the wake-up: mask %#x of %#x",
+                 atomic_load(&l.seen), all);
+    dg_act_system_stop_all(sys);
+    act_test_runtime_done(rt); /* the source lives on this stack frame */
+    sys = act_test_runtime(rt, 1);
+}
+
 Test(contracts, wake_ignores_workers_that_do_not_exist)
 {
     dg_act_system_wake(sys, -1);
