@@ -1,7 +1,9 @@
 /* The CUDA device backend: devices/gpu/gpu_backend.inc on the CUDA runtime
  * API (cudart; never the driver library, so a machine without a driver
- * starts and reports no devices). The kernel is in cuda_pack.cu. */
-#include <cuda_runtime_api.h>
+ * starts and reports no devices), which is loaded by the first discovery
+ * and called through a table (cuda_lib.h). The kernel is in cuda_pack.cu,
+ * built into the module that the loader opens. */
+#include "devices/cuda/cuda_lib.h"
 
 #define GPU(x) cuda##x
 #define GPU_PREFIX "cuda"
@@ -15,6 +17,7 @@
 #define GPU_ERR_NO_DRIVER cudaErrorInsufficientDriver
 #define GPU_LAUNCH_HOST_FN(s, fn, arg) cudaLaunchHostFunc((s), (fn), (arg))
 #define GPU_PACK_LAUNCH dg_cuda_pack_launch
+#define GPU_RUNTIME_LOAD(why, cap) dg_cuda_lib_load((why), (cap))
 #define GPU_BACKEND dg_cuda_backend
 #define GPU_NAME "cuda"
 #define GPU_LABEL "CUDA GPU"

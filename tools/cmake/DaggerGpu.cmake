@@ -2,8 +2,9 @@
 # when its toolkit is found and never fails when it is not; ON requires it.
 # A found backend defines DAGGER_HAVE_CUDA / DAGGER_HAVE_HIP for every
 # target (devices/common/device.h declares the backend objects under them).
-# CUDA adds its runtime library to DAGGER_EXTRA_LINK_DEPS; HIP adds nothing:
-# its runtime is loaded on first use (devices/hip/hip_lib.h).
+# Neither links its runtime into libdagger: each is loaded on first use,
+# through a module of the backend's that holds the kernels of ours and links
+# the runtime (devices/cuda/cuda_lib.h, devices/hip/hip_lib.h).
 set(DAGGER_CUDA_ARCHS "90" CACHE STRING
     "CUDA architectures the CUDA backend's kernels are built for (90: H100/H200)")
 set(DAGGER_HIP_ARCHS "gfx90a" CACHE STRING
@@ -33,9 +34,10 @@ if(NOT DAGGER_CUDA STREQUAL "OFF")
     set(DAGGER_HAVE_CUDA ON)
     set(DAGGER_CUDA_ARCHS_SHOWN "sm ${DAGGER_CUDA_ARCHS}, CUDA ${CUDAToolkit_VERSION}")
     add_compile_definitions(DAGGER_HAVE_CUDA=1)
-    # The runtime API only: libcuda (the driver) is never linked, so the
-    # library starts on machines without a driver and reports no devices.
-    list(APPEND DAGGER_EXTRA_LINK_DEPS CUDA::cudart)
+    # The runtime API only (libcuda, the driver, is never linked), and not
+    # linked either: the first discovery loads it through the module
+    # libdagger-cuda.so (devices/cuda/cuda_lib.h), which holds every CUDA
+    # kernel of ours (dg_cuda_kernels below) and links CUDA::cudart.
     # The linear algebra tiles' CUDA implementations (core/linalg/cuda) need
     # cuBLAS and cuSOLVER; without them the tiles run on CPUs only. They are
     # loaded at run time by soname (core/linalg/cuda/la_cuda_lib.h), not
@@ -81,3 +83,22 @@ if(NOT DAGGER_HIP STREQUAL "OFF")
                         "(apt-get install hipcc libamdhip64-dev)")
   endif()
 endif()
+
+# dg_cuda_kernels(name sources...): an object library of CUDA kernels of
+# ours for the module libdagger-cuda.so (the top-level CMakeLists.txt builds
+# it from every such library; devices/cuda/cuda_lib.h says why they are not
+# in libdagger): explicit architectures, hidden symbols but for the
+# launchers that the kernel files declare with default visibility, and no
+# C++ runtime (no exceptions, no guarded statics: a kernel file's only
+# initialiser is the runtime's registration), so the C compiler links it.
+function(dg_cuda_kernels name)
+  add_library(${name} OBJECT ${ARGN})
+  target_include_directories(${name} PUBLIC ${PROJECT_SOURCE_DIR}/core/include
+                             ${DAGGER_GENERATED_INCLUDE} ${PROJECT_SOURCE_DIR})
+  target_link_libraries(${name} PUBLIC CUDA::cudart)
+  target_compile_options(${name} PRIVATE
+      $<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler=-fno-exceptions,-fno-threadsafe-statics>)
+  set_target_properties(${name} PROPERTIES CUDA_ARCHITECTURES "${DAGGER_CUDA_ARCHS}"
+                        CUDA_VISIBILITY_PRESET hidden)
+  set_property(GLOBAL APPEND PROPERTY DAGGER_CUDA_KERNELS ${name})
+endfunction()

@@ -8,8 +8,12 @@ install(DIRECTORY ${DAGGER_GENERATED_INCLUDE}/ DESTINATION ${CMAKE_INSTALL_INCLU
 install(TARGETS dagger dagger_static EXPORT daggerTargets
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
-# The HIP backend's module, beside libdagger.so where its loader looks first
-# (devices/hip/hip_lib.c); not part of the CMake package: nothing links it.
+# The GPU backends' modules, beside libdagger.so where their loaders look
+# first (devices/cuda/cuda_lib.c, devices/hip/hip_lib.c); not part of the
+# CMake package: nothing links them.
+if(TARGET dagger_cuda)
+  install(TARGETS dagger_cuda LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+endif()
 if(DAGGER_HAVE_HIP)
   install(TARGETS dagger_hip LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
 endif()
@@ -30,23 +34,19 @@ install(FILES ${PROJECT_BINARY_DIR}/dagger-config.cmake ${PROJECT_BINARY_DIR}/da
 # itself with the shared system libraries, which needs nothing more: the
 # linker prefers libdagger.so to libdagger.a for -ldagger, even with --static.
 # -ldl: PMIx (transport/pmix_lib.h), OpenBLAS, LAPACKE, cuBLAS and cuSOLVER
-# (core/linalg) and the HIP runtime (devices/hip) are loaded at run time.
-# The CUDA runtime has no .pc file of its own: name its library.
-set(DAGGER_PC_GPU "")
-if(DAGGER_HAVE_CUDA)
-  string(APPEND DAGGER_PC_GPU " -L${CUDAToolkit_LIBRARY_DIR} -lcudart")
-endif()
+# (core/linalg) and the CUDA and HIP runtimes (devices/cuda, devices/hip)
+# are loaded at run time.
 file(RELATIVE_PATH DAGGER_PC_TO_PREFIX "/${CMAKE_INSTALL_LIBDIR}/pkgconfig" "/")
 set(DAGGER_PC_NAME dagger)
 set(DAGGER_PC_WHAT "")
 set(DAGGER_PC_REQUIRES Requires.private)
 set(DAGGER_PC_LIBS "-L\${libdir} -ldagger")
-set(DAGGER_PC_LIBS_PRIVATE "-lpthread -lm -ldl${DAGGER_PC_GPU}")
+set(DAGGER_PC_LIBS_PRIVATE "-lpthread -lm -ldl")
 configure_file(${PROJECT_SOURCE_DIR}/tools/cmake/dagger.pc.in ${PROJECT_BINARY_DIR}/dagger.pc @ONLY)
 set(DAGGER_PC_NAME dagger-static)
 set(DAGGER_PC_WHAT " (static library)")
 set(DAGGER_PC_REQUIRES Requires)
-set(DAGGER_PC_LIBS "\${libdir}/libdagger.a -lpthread -lm -ldl${DAGGER_PC_GPU}")
+set(DAGGER_PC_LIBS "\${libdir}/libdagger.a -lpthread -lm -ldl")
 set(DAGGER_PC_LIBS_PRIVATE "")
 configure_file(${PROJECT_SOURCE_DIR}/tools/cmake/dagger.pc.in ${PROJECT_BINARY_DIR}/dagger-static.pc @ONLY)
 install(FILES ${PROJECT_BINARY_DIR}/dagger.pc ${PROJECT_BINARY_DIR}/dagger-static.pc

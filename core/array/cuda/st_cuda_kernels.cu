@@ -3,7 +3,12 @@
  * element of a box, per line of an edge's ghosts, per element of a block. */
 #include <cuda_runtime.h>
 
+/* Built into the module libdagger-cuda.so (devices/cuda/cuda_lib.h), whose
+ * exports are the launchers: default visibility on their first declaration
+ * (st_cuda.h finds them there). */
+#pragma GCC visibility push(default)
 #include "core/array/cuda/st_cuda_kernels.h"
+#pragma GCC visibility pop
 
 #define THREADS 256u
 #define MAX_BLOCKS 4096u

@@ -39,6 +39,8 @@ int dg_arr_pack_cuda(dagger_task_t *t)
 {
     int nargs = dagger_task_nargs(t);
     dg_st_pack_param_t p;
+    if (dg_st_cuda_load(t))
+        return DAGGER_ERR_TASK_FAILED;
     if (nargs < 2 || dg_arr_param(t, nargs - 1, &p, sizeof(p)) || (!p.fill && nargs < 3))
         return dagger_task_fail(t, "malformed pack parameters");
     dagger_slot_t d = dagger_task_arg(t, 0), s = dagger_task_arg(t, 1);
@@ -60,6 +62,8 @@ static uint32_t ghost_of(uint32_t kind)
 int dg_arr_extend_cuda(dagger_task_t *t)
 {
     dg_st_extend_param_t p;
+    if (dg_st_cuda_load(t))
+        return DAGGER_ERR_TASK_FAILED;
     if (dagger_task_nargs(t) != 2 || dg_arr_param(t, 1, &p, sizeof(p)) ||
         p.dim >= DAGGER_MAX_DIMS || !ghost_of(p.kind))
         return dagger_task_fail(t, "malformed extend parameters");

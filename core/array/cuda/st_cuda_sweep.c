@@ -185,6 +185,8 @@ int dg_arr_sweep_cuda(dagger_task_t *t)
 {
     dg_st_sweep_hdr_t h;
     size_t bytes;
+    if (dg_st_cuda_load(t))
+        return DAGGER_ERR_TASK_FAILED;
     const unsigned char *blob = dg_st_sweep_params(t, &h, &bytes);
     if (!blob)
         return DAGGER_ERR_TASK_FAILED;

@@ -21,7 +21,9 @@
 int dg_la_cuda_handles(dagger_task_t *t, cublasHandle_t *blas, cusolverDnHandle_t *solver);
 
 /* Reads the slots and parameters of a tile task with nviews views (no
- * OpenBLAS thread setting: nothing runs on the host). */
+ * OpenBLAS thread setting: nothing runs on the host), after loading the
+ * libraries' tables (la_cuda_lib.h), which the tiles' kernels of ours are
+ * called through even where no cuBLAS routine is. */
 int dg_la_cuda_load(dagger_task_t *t, int nviews, dagger_slot_t s[], dg_la_par_t *p);
 
 /* A cuBLAS call's status: 0 when it succeeded, else the task fails naming

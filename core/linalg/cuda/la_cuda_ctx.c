@@ -30,6 +30,9 @@ static dg_la_info_t *info_pool, *info_free;
 
 int dg_la_cuda_load(dagger_task_t *t, int nviews, dagger_slot_t s[], dg_la_par_t *p)
 {
+    char why[512];
+    if (dg_la_cuda_lib_load(why, sizeof(why)) != 0)
+        return dagger_task_fail(t, "%s", why);
     if (dagger_task_nargs(t) < nviews + 1 || dg_la_par_get(t, p))
         return dagger_task_fail(t, "malformed linear algebra tile task");
     for (int i = 0; i < nviews; i++)

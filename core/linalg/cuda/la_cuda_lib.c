@@ -36,12 +36,17 @@ static void load(void)
 #define DG_LA_ROW(name) DG_DL_SYM(dg_la_cuda_lib_t, name)
     static const dg_dl_sym_t blas_syms[] = {DG_LA_CUBLAS_SYMS(DG_LA_ROW)};
     static const dg_dl_sym_t solver_syms[] = {DG_LA_CUSOLVER_SYMS(DG_LA_ROW)};
+    static const dg_dl_sym_t kernel_syms[] = {DG_LA_CUDA_KERNEL_SYMS(DG_LA_ROW)};
 #undef DG_LA_ROW
+    void *kernels = dg_cuda_lib_module();
     /* load_error says what failed */
     (void)(dg_dl_find_all(blas, DG_CUBLAS_SONAME, blas_syms, DG_DL_NSYMS(blas_syms), &dg_la_cu,
                           OLDER, load_error, sizeof(load_error)) ||
            dg_dl_find_all(solver, DG_CUSOLVER_SONAME, solver_syms, DG_DL_NSYMS(solver_syms),
-                          &dg_la_cu, OLDER, load_error, sizeof(load_error)));
+                          &dg_la_cu, OLDER, load_error, sizeof(load_error)) ||
+           (kernels && dg_dl_find_all(kernels, "the CUDA kernels' module", kernel_syms,
+                                      DG_DL_NSYMS(kernel_syms), &dg_la_cu, OLDER, load_error,
+                                      sizeof(load_error))));
 }
 
 int dg_la_cuda_lib_load(char *why, size_t cap)

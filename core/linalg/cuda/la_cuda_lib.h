@@ -17,6 +17,11 @@
 #include <cublas_v2.h>
 #include <cusolverDn.h>
 
+/* The CUDA runtime's routines, redirected to the loaded table, and our
+ * kernels' declarations, before their redirections below. */
+#include "core/linalg/cuda/la_cuda_kernels.h"
+#include "devices/cuda/cuda_lib.h"
+
 /* The real (exported) names: cublas_v2.h maps cublasDgemm to cublasDgemm_v2. */
 #define DG_LA_CUBLAS_SYMS(X)                                                              \
     X(cublasCreate_v2) X(cublasDestroy_v2) X(cublasSetStream_v2) X(cublasGetStatusString) \
@@ -29,18 +34,27 @@
     X(cusolverDnDgetrf) X(cusolverDnSgetrf) X(cusolverDnDgetrf_bufferSize)         \
     X(cusolverDnSgetrf_bufferSize)
 
+/* The launchers of our kernels (la_cuda_kernels.h), in the module that the
+ * CUDA backend loaded (devices/cuda/cuda_lib.h). */
+#define DG_LA_CUDA_KERNEL_SYMS(X) \
+    X(dg_la_cuda_pivots) X(dg_la_cuda_laswp) X(dg_la_cuda_qr_panel) X(dg_la_cuda_unit_lower)
+
 typedef struct dg_la_cuda_lib {
 #define DG_LA_FIELD(name) __typeof__(&name) name;
     DG_LA_CUBLAS_SYMS(DG_LA_FIELD)
     DG_LA_CUSOLVER_SYMS(DG_LA_FIELD)
+    DG_LA_CUDA_KERNEL_SYMS(DG_LA_FIELD)
 #undef DG_LA_FIELD
 } dg_la_cuda_lib_t;
 
 extern dg_la_cuda_lib_t dg_la_cu;
 
 /* Loads both libraries and every routine of the table, once per process
- * (later calls return the first call's result). 0, or -1 with what is
- * missing (the library or routine, and dlerror's words) in why. */
+ * (later calls return the first call's result), the kernels' launchers
+ * from the CUDA backend's module when it is loaded (a CUDA tile runs only
+ * on a device that the backend found, so it is; tests that load cuBLAS and
+ * cuSOLVER alone leave them NULL). 0, or -1 with what is missing (the
+ * library or routine, and dlerror's words) in why. */
 int dg_la_cuda_lib_load(char *why, size_t cap);
 
 #ifndef DG_LA_CUDA_LIB_NO_REDIRECT
@@ -70,6 +84,10 @@ int dg_la_cuda_lib_load(char *why, size_t cap);
 #define cusolverDnSgetrf (dg_la_cu.cusolverDnSgetrf)
 #define cusolverDnDgetrf_bufferSize (dg_la_cu.cusolverDnDgetrf_bufferSize)
 #define cusolverDnSgetrf_bufferSize (dg_la_cu.cusolverDnSgetrf_bufferSize)
+#define dg_la_cuda_pivots (dg_la_cu.dg_la_cuda_pivots)
+#define dg_la_cuda_laswp (dg_la_cu.dg_la_cuda_laswp)
+#define dg_la_cuda_qr_panel (dg_la_cu.dg_la_cuda_qr_panel)
+#define dg_la_cuda_unit_lower (dg_la_cu.dg_la_cuda_unit_lower)
 #endif
 
 #endif

@@ -4,7 +4,12 @@
  * la_cuda_math.h's, which the host test checks against LAPACK. */
 #include <cuda_runtime.h>
 
+/* Built into the module libdagger-cuda.so (devices/cuda/cuda_lib.h), whose
+ * exports are the launchers: default visibility on their first declaration
+ * (la_cuda_lib.h finds them there). */
+#pragma GCC visibility push(default)
 #include "core/linalg/cuda/la_cuda_kernels.h"
+#pragma GCC visibility pop
 #include "core/linalg/cuda/la_cuda_math.h"
 
 #define THREADS 128

@@ -6,7 +6,12 @@
  * LAPACK. */
 #include <cuda_runtime.h>
 
+/* Built into the module libdagger-cuda.so (devices/cuda/cuda_lib.h), whose
+ * exports are the launchers: default visibility on their first declaration
+ * (la_cuda_lib.h finds them there). */
+#pragma GCC visibility push(default)
 #include "core/linalg/cuda/la_cuda_kernels.h"
+#pragma GCC visibility pop
 #include "core/linalg/cuda/la_cuda_math.h"
 
 /* One thread block per panel, one thread per column of it: column j's

@@ -44,8 +44,10 @@ Test(gpu_backend, count_says_why_there_is_none)
     if (n == 0) {
         cr_assert_neq(why[0], '\0', "no device and no reason");
         /* the call that found none, or the driver file whose absence
-         * spared loading the runtime (HIP: devices/hip/hip_lib.h) */
-        cr_assert(strstr(why, "GetDeviceCount") || strstr(why, "/dev/kfd"),
+         * spared loading the runtime (devices/cuda/cuda_lib.h,
+         * devices/hip/hip_lib.h) */
+        cr_assert(strstr(why, "GetDeviceCount") || strstr(why, "/dev/kfd") ||
+                      strstr(why, "/dev/nvidiactl"),
                   "the reason names the call or the missing driver: '%s'", why);
     }
     cr_assert_str_eq(B.name, DG_TEST_BACKEND_NAME);
