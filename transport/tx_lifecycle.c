@@ -110,11 +110,45 @@ dagger_status_t dg_tx_connect_peer(dg_tx_t *tx, int r, const void *address)
     return st == UCS_OK ? DAGGER_OK : dg_tx_ucs_error(st, "connecting", r);
 }
 
+dagger_status_t dg_tx_connect_self(dg_tx_t *tx)
+{
+    ucp_address_t *address = NULL;
+    size_t len = 0;
+    ucs_status_t us = ucp_worker_get_address(tx->worker, &address, &len);
+    if (us != UCS_OK)
+        return dg_tx_ucs_error(us, "connecting", tx->rank);
+    dagger_status_t st = dg_tx_connect_peer(tx, tx->rank, address);
+    ucp_worker_release_address(tx->worker, address);
+    return st;
+}
+
+/* A failed connection to a rank on this host whose process is gone: UCX
+ * could not open its shared memory because the rank died during the
+ * wire-up, and that loss is what to say (in the words of dg_tx_mark_lost),
+ * not UCX's "Shared memory error". Otherwise st as it is. */
+static dagger_status_t lost_or(dg_tx_t *tx, int r, dagger_status_t st)
+{
+    const dg_tx_peer_t *p = &tx->peers[r];
+    int ws = 0;
+    dg_proc_state_t state = p->local ? dg_proc_probe(&p->proc, &ws) : DG_PROC_ALIVE;
+    if (state == DG_PROC_ALIVE)
+        return st;
+    char how[64] = "", why[512];
+    dg_proc_describe(how, sizeof(how), state, ws);
+    snprintf(why, sizeof(why), "%s", dagger_error_detail());
+    return dg_error(DAGGER_ERR_PEER_LOST, "rank %d (pid %d on %s) was lost: its process %s "
+                    "(connecting to it failed: %s); the job cannot continue", r,
+                    (int)p->proc.pid, p->hostname ? p->hostname : "?", how, why);
+}
+
+/* Every peer but this rank itself, whose endpoint waits for the first
+ * message to it (dg_tx_connect_self). */
 static dagger_status_t connect_all(dg_tx_t *tx, const dg_tx_record_t *recs)
 {
     dagger_status_t st = DAGGER_OK;
     for (int r = 0; r < tx->size && st == DAGGER_OK; r++)
-        st = dg_tx_connect_peer(tx, r, recs[r].address);
+        if (r != tx->rank && (st = dg_tx_connect_peer(tx, r, recs[r].address)) != DAGGER_OK)
+            st = lost_or(tx, r, st);
     return st;
 }
 

@@ -21,8 +21,8 @@ int dg_tx_try_send(dg_tx_t *tx, int dest, unsigned channel, const void *hdr, siz
     /* The owner test first: the peer's queue is the owner's alone (another
      * thread reading it raced with the owner's pushes; ThreadSanitizer). */
     if (len > tx->eager_limit || !dg_tx_is_owner(tx) || p->pending.head || dg_tx_send_armed() ||
-        atomic_load_explicit(&tx->lost_rank, memory_order_relaxed) >= 0)
-        return 0;
+        atomic_load_explicit(&tx->lost_rank, memory_order_relaxed) >= 0 || !p->ep)
+        return 0; /* (no endpoint yet: the queued path makes it, dg_tx_connect_self) */
     unsigned char frame[DG_WIRE_FRAME_LEN + DG_TX_MAX_HDR];
     dg_wire_frame_encode(frame, &(dg_wire_frame_t){.src = (uint32_t)tx->rank});
     if (hdr_len)

@@ -11,7 +11,10 @@
  *                                     allreduce, then finalize; N < 0: rank 1
  *                                     dies in start-up (VICTIM_BEFORE_INIT, or
  *                                     VICTIM_AT_STEP - step as a step of the
- *                                     start-up begins, bootstrap_guard.h);
+ *                                     start-up begins, bootstrap_guard.h, or
+ *                                     VICTIM_WIREUP_DEAD: as the wire-up
+ *                                     begins, the others connecting to it
+ *                                     only once it is dead);
  *   kill_rank --dg-inject LAUNCHER T [SEED [start-up]]
  *                                     failure injection (tools/soak-tests
  *                                     --kill): T jobs, each with a random
@@ -50,6 +53,7 @@
 #define JOB_LIMIT_S 60.0    /* a job that runs longer than this hung */
 #define VICTIM_BEFORE_INIT (-1)
 #define VICTIM_AT_STEP (-10)  /* - step */
+#define VICTIM_WIREUP_DEAD (-30)
 
 /* ---- victim mode: one rank of the job ---- */
 
@@ -149,7 +153,20 @@ static void wait_others_armed(void)
     }
 }
 
-static int victim_rank;
+static int victim_rank, connect_to_dead;
+
+/* VICTIM_WIREUP_DEAD: a survivor connects to rank 1 only once it is dead
+ * (DIR/killed, then 100 ms for its process to go): UCX's shared-memory
+ * endpoint to it then fails at once, and dagger_init must say that rank 1
+ * was lost, not that the transport failed. At most 5 s. */
+static void wait_victim_dead(void)
+{
+    char path[PATH_MAX];
+    snprintf(path, sizeof(path), "%s/killed", victim_dir);
+    for (int tries = 0; tries < 1000 && access(path, F_OK) != 0; tries++)
+        usleep(5000);
+    usleep(100000);
+}
 
 static void on_step(dg_boot_step_t step)
 {
@@ -159,6 +176,8 @@ static void on_step(dg_boot_step_t step)
         wait_others_armed();
         die_now();
     }
+    if (victim_rank != 1 && connect_to_dead && step == DG_BOOT_STEP_WIREUP)
+        wait_victim_dead();
 }
 
 static int victim_main(const char *dir, int rounds)
@@ -173,7 +192,10 @@ static int victim_main(const char *dir, int rounds)
             wait_others_armed();
             die_now(); /* before it meets PMIx or publishes anything */
         }
-        if (rounds != VICTIM_BEFORE_INIT)
+        connect_to_dead = rounds == VICTIM_WIREUP_DEAD;
+        if (connect_to_dead)
+            victim_step = DG_BOOT_STEP_WIREUP;
+        else if (rounds != VICTIM_BEFORE_INIT)
             victim_step = (dg_boot_step_t)(VICTIM_AT_STEP - rounds);
         rounds = 3;
     }
@@ -665,6 +687,11 @@ static void check_start_up_kill(const char *launcher, int mode, const char *wher
     }
     cr_assert(!(WIFEXITED(j->status) && WEXITSTATUS(j->status) == 0),
               "the job succeeded although rank 1 was killed %s:\n%s", where, j->out);
+    /* A survivor that connected to the dead rank says that it was lost
+     * (DAGGER_ERR_PEER_LOST), not a transport error. */
+    cr_assert(mode != VICTIM_WIREUP_DEAD || !strstr(j->out, "DAGGER_ERR_TRANSPORT"),
+              "a survivor took the dead rank 1 for a transport error (killed %s):\n%s", where,
+              j->out);
     free(j);
 }
 
@@ -679,6 +706,7 @@ static void check_start_up_kills(const char *launcher)
         {VICTIM_AT_STEP - DG_BOOT_STEP_IDENTITY, "as its PMIx identity queries began"},
         {VICTIM_AT_STEP - DG_BOOT_STEP_EXCHANGE, "as the start-up exchange began"},
         {VICTIM_AT_STEP - DG_BOOT_STEP_WIREUP, "as the UCX wire-up began"},
+        {VICTIM_WIREUP_DEAD, "as the UCX wire-up began, the others connecting to it once dead"},
         /* Not "as dagger_finalize's end began": a survivor already past its
          * own dg_boot_finalize but not yet at its "finished" line dies of
          * mpirun's SIGTERM silently (1 run in 3). */

@@ -24,7 +24,7 @@ static void load(void)
     static const dg_dl_sym_t syms[] = {DG_ST_CUDA_SYMS(DG_ST_CUDA_ROW)};
 #undef DG_ST_CUDA_ROW
     (void)dg_dl_find_all(h, "the CUDA kernels' module", syms, DG_DL_NSYMS(syms), &dg_st_cu,
-                         "it was built from other sources than libdagger", load_error,
+                         "the module is not the one built with this libdagger", load_error,
                          sizeof(load_error));
 }
 

@@ -45,8 +45,9 @@ static void load(void)
            dg_dl_find_all(solver, DG_CUSOLVER_SONAME, solver_syms, DG_DL_NSYMS(solver_syms),
                           &dg_la_cu, OLDER, load_error, sizeof(load_error)) ||
            (kernels && dg_dl_find_all(kernels, "the CUDA kernels' module", kernel_syms,
-                                      DG_DL_NSYMS(kernel_syms), &dg_la_cu, OLDER, load_error,
-                                      sizeof(load_error))));
+                                      DG_DL_NSYMS(kernel_syms), &dg_la_cu,
+                                      "the module is not the one built with this libdagger",
+                                      load_error, sizeof(load_error))));
 }
 
 int dg_la_cuda_lib_load(char *why, size_t cap)

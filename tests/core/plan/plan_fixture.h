@@ -13,6 +13,21 @@
 #include "core/plan/plan.h"
 #include "support/plan_sim.h"
 
+/* 1 under AddressSanitizer (GCC's and clang's ways of saying so): the
+ * property tests run fewer programs there, where a program runs about 20
+ * times slower; that pass is for memory errors, the release pass for the
+ * semantics. */
+#if defined(__SANITIZE_ADDRESS__)
+#define DG_PLAN_TEST_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define DG_PLAN_TEST_ASAN 1
+#endif
+#endif
+#ifndef DG_PLAN_TEST_ASAN
+#define DG_PLAN_TEST_ASAN 0
+#endif
+
 #define W_MAXP 8
 #define W_MAXTASKS 4096
 

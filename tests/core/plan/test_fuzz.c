@@ -16,16 +16,7 @@
 
 #include "tests/core/plan/plan_fixture.h"
 
-#if defined(__SANITIZE_ADDRESS__)
-#define FUZZ_DEFAULT 500
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define FUZZ_DEFAULT 500
-#endif
-#endif
-#ifndef FUZZ_DEFAULT
-#define FUZZ_DEFAULT 4000
-#endif
+#define FUZZ_DEFAULT (DG_PLAN_TEST_ASAN ? 500 : 4000)
 
 /* Seeds that once failed; they run first, every time. */
 static const uint64_t regressions[] = {0};

@@ -18,11 +18,16 @@
  * home buffers. The replaying world must have replayed and caught up in
  * the run (the test checks its own coverage).
  *
- * DG_PLAN_REPLAY_PROGRAMS=N runs N programs; DG_PLAN_REPLAY_SEED=S one. */
+ * DG_PLAN_REPLAY_PROGRAMS=N runs N programs (default 400; 150 under
+ * AddressSanitizer, which runs a program 20 times slower: its pass is there
+ * for memory errors, the release pass for the semantics, and 150 programs
+ * still reach every coverage check below); DG_PLAN_REPLAY_SEED=S one. */
 #include <criterion/criterion.h>
 #include <stdio.h>
 
 #include "tests/core/plan/plan_fixture.h"
+
+#define REPLAY_DEFAULT (DG_PLAN_TEST_ASAN ? 150 : 400)
 
 #define NCHUNK 24
 #define NBODY 3
@@ -500,7 +505,8 @@ static void report(void)
 Test(replay, replaying_regions_emits_what_planning_them_emits, .fini = report, .timeout = 3600)
 {
     g_running = 1;
-    uint64_t n = w_run_seeds("DG_PLAN_REPLAY_SEED", "DG_PLAN_REPLAY_PROGRAMS", 400, run_pair);
+    uint64_t n = w_run_seeds("DG_PLAN_REPLAY_SEED", "DG_PLAN_REPLAY_PROGRAMS", REPLAY_DEFAULT,
+                             run_pair);
     g_running = 0;
     if (!n)
         return; /* one seed: nothing to say about coverage */
