@@ -173,11 +173,13 @@ dagger_status_t dg_tx_handshake(dg_tx_t *tx)
     dg_tx_hello_encode(&tx->peers[tx->rank].proc, me);
     atomic_store(&tx->handshaking, 1);
     dagger_status_t st = DAGGER_OK;
-    /* This rank hears itself without a message: its endpoint to itself
+    /* A singleton hears itself without a message: its endpoint to itself
      * waits for its first real one (dg_tx_connect_self). */
-    atomic_store(&tx->peers[tx->rank].said_hello, 1);
-    tx->hellos++;
-    for (int i = 1; i < tx->size && st == DAGGER_OK; i++)
+    if (tx->size == 1) {
+        atomic_store(&tx->peers[0].said_hello, 1);
+        tx->hellos++;
+    }
+    for (int i = 0; i < tx->size && tx->size > 1 && st == DAGGER_OK; i++)
         st = say_hello(tx, (tx->rank + i) % tx->size, me); /* spread the first messages */
     double deadline = now_s() + DG_TX_HANDSHAKE_TIMEOUT_S;
     while (st == DAGGER_OK) {

@@ -176,10 +176,11 @@ dagger_status_t dg_tx_reread_record(dg_tx_t *tx, int r, double wait_s, struct dg
 /* tx_lifecycle.c: an endpoint to rank r at address (replacing one there). */
 dagger_status_t dg_tx_connect_peer(dg_tx_t *tx, int r, const void *address);
 
-/* tx_lifecycle.c: the endpoint to this rank itself, made by the first send
- * to it (post_send, on the owner thread), not at start-up: most runs never
- * send to themselves, and a singleton's dagger_init and dagger_finalize
- * then skip UCP's wire-up and closing of an endpoint (issue 17). */
+/* tx_lifecycle.c: a singleton's endpoint to itself, made by its first send
+ * to itself (post_send, on the owner thread), not at start-up: most
+ * singletons never send one, and their dagger_init and dagger_finalize then
+ * skip UCP's wire-up and closing of an endpoint (issue 17). Ranks of a job
+ * connect to themselves at start-up, as to every other rank. */
 dagger_status_t dg_tx_connect_self(dg_tx_t *tx);
 
 /* chan_ctrl.c: the CTRL channel, the start-up handshake (listen before the

@@ -141,13 +141,13 @@ static dagger_status_t lost_or(dg_tx_t *tx, int r, dagger_status_t st)
                     (int)p->proc.pid, p->hostname ? p->hostname : "?", how, why);
 }
 
-/* Every peer but this rank itself, whose endpoint waits for the first
- * message to it (dg_tx_connect_self). */
+/* Every rank, but a singleton's endpoint to itself waits for its first
+ * message to itself (dg_tx_connect_self). */
 static dagger_status_t connect_all(dg_tx_t *tx, const dg_tx_record_t *recs)
 {
     dagger_status_t st = DAGGER_OK;
     for (int r = 0; r < tx->size && st == DAGGER_OK; r++)
-        if (r != tx->rank && (st = dg_tx_connect_peer(tx, r, recs[r].address)) != DAGGER_OK)
+        if (tx->size > 1 && (st = dg_tx_connect_peer(tx, r, recs[r].address)) != DAGGER_OK)
             st = lost_or(tx, r, st);
     return st;
 }

@@ -80,7 +80,7 @@ static void post_send(dg_tx_t *tx, dg_tx_op_t *op)
      * receiver pulls the payload into its own buffer (rendezvous). */
     p.flags = op->large ? UCP_AM_SEND_FLAG_RNDV : UCP_AM_SEND_FLAG_EAGER;
     if (!tx->peers[op->peer].ep) {
-        /* Only the endpoint to this rank itself waits for its first send
+        /* Only a singleton's endpoint to itself waits for its first send
          * (dg_tx_connect_self); no other is ever missing here. */
         if (op->peer != tx->rank || dg_tx_connect_self(tx) != DAGGER_OK) {
             finish_ucs(op, UCS_ERR_UNREACHABLE);
