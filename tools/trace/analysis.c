@@ -1,4 +1,4 @@
-/* Critical path, waits and occupancy (see analysis.h). */
+/* Critical path, waits, occupancy and codelet run times (see analysis.h). */
 #include "analysis.h"
 
 #include <stdlib.h>
@@ -167,4 +167,47 @@ void tr_occupancy(const tr_trace_t *tr, int rank, tr_occupancy_t *o)
         }
     }
     tr_vec_free(&v);
+}
+
+static int by_ns(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+void tr_codelet_times(const tr_trace_t *tr, tr_cl_times_t *out)
+{
+    size_t n = tr->codelets.n + 1;
+    memset(out, 0, n * sizeof(*out));
+    /* Each codelet's run times in a segment of one array, then sorted. */
+    size_t *at = tr_alloc((n + 1) * sizeof(size_t));
+    for (uint64_t i = 1; i < tr->ntasks; i++)
+        if (tr->tasks[i].ran)
+            out[tr_codelet_index(tr, tr->tasks[i].codelet)].count++;
+    for (size_t k = 0; k < n; k++)
+        at[k + 1] = at[k] + (size_t)out[k].count;
+    int64_t *ns = tr_alloc(at[n] * sizeof(int64_t));
+    size_t *fill = tr_alloc(n * sizeof(size_t));
+    for (uint64_t i = 1; i < tr->ntasks; i++) {
+        const tr_task_t *t = &tr->tasks[i];
+        if (!t->ran)
+            continue;
+        size_t k = tr_codelet_index(tr, t->codelet);
+        ns[at[k] + fill[k]++] = run_time(t);
+    }
+    for (size_t k = 0; k < n; k++) {
+        size_t c = (size_t)out[k].count;
+        if (!c)
+            continue;
+        int64_t *v = ns + at[k];
+        qsort(v, c, sizeof(*v), by_ns);
+        for (size_t j = 0; j < c; j++)
+            out[k].total += (double)v[j];
+        out[k].median = c % 2 ? (double)v[c / 2] : ((double)v[c / 2 - 1] + (double)v[c / 2]) / 2;
+        out[k].p90 = (double)v[(9 * c + 9) / 10 - 1]; /* the ceil(0.9 c)-th smallest */
+        out[k].max = (double)v[c - 1];
+    }
+    free(fill);
+    free(ns);
+    free(at);
 }

@@ -1,5 +1,6 @@
 /* Derived measures of a loaded trace: the critical path through the task
- * graph, the longest waits, and how many tasks a rank ran at once. */
+ * graph, the longest waits, how many tasks a rank ran at once, and the
+ * spread of each codelet's run times. */
 #ifndef TR_ANALYSIS_H
 #define TR_ANALYSIS_H
 
@@ -46,5 +47,19 @@ typedef struct tr_occupancy {
 } tr_occupancy_t;
 
 void tr_occupancy(const tr_trace_t *tr, int rank, tr_occupancy_t *o);
+
+/* The run times of a codelet's tasks that ran (ns): their sum, the median
+ * (of an even count, the mean of the middle two), the 90th percentile (the
+ * smallest time that at least 90 % of the runs do not exceed) and the
+ * longest. A mean well above the median says that some runs were slowed
+ * (a thread off its CPU, inputs elsewhere in memory), not all of them. */
+typedef struct tr_cl_times {
+    uint64_t count;
+    double total, median, p90, max;
+} tr_cl_times_t;
+
+/* out[k] for codelet index k (tr_codelet_index), tr->codelets.n + 1
+ * entries: the last for tasks whose codelet has no name record. */
+void tr_codelet_times(const tr_trace_t *tr, tr_cl_times_t *out);
 
 #endif

@@ -101,29 +101,16 @@ static void print_ranks(const tr_trace_t *tr, FILE *out)
             (unsigned long long)tr->ran);
 }
 
-typedef struct cl_stat {
-    uint64_t count;
-    double total, max;
-} cl_stat_t;
-
 static void print_codelets(const tr_trace_t *tr, FILE *out)
 {
     size_t n = tr->codelets.n + 1; /* the last: codelets without a name record */
-    cl_stat_t *s = tr_alloc(n * sizeof(*s));
+    tr_cl_times_t *s = tr_alloc(n * sizeof(*s));
+    tr_codelet_times(tr, s);
     double busy = 0;
-    for (uint64_t i = 1; i < tr->ntasks; i++) {
-        const tr_task_t *t = &tr->tasks[i];
-        if (!t->ran)
-            continue;
-        cl_stat_t *c = &s[tr_codelet_index(tr, t->codelet)];
-        double d = (double)(t->t1 - t->t0);
-        c->count++;
-        c->total += d;
-        c->max = d > c->max ? d : c->max;
-        busy += d;
-    }
-    fprintf(out, "Time by codelet:\n  %-20s %8s %12s %12s %12s %7s\n", "codelet", "tasks", "total",
-            "mean", "max", "share");
+    for (size_t k = 0; k < n; k++)
+        busy += s[k].total;
+    fprintf(out, "Time by codelet:\n  %-20s %8s %12s %12s %12s %12s %12s %7s\n", "codelet",
+            "tasks", "total", "mean", "median", "p90", "max", "share");
     for (size_t k = 0; k < n; k++) {
         if (!s[k].count)
             continue;
@@ -131,10 +118,11 @@ static void print_codelets(const tr_trace_t *tr, FILE *out)
         for (size_t i = 0; i < tr->codelets.n; i++)
             if (TR_AT(&tr->codelets, tr_codelet_t, i)->index == k)
                 name = TR_AT(&tr->codelets, tr_codelet_t, i)->name;
-        char a[32], b[32], c[32];
-        fprintf(out, "  %-20s %8llu %12s %12s %12s %6.1f%%\n", name,
+        char a[32], b[32], c[32], d[32], e[32];
+        fprintf(out, "  %-20s %8llu %12s %12s %12s %12s %12s %6.1f%%\n", name,
                 (unsigned long long)s[k].count, tr_fmt_time(a, s[k].total),
-                tr_fmt_time(b, s[k].total / (double)s[k].count), tr_fmt_time(c, s[k].max),
+                tr_fmt_time(b, s[k].total / (double)s[k].count), tr_fmt_time(c, s[k].median),
+                tr_fmt_time(d, s[k].p90), tr_fmt_time(e, s[k].max),
                 busy > 0 ? 100 * s[k].total / busy : 0);
     }
     free(s);

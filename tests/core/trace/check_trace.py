@@ -96,6 +96,20 @@ def check_summary(trace, exp):
         m = re.search(r"^  %s\s+(\d+) " % re.escape(name), text, re.M)
         check(m and int(m.group(1)) == count, "codelet %s ran %d times (summary: %s)"
               % (name, count, m and m.group(1)))
+    # The run-time columns: mean, median and p90 within the longest.
+    tv = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
+    for name in exp[0]["codelets"]:
+        m = re.search(r"^  %s\s+\d+\s+%s\s+%s\s+%s\s+%s\s+%s\s+[\d.]+%%$"
+                      % ((re.escape(name),) + (r"([\d.]+) (ns|us|ms|s)",) * 5), text, re.M)
+        ok = m is not None
+        if ok:
+            total, mean, median, p90, mx = (float(m.group(2 * i + 1)) * tv[m.group(2 * i + 2)]
+                                            for i in range(5))
+            slack = 1.001  # the printed times are rounded
+            ok = (0 < median <= p90 * slack and p90 <= mx * slack and mean <= mx * slack
+                  and mx <= total * slack)
+        check(ok, "codelet %s: median <= p90 <= max, mean <= max <= total (summary: %s)"
+              % (name, m and m.group(0)))
     sent = sum(e["bytes_sent"] for e in exp)
     # Ranks that take part in every transfer count them all (region stats).
     transfers = max(e["transfers"] for e in exp)

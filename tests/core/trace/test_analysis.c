@@ -1,6 +1,7 @@
 /* Derived measures on hand-made trace models (no files, no runtime):
  * tr_occupancy, the tasks a rank ran at once while its submitting thread
- * submitted and while it waited at region ends. */
+ * submitted and while it waited at region ends; tr_codelet_times, the
+ * spread of each codelet's run times. */
 #include <criterion/criterion.h>
 #include <stdlib.h>
 
@@ -69,4 +70,67 @@ Test(analysis, occupancy_counts_only_the_rank_and_the_traced_time)
     cr_assert_float_eq(o.ns[1], 0, 1e-9, "rank 1 never waited");
     tr_occupancy(&tr, 2, &o);
     cr_assert_float_eq(o.ns[0] + o.ns[1], 0, 1e-9, "no such rank");
+}
+
+/* Codelet 7 (named, legend index 0) ran tasks 1-4 and 6: 30, 40, 40, 10
+ * and 10 ns; task 5 (20 ns) has codelet 9, which has no name record. */
+static void name_codelets(void)
+{
+    for (int i = 1; i <= 6; i++)
+        tasks[i].codelet = i == 5 ? 9 : 7;
+    tr_vec_init(&tr.codelets, sizeof(tr_codelet_t));
+    *(tr_codelet_t *)tr_vec_push(&tr.codelets) = (tr_codelet_t){.id = 7, .index = 0, .name = "c7"};
+    tr_map_put(&tr.codelet_by_id, 7, 0);
+}
+
+static void unname_codelets(void)
+{
+    tr_vec_free(&tr.codelets);
+    tr_map_free(&tr.codelet_by_id);
+}
+
+Test(analysis, codelet_times_median_p90_max)
+{
+    name_codelets();
+    tr_cl_times_t s[2];
+    tr_codelet_times(&tr, s);
+    cr_assert_eq(s[0].count, 5);
+    cr_assert_float_eq(s[0].total, 130, 1e-9);
+    cr_assert_float_eq(s[0].median, 30, 1e-9, "10 10 30 40 40: the middle one");
+    cr_assert_float_eq(s[0].p90, 40, 1e-9, "the 5th of 5 (ceil(4.5))");
+    cr_assert_float_eq(s[0].max, 40, 1e-9);
+    cr_assert_eq(s[1].count, 1, "the task whose codelet has no name record");
+    cr_assert_float_eq(s[1].median, 20, 1e-9);
+    cr_assert_float_eq(s[1].p90, 20, 1e-9);
+    /* A task that did not run does not count; of an even count, the mean
+     * of the middle two. */
+    tasks[5].codelet = 7;
+    tasks[2].ran = 0;
+    tr_codelet_times(&tr, s);
+    cr_assert_eq(s[0].count, 5);
+    cr_assert_float_eq(s[0].median, 20, 1e-9, "10 10 20 30 40: %g", s[0].median);
+    tasks[6].ran = 0;
+    tr_codelet_times(&tr, s);
+    cr_assert_eq(s[0].count, 4);
+    cr_assert_float_eq(s[0].median, 25, 1e-9, "10 20 30 40: %g", s[0].median);
+    cr_assert_float_eq(s[0].p90, 40, 1e-9, "the 4th of 4 (ceil(3.6))");
+    cr_assert_eq(s[1].count, 0);
+    unname_codelets();
+}
+
+/* Ten runs of 1..10 ns: the 90th percentile is the 9th. */
+Test(analysis, codelet_times_p90_of_ten)
+{
+    static tr_task_t ten[11];
+    for (int i = 1; i <= 10; i++)
+        ten[i] = (tr_task_t){.id = (uint64_t)i, .t0 = 100, .t1 = 100 + (11 - i), .ran = 1};
+    tr.tasks = ten;
+    tr.ntasks = 11;
+    tr_cl_times_t s[1];
+    tr_codelet_times(&tr, s);
+    cr_assert_eq(s[0].count, 10);
+    cr_assert_float_eq(s[0].median, 5.5, 1e-9);
+    cr_assert_float_eq(s[0].p90, 9, 1e-9, "%g", s[0].p90);
+    cr_assert_float_eq(s[0].max, 10, 1e-9);
+    cr_assert_float_eq(s[0].total, 55, 1e-9);
 }
