@@ -11,6 +11,7 @@
 
 #include "core/base/log.h"
 #include "core/base/status_internal.h"
+#include "transport/tx_inject.h"
 #include "transport/tx_internal.h"
 
 /* How long a thread other than the owner checks, yielding, before it
@@ -19,12 +20,6 @@
 
 /* Longest sleep between checks of the lost-peer state and deadlines. */
 #define DG_TX_SLICE_MS 200
-
-/* In the closing barrier, how long a wait goes on after a loss it is told
- * of while the rank it waits for is not among the lost (dg_tx_wait_from).
- * The part of a live rank that has sent everyone else theirs is a few
- * scheduling delays away; this bounds the wait when that rank is stuck. */
-#define DG_TX_CLOSING_GRACE_S 2.0
 
 static double now_s(void)
 {
@@ -71,7 +66,7 @@ static dagger_status_t loss_error(dg_tx_t *tx, const loss_view_t *v)
         char first[512];
         snprintf(first, sizeof(first), "%s", dagger_error_detail());
         dg_error(st, "a part of the closing barrier did not come within %.0f s of a peer's exit "
-                 "(first loss seen here: %s)", DG_TX_CLOSING_GRACE_S, first);
+                 "(first loss seen here: %s)", dg_tx_closing_grace_s(), first);
     }
     if (!atomic_exchange(&tx->closing_said, 1))
         dg_log(DG_LOG_ERROR, "the closing barrier on rank %d: %s", tx->rank,
@@ -101,15 +96,14 @@ static int loss_ends(dg_tx_t *tx, loss_view_t *v)
     double t = now_s();
     if (v->seen == 0)
         v->seen = t;
-    return t - v->seen >= DG_TX_CLOSING_GRACE_S;
+    return t - v->seen >= dg_tx_closing_grace_s();
 }
 
 /* The deadline of the next sleep: the grace's end comes first once it runs. */
 static double sleep_until(const loss_view_t *v, double deadline)
 {
-    return v->seen > 0 && v->seen + DG_TX_CLOSING_GRACE_S < deadline
-               ? v->seen + DG_TX_CLOSING_GRACE_S
-               : deadline;
+    double grace = dg_tx_closing_grace_s();
+    return v->seen > 0 && v->seen + grace < deadline ? v->seen + grace : deadline;
 }
 
 static dagger_status_t wait_owner(dg_tx_t *tx, int (*done)(void *), void *arg, double deadline,

@@ -6,7 +6,10 @@
  *  - A late collective part: the next collective's part for one rank goes
  *    out after everything else this rank does in that collective, as a
  *    send that UCX queued behind a busy peer would
- *    (tests/transport/mr_coll.c, the closing barrier's tests). */
+ *    (tests/transport/mr_coll.c, the closing barrier's tests).
+ *  - A shorter closing grace: how long a wait in the closing barrier goes
+ *    on after a peer's exit (progress_wait.c), so that the test of giving
+ *    up need not wait the default. */
 #ifndef DG_TX_INJECT_H
 #define DG_TX_INJECT_H
 
@@ -38,5 +41,10 @@ void dg_tx_inject_late_part(int dst, int after_ms);
 /* 1 (and disarmed) if this collective's part for dst is the late one; the
  * hold after the loss in *after_ms. */
 int dg_tx_late_part(int dst, int *after_ms);
+
+/* The closing grace in seconds (s > 0), or back to the default (s <= 0);
+ * and the grace in force. */
+void dg_tx_inject_closing_grace(double s);
+double dg_tx_closing_grace_s(void);
 
 #endif

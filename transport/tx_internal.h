@@ -197,7 +197,8 @@ void dg_tx_liveness_arm_sigterm(dg_tx_t *tx);
 /* progress_wait.c: dg_tx_wait for a message from rank src (-1: from no one
  * in particular). Outside the closing barrier the same as dg_tx_wait. In it
  * (tx->closing) a loss ends the wait only when src is the rank lost, or
- * DG_TX_CLOSING_GRACE_S after a loss was first seen by this wait: a peer
+ * the closing grace (dg_tx_closing_grace_s, tx_inject.h: 10 s) after a
+ * loss was first seen by this wait: a peer
  * that has every part leaves, and its exit is no loss to a rank still
  * waiting for a live rank's part. */
 dagger_status_t dg_tx_wait_from(dg_tx_t *tx, int (*done)(void *arg), void *arg, double timeout_s,
