@@ -371,11 +371,14 @@ static dagger_status_t closing_with_late_part(int tree, int hold_ms, double *too
     dg_tx_t *tx = e->tx;
     e->tx = NULL;
     double t0 = now_s();
+    dgt_at("dg_tx_destroy (the closing barrier with a late part)");
     dagger_status_t st = dg_tx_destroy(tx);
     *took = now_s() - t0;
     if (st != DAGGER_OK)
         cr_log_info("rank %d: %s", e->rank, dagger_error_detail());
+    dgt_at("dg_boot_finalize (PMIx's finalize)");
     dg_boot_finalize(&e->boot);
+    dgt_dog_end();
     dgt_live = 0;
     return st;
 }

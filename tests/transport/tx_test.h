@@ -6,11 +6,15 @@
 
 #include <criterion/criterion.h>
 #include <dagger/status.h>
+#include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "core/base/common.h"
@@ -36,17 +40,87 @@ typedef struct dgt_env {
 static dgt_env_t dgt_env;
 static int dgt_live;
 
+/* The watchdog: where this test process is (dgt_phase), said on stderr if
+ * it is still there DGT_WATCHDOG_S seconds after the bootstrap began (the
+ * environment variable of that name overrides it), before Criterion's
+ * limit (DGT_SUITE) kills it without a word. Every rank of a hung job says
+ * its own step: the start-ups, the body, dg_tx_destroy or PMIx's finalize. */
+#define DGT_WATCHDOG_S 75
+static _Atomic(const char *) dgt_phase;
+static _Atomic int dgt_dog_rank = -1; /* -1 until the bootstrap says */
+static pthread_t dgt_dog;
+static int dgt_dog_on, dgt_dog_stop;
+static pthread_mutex_t dgt_dog_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t dgt_dog_cond;
+
+static inline void dgt_at(const char *phase)
+{
+    atomic_store(&dgt_phase, phase);
+}
+
+static inline void *dgt_dog_main(void *arg)
+{
+    (void)arg;
+    const char *env = getenv("DGT_WATCHDOG_S");
+    int limit = env && atoi(env) > 0 ? atoi(env) : DGT_WATCHDOG_S;
+    struct timespec until;
+    clock_gettime(CLOCK_MONOTONIC, &until);
+    until.tv_sec += limit;
+    pthread_mutex_lock(&dgt_dog_lock);
+    int rc = 0;
+    while (!dgt_dog_stop && rc != ETIMEDOUT)
+        rc = pthread_cond_timedwait(&dgt_dog_cond, &dgt_dog_lock, &until);
+    if (!dgt_dog_stop)
+        fprintf(stderr, "dgt watchdog: rank %d, test %s.%s: still in %s after %d s\n",
+                atomic_load(&dgt_dog_rank),
+                criterion_current_suite->name, criterion_current_test->name,
+                atomic_load(&dgt_phase), limit);
+    pthread_mutex_unlock(&dgt_dog_lock);
+    return NULL;
+}
+
+static inline void dgt_dog_start(void)
+{
+    if (dgt_dog_on)
+        return; /* one watchdog per bring-up */
+    pthread_condattr_t a;
+    pthread_condattr_init(&a);
+    pthread_condattr_setclock(&a, CLOCK_MONOTONIC);
+    pthread_cond_init(&dgt_dog_cond, &a);
+    pthread_condattr_destroy(&a);
+    dgt_dog_stop = 0;
+    dgt_dog_on = pthread_create(&dgt_dog, NULL, dgt_dog_main, NULL) == 0;
+}
+
+static inline void dgt_dog_end(void)
+{
+    if (!dgt_dog_on)
+        return;
+    pthread_mutex_lock(&dgt_dog_lock);
+    dgt_dog_stop = 1;
+    pthread_cond_signal(&dgt_dog_cond);
+    pthread_mutex_unlock(&dgt_dog_lock);
+    pthread_join(dgt_dog, NULL);
+    pthread_cond_destroy(&dgt_dog_cond);
+    dgt_dog_on = 0;
+}
+
 /* Brings the bootstrap up (once per process: PMIx cannot start twice). */
 static inline void dgt_boot(dgt_env_t *e)
 {
     memset(e, 0, sizeof(*e));
     dgt_live = 1;
+    dgt_at("the bootstrap's start-up (dg_boot_init)");
+    atomic_store(&dgt_dog_rank, -1);
+    dgt_dog_start();
     DGT_OK(dg_boot_init(&e->boot));
     /* Each test runs in a fresh process per rank: exchange keys of its own. */
     snprintf(e->boot.tag, sizeof(e->boot.tag), "%s.%s", criterion_current_suite->name,
              criterion_current_test->name);
     e->rank = e->boot.rank;
     e->size = e->boot.size;
+    atomic_store(&dgt_dog_rank, e->rank);
+    dgt_at("the test's body");
 }
 
 /* Then the transport, on tls: NULL for UCX's defaults (shared memory
@@ -56,7 +130,9 @@ static inline void dgt_connect(dgt_env_t *e, const char *tls, const dg_tx_params
     dg_tx_params_t p = extra ? *extra : (dg_tx_params_t){0};
     p.boot = &e->boot;
     p.tls = tls;
+    dgt_at("the transport's start-up (dg_tx_create)");
     DGT_OK(dg_tx_create(&p, &e->tx));
+    dgt_at("the test's body");
     cr_assert_eq(dg_tx_rank(e->tx), e->rank);
     cr_assert_eq(dg_tx_size(e->tx), e->size);
 }
@@ -71,9 +147,12 @@ static inline void dgt_down(dgt_env_t *e)
 {
     dg_tx_t *tx = e->tx;
     e->tx = NULL;
+    dgt_at("dg_tx_destroy (the closing barrier)");
     if (tx)
         DGT_OK(dg_tx_destroy(tx));
+    dgt_at("dg_boot_finalize (PMIx's finalize)");
     dg_boot_finalize(&e->boot);
+    dgt_dog_end();
     dgt_live = 0;
 }
 
@@ -86,9 +165,12 @@ static inline void dgt_cleanup(void)
     if (!dgt_live)
         return;
     dgt_live = 0;
+    dgt_at("dg_tx_destroy after a failed test");
     if (e->tx)
         dg_tx_destroy(e->tx);
+    dgt_at("dg_boot_finalize after a failed test");
     dg_boot_finalize(&e->boot);
+    dgt_dog_end();
 }
 
 /* Every multi-rank suite: cleanup after each test, and a time limit so
