@@ -30,6 +30,8 @@
 
 #define MODULE DG_CUDA_MODULE
 #define RUNTIME "libcudart"
+#define RT(name) cuda##name /* the runtime's names: cudaSuccess, cudaGetDeviceCount */
+#define RT_PREFIX "cuda"
 #define DRIVER "an NVIDIA driver"
 #define NO_DRIVER_SUMMARY "CUDA: none (no driver: /dev/nvidiactl"
 #define NO_DRIVER_FILE "/dev/nvidiactl"
@@ -68,24 +70,14 @@ static void check_found(const lib_t *t, void *h, const char *path)
 #undef DG_LIB_FIND
 }
 
-/* A call through the table reaches the runtime (no device needed). */
-static void check_calls(const lib_t *t)
-{
-    const char *ok = t->cudaGetErrorString(cudaSuccess);
-    const char *bad = t->cudaGetErrorString(cudaErrorInvalidValue);
-    cr_assert(ok && bad && ok[0] && strcmp(ok, bad), "cudaGetErrorString: '%s', '%s'", ok, bad);
-    int n = -1;
-    cudaError_t err = t->cudaGetDeviceCount(&n);
-    if (!have_driver())
-        cr_assert_neq(err, cudaSuccess, "cudaGetDeviceCount without a driver: %d devices", n);
-}
-
 #elif defined(DG_TEST_HIP)
 #define DG_HIP_LIB_NO_REDIRECT 1
 #include "devices/hip/hip_lib.h"
 
 #define MODULE DG_HIP_MODULE
 #define RUNTIME "libamdhip64"
+#define RT(name) hip##name
+#define RT_PREFIX "hip"
 #define DRIVER "/dev/kfd"
 #define NO_DRIVER_SUMMARY "HIP: none (no driver: /dev/kfd"
 #define NO_DRIVER_FILE "/dev/kfd"
@@ -119,20 +111,22 @@ static void check_found(const lib_t *t, void *h, const char *path)
 #undef DG_LIB_CHECK
 }
 
-static void check_calls(const lib_t *t)
-{
-    const char *ok = t->hipGetErrorString(hipSuccess);
-    const char *bad = t->hipGetErrorString(hipErrorInvalidValue);
-    cr_assert(ok && bad && ok[0] && strcmp(ok, bad), "hipGetErrorString: '%s', '%s'", ok, bad);
-    int n = -1;
-    hipError_t err = t->hipGetDeviceCount(&n);
-    if (!have_driver())
-        cr_assert_neq(err, hipSuccess, "hipGetDeviceCount without a driver: %d devices", n);
-}
-
 #else
 #error "define DG_TEST_CUDA or DG_TEST_HIP"
 #endif
+
+/* A call through the table reaches the runtime (no device needed). */
+static void check_calls(const lib_t *t)
+{
+    const char *ok = t->RT(GetErrorString)(RT(Success));
+    const char *bad = t->RT(GetErrorString)(RT(ErrorInvalidValue));
+    cr_assert(ok && bad && ok[0] && strcmp(ok, bad), RT_PREFIX "GetErrorString: '%s', '%s'", ok,
+              bad);
+    int n = -1;
+    RT(Error_t) err = t->RT(GetDeviceCount)(&n);
+    if (!have_driver())
+        cr_assert_neq(err, RT(Success), RT_PREFIX "GetDeviceCount without a driver: %d devices", n);
+}
 
 static void skip_with_driver(void)
 {
