@@ -21,6 +21,7 @@
 #include "transport/bootstrap.h"
 #include "transport/coll.h"
 #include "transport/tx.h"
+#include "support/thread_stacks.h"
 
 typedef struct dgt_env {
     dg_boot_t boot;
@@ -44,7 +45,8 @@ static int dgt_live;
  * it is still there DGT_WATCHDOG_S seconds after the bootstrap began (the
  * environment variable of that name overrides it), before Criterion's
  * limit (DGT_SUITE) kills it without a word. Every rank of a hung job says
- * its own step: the start-ups, the body, dg_tx_destroy or PMIx's finalize. */
+ * its own step: the start-ups, the body, dg_tx_destroy or PMIx's finalize,
+ * and where each of its threads is (tests/support/thread_stacks.h). */
 #define DGT_WATCHDOG_S 75
 static _Atomic(const char *) dgt_phase;
 static _Atomic int dgt_dog_rank = -1; /* -1 until the bootstrap says */
@@ -70,12 +72,16 @@ static inline void *dgt_dog_main(void *arg)
     int rc = 0;
     while (!dgt_dog_stop && rc != ETIMEDOUT)
         rc = pthread_cond_timedwait(&dgt_dog_cond, &dgt_dog_lock, &until);
-    if (!dgt_dog_stop)
-        fprintf(stderr, "dgt watchdog: rank %d, test %s.%s: still in %s after %d s\n",
-                atomic_load(&dgt_dog_rank),
+    int late = !dgt_dog_stop;
+    pthread_mutex_unlock(&dgt_dog_lock);
+    if (late) {
+        char who[64];
+        snprintf(who, sizeof(who), "dgt watchdog: rank %d", atomic_load(&dgt_dog_rank));
+        fprintf(stderr, "%s, test %s.%s: still in %s after %d s; its threads:\n", who,
                 criterion_current_suite->name, criterion_current_test->name,
                 atomic_load(&dgt_phase), limit);
-    pthread_mutex_unlock(&dgt_dog_lock);
+        dgt_print_thread_stacks(stderr, who);
+    }
     return NULL;
 }
 
