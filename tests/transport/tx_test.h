@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,8 +47,15 @@ static int dgt_live;
  * environment variable of that name overrides it), before Criterion's
  * limit (DGT_SUITE) kills it without a word. Every rank of a hung job says
  * its own step: the start-ups, the body, dg_tx_destroy or PMIx's finalize,
- * and where each of its threads is (tests/support/thread_stacks.h). */
+ * and where each of its threads is (tests/support/thread_stacks.h). Then,
+ * DGT_WATCHDOG_END_S later (so that the other ranks, whose watchdogs fire
+ * at about the same time, can say theirs), it ends this rank's Criterion
+ * runner and itself, and the launcher ends the job: left to Criterion, the
+ * other ranks went on to the next tests, whose start-ups waited for this
+ * rank until their own limits, and one hang cost CI the whole 300 s of the
+ * ctest limit before its retry (2026-12-05, transport_mr_coll_np3). */
 #define DGT_WATCHDOG_S 75
+#define DGT_WATCHDOG_END_S 5
 static _Atomic(const char *) dgt_phase;
 static _Atomic int dgt_dog_rank = -1; /* -1 until the bootstrap says */
 static pthread_t dgt_dog;
@@ -58,6 +66,33 @@ static pthread_cond_t dgt_dog_cond;
 static inline void dgt_at(const char *phase)
 {
     atomic_store(&dgt_phase, phase);
+}
+
+/* 1 when process pid runs the same program file as this one. */
+static inline int dgt_same_program(pid_t pid)
+{
+    char path[64], mine[4096], theirs[4096];
+    snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
+    ssize_t a = readlink("/proc/self/exe", mine, sizeof(mine) - 1);
+    ssize_t b = readlink(path, theirs, sizeof(theirs) - 1);
+    if (a <= 0 || b <= 0)
+        return 0;
+    mine[a] = theirs[b] = '\0';
+    return strcmp(mine, theirs) == 0;
+}
+
+/* Ends this rank: its Criterion runner (this test process's parent, the
+ * same program; not a shell, as under Criterion's --debug), then itself. */
+static inline void dgt_end_job(const char *who)
+{
+    pid_t runner = getppid();
+    int kill_runner = runner > 1 && dgt_same_program(runner);
+    fprintf(stderr, "%s: ending this rank%s, so that the launcher ends the job\n", who,
+            kill_runner ? " and its test runner" : "");
+    fflush(stderr);
+    if (kill_runner)
+        kill(runner, SIGKILL);
+    _exit(1);
 }
 
 static inline void *dgt_dog_main(void *arg)
@@ -81,6 +116,8 @@ static inline void *dgt_dog_main(void *arg)
                 criterion_current_suite->name, criterion_current_test->name,
                 atomic_load(&dgt_phase), limit);
         dgt_print_thread_stacks(stderr, who);
+        sleep(DGT_WATCHDOG_END_S);
+        dgt_end_job(who);
     }
     return NULL;
 }
