@@ -248,11 +248,20 @@ static inline void dgt_wait_count(dg_tx_t *tx, volatile long *counter, long targ
  * must work without a launcher too. Only in a 1-rank job: the rerun is the
  * same whatever the job's size, and on 2-4 ranks it repeated the whole
  * binary's minute of CI three more times. The nested run skips this test.
- * Its output goes to a file named on failure. */
+ * Its output goes to a file named on failure. The job's size comes from
+ * DGT_NP where ctest sets it (tests/CMakeLists.txt), else from PMIx: a PMIx
+ * client that connects only to learn it is skipped, while the other ranks'
+ * runners exit without waiting for it, hung in PMIx_Init (Open MPI 4.1's
+ * server never answered it, 2 of 25 loaded 3-rank runs of transport_mr_coll,
+ * each ended by the start-up guard after 120 s; docs/transport.md, "Known
+ * flakes"). */
 static inline void dgt_singleton_rerun(void)
 {
     if (getenv("DGT_NESTED"))
         cr_skip_test("this is the nested singleton run");
+    const char *np = getenv("DGT_NP");
+    if (np && atoi(np) != 1)
+        cr_skip_test("the singleton rerun runs in the 1-rank job only");
     dg_boot_t boot;
     DGT_OK(dg_boot_init(&boot));
     int size = boot.size;
