@@ -179,7 +179,7 @@ static inline void dgt_stack_from_proc(dgt_stack_t *st, char *what, size_t cap)
             st->n = 1;
         }
     } else {
-        snprintf(what, cap, ": blocks the signal; %s", line[0] ? line : "state unknown");
+        snprintf(what, cap, ": blocks the signal; %.32s", line[0] ? line : "state unknown");
     }
 }
 

@@ -22,7 +22,7 @@
 #include "transport/bootstrap.h"
 #include "transport/coll.h"
 #include "transport/tx.h"
-#include "support/thread_stacks.h"
+#include "support/test_watchdog.h"
 
 typedef struct dgt_env {
     dg_boot_t boot;
@@ -42,119 +42,13 @@ typedef struct dgt_env {
 static dgt_env_t dgt_env;
 static int dgt_live;
 
-/* The watchdog: where this test process is (dgt_phase), said on stderr if
- * it is still there DGT_WATCHDOG_S seconds after the bootstrap began (the
- * environment variable of that name overrides it), before Criterion's
- * limit (DGT_SUITE) kills it without a word. Every rank of a hung job says
- * its own step: the start-ups, the body, dg_tx_destroy or PMIx's finalize,
- * and where each of its threads is (tests/support/thread_stacks.h). Then,
- * DGT_WATCHDOG_END_S later (so that the other ranks, whose watchdogs fire
- * at about the same time, can say theirs), it ends this rank's Criterion
- * runner and itself, and the launcher ends the job: left to Criterion, the
- * other ranks went on to the next tests, whose start-ups waited for this
- * rank until their own limits, and one hang cost CI the whole 300 s of the
- * ctest limit before its retry (2026-12-05, transport_mr_coll_np3). */
-#define DGT_WATCHDOG_S 75
-#define DGT_WATCHDOG_END_S 5
-static _Atomic(const char *) dgt_phase;
-static _Atomic int dgt_dog_rank = -1; /* -1 until the bootstrap says */
-static pthread_t dgt_dog;
-static int dgt_dog_on, dgt_dog_stop;
-static pthread_mutex_t dgt_dog_lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t dgt_dog_cond;
-
-static inline void dgt_at(const char *phase)
-{
-    atomic_store(&dgt_phase, phase);
-}
-
-/* 1 when process pid runs the same program file as this one. */
-static inline int dgt_same_program(pid_t pid)
-{
-    char path[64], mine[4096], theirs[4096];
-    snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
-    ssize_t a = readlink("/proc/self/exe", mine, sizeof(mine) - 1);
-    ssize_t b = readlink(path, theirs, sizeof(theirs) - 1);
-    if (a <= 0 || b <= 0)
-        return 0;
-    mine[a] = theirs[b] = '\0';
-    return strcmp(mine, theirs) == 0;
-}
-
-/* Ends this rank: its Criterion runner (this test process's parent, the
- * same program; not a shell, as under Criterion's --debug), then itself. */
-static inline void dgt_end_job(const char *who)
-{
-    pid_t runner = getppid();
-    int kill_runner = runner > 1 && dgt_same_program(runner);
-    fprintf(stderr, "%s: ending this rank%s, so that the launcher ends the job\n", who,
-            kill_runner ? " and its test runner" : "");
-    fflush(stderr);
-    if (kill_runner)
-        kill(runner, SIGKILL);
-    _exit(1);
-}
-
-static inline void *dgt_dog_main(void *arg)
-{
-    (void)arg;
-    const char *env = getenv("DGT_WATCHDOG_S");
-    int limit = env && atoi(env) > 0 ? atoi(env) : DGT_WATCHDOG_S;
-    struct timespec until;
-    clock_gettime(CLOCK_MONOTONIC, &until);
-    until.tv_sec += limit;
-    pthread_mutex_lock(&dgt_dog_lock);
-    int rc = 0;
-    while (!dgt_dog_stop && rc != ETIMEDOUT)
-        rc = pthread_cond_timedwait(&dgt_dog_cond, &dgt_dog_lock, &until);
-    int late = !dgt_dog_stop;
-    pthread_mutex_unlock(&dgt_dog_lock);
-    if (late) {
-        char who[64];
-        snprintf(who, sizeof(who), "dgt watchdog: rank %d", atomic_load(&dgt_dog_rank));
-        fprintf(stderr, "%s, test %s.%s: still in %s after %d s; its threads:\n", who,
-                criterion_current_suite->name, criterion_current_test->name,
-                atomic_load(&dgt_phase), limit);
-        dgt_print_thread_stacks(stderr, who);
-        sleep(DGT_WATCHDOG_END_S);
-        dgt_end_job(who);
-    }
-    return NULL;
-}
-
-static inline void dgt_dog_start(void)
-{
-    if (dgt_dog_on)
-        return; /* one watchdog per bring-up */
-    pthread_condattr_t a;
-    pthread_condattr_init(&a);
-    pthread_condattr_setclock(&a, CLOCK_MONOTONIC);
-    pthread_cond_init(&dgt_dog_cond, &a);
-    pthread_condattr_destroy(&a);
-    dgt_dog_stop = 0;
-    dgt_dog_on = pthread_create(&dgt_dog, NULL, dgt_dog_main, NULL) == 0;
-}
-
-static inline void dgt_dog_end(void)
-{
-    if (!dgt_dog_on)
-        return;
-    pthread_mutex_lock(&dgt_dog_lock);
-    dgt_dog_stop = 1;
-    pthread_cond_signal(&dgt_dog_cond);
-    pthread_mutex_unlock(&dgt_dog_lock);
-    pthread_join(dgt_dog, NULL);
-    pthread_cond_destroy(&dgt_dog_cond);
-    dgt_dog_on = 0;
-}
-
 /* Brings the bootstrap up (once per process: PMIx cannot start twice). */
 static inline void dgt_boot(dgt_env_t *e)
 {
     memset(e, 0, sizeof(*e));
     dgt_live = 1;
     dgt_at("the bootstrap's start-up (dg_boot_init)");
-    atomic_store(&dgt_dog_rank, -1);
+    dgt_dog_set_rank(-1);
     dgt_dog_start();
     DGT_OK(dg_boot_init(&e->boot));
     /* Each test runs in a fresh process per rank: exchange keys of its own. */
@@ -162,7 +56,7 @@ static inline void dgt_boot(dgt_env_t *e)
              criterion_current_test->name);
     e->rank = e->boot.rank;
     e->size = e->boot.size;
-    atomic_store(&dgt_dog_rank, e->rank);
+    dgt_dog_set_rank(e->rank);
     dgt_at("the test's body");
 }
 
