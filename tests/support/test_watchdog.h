@@ -11,7 +11,10 @@
  *
  * When it fires, DGT_WATCHDOG_S seconds (the environment variable) after
  * dgt_dog_start, else 15 s before the test's Criterion limit (the test's
- * own, else its suite's), else DGT_WATCHDOG_DEFAULT_S, under ctest's 300 s.
+ * own, else its suite's), else DGT_WATCHDOG_DEFAULT_S: ctest's 300 s limit
+ * is for the whole binary, whose tests take seconds each (the slowest
+ * multi-rank binary took 12 s in CI on 2026-12-06), so a test still running
+ * after two minutes is hung, and the report must come before ctest's kill.
  * The transport tests (tests/transport/tx_test.h) start it at each bring-up
  * and end it after PMIx's finalize, marking each step; the whole-library
  * tests (tests/multirank/mr_tag.h) start it before dagger_init and leave it
@@ -32,7 +35,7 @@
 
 #include "support/thread_stacks.h"
 
-#define DGT_WATCHDOG_DEFAULT_S 240
+#define DGT_WATCHDOG_DEFAULT_S 120
 #define DGT_WATCHDOG_END_S 5
 static _Atomic(const char *) dgt_phase;
 static _Atomic int dgt_dog_rank = -1; /* -1 until the bootstrap says */
