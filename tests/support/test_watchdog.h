@@ -111,7 +111,8 @@ static inline void *dgt_dog_main(void *arg)
         char who[64];
         snprintf(who, sizeof(who), "dgt watchdog: rank %d", atomic_load(&dgt_dog_rank));
         fprintf(stderr, "%s, test %s.%s: still in %s after %d s; its threads:\n", who,
-                criterion_current_suite->name, criterion_current_test->name,
+                criterion_current_suite ? criterion_current_suite->name : "?",
+                criterion_current_test ? criterion_current_test->name : "?",
                 atomic_load(&dgt_phase), limit);
         dgt_print_thread_stacks(stderr, who);
         sleep(DGT_WATCHDOG_END_S);

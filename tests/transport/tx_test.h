@@ -9,7 +9,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -146,7 +145,7 @@ static inline void dgt_wait_count(dg_tx_t *tx, volatile long *counter, long targ
  * DGT_NP where ctest sets it (tests/CMakeLists.txt), else from PMIx: a PMIx
  * client that connects only to learn it is skipped, while the other ranks'
  * runners exit without waiting for it, hung in PMIx_Init (Open MPI 4.1's
- * server never answered it, 2 of 25 loaded 3-rank runs of transport_mr_coll,
+ * server never answered it in 2 of 22 loaded 3-rank runs of transport_mr_coll,
  * each ended by the start-up guard after 120 s; docs/transport.md, "Known
  * flakes"). */
 static inline void dgt_singleton_rerun(void)
