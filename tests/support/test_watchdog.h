@@ -9,12 +9,14 @@
  * and one hang cost CI the whole 300 s of the ctest limit before its retry
  * (2026-12-05 and 2026-12-06, transport_mr_coll_np3: docs/transport.md).
  *
- * When it fires, DGT_WATCHDOG_S seconds (the environment variable) after
- * dgt_dog_start, else 15 s before the test's Criterion limit (the test's
- * own, else its suite's), else DGT_WATCHDOG_DEFAULT_S: ctest's 300 s limit
- * is for the whole binary, whose tests take seconds each (the slowest
- * multi-rank binary took 12 s in CI on 2026-12-06), so a test still running
- * after two minutes is hung, and the report must come before ctest's kill.
+ * It fires DGT_WATCHDOG_S seconds after dgt_dog_start (the environment
+ * variable; DGT_WATCHDOG_DEFAULT_S without it): before the 90 s Criterion
+ * limit of the suites that have one, and well before ctest ends a whole
+ * binary at 300 s; a multi-rank binary's tests take seconds each (the
+ * slowest whole binary took 12 s in CI on 2026-12-06), so a test still
+ * running after 75 s is hung. (The test's own Criterion limit cannot be
+ * read in the test's process: criterion_current_test->data points into the
+ * runner's memory there, found by UBSan.)
  * The transport tests (tests/transport/tx_test.h) start it at each bring-up
  * and end it after PMIx's finalize, marking each step; the whole-library
  * tests (tests/multirank/mr_tag.h) start it before dagger_init and leave it
@@ -35,7 +37,7 @@
 
 #include "support/thread_stacks.h"
 
-#define DGT_WATCHDOG_DEFAULT_S 120
+#define DGT_WATCHDOG_DEFAULT_S 75
 #define DGT_WATCHDOG_END_S 5
 static _Atomic(const char *) dgt_phase;
 static _Atomic int dgt_dog_rank = -1; /* -1 until the bootstrap says */
@@ -85,14 +87,7 @@ static inline void dgt_end_job(const char *who)
 static inline int dgt_dog_limit(void)
 {
     const char *env = getenv("DGT_WATCHDOG_S");
-    if (env && atoi(env) > 0)
-        return atoi(env);
-    double t = 0;
-    if (criterion_current_test && criterion_current_test->data)
-        t = criterion_current_test->data->timeout;
-    if (t <= 0 && criterion_current_suite && criterion_current_suite->data)
-        t = criterion_current_suite->data->timeout;
-    return t > 30 ? (int)t - 15 : DGT_WATCHDOG_DEFAULT_S;
+    return env && atoi(env) > 0 ? atoi(env) : DGT_WATCHDOG_DEFAULT_S;
 }
 
 static inline void *dgt_dog_main(void *arg)
