@@ -1,6 +1,6 @@
 /* The watchdog of the multi-rank tests: where a test process is (dgt_at),
- * said on stderr if it is still running shortly before its time is up,
- * with every thread's stack (tests/support/thread_stacks.h); then,
+ * said on stderr if it is still running long after any test should have
+ * ended (below), with every thread's stack (tests/support/thread_stacks.h); then,
  * DGT_WATCHDOG_END_S later (so that the other ranks, whose watchdogs fire
  * at about the same time, can say theirs), it ends this rank's Criterion
  * runner and itself, and the launcher ends the job. Left to Criterion, a
