@@ -87,6 +87,14 @@ dagger_status_t dg_boot_allgather(dg_boot_t *boot, const void *mine, size_t len,
 dagger_status_t dg_boot_reread(dg_boot_t *boot, int rank, dg_boot_check_fn check, void *ctx,
                                double wait_s, void **data, size_t *len);
 
+/* Test injection (bootstrap_get.c): the nth PMIx Get of a peer's bytes from
+ * now (nth >= 1; 0 disarms) loses its answer, as Open MPI 4.1's server lost
+ * one in CI, and the wait for that answer lasts wait_s; the exchange must
+ * ask again and go on. dg_boot_abandoned_gets counts the Gets of this
+ * process whose answer did not come in time. */
+void dg_boot_inject_lost_get(int nth, double wait_s);
+unsigned long dg_boot_abandoned_gets(void);
+
 /* Overwrites the values this process exchanged with tombstones, once every
  * rank has read them (and at finalize). A later process of this rank (test
  * runners start one per test) publishes under the same keys; until it has,

@@ -71,35 +71,21 @@ void dg_boot_retract(dg_boot_t *boot)
     }
 }
 
-/* One Get of peer's key, waiting at most a second: PMIX_SUCCESS with *out,
- * or the error (see not_yet). refresh asks the server past this client's
- * cache; only for a value already read and found stale, never for a miss:
- * OpenPMIx 4.2's server answers a refresh for a rank of its own host at
- * once and with no data (it expects such data in the shared-memory store),
- * so under PMIx's hash store (bootstrap_gds.h) a refreshing reader would
- * never see a record published after its first Get. A plain Get of a key
- * the client does not hold goes to the server, which waits for it. */
+/* One Get of peer's key: PMIX_SUCCESS with *out, or the error (see
+ * not_yet). refresh asks the server past this client's cache; only for a
+ * value already read and found stale, never for a miss: OpenPMIx 4.2's
+ * server answers a refresh for a rank of its own host at once and with no
+ * data (it expects such data in the shared-memory store), so under PMIx's
+ * hash store (bootstrap_gds.h) a refreshing reader would never see a record
+ * published after its first Get. A plain Get of a key the client does not
+ * hold goes to the server, which waits for it up to a second (and may also
+ * sit on a request for a rank whose process was replaced and never answer
+ * it: dg_boot_get_within waits DG_BOOT_GET_WAIT_S at most; asking again
+ * works). */
 static pmix_status_t get_once(const pmix_proc_t *peer, const char *key, int refresh,
                               pmix_value_t **out)
 {
-    pmix_info_t info[2];
-    /* Short: the server may also sit on a request for a rank whose process
-     * was replaced and never answer it; asking again works. */
-    int timeout = 1;
-    bool yes = true;
-    PMIX_INFO_LOAD(&info[0], PMIX_TIMEOUT, &timeout, PMIX_INT);
-    PMIX_INFO_LOAD(&info[1], PMIX_GET_REFRESH_CACHE, &yes, PMIX_BOOL);
-    *out = NULL;
-    pmix_status_t rc = PMIx_Get(peer, key, info, refresh ? 2 : 1, out);
-    PMIX_INFO_DESTRUCT(&info[0]);
-    PMIX_INFO_DESTRUCT(&info[1]);
-    if (rc == PMIX_SUCCESS && (!*out || (*out)->type != PMIX_BYTE_OBJECT))
-        rc = PMIX_ERR_TYPE_MISMATCH;
-    if (rc != PMIX_SUCCESS && *out) {
-        PMIX_VALUE_RELEASE(*out);
-        *out = NULL;
-    }
-    return rc;
+    return dg_boot_get_within(peer, key, refresh, DG_BOOT_GET_WAIT_S, out);
 }
 
 /* The answers that mean "not there yet" for a rank whose earlier process

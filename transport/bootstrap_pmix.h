@@ -41,6 +41,15 @@ int dg_boot_environ_rank(const char *pid, const char *ns_entry);
  * returns how many. Call after PMIx_Init. */
 int dg_boot_nodelay(void);
 
+/* One PMIx Get of peer's key, asking the server past this client's cache
+ * when refresh is set, that waits at most wait_s for the server's answer
+ * (bootstrap_get.c): PMIX_SUCCESS with *out (a byte object: release it
+ * with PMIX_VALUE_RELEASE), PMIX_ERR_TIMEOUT when no answer came in time
+ * (ask again), or PMIx's error. */
+#define DG_BOOT_GET_WAIT_S 5.0
+pmix_status_t dg_boot_get_within(const pmix_proc_t *peer, const char *key, int refresh,
+                                 double wait_s, pmix_value_t **out);
+
 /* DAGGER_ERR_BOOTSTRAP naming the failed call, the PMIx error and version,
  * and what the user can do. */
 dagger_status_t dg_boot_pmix_failure(const char *what, pmix_status_t rc);

@@ -16,7 +16,7 @@
 #include <stddef.h>
 
 #define DG_PMIX_SYMS(X)                                                                    \
-    X(PMIx_Init) X(PMIx_Finalize) X(PMIx_Get) X(PMIx_Put) X(PMIx_Commit)                    \
+    X(PMIx_Init) X(PMIx_Finalize) X(PMIx_Get) X(PMIx_Get_nb) X(PMIx_Put) X(PMIx_Commit)     \
     X(PMIx_Error_string) X(PMIx_Get_version) X(PMIx_Register_event_handler)               \
     X(PMIx_Deregister_event_handler) X(PMIx_Info_load) X(PMIx_Value_destruct)
 
@@ -39,6 +39,7 @@ int dg_pmix_load(char *why, size_t cap);
 #define PMIx_Init (dg_pmix.PMIx_Init)
 #define PMIx_Finalize (dg_pmix.PMIx_Finalize)
 #define PMIx_Get (dg_pmix.PMIx_Get)
+#define PMIx_Get_nb (dg_pmix.PMIx_Get_nb)
 #define PMIx_Put (dg_pmix.PMIx_Put)
 #define PMIx_Commit (dg_pmix.PMIx_Commit)
 #define PMIx_Error_string (dg_pmix.PMIx_Error_string)
