@@ -75,7 +75,7 @@ static pmix_status_t copy_bytes(const pmix_value_t *kv, pmix_value_t **out)
         return PMIX_ERR_TYPE_MISMATCH;
     pmix_value_t *v;
     PMIX_VALUE_CREATE(v, 1);
-    char *bytes = kv->data.bo.size ? malloc(kv->data.bo.size) : NULL;
+    char *bytes = kv->data.bo.size ? dg_malloc(kv->data.bo.size) : NULL;
     if (!v || (kv->data.bo.size && !bytes)) {
         free(v);
         free(bytes);
