@@ -40,7 +40,7 @@ typedef struct get_req {
 } get_req_t;
 
 /* Test injection (bootstrap.h): the nth Get from now loses its answer, and
- * the waits for answers last lost_wait_s instead of the default. */
+ * the wait for that answer lasts lost_wait_s instead of the caller's. */
 static _Atomic int lost_countdown;
 static _Atomic double lost_wait_s;
 static _Atomic unsigned long abandoned_gets;
@@ -144,8 +144,8 @@ pmix_status_t dg_boot_get_within(const pmix_proc_t *peer, const char *key, int r
     pthread_mutex_init(&g->lock, NULL);
     g->peer = *peer;
     strncpy(g->key, key, PMIX_MAX_KEYLEN);
-    /* The server answers within a second, with the value or a timeout
-     * (PMIx_Get_nb's own PMIX_TIMEOUT). */
+    /* The server is asked to answer within a second, with the value or
+     * PMIX_ERR_TIMEOUT (the request's PMIX_TIMEOUT). */
     int timeout = 1;
     bool yes = true;
     PMIX_INFO_LOAD(&g->info[0], PMIX_TIMEOUT, &timeout, PMIX_INT);
