@@ -80,8 +80,8 @@ void dg_boot_retract(dg_boot_t *boot)
  * published after its first Get. A plain Get of a key the client does not
  * hold goes to the server, which waits for it up to a second (and may also
  * sit on a request for a rank whose process was replaced and never answer
- * it: dg_boot_get_within waits DG_BOOT_GET_WAIT_S at most; asking again
- * works). */
+ * it: dg_boot_get_within waits DG_BOOT_GET_WAIT_S at most, and fetch asks
+ * again until its deadline). */
 static pmix_status_t get_once(const pmix_proc_t *peer, const char *key, int refresh,
                               pmix_value_t **out)
 {

@@ -8,9 +8,11 @@
  * the start-up exchange while the others, which had its record, waited for
  * its hello, until the test's limit (docs/transport.md, "Known flakes").
  * So the Get is PMIx_Get_nb, waited for here. A request not answered in
- * time is abandoned: the caller asks again (a new request is answered), and
- * an answer that comes later frees the request; one that never comes leaves
- * it allocated (a few hundred bytes). */
+ * time is abandoned and the caller asks again, until the exchange's own
+ * deadline: no call of the exchange waits without a limit. (Asking again
+ * did not help in the one such hang seen since: that server had stopped
+ * answering the process altogether.) An answer that comes later frees the
+ * request; one that never comes leaves it allocated (a few hundred bytes). */
 #include <errno.h>
 #include <pthread.h>
 #include <stdbool.h>
