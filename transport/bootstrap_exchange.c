@@ -104,6 +104,8 @@ static dagger_status_t fetch(dg_boot_t *boot, int r, const char *key, dg_boot_ch
     pmix_proc_t peer;
     PMIX_LOAD_PROCID(&peer, boot->pmix->me.nspace, (pmix_rank_t)r);
     dg_boot_gone_t gone = {.rank = -1};
+    double limit = deadline - now_s();
+    unsigned long unanswered0 = dg_boot_abandoned_gets();
     for (int stale = 0;;) {
         pmix_status_t rc = get_once(&peer, key, stale, out);
         const void *bytes = NULL;
@@ -128,10 +130,18 @@ static dagger_status_t fetch(dg_boot_t *boot, int r, const char *key, dg_boot_ch
         if (*out)
             PMIX_VALUE_RELEASE(*out);
         *out = NULL;
+        unsigned long unanswered = dg_boot_abandoned_gets() - unanswered0;
+        if (now_s() > deadline && unanswered)
+            return dg_error(DAGGER_ERR_BOOTSTRAP, "rank %d's start-up data could not be read "
+                            "within %.0f s: the launcher's PMIx server left %lu of this rank's "
+                            "requests for it unanswered (it may have stopped serving this "
+                            "process: Open MPI 4.1's server does so now and then when processes "
+                            "of one rank come and go, as test runners start them)", r, limit,
+                            unanswered);
         if (now_s() > deadline)
             return dg_error(DAGGER_ERR_BOOTSTRAP, "rank %d did not publish %sstart-up data within "
-                            "%d s: did it start, and is it the same program?", r,
-                            rc == PMIX_SUCCESS ? "fresh " : "its ", DG_BOOT_TIMEOUT_S);
+                            "%.0f s: did it start, and is it the same program?", r,
+                            rc == PMIX_SUCCESS ? "fresh " : "its ", limit);
         if (dg_boot_gone_check(boot, r, &gone, now_s()))
             return dg_error(DAGGER_ERR_PEER_LOST, "rank %d (on this host) was lost: its process "
                             "ended before it published its start-up data; the job cannot "

@@ -41,16 +41,17 @@ typedef struct get_req {
     size_t ninfo;
 } get_req_t;
 
-/* Test injection (bootstrap.h): the nth Get from now loses its answer, and
- * the wait for that answer lasts lost_wait_s instead of the caller's. */
+/* Test injection (bootstrap.h): the nth Get from now (every one: -1) loses
+ * its answer, and the wait for that answer lasts lost_wait_s instead of the
+ * caller's. */
 static _Atomic int lost_countdown;
 static _Atomic double lost_wait_s;
 static _Atomic unsigned long abandoned_gets;
 
 void dg_boot_inject_lost_get(int nth, double wait_s)
 {
-    atomic_store(&lost_wait_s, nth > 0 ? wait_s : 0);
-    atomic_store(&lost_countdown, nth > 0 ? nth : 0);
+    atomic_store(&lost_wait_s, nth != 0 ? wait_s : 0);
+    atomic_store(&lost_countdown, nth > 0 ? nth : nth < 0 ? -1 : 0);
 }
 
 unsigned long dg_boot_abandoned_gets(void)
@@ -153,7 +154,8 @@ pmix_status_t dg_boot_get_within(const pmix_proc_t *peer, const char *key, int r
     PMIX_INFO_LOAD(&g->info[0], PMIX_TIMEOUT, &timeout, PMIX_INT);
     PMIX_INFO_LOAD(&g->info[1], PMIX_GET_REFRESH_CACHE, &yes, PMIX_BOOL);
     g->ninfo = 2;
-    int lost = atomic_load(&lost_countdown) > 0 && atomic_fetch_sub(&lost_countdown, 1) == 1;
+    int armed = atomic_load(&lost_countdown);
+    int lost = armed < 0 || (armed > 0 && atomic_fetch_sub(&lost_countdown, 1) == 1);
     if (lost) {
         g->dropped = 1;
         wait_s = atomic_load(&lost_wait_s);

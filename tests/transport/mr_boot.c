@@ -232,6 +232,37 @@ Test(boot, a_lost_answer_is_asked_again, .timeout = 45)
     dgt_down(e);
 }
 
+/* A server that answers nothing any more (as Open MPI 4.1's did for two
+ * ranks in a soak run): every answer is lost, so reading rank 0's bytes
+ * again fails at its deadline, and the error says that the server left the
+ * requests unanswered instead of blaming rank 0 for not publishing. */
+Test(boot, a_server_that_stops_answering_is_named, .timeout = 45)
+{
+    dgt_env_t *e = &dgt_env;
+    dgt_boot(e);
+    if (e->boot.singleton) {
+        dgt_down(e);
+        cr_skip_test("a singleton asks PMIx nothing");
+    }
+    int mine = 300 + e->rank;
+    void *all, *again = NULL;
+    size_t off[9], len = 0;
+    cr_assert_leq(e->size, 8);
+    DGT_OK(dg_boot_allgather(&e->boot, &mine, sizeof(mine), NULL, NULL, &all, off));
+    free(all);
+    dg_boot_inject_lost_get(-1, 0.2);
+    dagger_status_t st = dg_boot_reread(&e->boot, 0, NULL, NULL, 1.0, &again, &len);
+    dg_boot_inject_lost_get(0, 0);
+    free(again);
+    cr_assert_eq(st, DAGGER_ERR_BOOTSTRAP, "rank %d: %s", e->rank, dagger_strerror(st));
+    const char *d = dagger_error_detail();
+    cr_assert(strstr(d, "rank 0's start-up data could not be read within 1 s") &&
+                  strstr(d, "requests for it unanswered"),
+              "rank %d: %s", e->rank, d);
+    dgt_connect(e, NULL, NULL); /* the server answers again: the transport starts */
+    dgt_down(e);
+}
+
 Test(boot, every_rank_sees_every_inventory)
 {
     dgt_env_t *e = &dgt_env;
