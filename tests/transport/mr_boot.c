@@ -200,32 +200,44 @@ Test(boot, a_late_rank_is_still_read, .timeout = 45)
     dgt_down(e);
 }
 
-/* Every rank's first Get of the exchange loses its answer, as a Get of
- * Open MPI 4.1's server did in CI (rank 1 sat in PMIx_Get until the test's
- * limit: docs/transport.md, "Known flakes"). The exchange gives up on that
- * answer after the wait (shortened to 0.5 s here; DG_BOOT_GET_WAIT_S), asks
- * again and completes; each rank counts one abandoned Get. A singleton
- * asks PMIx nothing. Under ASan, the dropped answer's request must be freed
- * exactly once. */
-Test(boot, a_lost_answer_is_asked_again, .timeout = 45)
+/* The bootstrap of the two tests below, which a singleton skips: it asks
+ * PMIx nothing. */
+static void boot_unless_singleton(dgt_env_t *e)
 {
-    dgt_env_t *e = &dgt_env;
     dgt_boot(e);
     if (e->boot.singleton) {
         dgt_down(e);
         cr_skip_test("a singleton asks PMIx nothing");
     }
-    unsigned long before = dg_boot_abandoned_gets();
-    dg_boot_inject_lost_get(1, 0.5);
-    int mine = 200 + e->rank;
+}
+
+/* An exchange of base + rank from every rank, checked. */
+static void exchange_checked(dgt_env_t *e, int base)
+{
+    int mine = base + e->rank;
     void *all;
     size_t off[9];
     cr_assert_leq(e->size, 8);
     DGT_OK(dg_boot_allgather(&e->boot, &mine, sizeof(mine), NULL, NULL, &all, off));
-    dg_boot_inject_lost_get(0, 0);
     for (int r = 0; r < e->size; r++)
-        cr_assert_eq(((const int *)all)[r], 200 + r, "rank %d's value", r);
+        cr_assert_eq(((const int *)all)[r], base + r, "rank %d's value", r);
     free(all);
+}
+
+/* Every rank's first Get of the exchange loses its answer, as a Get of
+ * Open MPI 4.1's server did in CI (rank 1 sat in PMIx_Get until the test's
+ * limit: docs/transport.md, "Known flakes"). The exchange gives up on that
+ * answer after the wait (shortened to 0.5 s here; DG_BOOT_GET_WAIT_S), asks
+ * again and completes; each rank counts one abandoned Get. Under ASan, the
+ * dropped answer's request must be freed exactly once. */
+Test(boot, a_lost_answer_is_asked_again, .timeout = 45)
+{
+    dgt_env_t *e = &dgt_env;
+    boot_unless_singleton(e);
+    unsigned long before = dg_boot_abandoned_gets();
+    dg_boot_inject_lost_get(1, 0.5);
+    exchange_checked(e, 200);
+    dg_boot_inject_lost_get(0, 0);
     cr_assert_eq(dg_boot_abandoned_gets() - before, 1, "rank %d abandoned %lu Gets", e->rank,
                  dg_boot_abandoned_gets() - before);
     dgt_connect(e, NULL, NULL); /* nobody leaves before everyone has read */
@@ -239,17 +251,10 @@ Test(boot, a_lost_answer_is_asked_again, .timeout = 45)
 Test(boot, a_server_that_stops_answering_is_named, .timeout = 45)
 {
     dgt_env_t *e = &dgt_env;
-    dgt_boot(e);
-    if (e->boot.singleton) {
-        dgt_down(e);
-        cr_skip_test("a singleton asks PMIx nothing");
-    }
-    int mine = 300 + e->rank;
-    void *all, *again = NULL;
-    size_t off[9], len = 0;
-    cr_assert_leq(e->size, 8);
-    DGT_OK(dg_boot_allgather(&e->boot, &mine, sizeof(mine), NULL, NULL, &all, off));
-    free(all);
+    boot_unless_singleton(e);
+    exchange_checked(e, 300);
+    void *again = NULL;
+    size_t len = 0;
     dg_boot_inject_lost_get(-1, 0.2);
     dagger_status_t st = dg_boot_reread(&e->boot, 0, NULL, NULL, 1.0, &again, &len);
     dg_boot_inject_lost_get(0, 0);
