@@ -7,6 +7,7 @@
 
 #include "actors/clock.h"
 #include "core/base/alloc.h"
+#include "core/base/cond.h"
 #include "core/base/status_internal.h"
 
 struct dg_future {
@@ -56,11 +57,7 @@ dagger_status_t dg_future_create(dg_futures_t *fs, uint64_t id)
     dg_future_t *f = dg_calloc(1, sizeof(*f));
     if (!f)
         return dg_error(DAGGER_ERR_NO_MEMORY, "no memory for a request future");
-    pthread_condattr_t attr;
-    pthread_condattr_init(&attr);
-    pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
-    pthread_cond_init(&f->cond, &attr);
-    pthread_condattr_destroy(&attr);
+    dg_cond_init_monotonic(&f->cond);
     f->id = id;
     pthread_mutex_lock(&fs->lock);
     dg_future_t **p = find(fs, id);

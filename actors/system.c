@@ -7,6 +7,7 @@
 #include "actors/ctx.h"
 #include "actors/system_impl.h"
 #include "core/base/alloc.h"
+#include "core/base/cond.h"
 #include "core/base/log.h"
 #include "core/base/status_internal.h"
 
@@ -14,14 +15,10 @@ _Thread_local dg_act_tls_t dg_act_tls DG_TLS_IE = {NULL, -1, NULL};
 
 static void init_sync(dg_act_system_t *sys)
 {
-    pthread_condattr_t attr;
-    pthread_condattr_init(&attr);
-    pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
     pthread_mutex_init(&sys->life_lock, NULL);
-    pthread_cond_init(&sys->life_cond, &attr);
+    dg_cond_init_monotonic(&sys->life_cond);
     pthread_mutex_init(&sys->poller_lock, NULL);
     pthread_cond_init(&sys->poller_cond, NULL);
-    pthread_condattr_destroy(&attr);
 }
 
 static void cleanup_sync(dg_act_system_t *sys)

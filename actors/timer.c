@@ -8,6 +8,7 @@
 #include "actors/clock.h"
 #include "actors/system.h"
 #include "core/base/alloc.h"
+#include "core/base/cond.h"
 #include "core/base/log.h"
 #include "core/base/status_internal.h"
 
@@ -167,11 +168,7 @@ dagger_status_t dg_timers_start(dg_timers_t *ts, struct dg_act_system *sys)
     ts->sys = sys;
     ts->next_id = 1;
     pthread_mutex_init(&ts->lock, NULL);
-    pthread_condattr_t attr;
-    pthread_condattr_init(&attr);
-    pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
-    pthread_cond_init(&ts->cond, &attr);
-    pthread_condattr_destroy(&attr);
+    dg_cond_init_monotonic(&ts->cond);
     pthread_cond_init(&ts->fired, NULL);
     int rc = pthread_create(&ts->thread, NULL, timer_main, ts);
     if (rc) {

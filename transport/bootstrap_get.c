@@ -22,6 +22,7 @@
 #include <time.h>
 
 #include "core/base/alloc.h"
+#include "core/base/cond.h"
 #include "transport/bootstrap_pmix.h"
 
 /* One request, shared by the waiting thread and PMIx's progress thread. PMIx
@@ -139,11 +140,7 @@ pmix_status_t dg_boot_get_within(const pmix_proc_t *peer, const char *key, int r
     get_req_t *g = dg_calloc(1, sizeof(*g));
     if (!g)
         return PMIX_ERR_NOMEM;
-    pthread_condattr_t a;
-    pthread_condattr_init(&a);
-    pthread_condattr_setclock(&a, CLOCK_MONOTONIC);
-    pthread_cond_init(&g->cond, &a);
-    pthread_condattr_destroy(&a);
+    dg_cond_init_monotonic(&g->cond);
     pthread_mutex_init(&g->lock, NULL);
     g->peer = *peer;
     strncpy(g->key, key, PMIX_MAX_KEYLEN);

@@ -35,6 +35,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/base/cond.h"
 #include "support/thread_stacks.h"
 
 #define DGT_WATCHDOG_DEFAULT_S 75
@@ -120,11 +121,7 @@ static inline void dgt_dog_start(void)
 {
     if (dgt_dog_on)
         return; /* one watchdog per bring-up */
-    pthread_condattr_t a;
-    pthread_condattr_init(&a);
-    pthread_condattr_setclock(&a, CLOCK_MONOTONIC);
-    pthread_cond_init(&dgt_dog_cond, &a);
-    pthread_condattr_destroy(&a);
+    dg_cond_init_monotonic(&dgt_dog_cond);
     dgt_dog_stop = 0;
     dgt_dog_on = pthread_create(&dgt_dog, NULL, dgt_dog_main,
                                 (void *)(intptr_t)dgt_dog_limit()) == 0;

@@ -29,6 +29,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "support/proc_sigmask.h"
+
 #define DGT_STACK_THREADS 64
 #define DGT_STACK_DEPTH 40
 
@@ -75,16 +77,9 @@ static inline void dgt_stack_comm(pid_t tid, char *name, size_t cap)
 /* 1 when thread tid blocks signal sig (its SigBlk in /proc). */
 static inline int dgt_stack_blocks(pid_t tid, int sig)
 {
-    char path[64], line[128];
+    char path[64];
     snprintf(path, sizeof(path), "/proc/self/task/%d/status", (int)tid);
-    FILE *f = fopen(path, "r");
-    unsigned long long mask = 0;
-    while (f && fgets(line, sizeof(line), f))
-        if (sscanf(line, "SigBlk: %llx", &mask) == 1)
-            break;
-    if (f)
-        fclose(f);
-    return (int)((mask >> (sig - 1)) & 1);
+    return dgt_sigmask_has(path, "SigBlk", sig);
 }
 
 /* Asks thread st->tid for its frames, unless it blocks the signal; 500 ms

@@ -12,6 +12,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "support/proc_sigmask.h"
+
 static atomic_int task_started;  /* the slow task runs, so dagger_init returned */
 static atomic_int expect_usr1;   /* the test sends SIGUSR1 */
 static _Atomic long long usr1_sent_ms;
@@ -77,15 +79,7 @@ Test(hang, timeout_prints_the_waits, .init = cr_redirect_stderr)
  * runtime's handler is installed. */
 static int catches(int sig)
 {
-    FILE *f = fopen("/proc/self/status", "r");
-    char line[256];
-    unsigned long long mask = 0;
-    while (f && fgets(line, sizeof(line), f))
-        if (sscanf(line, "SigCgt: %llx", &mask) == 1)
-            break;
-    if (f)
-        fclose(f);
-    return (int)((mask >> (sig - 1)) & 1);
+    return dgt_sigmask_has("/proc/self/status", "SigCgt", sig);
 }
 
 /* Sends SIGUSR1 once the runtime is ready for it (its handler installed, the
