@@ -89,9 +89,11 @@ dagger_status_t dg_boot_reread(dg_boot_t *boot, int rank, dg_boot_check_fn check
 
 /* Test injection (bootstrap_get.c): the nth PMIx Get of a peer's bytes from
  * now (nth >= 1; every one until disarmed: nth < 0; 0 disarms) loses its
- * answer, as Open MPI 4.1's server lost some in CI, and the wait for that
- * answer lasts wait_s; the exchange must ask again, and say so when its
- * deadline passes. dg_boot_abandoned_gets counts the Gets of this process
+ * answer, and the wait for that answer lasts wait_s; the exchange must ask
+ * again, and say so when its deadline passes. PMIx's own request completes
+ * (the answer is dropped on arrival), so this is an answer that comes after
+ * the wait; a request Open MPI 4.1's server never answers, as in CI, also
+ * holds every later Get of that rank in PMIx's client (bootstrap_get.c). dg_boot_abandoned_gets counts the Gets of this process
  * whose answer did not come in time. */
 void dg_boot_inject_lost_get(int nth, double wait_s);
 unsigned long dg_boot_abandoned_gets(void);

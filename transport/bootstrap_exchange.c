@@ -81,7 +81,8 @@ void dg_boot_retract(dg_boot_t *boot)
  * hold goes to the server, which waits for it up to a second (and may also
  * sit on a request for a rank whose process was replaced and never answer
  * it: dg_boot_get_within waits DG_BOOT_GET_WAIT_S at most, and fetch asks
- * again until its deadline). */
+ * again until its deadline; PMIx's client folds a second Get of a rank into
+ * the one pending, so that only helps after a late answer: bootstrap_get.c). */
 static pmix_status_t get_once(const pmix_proc_t *peer, const char *key, int refresh,
                               pmix_value_t **out)
 {
@@ -133,11 +134,12 @@ static dagger_status_t fetch(dg_boot_t *boot, int r, const char *key, dg_boot_ch
         unsigned long unanswered = dg_boot_abandoned_gets() - unanswered0;
         if (now_s() > deadline && unanswered)
             return dg_error(DAGGER_ERR_BOOTSTRAP, "rank %d's start-up data could not be read "
-                            "within %.0f s: the launcher's PMIx server left %lu of this rank's "
-                            "requests for it unanswered (it may have stopped serving this "
-                            "process: Open MPI 4.1's server does so now and then when processes "
-                            "of one rank come and go, as test runners start them)", r, limit,
-                            unanswered);
+                            "within %.0f s: the launcher's PMIx server never answered this "
+                            "rank's request for it (%lu waits of %.0f s ran out; PMIx does not "
+                            "ask its server again for a rank while a request for it is "
+                            "pending). Open MPI 4.1's server does this now and then when "
+                            "processes of one rank come and go, as test runners start them",
+                            r, limit, unanswered, DG_BOOT_GET_WAIT_S);
         if (now_s() > deadline)
             return dg_error(DAGGER_ERR_BOOTSTRAP, "rank %d did not publish %sstart-up data within "
                             "%.0f s: did it start, and is it the same program?", r,

@@ -9,10 +9,18 @@
  * its hello, until the test's limit (docs/transport.md, "Known flakes").
  * So the Get is PMIx_Get_nb, waited for here. A request not answered in
  * time is abandoned and the caller asks again, until the exchange's own
- * deadline: no call of the exchange waits without a limit. (Asking again
- * did not help in the one such hang seen since: that server had stopped
- * answering the process altogether.) An answer that comes later frees the
- * request; one that never comes leaves it allocated (a few hundred bytes). */
+ * deadline: no call of the exchange waits without a limit.
+ *
+ * What asking again can and cannot do: OpenPMIx 4.2's client sends at most
+ * one request per rank to its server. A Get of a rank while one for that
+ * rank is pending joins the pending one's list (get_data in
+ * pmix_client_get.c, v4.2.2), and the server's one answer completes them
+ * all. So after a late answer (a slow server)
+ * the next Get is a new request, but a request the server never answers
+ * holds every later Get of that rank: asking again does not reach the
+ * server, which is why it rescued none of the hangs seen. An answer that
+ * comes later frees the request; one that never comes leaves it allocated
+ * (a few hundred bytes, once per Get asked meanwhile). */
 #include <errno.h>
 #include <pthread.h>
 #include <stdbool.h>
