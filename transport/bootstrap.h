@@ -37,6 +37,10 @@ typedef struct dg_boot {
     char tag[96];
     struct dg_boot_pmix *pmix;           /* NULL for a singleton */
     unsigned effects;                    /* DG_BOOT_NO_SIGNALS | DG_BOOT_NO_EXIT */
+    struct dg_boot_alt {                 /* dg_boot_set_alternate */
+        int (*fn)(void *ctx, int rank, const void **data, size_t *len);
+        void *ctx;
+    } alt;
 } dg_boot_t;
 
 /* Called on a PMIx thread when the launcher reports that another process
@@ -79,6 +83,18 @@ typedef int (*dg_boot_check_fn)(void *ctx, int rank, const void *data, size_t le
 #define DG_BOOT_TIMEOUT_S 120
 dagger_status_t dg_boot_allgather(dg_boot_t *boot, const void *mine, size_t len,
                                   dg_boot_check_fn check, void *ctx, void **all, size_t *offsets);
+
+/* A second source of the exchange's values, for a rank whose Get PMIx
+ * never answers: OpenPMIx 4.2's client then holds every later Get of that
+ * rank too (bootstrap_get.c), so asking PMIx again cannot help, but the
+ * peers that read this rank's value may pass theirs another way (the
+ * transport: each rank's record in its hello). Once a Get of the exchange
+ * went unanswered for DG_BOOT_GET_WAIT_S, dg_boot_allgather asks fn, on its
+ * own thread, between its Gets; fn returns 1 with rank's bytes (valid until
+ * it returns again; check still applies), or 0. fn NULL: none. */
+void dg_boot_set_alternate(dg_boot_t *boot,
+                           int (*fn)(void *ctx, int rank, const void **data, size_t *len),
+                           void *ctx);
 
 /* Reads rank's bytes of the latest dg_boot_allgather again (from the
  * launcher, not a cache), until check accepts them or wait_s has passed:

@@ -97,8 +97,52 @@ static int not_yet(pmix_status_t rc)
            rc == PMIX_ERR_TIMEOUT;
 }
 
+/* A live value holding len bytes of data, as a Get would return it (release
+ * it with PMIX_VALUE_RELEASE); NULL when out of memory. */
+static pmix_value_t *live_value(const void *data, size_t len)
+{
+    pmix_value_t *v;
+    PMIX_VALUE_CREATE(v, 1);
+    char *bytes = dg_malloc(len + 1);
+    if (!v || !bytes) {
+        free(v);
+        free(bytes);
+        return NULL;
+    }
+    bytes[0] = DG_BOOT_VALUE_LIVE;
+    if (len)
+        memcpy(bytes + 1, data, len);
+    v->type = PMIX_BYTE_OBJECT;
+    v->data.bo.bytes = bytes;
+    v->data.bo.size = len + 1;
+    return v;
+}
+
+/* Rank r's value from the second source (dg_boot_set_alternate), when it
+ * has one that check accepts. */
+static int from_alternate(const dg_boot_t *boot, int r, dg_boot_check_fn check, void *ctx,
+                          pmix_value_t **out)
+{
+    const void *data = NULL;
+    size_t len = 0;
+    if (!boot->alt.fn || !boot->alt.fn(boot->alt.ctx, r, &data, &len) ||
+        (check && !check(ctx, r, data, len)))
+        return 0;
+    *out = live_value(data, len);
+    return *out != NULL;
+}
+
+void dg_boot_set_alternate(dg_boot_t *boot,
+                           int (*fn)(void *ctx, int rank, const void **data, size_t *len),
+                           void *ctx)
+{
+    if (boot)
+        boot->alt = (struct dg_boot_alt){.fn = fn, .ctx = ctx};
+}
+
 /* Reads rank r's value of key, again while it is missing or check calls it
- * stale, until the deadline. */
+ * stale, until the deadline. Once a Get went unanswered (PMIx then holds
+ * every later Get of r: bootstrap_get.c), the second source is asked too. */
 static dagger_status_t fetch(dg_boot_t *boot, int r, const char *key, dg_boot_check_fn check,
                              void *ctx, double deadline, pmix_value_t **out)
 {
@@ -132,6 +176,8 @@ static dagger_status_t fetch(dg_boot_t *boot, int r, const char *key, dg_boot_ch
             PMIX_VALUE_RELEASE(*out);
         *out = NULL;
         unsigned long unanswered = dg_boot_abandoned_gets() - unanswered0;
+        if (unanswered && from_alternate(boot, r, check, ctx, out))
+            return DAGGER_OK;
         if (now_s() > deadline && unanswered)
             return dg_error(DAGGER_ERR_BOOTSTRAP, "rank %d's start-up data could not be read "
                             "within %.0f s: the launcher's PMIx server never answered this "
@@ -186,8 +232,12 @@ static dagger_status_t exchange_pmix(dg_boot_t *boot, const void *mine, size_t l
     if (st == DAGGER_OK && !vals)
         st = dg_error(DAGGER_ERR_NO_MEMORY, "dg_boot_allgather: out of memory");
     double deadline = now_s() + DG_BOOT_TIMEOUT_S;
+    /* This rank's own value needs no Get. */
+    if (st == DAGGER_OK && !(vals[boot->rank] = live_value(mine, len)))
+        st = dg_error(DAGGER_ERR_NO_MEMORY, "dg_boot_allgather: out of memory");
     for (int r = 0; r < boot->size && st == DAGGER_OK; r++)
-        st = fetch(boot, r, key, check, ctx, deadline, &vals[r]);
+        if (r != boot->rank)
+            st = fetch(boot, r, key, check, ctx, deadline, &vals[r]);
     if (st == DAGGER_OK)
         st = concat(boot->size, vals, all, offsets);
     for (int r = 0; vals && r < boot->size; r++)

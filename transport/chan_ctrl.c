@@ -1,7 +1,9 @@
 /* The CTRL channel (DG_TX_CH_CTRL), the transport's own, and the one thing
  * it carries: the connection handshake at start-up (its handler: on_hello).
- * Every rank sends one hello (no payload) to every rank (itself included)
- * and waits for one from each. Afterwards every endpoint is wired up in
+ * Every rank sends one hello to every rank (itself included) and waits for
+ * one from each. A hello carries the sender's record as its payload: a rank
+ * whose PMIx Get of that record went unanswered takes it from there
+ * (tx_startup.c, hello_record). Afterwards every endpoint is wired up in
  * both directions, so
  *  - an unreachable peer is reported by dg_tx_create, not by a later hang;
  *  - closing the endpoints at the end needs no help from the peer (UCX
@@ -19,8 +21,10 @@
  * that publishes nothing new within DG_TX_GONE_GRACE_S is reported lost. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
+#include "core/base/alloc.h"
 #include "core/base/status_internal.h"
 #include "transport/tx_internal.h"
 #include "transport/tx_startup.h"
@@ -41,28 +45,57 @@ static int same_proc(const dg_proc_id_t *a, const dg_proc_id_t *b)
     return a->pid == b->pid && a->starttime == b->starttime;
 }
 
+/* A hello from process from of rank src, once this rank has every record. */
+static void note_hello(dg_tx_t *tx, int src, const dg_proc_id_t *from)
+{
+    dg_tx_peer_t *p = &tx->peers[src];
+    if (atomic_load(&p->said_hello))
+        return;
+    if (!same_proc(from, &p->proc)) { /* our record of it is stale */
+        p->stale = 1;
+        p->hello_proc = *from;
+        return;
+    }
+    atomic_store(&p->said_hello, 1);
+    tx->hellos++;
+}
+
+/* A hello before this rank has every record (its PMIx Get of one went
+ * unanswered, and it makes progress while it waits: tx_startup.c): kept,
+ * with the sender's record, until the handshake looks at it. */
+static void keep_early(dg_tx_t *tx, const dg_tx_msg_t *msg, const dg_proc_id_t *from)
+{
+    struct dg_tx_early_hello *h = tx->early ? &tx->early[msg->src] : NULL;
+    if (!h || h->seen)
+        return;
+    h->seen = 1;
+    h->proc = *from;
+    if (msg->data && msg->len && (h->record = dg_malloc(msg->len))) {
+        memcpy(h->record, msg->data, msg->len);
+        h->record_len = msg->len;
+    }
+}
+
 static int on_hello(void *ctx, const dg_tx_msg_t *msg)
 {
     dg_tx_t *tx = ctx;
     dg_proc_id_t from;
     if (msg->src < 0 || msg->src >= tx->size || dg_tx_hello_decode(msg->hdr, msg->hdr_len, &from))
         return 0;
-    dg_tx_peer_t *p = &tx->peers[msg->src];
-    if (atomic_load(&p->said_hello))
-        return 0;
-    if (!same_proc(&from, &p->proc)) { /* our record of it is stale */
-        p->stale = 1;
-        p->hello_proc = from;
-        return 0;
-    }
-    atomic_store(&p->said_hello, 1);
-    tx->hellos++;
+    if (tx->records_ready)
+        note_hello(tx, msg->src, &from);
+    else
+        keep_early(tx, msg, &from);
     return 0;
 }
 
+/* The hello carries this rank's record when that goes eagerly (on_hello
+ * keeps only an eager payload; records are a few hundred bytes). */
 static dagger_status_t say_hello(dg_tx_t *tx, int r, const unsigned char *me)
 {
-    return dg_tx_send(tx, r, DG_TX_CH_CTRL, me, DG_TX_HELLO_LEN, NULL, 0, 0, NULL, NULL);
+    int carry = tx->my_record && tx->my_record_len <= tx->eager_limit;
+    return dg_tx_send(tx, r, DG_TX_CH_CTRL, me, DG_TX_HELLO_LEN, carry ? tx->my_record : NULL,
+                      carry ? tx->my_record_len : 0, 0, NULL, NULL);
 }
 
 /* Rank r's record again; on a fresh one, a new endpoint and a new hello. */
@@ -179,6 +212,9 @@ dagger_status_t dg_tx_handshake(dg_tx_t *tx)
         atomic_store(&tx->peers[0].said_hello, 1);
         tx->hellos++;
     }
+    for (int r = 0; tx->early && r < tx->size; r++)
+        if (tx->early[r].seen)
+            note_hello(tx, r, &tx->early[r].proc);
     for (int i = 0; i < tx->size && tx->size > 1 && st == DAGGER_OK; i++)
         st = say_hello(tx, (tx->rank + i) % tx->size, me); /* spread the first messages */
     double deadline = now_s() + DG_TX_HANDSHAKE_TIMEOUT_S;

@@ -129,6 +129,19 @@ struct dg_tx {
     struct dg_tx_liveness *liveness;
 
     int hellos;                 /* owner: handshake messages received */
+    /* Owner: the hellos that came before this rank had everyone's record
+     * (a rank whose PMIx Get went unanswered takes the sender's record from
+     * its hello: tx_startup.c), one per sender, the first kept. */
+    struct dg_tx_early_hello {
+        int seen;
+        dg_proc_id_t proc;
+        void *record;           /* the record the hello carried; NULL: none */
+        size_t record_len;
+        int used;               /* the exchange took the record */
+    } *early;
+    int records_ready;          /* owner: peers[] hold everyone's record */
+    void *my_record;            /* this rank's record (its hellos carry it) */
+    size_t my_record_len;
     _Atomic(int) handshaking;   /* the liveness thread leaves silent peers to the handshake */
     struct dg_coll *coll;
     dg_tx_stats_t stats;        /* owner */

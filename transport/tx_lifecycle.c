@@ -227,6 +227,10 @@ static void teardown(dg_tx_t *tx)
         ucp_cleanup(tx->ucp);
     for (int r = 0; tx->peers && r < tx->size; r++)
         free(tx->peers[r].record);
+    for (int r = 0; tx->early && r < tx->size; r++)
+        free(tx->early[r].record);
+    free(tx->early);
+    free(tx->my_record);
     free(tx->peers);
     free(tx->exchange);
     dg_spares_destroy(&tx->spare_ops);

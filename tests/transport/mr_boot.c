@@ -14,6 +14,7 @@
 #include <sys/socket.h>
 
 #include "transport/bootstrap_uri.h"
+#include "transport/coll.h"
 #include "tx_test.h"
 
 typedef struct identity {
@@ -240,9 +241,40 @@ Test(boot, a_lost_answer_is_asked_again, .timeout = 45)
     dg_boot_inject_lost_get(1, 0.5);
     exchange_checked(e, 200);
     dg_boot_inject_lost_get(0, 0);
-    cr_assert_eq(dg_boot_abandoned_gets() - before, 1, "rank %d abandoned %lu Gets", e->rank,
-                 dg_boot_abandoned_gets() - before);
+    /* (a rank's own value needs no Get: on one rank there is none) */
+    cr_assert_eq(dg_boot_abandoned_gets() - before, e->size > 1 ? 1u : 0u,
+                 "rank %d abandoned %lu Gets", e->rank, dg_boot_abandoned_gets() - before);
     dgt_connect(e, NULL, NULL); /* nobody leaves before everyone has read */
+    dgt_down(e);
+}
+
+/* The last rank's every Get goes unanswered, as one rank's Get of the
+ * start-up exchange did in CI: PMIx then holds its later Gets of that rank
+ * too (bootstrap_get.c), so only another source helps. The others read its
+ * record, wire up to it and say hello with their own records; it takes
+ * theirs from the hellos, and the transport starts on every rank. Then an
+ * allgather over the transport shows every pair can talk. */
+Test(boot, a_rank_left_unanswered_starts_from_hellos, .timeout = 60)
+{
+    dgt_env_t *e = &dgt_env;
+    boot_unless_singleton(e);
+    int deaf = e->size - 1;
+    unsigned long before = dg_boot_abandoned_gets();
+    if (e->rank == deaf && e->size > 1)
+        dg_boot_inject_lost_get(-1, 0.3);
+    dgt_connect(e, NULL, NULL);
+    dg_boot_inject_lost_get(0, 0);
+    if (e->rank == deaf && e->size > 1)
+        cr_assert_geq(dg_boot_abandoned_gets() - before, (unsigned long)(e->size - 1),
+                      "rank %d abandoned %lu Gets", e->rank, dg_boot_abandoned_gets() - before);
+    int mine = 300 + e->rank;
+    void *all = NULL;
+    size_t lens[8];
+    cr_assert_leq(e->size, 8);
+    DGT_OK(dg_coll_allgather(e->tx, &mine, sizeof(mine), &all, lens));
+    for (int r = 0; r < e->size; r++)
+        cr_assert_eq(((const int *)all)[r], 300 + r, "rank %d's value on rank %d", r, e->rank);
+    free(all);
     dgt_down(e);
 }
 
