@@ -278,10 +278,11 @@ Test(boot, a_rank_left_unanswered_starts_from_hellos, .timeout = 60)
     dgt_down(e);
 }
 
-/* A server that answers nothing any more (as Open MPI 4.1's did for two
- * ranks in a soak run): every answer is lost, so reading rank 0's bytes
- * again fails at its deadline, and the error says that the server left the
- * requests unanswered instead of blaming rank 0 for not publishing. */
+/* A server that answers nothing any more (two ranks of a soak run waited
+ * so, each for one lost answer that held its later Gets): every answer is
+ * lost, so reading rank 0's bytes again fails at its deadline, and the
+ * error says that the server never answered instead of blaming rank 0 for
+ * not publishing. */
 Test(boot, a_server_that_stops_answering_is_named, .timeout = 45)
 {
     dgt_env_t *e = &dgt_env;
