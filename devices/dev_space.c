@@ -585,6 +585,6 @@ dagger_status_t dg_dev_space_spawn(dg_dev_t *d)
     ex->space_actor[d->space] = sd->addr;
     ex->space[d->space] = sd->obj;
     ex->bufs.owner[d->space][0] = sd->addr;
-    ex->bufs.spaces[d->space] = (dg_memspace_t){&dg_dev_memspace_ops, d->index, d};
+    ex->bufs.spaces[d->space] = (dg_memspace_t){&dg_dev_memspace_ops, d->index, d, 0};
     return DAGGER_OK;
 }

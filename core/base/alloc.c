@@ -39,6 +39,15 @@ void dg_alloc_advise_huge(void *p, size_t n)
 #endif
 }
 
+void *dg_alloc_block(size_t n, int huge)
+{
+    if (!huge || n < DG_ALLOC_HUGE_MIN)
+        return dg_aligned_alloc(64, (n + 63) / 64 * 64);
+    void *p = dg_aligned_alloc(DG_ALLOC_HUGE_MIN, (n + 63) / 64 * 64);
+    dg_alloc_advise_huge(p, n);
+    return p;
+}
+
 int dg_alloc_populate(void *p, size_t n)
 {
     if (!p || !n)

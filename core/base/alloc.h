@@ -54,6 +54,16 @@ static inline void *dg_aligned_alloc(size_t align, size_t n)
  * touch of a 4 KiB page is a fault, which on a paravirtualised machine here
  * cost 12-20 us, one per 8 ops. */
 void dg_alloc_advise_huge(void *p, size_t n);
+/* n bytes for a large data block, 64-byte aligned, or NULL; free with free().
+ * With huge and n of at least DG_ALLOC_HUGE_MIN, the block starts on a
+ * 2 MiB boundary and is advised to use transparent huge pages
+ * (dg_alloc_advise_huge), so that each whole 2 MiB of it takes one page
+ * fault at first touch instead of 512 and one TLB entry: a malloc'ed block of
+ * that size starts at an arbitrary page, where no huge page fits whole. The
+ * alignment costs address space only (the slack before the block is never
+ * touched). */
+#define DG_ALLOC_HUGE_MIN ((size_t)2 << 20)
+void *dg_alloc_block(size_t n, int huge);
 /* Maps the pages of [p, p + n) writable now, in one system call, instead of
  * one page fault each at first touch (MADV_POPULATE_WRITE, Linux 5.14).
  * The contents are unchanged. Returns 0, or -1 when the system cannot

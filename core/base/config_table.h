@@ -71,6 +71,10 @@
       "tasks planned but not finished per rank before submission waits (back-pressure)")      \
     X(slot_cache, "DAGGER_SLOT_CACHE", SIZE, "268435456",                                     \
       "bytes of temporary slots kept between regions per memory space")                       \
+    X(huge_pages, "DAGGER_HUGE_PAGES", BOOL, "1",                                             \
+      "host data blocks of 2 MiB or more start on a 2 MiB boundary and are advised to use "    \
+      "transparent huge pages (madvise), so a block takes a page fault per 2 MiB at first "    \
+      "touch instead of one per 4 KiB; 0 = plain allocations")                                 \
     X(plan_replay, "DAGGER_PLAN_REPLAY", INT, "65536",                                        \
       "regions of at most this many tasks are recorded; a region that repeats one's planning " \
       "inputs replays its plan instead of planning it again; 0 = plan every region")

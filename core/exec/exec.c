@@ -109,6 +109,7 @@ dagger_status_t dg_exec_create(const dg_exec_params_t *p, dg_exec_t **out)
     pthread_cond_init(&ex->wait_cond, NULL);
     pthread_mutex_init(&ex->fail_lock, NULL);
     dagger_status_t st = dg_bufs_init(&ex->bufs, p->pool_limit);
+    ex->bufs.spaces[0].huge = p->huge_pages; /* before the transfer layer's staging reads it */
     if (st == DAGGER_OK)
         st = dg_exec_msgs_register(ex);
     if (st == DAGGER_OK && p->tx)

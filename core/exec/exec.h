@@ -66,6 +66,7 @@ typedef struct dg_exec_params {
     const dg_plan_t *plan;            /* processor ids */
     uint32_t window;                  /* ops in flight; rounded up to a power of two */
     size_t pool_limit;                /* bytes of released buffers kept for reuse */
+    int huge_pages;                   /* host blocks of 2 MiB or more in huge pages */
     double hang_timeout;              /* seconds; 0 = off */
     double hang_exit;                 /* seconds more, then the rank exits; 0 = never */
     int no_signals;                   /* 1: no SIGUSR1 handler (dagger_params_t) */

@@ -28,7 +28,7 @@ static void *host_alloc(dg_memspace_t *ms, size_t bytes)
 {
     const dg_host_pin_t *pin = ms->impl;
     if (!pin || bytes < pin->min_bytes)
-        return dg_aligned_alloc(DG_HOST_ALIGN, rounded(bytes));
+        return dg_alloc_block(rounded(bytes), ms->huge);
     void *base = NULL;
     uint64_t tag = DG_HOST_PINNED;
     if (pin->alloc(pin->ctx, rounded(bytes) + DG_HOST_ALIGN, &base) != DAGGER_OK || !base) {

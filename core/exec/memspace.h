@@ -33,6 +33,8 @@ struct dg_memspace {
     const dg_memspace_ops_t *ops;
     int device;              /* device index (0 for the host) */
     void *impl;              /* backend state (the device's stream...) */
+    int huge;                /* host space: blocks of 2 MiB or more in transparent huge pages
+                                (dg_alloc_block; DAGGER_HUGE_PAGES) */
 };
 
 /* Page-locked host memory for the host space, which devices/ gives it on a

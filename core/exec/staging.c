@@ -6,9 +6,10 @@
 
 #include "core/base/alloc.h"
 
-void dg_staging_init(dg_staging_t *s)
+void dg_staging_init(dg_staging_t *s, int huge)
 {
     memset(s, 0, sizeof(*s));
+    s->huge = huge;
     pthread_mutex_init(&s->lock, NULL);
 }
 
@@ -26,7 +27,7 @@ void *dg_staging_get(dg_staging_t *s, size_t bytes)
             return b;
         }
     pthread_mutex_unlock(&s->lock);
-    return dg_malloc(bytes);
+    return dg_alloc_block(bytes, s->huge);
 }
 
 void dg_staging_put(dg_staging_t *s, void *p, size_t bytes)

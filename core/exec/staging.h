@@ -9,7 +9,8 @@
  * 2 MiB, packed on the sender and unpacked on the receiver, so every such
  * transfer paid about 9 ms of faults on the critical path
  * (docs/linalg.md). Blocks go back here instead, by exact size, up to
- * DG_STAGING_KEEP bytes; any thread. */
+ * DG_STAGING_KEEP bytes; any thread. New blocks of 2 MiB or more come in
+ * transparent huge pages where the host space's do (dg_alloc_block). */
 #ifndef DG_EXEC_STAGING_H
 #define DG_EXEC_STAGING_H
 
@@ -30,9 +31,10 @@ typedef struct dg_staging {
         dg_staging_block_t *head;
     } list[DG_STAGING_SIZES];
     size_t kept;                 /* bytes in the lists */
+    int huge;                    /* new blocks from dg_alloc_block with huge pages */
 } dg_staging_t;
 
-void dg_staging_init(dg_staging_t *s);
+void dg_staging_init(dg_staging_t *s, int huge);
 /* A block of bytes (kept, or new), or NULL when out of memory. */
 void *dg_staging_get(dg_staging_t *s, size_t bytes);
 /* Gives a block of dg_staging_get back (NULL: nothing): kept while the

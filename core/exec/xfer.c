@@ -1077,7 +1077,7 @@ dagger_status_t dg_xfer_create(dg_exec_t *ex, struct dg_tx *tx, dg_xfer_t **out)
     pthread_mutex_init(&xf->lock, NULL);
     dg_spares_init(&xf->spare_rv, DG_XFER_SPARE_KEEP);
     dg_spares_init(&xf->spare_send, DG_XFER_SPARE_KEEP);
-    dg_staging_init(&xf->staging);
+    dg_staging_init(&xf->staging, ex->bufs.spaces[0].huge);
     dagger_status_t st = dg_tx_set_handler(tx, DG_TX_CH_DATA, on_data, xf);
     if (st != DAGGER_OK) {
         dg_spares_destroy(&xf->spare_rv);

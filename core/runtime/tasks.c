@@ -123,7 +123,7 @@ dagger_status_t dg_tasks_create(dagger_runtime_t *rt, struct dg_act_system *acto
         dg_exec_params_t ep = {
             .rank = t->rank, .nranks = t->nranks, .actors = actors, .tx = t->tx,
             .window = (uint32_t)rt->cfg.task_window, .pool_limit = rt->cfg.slot_cache,
-            .hang_timeout = rt->cfg.hang_timeout,
+            .huge_pages = (int)rt->cfg.huge_pages, .hang_timeout = rt->cfg.hang_timeout,
             /* dagger_params_t.no_exit: a hang is said, the rank not ended */
             .hang_exit = (rt->boot->effects & DG_BOOT_NO_EXIT) ? 0 : rt->cfg.hang_exit,
             .no_signals = (rt->boot->effects & DG_BOOT_NO_SIGNALS) != 0,

@@ -16,6 +16,9 @@
  * BENCH_GRID=fold: block column j whole on one rank, dealt 0, 1, .., P-1,
  * P-1, .., 0 (on 2 ranks 0, 1, 1, 0, 0, 1, 1, 0), which evens out the
  * trailing updates the later columns get (docs/linalg.md: QR on 2 x 1).
+ * BENCH_PEER_HUGE=0|1: the references' and StarPU's large buffers in
+ * transparent huge pages or not (default: as the runtime's blocks,
+ * DAGGER_HUGE_PAGES, on; docs/linalg.md, "Data blocks in huge pages").
  *
  * Rows, f64, N x N, tiles per N as the issue asks (256: 256 and 128;
  * 1024: 512 and 128; 4096: 512 and 256; TILES=t1,t2 for others), arrays
@@ -52,6 +55,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 
 #ifdef DG_HAVE_STARPU
@@ -96,9 +100,34 @@ static void pause_s(double s)
     nanosleep(&ts, NULL);
 }
 
+/* The peers' large buffers (the references' matrices, StarPU's tiles) in
+ * transparent huge pages where the runtime's blocks are (DAGGER_HUGE_PAGES,
+ * on by default), so that a ratio compares the runtimes and not how their
+ * memory was mapped; BENCH_PEER_HUGE=0/1 overrides. Each 2 MiB-aligned and
+ * advised as dg_alloc_block does. */
+static int peer_huge(void)
+{
+    static int on = -1;
+    if (on < 0) {
+        const char *e = getenv("BENCH_PEER_HUGE");
+        if (!e)
+            e = getenv("DAGGER_HUGE_PAGES");
+        on = !e || atoi(e) != 0;
+    }
+    return on;
+}
+
 static void *xmalloc(size_t n)
 {
-    void *p = malloc(n ? n : 1);
+    const size_t huge = (size_t)2 << 20;
+    void *p;
+    if (n >= huge && peer_huge()) {
+        size_t whole = (n + huge - 1) / huge * huge;
+        if ((p = aligned_alloc(huge, whole)))
+            (void)madvise(p, whole, MADV_HUGEPAGE);
+    } else {
+        p = malloc(n ? n : 1);
+    }
     if (!p) {
         fprintf(stderr, "bench_linalg_tiled: out of memory (%zu bytes)\n", n);
         exit(1);

@@ -85,6 +85,37 @@ Test(alloc, advised_array_is_backed_by_huge_pages)
     munmap(plain, n);
 }
 
+/* A large data block with huge pages on: on a 2 MiB boundary, and its
+ * second 2 MiB (the first page of the first may have been written by the
+ * allocator before the advice: ASan fills the first 4 KiB of a block) gets
+ * a huge page at its first touch; without, in madvise mode, none. Small
+ * blocks are 64-byte aligned either way. */
+Test(alloc, a_large_block_gets_huge_pages_when_asked)
+{
+    char mode[32];
+    size_t n = (size_t)6 << 20;
+    unsigned char *big = dg_alloc_block(n, 1), *small = dg_alloc_block(100, 1);
+    cr_assert(big && small);
+    cr_assert_eq((uintptr_t)big % HUGE, 0u, "block at %p", (void *)big);
+    cr_assert_eq((uintptr_t)small % 64, 0u);
+    if (thp_mode(mode, sizeof(mode)) && strcmp(mode, "never") != 0) {
+        ((volatile unsigned char *)big)[HUGE] = 1;
+        long kb = huge_kb_at(big + HUGE);
+        cr_expect_geq(kb, 2048, "the block's mapping has %ld kB of huge pages after a touch "
+                                "(THP mode %s)", kb, mode);
+        if (strcmp(mode, "madvise") == 0) {
+            unsigned char *plain = dg_alloc_block(n, 0);
+            cr_assert(plain);
+            unsigned char *at = (unsigned char *)(((uintptr_t)plain + HUGE - 1) & ~(HUGE - 1));
+            ((volatile unsigned char *)at)[HUGE] = 1;
+            cr_expect_eq(huge_kb_at(at + HUGE), 0, "without the advice, no huge page");
+            free(plain);
+        }
+    }
+    free(big);
+    free(small);
+}
+
 /* NULL, a range with no whole 2 MiB page and a stack array: no effect, no crash. */
 Test(alloc, advice_on_small_or_null_ranges_does_nothing)
 {

@@ -9,8 +9,10 @@ Test(config, defaults_when_unset)
 {
     unsetenv("DAGGER_NUM_THREADS");
     unsetenv("DAGGER_EAGER_LIMIT");
+    unsetenv("DAGGER_HUGE_PAGES");
     dg_config_t cfg;
     cr_assert_eq(dg_config_load(&cfg, NULL), DAGGER_OK);
+    cr_assert_eq(cfg.huge_pages, 1);
     cr_assert_eq(cfg.num_threads, 0);
     cr_assert_eq(cfg.eager_limit, 8192);
     cr_assert_eq(cfg.bind_threads, 1);

@@ -2,6 +2,7 @@
  * given back is the next one of its size, sizes are kept apart, and what is
  * kept stays under DG_STAGING_KEEP bytes and DG_STAGING_SIZES sizes. */
 #include <criterion/criterion.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -10,7 +11,7 @@
 Test(staging, a_block_given_back_serves_the_next_request_of_its_size)
 {
     dg_staging_t s;
-    dg_staging_init(&s);
+    dg_staging_init(&s, 0);
     char *a = dg_staging_get(&s, 2 << 20);
     cr_assert(a);
     memset(a, 1, 2 << 20);
@@ -27,10 +28,27 @@ Test(staging, a_block_given_back_serves_the_next_request_of_its_size)
     dg_staging_cleanup(&s);
 }
 
+/* With huge pages (the runtime's default), a block of 2 MiB or more starts on
+ * a 2 MiB boundary, kept or new. */
+Test(staging, large_blocks_start_on_a_huge_page_boundary)
+{
+    dg_staging_t s;
+    dg_staging_init(&s, 1);
+    char *a = dg_staging_get(&s, 2 << 20), *small = dg_staging_get(&s, 4096);
+    cr_assert(a && small);
+    cr_assert_eq((uintptr_t)a % ((uintptr_t)2 << 20), 0u, "block at %p", (void *)a);
+    memset(a, 1, 2 << 20);
+    dg_staging_put(&s, a, 2 << 20);
+    cr_assert_eq(dg_staging_get(&s, 2 << 20), a);
+    free(a);
+    free(small);
+    dg_staging_cleanup(&s);
+}
+
 Test(staging, what_is_kept_stays_under_its_bounds)
 {
     dg_staging_t s;
-    dg_staging_init(&s);
+    dg_staging_init(&s, 0);
     /* DG_STAGING_KEEP / 4 MiB blocks of one size fill it; one more is freed */
     size_t big = (size_t)4 << 20, n = DG_STAGING_KEEP / big;
     void *blocks[64];
@@ -42,7 +60,7 @@ Test(staging, what_is_kept_stays_under_its_bounds)
     cr_assert_eq(s.kept, DG_STAGING_KEEP);
     dg_staging_cleanup(&s);
 
-    dg_staging_init(&s); /* at most DG_STAGING_SIZES sizes */
+    dg_staging_init(&s, 0); /* at most DG_STAGING_SIZES sizes */
     for (size_t i = 0; i <= DG_STAGING_SIZES; i++)
         dg_staging_put(&s, dg_staging_get(&s, 64 * (i + 1)), 64 * (i + 1));
     size_t want = 0;
