@@ -43,7 +43,10 @@ void *dg_alloc_block(size_t n, int huge)
 {
     if (!huge || n < DG_ALLOC_HUGE_MIN)
         return dg_aligned_alloc(64, (n + 63) / 64 * 64);
-    void *p = dg_aligned_alloc(DG_ALLOC_HUGE_MIN, (n + 63) / 64 * 64);
+    /* aligned_alloc wants a multiple of the alignment; the rounded-up tail
+     * past n is never touched, so it costs address space only */
+    void *p = dg_aligned_alloc(DG_ALLOC_HUGE_MIN,
+                               (n + DG_ALLOC_HUGE_MIN - 1) / DG_ALLOC_HUGE_MIN * DG_ALLOC_HUGE_MIN);
     dg_alloc_advise_huge(p, n);
     return p;
 }

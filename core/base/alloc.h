@@ -60,7 +60,7 @@ void dg_alloc_advise_huge(void *p, size_t n);
  * (dg_alloc_advise_huge), so that each whole 2 MiB of it takes one page
  * fault at first touch instead of 512 and one TLB entry: a malloc'ed block of
  * that size starts at an arbitrary page, where no huge page fits whole. The
- * alignment costs address space only (the slack before the block is never
+ * alignment costs address space only (the slack around the block is never
  * touched). */
 #define DG_ALLOC_HUGE_MIN ((size_t)2 << 20)
 void *dg_alloc_block(size_t n, int huge);
