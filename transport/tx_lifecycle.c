@@ -318,8 +318,17 @@ dagger_status_t dg_tx_create(const dg_tx_params_t *prm, dg_tx_t **out)
      * fence here: fences are unreliable with Open MPI 4.1's server when
      * processes come and go (bootstrap_exchange.c). They read within
      * milliseconds; a second is ample. */
-    if (st != DAGGER_OK && exchanged)
+    if (st != DAGGER_OK && exchanged) {
+        /* A lost peer is said now, as the liveness thread says one: the
+         * launcher may end this rank during the linger (Slurm's PMIx
+         * plugin kills the step about 1 s after a rank's connection drops),
+         * before the error could be returned and printed (seen in CI's
+         * kill_rank_srun: the ranks whose connection to the dead rank
+         * failed were killed silent). The caller prints it again. */
+        if (st == DAGGER_ERR_PEER_LOST)
+            dg_log(DG_LOG_ERROR, "%s", dagger_error_detail());
         nanosleep(&(struct timespec){.tv_sec = DG_TX_FAIL_LINGER_S, .tv_nsec = 0}, NULL);
+    }
     if (st == DAGGER_OK)
         st = dg_tx_liveness_start(tx);
     if (st == DAGGER_OK)
