@@ -55,6 +55,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/mman.h>
 #include <time.h>
 
@@ -112,7 +113,9 @@ static int peer_huge(void)
         const char *e = getenv("BENCH_PEER_HUGE");
         if (!e)
             e = getenv("DAGGER_HUGE_PAGES");
-        on = !e || atoi(e) != 0;
+        /* off as the runtime reads it (core/base/config.c): 0, no, off, false */
+        on = !e || !(!strcmp(e, "0") || !strcasecmp(e, "no") || !strcasecmp(e, "off") ||
+                     !strcasecmp(e, "false"));
     }
     return on;
 }
