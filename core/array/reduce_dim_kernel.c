@@ -3,7 +3,9 @@
  * along dim), which it sets (the first block) or combines with (the next
  * ones, in block order). Floats accumulate in double within the block,
  * integer sums wrap around; norms are overflow-safe (nrm2.h) and combine
- * with the output's value by hypot. MIN/MAX of floats propagate NaN. */
+ * with the output's value by hypot. MIN/MAX of floats propagate NaN. The
+ * common cases are reduced by typed loops (reduce_dim_fast.c), the rest by
+ * the general loop here. */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -11,25 +13,17 @@
 
 #include "core/base/alloc.h"
 #include "core/array/array_internal.h"
-#include "core/array/nrm2.h"
 #include "core/array/params.h"
+#include "core/array/reduce_dim.h"
 
-typedef struct racc {
-    dg_nrm2_t n;        /* NRM2 */
-    double d;           /* float SUM, MIN, MAX */
-    uint64_t u;         /* integer SUM (wraps) */
-    int64_t lo, hi;     /* integer MIN, MAX */
-    int nan;
-} racc_t;
-
-static void acc_init(racc_t *a, size_t n, uint32_t kind)
+static void acc_init(dg_racc_t *a, size_t n, uint32_t kind)
 {
     double d = kind == DG_RED_MIN ? INFINITY : kind == DG_RED_MAX ? -INFINITY : 0;
     for (size_t i = 0; i < n; i++)
-        a[i] = (racc_t){.d = d, .lo = INT64_MAX, .hi = INT64_MIN};
+        a[i] = (dg_racc_t){.d = d, .lo = INT64_MAX, .hi = INT64_MIN};
 }
 
-static void acc_add(racc_t *a, uint32_t kind, int fl, dagger_dtype_t t, const char *p)
+static void acc_add(dg_racc_t *a, uint32_t kind, int fl, dagger_dtype_t t, const char *p)
 {
     if (!fl) {
         int64_t v = (int64_t)dg_arr_load_u(t, p);
@@ -52,7 +46,7 @@ static void acc_add(racc_t *a, uint32_t kind, int fl, dagger_dtype_t t, const ch
 }
 
 /* The block's value, combined with the output's current one unless first. */
-static void acc_store(const racc_t *a, uint32_t kind, int fl, int first, dagger_dtype_t t, char *p)
+static void acc_store(const dg_racc_t *a, uint32_t kind, int fl, int first, dagger_dtype_t t, char *p)
 {
     if (!fl) {
         uint64_t v = kind == DG_RED_SUM ? a->u : (uint64_t)(kind == DG_RED_MIN ? a->lo : a->hi);
@@ -97,13 +91,14 @@ int dg_arr_reddim_impl(dagger_task_t *t)
         oext[k] = k == (int)p.dim ? 1 : ext[k];
         nout *= oext[k];
     }
-    racc_t *acc = dg_malloc(nout * sizeof(*acc));
+    dg_racc_t *acc = dg_malloc(nout * sizeof(*acc));
     if (!acc)
         return dagger_task_fail(t, "out of memory for %zu accumulators", nout);
     acc_init(acc, nout, p.kind);
     int fl = x.dtype == DAGGER_F32 || x.dtype == DAGGER_F64;
     size_t i[DAGGER_MAX_DIMS];
-    for (i[3] = 0; i[3] < ext[3]; i[3]++)
+    int fast = dg_arr_reddim_fast(&x, p.kind, p.dim, ext, oext, nout, acc);
+    for (i[3] = 0; !fast && i[3] < ext[3]; i[3]++)
         for (i[2] = 0; i[2] < ext[2]; i[2]++)
             for (i[1] = 0; i[1] < ext[1]; i[1]++)
                 for (i[0] = 0; i[0] < ext[0]; i[0]++) {
