@@ -110,6 +110,8 @@ typedef enum dg_arr_cl {
     DG_ARR_CL_NRM2_COMBINE, /* two of them into one */
     DG_ARR_CL_NRM2_FINISH,  /* the norm from the last one (8 bytes) */
     DG_ARR_CL_REDDIM,      /* a block's reduction along one dimension into the output */
+    DG_ARR_CL_REDDIM_PART, /* the same, returned (a future) */
+    DG_ARR_CL_REDDIM_COMB, /* such futures into the output, in order */
     DG_ARR_CL_BUNDLE,      /* a rank's tiles packed into one chunk (collect) */
     DG_ARR_CL_UNBUNDLE,    /* a bundle's tiles into a bound host buffer (collect) */
     DG_ARR_CL_COUNT
@@ -131,7 +133,9 @@ int dg_arr_extend_impl(dagger_task_t *t);
 int dg_arr_nrm2_partial_impl(dagger_task_t *t);
 int dg_arr_nrm2_combine_impl(dagger_task_t *t);
 int dg_arr_nrm2_finish_impl(dagger_task_t *t);
-int dg_arr_reddim_impl(dagger_task_t *t);
+int dg_arr_reddim_impl(dagger_task_t *t); /* the three in reduce_dim_kernel.c */
+int dg_arr_reddim_part_impl(dagger_task_t *t);
+int dg_arr_reddim_comb_impl(dagger_task_t *t);
 int dg_arr_bundle_impl(dagger_task_t *t);
 int dg_arr_unbundle_impl(dagger_task_t *t);
 

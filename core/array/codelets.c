@@ -35,6 +35,9 @@ static const cl_def_t defs[DG_ARR_CL_COUNT] = {
     [DG_ARR_CL_NRM2_COMBINE] = {"dagger.array.nrm2_combine", dg_arr_nrm2_combine_impl, 24, NULL},
     [DG_ARR_CL_NRM2_FINISH] = {"dagger.array.nrm2_finish", dg_arr_nrm2_finish_impl, 8, NULL},
     [DG_ARR_CL_REDDIM] = {"dagger.array.reduce_dim", dg_arr_reddim_impl, 0, NULL},
+    /* its results are 8 bytes a value; each task returns its tile's (return_size) */
+    [DG_ARR_CL_REDDIM_PART] = {"dagger.array.reduce_dim_part", dg_arr_reddim_part_impl, 8, NULL},
+    [DG_ARR_CL_REDDIM_COMB] = {"dagger.array.reduce_dim_comb", dg_arr_reddim_comb_impl, 0, NULL},
     [DG_ARR_CL_BUNDLE] = {"dagger.array.bundle", dg_arr_bundle_impl, 0, NULL},
     [DG_ARR_CL_UNBUNDLE] = {"dagger.array.unbundle", dg_arr_unbundle_impl, 0, NULL},
 };

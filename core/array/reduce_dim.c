@@ -1,11 +1,15 @@
 /* Reductions along one dimension: out (a's dims with extent 1 along dim)
  * gets op over dim of a. Per tile of out (the common refinement of out's
- * blocks and a's blocks in the other dimensions), a chain of tasks walks a's
- * blocks along dim in order: the first sets the out tile from its block's
- * reduction, each next one combines its block's into it. Each task runs on
- * the rank that owns its block of a, so only the out tile (one element thick
- * along dim) travels, never a block of a; and the order of combination is
- * the block order, whatever the number of ranks. */
+ * blocks and a's blocks in the other dimensions): a tile that meets one
+ * block of a along dim gets one task, which stores the block's reduction
+ * into it. Otherwise every block along dim gets a task that returns its
+ * reduction (a future, 8 bytes a value), all at once, and a task on the
+ * tile's owner stores them into the tile in block order, up to
+ * DAGGER_MAX_ARGS - 2 a task (the first setting the tile, each next
+ * combining with it). Each block's task runs on the rank that owns the
+ * block, so only values of the tile's size travel, never a block of a; and
+ * the order of combination is the block order, whatever the number of
+ * ranks. */
 #include <string.h>
 
 #include "core/array/params.h"
@@ -35,32 +39,83 @@ static dagger_view_t block_under(const dagger_array_t *a, int dim, size_t j,
     return dg_arr_sub_view(root, *blk, off, ext);
 }
 
-static dagger_status_t submit_chains(dagger_region_t *r, dagger_codelet_t cl, const dg_arr_tiles_t *t,
-                                     const dagger_array_t *a, int dim, uint32_t kind)
+/* The three codelets (reduce_dim_kernel.c). */
+typedef struct reddim_cls {
+    dagger_codelet_t one, part, comb;
+} reddim_cls_t;
+
+/* Out tile o (nout values) from a's blocks first..last along dim. */
+static dagger_status_t submit_tile(dagger_region_t *r, const reddim_cls_t *cl,
+                                   const dg_arr_tile_t *tile, dagger_view_t o, const dagger_array_t *a,
+                                   int dim, uint32_t kind, size_t first, size_t last, size_t nout)
+{
+    dagger_runtime_t *rt = a->rt;
+    dg_arr_reddim_t p = {.kind = kind, .dim = (uint32_t)dim, .first = 1};
+    size_t blk;
+    if (first == last || nout > DAGGER_MAX_RETURN / sizeof(double)) {
+        /* One block along dim; or results too large to return, which then
+         * go into the tile one block after the other (a chain). */
+        dagger_status_t st = DAGGER_OK;
+        for (size_t j = first; j <= last && st == DAGGER_OK; j++, p.first = 0) {
+            dagger_arg_t args[3] = {
+                {.kind = DAGGER_ARG_VIEW, .mode = p.first ? DAGGER_MODE_OUT : DAGGER_MODE_INOUT,
+                 .view = o},
+                DAGGER_IN(block_under(a, dim, j, tile, &blk)), DAGGER_VALUE(&p, sizeof(p))};
+            dagger_task_opts_t opts = {.scope = &DAGGER_SCOPE_RANK(a->owners[blk])};
+            st = dagger_submit(r, cl->one, 3, args, &opts, NULL, NULL);
+        }
+        return st;
+    }
+    enum { RUN = DAGGER_MAX_ARGS - 2 };
+    dagger_arg_t args[DAGGER_MAX_ARGS];
+    dagger_future_t f[RUN];
+    dagger_status_t st = DAGGER_OK;
+    for (size_t j = first; j <= last && st == DAGGER_OK;) {
+        int n = 0;
+        for (; j <= last && n < RUN && st == DAGGER_OK; j++, n++) {
+            dagger_arg_t in[2] = {DAGGER_IN(block_under(a, dim, j, tile, &blk)),
+                                  DAGGER_VALUE(&p, sizeof(p))};
+            dagger_task_opts_t opts = {.scope = &DAGGER_SCOPE_RANK(a->owners[blk]),
+                                       .return_size = nout * sizeof(double)};
+            st = dagger_submit(r, cl->part, 2, in, &opts, NULL, &f[n]);
+        }
+        if (st != DAGGER_OK)
+            break;
+        args[0] = (dagger_arg_t){.kind = DAGGER_ARG_VIEW,
+                                 .mode = p.first ? DAGGER_MODE_OUT : DAGGER_MODE_INOUT, .view = o};
+        for (int k = 0; k < n; k++)
+            args[1 + k] = DAGGER_FUTURE(f[k]);
+        args[1 + n] = DAGGER_VALUE(&p, sizeof(p));
+        st = dagger_submit(r, cl->comb, n + 2, args, NULL, NULL, NULL); /* on o's owner */
+        for (int k = 0; k < n; k++) {
+            dagger_status_t fs = dagger_future_free(rt, f[k]);
+            st = st == DAGGER_OK ? fs : st;
+        }
+        p.first = 0;
+    }
+    return st;
+}
+
+static dagger_status_t submit_tiles(dagger_region_t *r, const reddim_cls_t *cl,
+                                    const dg_arr_tiles_t *t, const dagger_array_t *a, int dim,
+                                    uint32_t kind)
 {
     size_t first = a->origin[dim] / a->block[dim];
     size_t last = (a->origin[dim] + a->dims[dim] - 1) / a->block[dim];
     for (size_t n = 0; n < t->count; n++) {
         dg_arr_tile_t tile;
         dg_arr_tile_get(t, n, &tile);
-        dagger_view_t o = dg_arr_tile_view(t, 0, &tile);
-        for (size_t j = first; j <= last; j++) {
-            size_t blk;
-            dg_arr_reddim_t p = {.kind = kind, .dim = (uint32_t)dim, .first = j == first};
-            dagger_arg_t args[3] = {
-                {.kind = DAGGER_ARG_VIEW, .mode = j > first ? DAGGER_MODE_INOUT : DAGGER_MODE_OUT,
-                 .view = o},
-                DAGGER_IN(block_under(a, dim, j, &tile, &blk)), DAGGER_VALUE(&p, sizeof(p))};
-            dagger_task_opts_t opts = {.scope = &DAGGER_SCOPE_RANK(a->owners[blk])};
-            dagger_status_t st = dagger_submit(r, cl, 3, args, &opts, NULL, NULL);
-            if (st != DAGGER_OK)
-                return st;
-        }
+        size_t nout = 1;
+        for (int k = 0; k < DAGGER_MAX_DIMS; k++)
+            nout *= k == dim ? 1 : tile.ext[k];
+        dagger_status_t st = submit_tile(r, cl, &tile, dg_arr_tile_view(t, 0, &tile), a, dim, kind,
+                                         first, last, nout);
+        if (st != DAGGER_OK)
+            return st;
     }
     return DAGGER_OK;
 }
 
-/* out must be a's shape with extent 1 along dim, and a's dtype. */
 static dagger_status_t check_out(const dagger_array_t *a, int dim, const dagger_array_t *out)
 {
     DG_CHECK_ARG(a->rt == out->rt, "%s: the arrays belong to different runtimes", fn_rd);
@@ -111,8 +166,12 @@ dagger_status_t dagger_array_reduce_dim(dagger_region_t *r, dagger_op_t op,
     dagger_status_t st = check_args(op, a, dim, out, &kind);
     if (st != DAGGER_OK)
         return st;
-    dagger_codelet_t cl;
-    st = dg_arr_codelet(a->rt, DG_ARR_CL_REDDIM, &cl);
+    reddim_cls_t cl;
+    st = dg_arr_codelet(a->rt, DG_ARR_CL_REDDIM, &cl.one);
+    if (st == DAGGER_OK)
+        st = dg_arr_codelet(a->rt, DG_ARR_CL_REDDIM_PART, &cl.part);
+    if (st == DAGGER_OK)
+        st = dg_arr_codelet(a->rt, DG_ARR_CL_REDDIM_COMB, &cl.comb);
     if (st != DAGGER_OK)
         return st;
     const dagger_array_t *ops[2] = {out, a};
@@ -123,7 +182,7 @@ dagger_status_t dagger_array_reduce_dim(dagger_region_t *r, dagger_op_t op,
     dg_arr_sub_t sub;
     st = dg_arr_open(a->rt, r, &sub, fn_rd);
     if (st == DAGGER_OK)
-        st = dg_arr_close(&sub, submit_chains(sub.r, cl, &t, a, dim, kind));
+        st = dg_arr_close(&sub, submit_tiles(sub.r, &cl, &t, a, dim, kind));
     dg_arr_tiles_cleanup(&t);
     return st;
 }

@@ -335,9 +335,9 @@ Test(array_reduce_dim, bad_input)
     AR_OK(dagger_finalize(rt));
 }
 
-/* Only the output travels: each rank receives at most the out tiles of the
- * chains that pass through it (16 elements per step here), never a block of
- * the input (256 elements). */
+/* Only values of the output's size travel: each rank receives at most one
+ * tile's worth a block (16 values here: the blocks' results, and the tiles
+ * going home), never a block of the input (256 elements). */
 Test(array_reduce_dim, moves_only_the_output)
 {
     dagger_runtime_t *rt = ar_init();
@@ -349,7 +349,7 @@ Test(array_reduce_dim, moves_only_the_output)
     AR_OK(dagger_array_reduce_dim(NULL, DAGGER_OP_ADD, a, 1, out));
     dagger_region_stats_t s;
     AR_OK(dagger_region_stats(rt, &s));
-    uint64_t slab = 16 * sizeof(double), steps = 20 + 5; /* 20 chain steps, 5 copies home */
+    uint64_t slab = 16 * sizeof(double), steps = 20 + 5; /* 20 block results, 5 tiles home */
     cr_assert_leq(s.bytes_received, steps * slab, "rank %d received %llu bytes", dagger_rank(rt),
                   (unsigned long long)s.bytes_received);
     cr_assert(dagger_nranks(rt) == 1 || s.transfers > 0, "no transfer: the test proves nothing");

@@ -1,12 +1,14 @@
 /* dagger_array_reduce_dim against one plain C loop: row sums (along
  * dimension 1) and column sums (along dimension 0) of an N x N f64 matrix in
  * b x b blocks, dealt as dagger_array_rand deals them, into outputs of one
- * block (N x 1 and 1 x N). The same-run reference is the serial loop over
+ * block (N x 1 and 1 x N); b may be b0xb1 for b0 x b1 blocks (Nx512: column
+ * blocks, so that the row sums are one output tile over N / 512 blocks).
+ * The same-run reference is the serial loop over
  * the whole matrix on one thread of rank 0 (the matrix collected there
  * first), timed in turns with the runtime's call; the ratio is serial over
  * dagger (above 1: faster than one thread).
  *
- *   bench_array_reduce_dim [results-file] [N] [b] [reps]
+ *   bench_array_reduce_dim [results-file] [N] [b | b0xb1] [reps]
  *   DAGGER_NUM_THREADS=2 bench_array_reduce_dim            (1 rank x 2 threads)
  *   DAGGER_NUM_THREADS=1 tools/dagger-run -n 2 bench_array_reduce_dim
  *
@@ -66,14 +68,18 @@ int main(int argc, char **argv)
     must(dagger_init(&argc, &argv, NULL, &rt), "dagger_init");
     const char *path = argc > 1 ? argv[1] : "/tmp/bench_array_reduce_dim.txt";
     size_t n = argc > 2 ? strtoul(argv[2], NULL, 10) : 4096;
-    size_t b = argc > 3 ? strtoul(argv[3], NULL, 10) : 512;
+    char *end = NULL;
+    size_t b0 = argc > 3 ? strtoul(argv[3], &end, 10) : 512, b1 = b0;
+    if (end && *end == 'x')
+        b1 = strtoul(end + 1, &end, 10);
     int reps = argc > 4 ? atoi(argv[4]) : 9;
-    if (n == 0 || b == 0 || reps < 1 || reps > 1000) {
-        fprintf(stderr, "usage: bench_array_reduce_dim [results-file] [N] [b] [reps 1..1000]\n");
+    if (n == 0 || b0 == 0 || b1 == 0 || (end && *end) || reps < 1 || reps > 1000) {
+        fprintf(stderr, "usage: bench_array_reduce_dim [results-file] [N] [b | b0xb1] "
+                "[reps 1..1000]\n");
         return 2;
     }
     int me = dagger_rank(rt);
-    dagger_array_desc_t d = {.dtype = DAGGER_F64, .ndims = 2, .dims = {n, n}, .block = {b, b}};
+    dagger_array_desc_t d = {.dtype = DAGGER_F64, .ndims = 2, .dims = {n, n}, .block = {b0, b1}};
     dagger_array_t *x;
     must(dagger_array_rand(rt, &d, 11, &x), "dagger_array_rand");
     double *host = malloc(n * n * sizeof(double)), *ref = malloc(n * sizeof(double));
@@ -86,9 +92,10 @@ int main(int argc, char **argv)
     must(dagger_array_collect(x, host), "dagger_array_collect");
     FILE *f = me == 0 ? fopen(path, "w") : NULL;
     if (me == 0)
-        printf("%d ranks x %d threads; N = %zu, blocks %zu x %zu (%zu along each dimension)\n"
-               "%-22s %10s %18s %10s %8s\n", dagger_nranks(rt), dagger_num_threads(rt), n, b, b,
-               (n + b - 1) / b, "case", "dagger ms", "[range]", "serial ms", "ser/dg");
+        printf("%d ranks x %d threads; N = %zu, blocks %zu x %zu (%zu x %zu of them)\n"
+               "%-22s %10s %18s %10s %8s\n", dagger_nranks(rt), dagger_num_threads(rt), n, b0, b1,
+               (n + b0 - 1) / b0, (n + b1 - 1) / b1, "case", "dagger ms", "[range]", "serial ms",
+               "ser/dg");
     for (int dim = 1; dim >= 0; dim--) {
         dagger_array_desc_t od = d;
         od.dims[dim] = 1;
@@ -128,8 +135,8 @@ int main(int argc, char **argv)
             printf("%-22s %10.3f [%7.3f-%7.3f] %10.3f %8.2f   max |diff| %.1e\n", name, md, td[0],
                    td[reps - 1], ms, ms / md, err);
             if (f)
-                fprintf(f, "reduce_dim dim=%d n=%zu b=%zu ranks=%d threads=%d dagger_ms=%.4f "
-                        "min=%.4f max=%.4f serial_ms=%.4f ratio=%.4f err=%.2e\n", dim, n, b,
+                fprintf(f, "reduce_dim dim=%d n=%zu b=%zux%zu ranks=%d threads=%d dagger_ms=%.4f "
+                        "min=%.4f max=%.4f serial_ms=%.4f ratio=%.4f err=%.2e\n", dim, n, b0, b1,
                         dagger_nranks(rt), dagger_num_threads(rt), md, td[0], td[reps - 1], ms,
                         ms / md, err);
         }

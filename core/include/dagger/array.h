@@ -392,8 +392,9 @@ dagger_status_t dagger_array_reduce(dagger_region_t *r, dagger_op_t op,
  * arrays only) overflow-safe within a block and combined between blocks
  * with hypot. Blocks of a are combined in block order along dim, so the
  * result does not depend on the number of ranks. Each block's partial
- * result is computed on the rank that owns the block: only the output
- * (one element thick along dim) moves.
+ * result is computed on the rank that owns the block, those of one output
+ * tile at once: only values of the output's size (one element thick along
+ * dim) move.
  * Errors: DAGGER_ERR_BAD_HANDLE, DAGGER_ERR_INVALID_ARG (dim out of range,
  * out of the wrong shape, unknown op), DAGGER_ERR_DTYPE (out's dtype is
  * not a's, NORM2 of an integer array). */
