@@ -1,6 +1,8 @@
 /* gemm and gemv: one task per (output tile, inner tile), the inner index
  * outermost so that every output tile's first product is ready at once;
- * beta is applied by the first product of each output tile. */
+ * beta is applied by the first product of each output tile. A gemv task
+ * runs on its tile of A's rank, so that the pieces of x and y travel (a
+ * tile's height or width) instead of A's tiles. */
 #include "core/linalg/linalg_internal.h"
 #include "core/base/status_internal.h"
 
@@ -105,7 +107,8 @@ dagger_status_t dagger_linalg_gemv(dagger_region_t *r, dagger_la_trans_t ta, dou
             dagger_arg_t args[3] = {DAGGER_IN(op_tile(&a, ta, i, l)),
                                     DAGGER_IN(dg_la_tile(&vx, l, 0)),
                                     DAGGER_INOUT(dg_la_tile(&vy, i, 0))};
-            st = dg_la_submit(&c, DG_LA_CL_GEMV, 3, args, &p, 0);
+            st = dg_la_submit_on(&c, DG_LA_CL_GEMV, 3, args, &p, 0,
+                                 ta ? dg_la_tile_owner(&a, l, i) : dg_la_tile_owner(&a, i, l));
         }
     return dg_la_end(&c, st);
 }

@@ -170,6 +170,12 @@ dagger_status_t dg_la_end(dg_la_ctx_t *c, dagger_status_t st);
  * priority (higher first among ready tasks). */
 dagger_status_t dg_la_submit(dg_la_ctx_t *r, dg_la_cl_t cl, int nargs, const dagger_arg_t *args,
                              const dg_la_par_t *par, int priority);
+/* The same on rank `rank` (a task scope; -1: where placement puts it). */
+dagger_status_t dg_la_submit_on(dg_la_ctx_t *r, dg_la_cl_t cl, int nargs,
+                                const dagger_arg_t *args, const dg_la_par_t *par, int priority,
+                                int rank);
+/* The rank that owns tile (i, j) (-1 if a has no such tile). */
+int dg_la_tile_owner(const dg_la_mat_t *a, size_t i, size_t j);
 
 /* One gemm / syrk / trsm tile task (the building blocks every DAG uses). */
 dagger_status_t dg_la_gemm_tile(dg_la_ctx_t *r, int ta, int tb, double alpha, dagger_view_t a,

@@ -35,15 +35,29 @@ dagger_status_t dg_la_end(dg_la_ctx_t *c, dagger_status_t st)
     return dg_arr_close(&c->sub, st);
 }
 
-dagger_status_t dg_la_submit(dg_la_ctx_t *c, dg_la_cl_t cl, int nargs, const dagger_arg_t *args,
-                             const dg_la_par_t *par, int priority)
+dagger_status_t dg_la_submit_on(dg_la_ctx_t *c, dg_la_cl_t cl, int nargs,
+                                const dagger_arg_t *args, const dg_la_par_t *par, int priority,
+                                int rank)
 {
     dagger_arg_t all[DAGGER_MAX_ARGS];
     for (int i = 0; i < nargs; i++)
         all[i] = args[i];
     all[nargs] = DAGGER_VALUE(par, sizeof(*par));
-    dagger_task_opts_t o = {.priority = priority};
+    dagger_task_opts_t o = {.priority = priority,
+                            .scope = rank >= 0 ? &DAGGER_SCOPE_RANK(rank) : NULL};
     return dagger_submit(c->sub.r, c->cl[cl], nargs + 1, all, &o, NULL, NULL);
+}
+
+dagger_status_t dg_la_submit(dg_la_ctx_t *c, dg_la_cl_t cl, int nargs, const dagger_arg_t *args,
+                             const dg_la_par_t *par, int priority)
+{
+    return dg_la_submit_on(c, cl, nargs, args, par, priority, -1);
+}
+
+int dg_la_tile_owner(const dg_la_mat_t *a, size_t i, size_t j)
+{
+    dagger_array_block_t b;
+    return dagger_array_block_info(a->a, i + j * a->mt, &b) == DAGGER_OK ? b.owner : -1;
 }
 
 dagger_status_t dg_la_gemm_tile(dg_la_ctx_t *r, int ta, int tb, double alpha, dagger_view_t a,

@@ -47,6 +47,29 @@ Test(linalg_blas, gemv)
     AR_OK(dagger_finalize(rt));
 }
 
+/* gemv moves the vectors' pieces, not A's tiles: each tile's task runs on
+ * the tile's rank. A 256 x 256 in 64 x 64 tiles (32 KiB each), x and y in
+ * pieces of 64 (512 bytes): at most 16 hops of y's pieces, 4 pieces of x
+ * and 4 of y going home reach a rank, 12 KiB, below one tile of A. */
+Test(linalg_blas, gemv_moves_the_vectors_not_the_matrix)
+{
+    dagger_runtime_t *rt = ar_init();
+    for (int ta = 0; ta < 2; ta++) {
+        dagger_array_t *A = la_rand(rt, DAGGER_F64, 256, 256, 64, 64, 7);
+        dagger_array_t *x = la_vec(rt, DAGGER_F64, 256, 64, 8);
+        dagger_array_t *y = la_vec(rt, DAGGER_F64, 256, 64, 9);
+        AR_OK(dagger_linalg_gemv(NULL, ta, 1.0, A, x, 0.0, y));
+        dagger_region_stats_t s;
+        AR_OK(dagger_region_stats(rt, &s));
+        cr_assert_leq(s.bytes_received, 24 * 64 * sizeof(double),
+                      "op %d: rank %d received %llu bytes", ta, dagger_rank(rt),
+                      (unsigned long long)s.bytes_received);
+        cr_assert(dagger_nranks(rt) == 1 || s.transfers > 0, "no transfer: the test proves nothing");
+        dagger_array_destroy(A), dagger_array_destroy(x), dagger_array_destroy(y);
+    }
+    AR_OK(dagger_finalize(rt));
+}
+
 /* syrk, both triangles and both ops: C 75 x 75 in 25 x 25 tiles, K = 40 in
  * blocks of 16; the other triangle must stay as it was. */
 Test(linalg_blas, syrk)
