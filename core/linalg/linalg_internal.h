@@ -184,6 +184,12 @@ dagger_status_t dg_la_syrk_tile(dg_la_ctx_t *r, int uplo, int ta, double alpha,
                                 dagger_view_t a, double beta, dagger_view_t c, int prio);
 dagger_status_t dg_la_trsm_tile(dg_la_ctx_t *r, const dg_la_par_t *par, dagger_view_t a,
                                 dagger_view_t b, int prio);
+/* gemm and trsm tiles on rank `rank` (-1: where placement puts them). */
+dagger_status_t dg_la_gemm_tile_on(dg_la_ctx_t *r, int ta, int tb, double alpha, dagger_view_t a,
+                                   dagger_view_t b, double beta, dagger_view_t c, int prio,
+                                   int rank);
+dagger_status_t dg_la_trsm_tile_on(dg_la_ctx_t *r, const dg_la_par_t *par, dagger_view_t a,
+                                   dagger_view_t b, int prio, int rank);
 
 /* The trsm DAG on described matrices (trsm, potrs, getrs share it). */
 dagger_status_t dg_la_trsm_dag(dg_la_ctx_t *r, const dg_la_par_t *par, const dg_la_mat_t *A,

@@ -60,12 +60,19 @@ int dg_la_tile_owner(const dg_la_mat_t *a, size_t i, size_t j)
     return dagger_array_block_info(a->a, i + j * a->mt, &b) == DAGGER_OK ? b.owner : -1;
 }
 
-dagger_status_t dg_la_gemm_tile(dg_la_ctx_t *r, int ta, int tb, double alpha, dagger_view_t a,
-                                dagger_view_t b, double beta, dagger_view_t c, int prio)
+dagger_status_t dg_la_gemm_tile_on(dg_la_ctx_t *r, int ta, int tb, double alpha, dagger_view_t a,
+                                   dagger_view_t b, double beta, dagger_view_t c, int prio,
+                                   int rank)
 {
     dg_la_par_t p = {.ta = ta, .tb = tb, .alpha = alpha, .beta = beta};
     dagger_arg_t args[3] = {DAGGER_IN(a), DAGGER_IN(b), DAGGER_INOUT(c)};
-    return dg_la_submit(r, DG_LA_CL_GEMM, 3, args, &p, prio);
+    return dg_la_submit_on(r, DG_LA_CL_GEMM, 3, args, &p, prio, rank);
+}
+
+dagger_status_t dg_la_gemm_tile(dg_la_ctx_t *r, int ta, int tb, double alpha, dagger_view_t a,
+                                dagger_view_t b, double beta, dagger_view_t c, int prio)
+{
+    return dg_la_gemm_tile_on(r, ta, tb, alpha, a, b, beta, c, prio, -1);
 }
 
 dagger_status_t dg_la_syrk_tile(dg_la_ctx_t *r, int uplo, int ta, double alpha,
@@ -77,10 +84,16 @@ dagger_status_t dg_la_syrk_tile(dg_la_ctx_t *r, int uplo, int ta, double alpha,
     return dg_la_submit(r, DG_LA_CL_SYRK, 2, args, &p, prio);
 }
 
-dagger_status_t dg_la_trsm_tile(dg_la_ctx_t *r, const dg_la_par_t *par, dagger_view_t a,
-                                dagger_view_t b, int prio)
+dagger_status_t dg_la_trsm_tile_on(dg_la_ctx_t *r, const dg_la_par_t *par, dagger_view_t a,
+                                   dagger_view_t b, int prio, int rank)
 {
     dagger_modifier_t mod = par->uplo == DAGGER_LA_UPPER ? DAGGER_UPPER : DAGGER_LOWER;
     dagger_arg_t args[2] = {DAGGER_IN(dagger_view_mod(a, mod)), DAGGER_INOUT(b)};
-    return dg_la_submit(r, DG_LA_CL_TRSM, 2, args, par, prio);
+    return dg_la_submit_on(r, DG_LA_CL_TRSM, 2, args, par, prio, rank);
+}
+
+dagger_status_t dg_la_trsm_tile(dg_la_ctx_t *r, const dg_la_par_t *par, dagger_view_t a,
+                                dagger_view_t b, int prio)
+{
+    return dg_la_trsm_tile_on(r, par, a, b, prio, -1);
 }

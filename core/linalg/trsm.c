@@ -2,7 +2,10 @@
  * lines (row tiles for LEFT, column tiles for RIGHT); the sweep solves one
  * line with A's diagonal tile, then removes it from the lines still to
  * solve, forward or backward by which triangle op(A) is. Alpha scales each
- * line once: by the first step's update (or solve, for the first line). */
+ * line once: by the first step's update (or solve, for the first line).
+ * When a whole line of B is narrower than a tile of A (a solve with a few
+ * right-hand sides), each task runs on its tile of A's rank, so that B's
+ * tiles travel instead of A's. */
 #include "core/linalg/linalg_internal.h"
 #include "core/base/status_internal.h"
 
@@ -14,23 +17,32 @@ static int forward(const dg_la_par_t *p)
 }
 
 /* Removes solved line k from line m. */
+/* The rank to run a task on A's tile (i, j): its owner when B is thin (the
+ * file's comment), else -1 (owner-computes: with the tile of B written). */
+static int at_a(int thin, const dg_la_mat_t *A, size_t i, size_t j)
+{
+    return thin ? dg_la_tile_owner(A, i, j) : -1;
+}
+
+/* Removes solved line k from line m. */
 static dagger_status_t update(dg_la_ctx_t *x, const dg_la_par_t *p, const dg_la_mat_t *A,
-                              const dg_la_mat_t *B, size_t k, size_t m, double la, int prio)
+                              const dg_la_mat_t *B, size_t k, size_t m, double la, int prio,
+                              int thin)
 {
     dagger_status_t st = DAGGER_OK;
     int ta = p->ta;
     if (p->side == DAGGER_LA_LEFT) {
         /* B(m, j) = la B(m, j) - op(A)(m, k) X(k, j) */
-        dagger_view_t amk = ta ? dg_la_tile(A, k, m) : dg_la_tile(A, m, k);
+        size_t ai = ta ? k : m, aj = ta ? m : k;
         for (size_t j = 0; j < B->nt && !st; j++)
-            st = dg_la_gemm_tile(x, ta, 0, -1.0, amk, dg_la_tile(B, k, j), la, dg_la_tile(B, m, j),
-                                 prio);
+            st = dg_la_gemm_tile_on(x, ta, 0, -1.0, dg_la_tile(A, ai, aj), dg_la_tile(B, k, j), la,
+                                    dg_la_tile(B, m, j), prio, at_a(thin, A, ai, aj));
     } else {
         /* B(i, m) = la B(i, m) - X(i, k) op(A)(k, m) */
-        dagger_view_t akm = ta ? dg_la_tile(A, m, k) : dg_la_tile(A, k, m);
+        size_t ai = ta ? m : k, aj = ta ? k : m;
         for (size_t i = 0; i < B->mt && !st; i++)
-            st = dg_la_gemm_tile(x, 0, ta, -1.0, dg_la_tile(B, i, k), akm, la, dg_la_tile(B, i, m),
-                                 prio);
+            st = dg_la_gemm_tile_on(x, 0, ta, -1.0, dg_la_tile(B, i, k), dg_la_tile(A, ai, aj), la,
+                                    dg_la_tile(B, i, m), prio, at_a(thin, A, ai, aj));
     }
     return st;
 }
@@ -39,6 +51,7 @@ dagger_status_t dg_la_trsm_dag(dg_la_ctx_t *x, const dg_la_par_t *par, const dg_
                                const dg_la_mat_t *B)
 {
     int left = par->side == DAGGER_LA_LEFT, fwd = forward(par);
+    int thin = left ? B->n < A->nb : B->m < A->mb;
     size_t n = left ? B->mt : B->nt, other = left ? B->nt : B->mt;
     dagger_status_t st = DAGGER_OK;
     for (size_t s = 0; s < n && !st; s++) {
@@ -47,11 +60,12 @@ dagger_status_t dg_la_trsm_dag(dg_la_ctx_t *x, const dg_la_par_t *par, const dg_
         dg_la_par_t p = *par;
         p.alpha = la;
         for (size_t o = 0; o < other && !st; o++)
-            st = dg_la_trsm_tile(x, &p, dg_la_tile(A, k, k),
-                                 left ? dg_la_tile(B, k, o) : dg_la_tile(B, o, k), 2);
+            st = dg_la_trsm_tile_on(x, &p, dg_la_tile(A, k, k),
+                                    left ? dg_la_tile(B, k, o) : dg_la_tile(B, o, k), 2,
+                                    at_a(thin, A, k, k));
         for (size_t t = s + 1; t < n && !st; t++) {
             size_t m = fwd ? t : n - 1 - t;
-            st = update(x, par, A, B, k, m, la, t == s + 1);
+            st = update(x, par, A, B, k, m, la, t == s + 1, thin);
         }
     }
     return st;
