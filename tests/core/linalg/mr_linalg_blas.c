@@ -97,33 +97,37 @@ Test(linalg_blas, syrk)
     AR_OK(dagger_finalize(rt));
 }
 
-/* trsm, all 16 side/uplo/op/diag cases: A 60 x 60 in 24 x 24 tiles, B
- * 60 x 45 (LEFT) or 45 x 60 (RIGHT) in 24 x 20 or 20 x 24 blocks. */
+/* trsm case c (bits: side, uplo, op, diag) of dtype t against BLAS: A 60 x 60
+ * in 24 x 24 tiles, B 60 x o (LEFT) or o x 60 (RIGHT) in blocks ob wide. */
+static void trsm_case(dagger_runtime_t *rt, dagger_dtype_t t, int c, size_t o, size_t ob)
+{
+    size_t n = 60;
+    int side = c & 1, up = (c >> 1) & 1, ta = (c >> 2) & 1, unit = (c >> 3) & 1;
+    dagger_array_t *A = la_spd(rt, t, n, 24, 24) /* well conditioned */;
+    dagger_array_t *B = side ? la_rand(rt, t, o, n, ob, 24, 9) : la_rand(rt, t, n, o, 24, ob, 9);
+    if (unit) /* off-diagonal entries below 1/n: well conditioned with a unit diagonal */
+        AR_OK(dagger_array_scalar(NULL, DAGGER_OP_DIV, A, A, (double)n));
+    double *a = ar_collect(A), *b = ar_collect(B);
+    AR_OK(dagger_linalg_trsm(NULL, side, up, ta, unit, 0.5, A, B));
+    size_t bm = side ? o : n, bn = side ? n : o;
+    cblas_dtrsm(CblasColMajor, side ? CblasRight : CblasLeft, up ? CblasUpper : CblasLower,
+                ta ? CblasTrans : CblasNoTrans, unit ? CblasUnit : CblasNonUnit, (int)bm, (int)bn,
+                0.5, a, (int)n, b, (int)bm);
+    double *got = ar_collect(B);
+    cr_assert(la_rel(got, b, bm, bn, 0) < LA_TOL(t), "trsm case %d %s, B %zu wide: residual %.3e",
+              c, t == DAGGER_F64 ? "f64" : "f32", o, la_rel(got, b, bm, bn, 0));
+    free(a), free(b), free(got);
+    dagger_array_destroy(A), dagger_array_destroy(B);
+}
+
+/* trsm, all 16 side/uplo/op/diag cases: B 45 wide in blocks of 20. */
 Test(linalg_blas, trsm)
 {
     dagger_runtime_t *rt = ar_init();
     dagger_dtype_t types[] = LA_DTYPES;
-    size_t n = 60, o = 45;
     for (int d = 0; d < 2; d++)
-        for (int c = 0; c < 16; c++) {
-            int side = c & 1, up = (c >> 1) & 1, ta = (c >> 2) & 1, unit = (c >> 3) & 1;
-            dagger_dtype_t t = types[d];
-            dagger_array_t *A = la_spd(rt, t, n, 24, 24) /* well conditioned */;
-            dagger_array_t *B = side ? la_rand(rt, t, o, n, 20, 24, 9) : la_rand(rt, t, n, o, 24, 20, 9);
-            if (unit) /* off-diagonal entries below 1/n: well conditioned with a unit diagonal */
-                AR_OK(dagger_array_scalar(NULL, DAGGER_OP_DIV, A, A, (double)n));
-            double *a = ar_collect(A), *b = ar_collect(B);
-            AR_OK(dagger_linalg_trsm(NULL, side, up, ta, unit, 0.5, A, B));
-            size_t bm = side ? o : n, bn = side ? n : o;
-            cblas_dtrsm(CblasColMajor, side ? CblasRight : CblasLeft, up ? CblasUpper : CblasLower,
-                        ta ? CblasTrans : CblasNoTrans, unit ? CblasUnit : CblasNonUnit, (int)bm,
-                        (int)bn, 0.5, a, (int)n, b, (int)bm);
-            double *got = ar_collect(B);
-            cr_assert(la_rel(got, b, bm, bn, 0) < LA_TOL(t), "trsm case %d %s: residual %.3e", c,
-                      t == DAGGER_F64 ? "f64" : "f32", la_rel(got, b, bm, bn, 0));
-            free(a), free(b), free(got);
-            dagger_array_destroy(A), dagger_array_destroy(B);
-        }
+        for (int c = 0; c < 16; c++)
+            trsm_case(rt, types[d], c, 45, 20);
     AR_OK(dagger_finalize(rt));
 }
 
@@ -135,26 +139,8 @@ Test(linalg_blas, trsm)
 Test(linalg_blas, trsm_with_few_right_hand_sides_moves_b_not_a)
 {
     dagger_runtime_t *rt = ar_init();
-    size_t n = 60, o = 3;
-    for (int c = 0; c < 16; c++) {
-        int side = c & 1, up = (c >> 1) & 1, ta = (c >> 2) & 1, unit = (c >> 3) & 1;
-        dagger_array_t *A = la_spd(rt, DAGGER_F64, n, 24, 24);
-        dagger_array_t *B = side ? la_rand(rt, DAGGER_F64, o, n, 3, 24, 9)
-                                 : la_rand(rt, DAGGER_F64, n, o, 24, 3, 9);
-        if (unit)
-            AR_OK(dagger_array_scalar(NULL, DAGGER_OP_DIV, A, A, (double)n));
-        double *a = ar_collect(A), *b = ar_collect(B);
-        AR_OK(dagger_linalg_trsm(NULL, side, up, ta, unit, 0.5, A, B));
-        size_t bm = side ? o : n, bn = side ? n : o;
-        cblas_dtrsm(CblasColMajor, side ? CblasRight : CblasLeft, up ? CblasUpper : CblasLower,
-                    ta ? CblasTrans : CblasNoTrans, unit ? CblasUnit : CblasNonUnit, (int)bm,
-                    (int)bn, 0.5, a, (int)n, b, (int)bm);
-        double *got = ar_collect(B);
-        cr_assert(la_rel(got, b, bm, bn, 0) < LA_TOL(DAGGER_F64), "thin trsm case %d: residual %.3e",
-                  c, la_rel(got, b, bm, bn, 0));
-        free(a), free(b), free(got);
-        dagger_array_destroy(A), dagger_array_destroy(B);
-    }
+    for (int c = 0; c < 16; c++)
+        trsm_case(rt, DAGGER_F64, c, 3, 3);
     dagger_array_t *A = la_spd(rt, DAGGER_F64, 256, 64, 64);
     dagger_array_t *B = la_rand(rt, DAGGER_F64, 256, 2, 64, 2, 3);
     AR_OK(dagger_linalg_trsm(NULL, DAGGER_LA_LEFT, DAGGER_LA_LOWER, DAGGER_LA_NOTRANS,
