@@ -63,17 +63,20 @@ static dagger_status_t permute_array(dg_la_ctx_t *x, const dg_la_mat_t *b, const
 }
 
 /* Step k of one triangular solve on block column j of b (column panels):
- * the step's rows by the diagonal block, then the rows [lo, hi) updated. */
+ * the step's rows by the diagonal block, then the rows [lo, hi) updated.
+ * With fewer right-hand sides than a panel's width, the tasks run on A's
+ * panel's rank, so that b's rows travel instead of A's (as in trsm.c). */
 static dagger_status_t panel_step(dg_la_ctx_t *x, const dg_la_par_t *tp, const dg_la_mat_t *a,
                                   const dg_la_mat_t *b, size_t j, size_t k, size_t lo, size_t hi)
 {
     size_t r0 = k * a->nb, kb = dg_la_tile_n(a, k), wj = dg_la_tile_n(b, j);
+    int on = b->n < a->nb ? dg_la_tile_owner(a, 0, k) : -1;
     dagger_view_t top = dg_la_panel_rows(b, j, r0, kb, wj);
-    dagger_status_t st = dg_la_trsm_tile(x, tp, dg_la_panel_rows(a, k, r0, kb, kb), top, 1);
+    dagger_status_t st = dg_la_trsm_tile_on(x, tp, dg_la_panel_rows(a, k, r0, kb, kb), top, 1, on);
     for (size_t rs = lo; rs < hi && !st; rs += a->nb) {
         size_t h = rs + a->nb < hi ? a->nb : hi - rs;
-        st = dg_la_gemm_tile(x, 0, 0, -1.0, dg_la_panel_rows(a, k, rs, h, kb), top, 1.0,
-                             dg_la_panel_rows(b, j, rs, h, wj), 0);
+        st = dg_la_gemm_tile_on(x, 0, 0, -1.0, dg_la_panel_rows(a, k, rs, h, kb), top, 1.0,
+                                dg_la_panel_rows(b, j, rs, h, wj), 0, on);
     }
     return st;
 }

@@ -156,6 +156,34 @@ Test(linalg_lu, singular)
     AR_OK(dagger_finalize(rt));
 }
 
+/* getrs_array with one right-hand side moves B's rows, not A's panels: A
+ * 256 x 256 in column panels of 64 (a 64-row step of a panel is 32 KiB), B
+ * 256 x 1. The solve's region, alone, delivers at most 48 pieces of 64
+ * values (512 bytes: B's rows, the pivots) to a rank, below one such step. */
+Test(linalg_lu, solve_in_a_region_moves_b_not_a)
+{
+    dagger_runtime_t *rt = ar_init();
+    size_t n = 256, nb = 64;
+    dagger_array_t *A = la_rand(rt, DAGGER_F64, n, n, n, nb, 41);
+    dagger_array_t *B = la_rand(rt, DAGGER_F64, n, 1, n, 1, 42), *P;
+    dagger_array_desc_t dp = {.dtype = DAGGER_I64, .ndims = 1, .dims = {n}, .block = {nb}};
+    AR_OK(dagger_array_zeros(rt, &dp, &P));
+    dagger_region_t *r;
+    AR_OK(dagger_region_begin(rt, NULL, &r));
+    AR_OK(dagger_linalg_getrf_array(r, A, P));
+    AR_OK(dagger_region_end(r));
+    AR_OK(dagger_region_begin(rt, NULL, &r));
+    AR_OK(dagger_linalg_getrs_array(r, A, P, B));
+    AR_OK(dagger_region_end(r));
+    dagger_region_stats_t s;
+    AR_OK(dagger_region_stats(rt, &s));
+    cr_assert_leq(s.bytes_received, 48 * 64 * sizeof(double), "rank %d received %llu bytes",
+                  dagger_rank(rt), (unsigned long long)s.bytes_received);
+    cr_assert(dagger_nranks(rt) == 1 || s.transfers > 0, "no transfer: the test proves nothing");
+    AR_DESTROY(A, B, P);
+    AR_OK(dagger_finalize(rt));
+}
+
 /* The region forms on CPUs: getrf_array and getrs_array in one region of
  * the caller's on column-panel arrays equal getrf/getrs on copies (the same
  * pivots, the same factors, the same solution to rounding); getrs with the
