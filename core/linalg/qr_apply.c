@@ -1,10 +1,17 @@
 /* C = Q^T C or Q C with the reflectors of dagger_linalg_geqrf: the same
  * gemqrt/tpmqrt tasks as the factorisation's trailing update, on C's tiles;
  * Q^T runs the steps forward, Q backward (and each step's eliminations in
- * reverse). */
+ * reverse). When C is narrower than a tile of A (a few vectors), each task
+ * runs on its reflectors' tile's rank, so that C's tiles travel instead of
+ * A's and T's (as trsm.c does). */
 #include "core/linalg/linalg_internal.h"
 #include "core/base/status_internal.h"
 
+/* The rank for a task on A's tile (i, j): its owner when C is thin. */
+static int on_a(const dg_la_mat_t *a, const dg_la_mat_t *c, size_t i, size_t j)
+{
+    return c->n < a->nb ? dg_la_tile_owner(a, i, j) : -1;
+}
 
 /* Step k's diagonal reflectors on row k of C. */
 static dagger_status_t diag_step(dg_la_ctx_t *x, const dg_la_par_t *p, const dg_la_mat_t *a,
@@ -14,7 +21,7 @@ static dagger_status_t diag_step(dg_la_ctx_t *x, const dg_la_par_t *p, const dg_
     for (size_t n = 0; n < c->nt && !st; n++) {
         dagger_arg_t u[3] = {DAGGER_IN(dagger_view_mod(dg_la_tile(a, k, k), DAGGER_UNIT_LOWER)),
                              DAGGER_IN(dg_la_tile(t, k, k)), DAGGER_INOUT(dg_la_tile(c, k, n))};
-        st = dg_la_submit(x, DG_LA_CL_GEMQRT, 3, u, p, 0);
+        st = dg_la_submit_on(x, DG_LA_CL_GEMQRT, 3, u, p, 0, on_a(a, c, k, k));
     }
     return st;
 }
@@ -27,7 +34,7 @@ static dagger_status_t pair_step(dg_la_ctx_t *x, const dg_la_par_t *p, const dg_
     for (size_t n = 0; n < c->nt && !st; n++) {
         dagger_arg_t u[4] = {DAGGER_IN(dg_la_tile(a, m, k)), DAGGER_IN(dg_la_tile(t, m, k)),
                              DAGGER_INOUT(dg_la_tile(c, k, n)), DAGGER_INOUT(dg_la_tile(c, m, n))};
-        st = dg_la_submit(x, DG_LA_CL_TPMQRT, 4, u, p, 0);
+        st = dg_la_submit_on(x, DG_LA_CL_TPMQRT, 4, u, p, 0, on_a(a, c, m, k));
     }
     return st;
 }

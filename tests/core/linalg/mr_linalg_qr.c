@@ -69,6 +69,34 @@ static void check_qr(dagger_runtime_t *rt, dagger_dtype_t t, const size_t *s)
     dagger_array_destroy(Q);
 }
 
+/* Q^T and then Q on a vector gives it back, and each apply moves the
+ * vector's pieces, not the reflectors: A 256 x 256 in 64 x 64 tiles (32
+ * KiB), b 256 x 1 in pieces of 64 (512 bytes); at most two pieces for each
+ * of the 10 tasks and 4 going home reach a rank, below one tile of A. */
+Test(linalg_qr, apply_to_a_vector_moves_it_not_the_reflectors)
+{
+    dagger_runtime_t *rt = ar_init();
+    dagger_array_t *A = la_rand(rt, DAGGER_F64, 256, 256, 64, 64, 23), *T;
+    dagger_array_t *b = la_rand(rt, DAGGER_F64, 256, 1, 64, 1, 24);
+    AR_OK(dagger_linalg_qr_t_create(A, &T));
+    AR_OK(dagger_linalg_geqrf(NULL, A, T));
+    double *b0 = ar_collect(b);
+    for (int trans = 1; trans >= 0; trans--) {
+        AR_OK(dagger_linalg_qr_apply(NULL, trans, A, T, b));
+        dagger_region_stats_t s;
+        AR_OK(dagger_region_stats(rt, &s));
+        cr_assert_leq(s.bytes_received, 24 * 64 * sizeof(double), "%s: rank %d received %llu bytes",
+                      trans ? "Q^T b" : "Q (Q^T b)", dagger_rank(rt),
+                      (unsigned long long)s.bytes_received);
+        cr_assert(dagger_nranks(rt) == 1 || s.transfers > 0, "no transfer: the test proves nothing");
+    }
+    double *b1 = ar_collect(b);
+    LA_CLOSE(b1, b0, 256, 1, 0, DAGGER_F64, "Q Q^T b = b");
+    free(b0), free(b1);
+    dagger_array_destroy(A), dagger_array_destroy(T), dagger_array_destroy(b);
+    AR_OK(dagger_finalize(rt));
+}
+
 Test(linalg_qr, geqrf_and_apply)
 {
     dagger_runtime_t *rt = ar_init();
