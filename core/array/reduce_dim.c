@@ -72,22 +72,24 @@ static dagger_status_t submit_tile(dagger_region_t *r, const reddim_cls_t *cl,
     dagger_status_t st = DAGGER_OK;
     for (size_t j = first; j <= last && st == DAGGER_OK;) {
         int n = 0;
-        for (; j <= last && n < RUN && st == DAGGER_OK; j++, n++) {
+        for (; j <= last && n < RUN && st == DAGGER_OK; j++) {
             dagger_arg_t in[2] = {DAGGER_IN(block_under(a, dim, j, tile, &blk)),
                                   DAGGER_VALUE(&p, sizeof(p))};
             dagger_task_opts_t opts = {.scope = &DAGGER_SCOPE_RANK(a->owners[blk]),
                                        .return_size = nout * sizeof(double)};
             st = dagger_submit(r, cl->part, 2, in, &opts, NULL, &f[n]);
+            n += st == DAGGER_OK;
         }
-        if (st != DAGGER_OK)
-            break;
-        args[0] = (dagger_arg_t){.kind = DAGGER_ARG_VIEW,
-                                 .mode = p.first ? DAGGER_MODE_OUT : DAGGER_MODE_INOUT, .view = o};
-        for (int k = 0; k < n; k++)
-            args[1 + k] = DAGGER_FUTURE(f[k]);
-        args[1 + n] = DAGGER_VALUE(&p, sizeof(p));
-        st = dagger_submit(r, cl->comb, n + 2, args, NULL, NULL, NULL); /* on o's owner */
-        for (int k = 0; k < n; k++) {
+        if (st == DAGGER_OK) {
+            args[0] = (dagger_arg_t){.kind = DAGGER_ARG_VIEW,
+                                     .mode = p.first ? DAGGER_MODE_OUT : DAGGER_MODE_INOUT,
+                                     .view = o};
+            for (int k = 0; k < n; k++)
+                args[1 + k] = DAGGER_FUTURE(f[k]);
+            args[1 + n] = DAGGER_VALUE(&p, sizeof(p));
+            st = dagger_submit(r, cl->comb, n + 2, args, NULL, NULL, NULL); /* on o's owner */
+        }
+        for (int k = 0; k < n; k++) { /* the results go once read, or on an error */
             dagger_status_t fs = dagger_future_free(rt, f[k]);
             st = st == DAGGER_OK ? fs : st;
         }
@@ -116,6 +118,7 @@ static dagger_status_t submit_tiles(dagger_region_t *r, const reddim_cls_t *cl,
     return DAGGER_OK;
 }
 
+/* out must be a's shape with extent 1 along dim, and a's dtype. */
 static dagger_status_t check_out(const dagger_array_t *a, int dim, const dagger_array_t *out)
 {
     DG_CHECK_ARG(a->rt == out->rt, "%s: the arrays belong to different runtimes", fn_rd);
