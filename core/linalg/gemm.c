@@ -2,7 +2,8 @@
  * outermost so that every output tile's first product is ready at once;
  * beta is applied by the first product of each output tile. A gemv task
  * runs on its tile of A's rank, so that the pieces of x and y travel (a
- * tile's height or width) instead of A's tiles. */
+ * tile's height or width) instead of A's tiles; a gemm task likewise when
+ * a tile it reads is larger than its tile of C (gemm_rank). */
 #include "core/linalg/linalg_internal.h"
 #include "core/base/status_internal.h"
 
@@ -47,6 +48,23 @@ static dagger_status_t gemm_check(int ta, int tb, const dg_la_mat_t *a, const dg
     return DAGGER_OK;
 }
 
+/* Where the task C(i, j) += op(A)(i, l) op(B)(l, j) runs: with its tile of
+ * C (owner-computes, -1) unless a tile it only reads is larger (C thinner
+ * than A or B: a matrix times a few vectors), then on that tile's rank, so
+ * that the small tiles travel instead. */
+static int gemm_rank(const dg_la_mat_t *a, int ta, const dg_la_mat_t *b, int tb,
+                     const dg_la_mat_t *c, size_t i, size_t j, size_t l)
+{
+    size_t cm = dg_la_tile_m(c, i), cn = dg_la_tile_n(c, j);
+    size_t k = ta ? dg_la_tile_m(a, l) : dg_la_tile_n(a, l);
+    size_t sc = cm * cn, sa = cm * k, sb = k * cn;
+    if (sc >= sa && sc >= sb)
+        return -1;
+    if (sa >= sb)
+        return ta ? dg_la_tile_owner(a, l, i) : dg_la_tile_owner(a, i, l);
+    return tb ? dg_la_tile_owner(b, j, l) : dg_la_tile_owner(b, l, j);
+}
+
 dagger_status_t dagger_linalg_gemm(dagger_region_t *r, dagger_la_trans_t ta, dagger_la_trans_t tb,
                                    double alpha, dagger_array_t *A, dagger_array_t *B,
                                    double beta, dagger_array_t *C)
@@ -60,13 +78,13 @@ dagger_status_t dagger_linalg_gemm(dagger_region_t *r, dagger_la_trans_t ta, dag
     dg_la_ctx_t x;
     if ((st = dg_la_begin(&x, c.a->rt, r, fn)))
         return st;
-    size_t kt = op_shape(&a, ta).nt;
-    for (size_t l = 0; l < kt && !st; l++)
+    op_shape_t oa = op_shape(&a, ta);
+    for (size_t l = 0; l < oa.nt && !st; l++)
         for (size_t j = 0; j < c.nt && !st; j++)
             for (size_t i = 0; i < c.mt && !st; i++)
-                st = dg_la_gemm_tile(&x, ta, tb, alpha, op_tile(&a, ta, i, l),
-                                     op_tile(&b, tb, l, j), l ? 1.0 : beta, dg_la_tile(&c, i, j),
-                                     0);
+                st = dg_la_gemm_tile_on(&x, ta, tb, alpha, op_tile(&a, ta, i, l),
+                                        op_tile(&b, tb, l, j), l ? 1.0 : beta, dg_la_tile(&c, i, j),
+                                        0, gemm_rank(&a, ta, &b, tb, &c, i, j, l));
     return dg_la_end(&x, st);
 }
 

@@ -47,6 +47,33 @@ Test(linalg_blas, gemv)
     AR_OK(dagger_finalize(rt));
 }
 
+/* gemm of a matrix and a few vectors moves the vectors, not the matrix: A
+ * 256 x 256 in 64 x 64 tiles (32 KiB), B and C 256 x 2 in 64 x 2 blocks (1
+ * KiB): the 16 tasks' tiles of B and C and C's 4 going home stay below one
+ * tile of A on every rank (at most 28 KiB); checked against BLAS too. */
+Test(linalg_blas, gemm_with_thin_operands_moves_them_not_the_matrix)
+{
+    dagger_runtime_t *rt = ar_init();
+    dagger_array_t *A = la_rand(rt, DAGGER_F64, 256, 256, 64, 64, 11);
+    dagger_array_t *B = la_rand(rt, DAGGER_F64, 256, 2, 64, 2, 12);
+    dagger_array_t *C = la_rand(rt, DAGGER_F64, 256, 2, 64, 2, 13);
+    double *a = ar_collect(A), *b = ar_collect(B), *c = ar_collect(C);
+    AR_OK(dagger_linalg_gemm(NULL, DAGGER_LA_NOTRANS, DAGGER_LA_NOTRANS, 1.0, A, B, 0.5, C));
+    dagger_region_stats_t s;
+    AR_OK(dagger_region_stats(rt, &s));
+    cr_assert_leq(s.bytes_received, 28 * 64 * 2 * sizeof(double), "rank %d received %llu bytes",
+                  dagger_rank(rt), (unsigned long long)s.bytes_received);
+    cr_assert(dagger_nranks(rt) == 1 || s.transfers > 0, "no transfer: the test proves nothing");
+    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, 256, 2, 256, 1.0, a, 256, b, 256, 0.5,
+                c, 256);
+    double *got = ar_collect(C);
+    cr_assert(la_rel(got, c, 256, 2, 0) < LA_TOL(DAGGER_F64), "thin gemm: residual %.3e",
+              la_rel(got, c, 256, 2, 0));
+    free(a), free(b), free(c), free(got);
+    dagger_array_destroy(A), dagger_array_destroy(B), dagger_array_destroy(C);
+    AR_OK(dagger_finalize(rt));
+}
+
 /* gemv moves the vectors' pieces, not A's tiles: each tile's task runs on
  * the tile's rank. A 256 x 256 in 64 x 64 tiles (32 KiB each), x and y in
  * pieces of 64 (512 bytes): at most 16 hops of y's pieces, 4 pieces of x
