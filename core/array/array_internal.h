@@ -85,6 +85,7 @@ const char *dg_arr_dtype_name(dagger_dtype_t t);
 typedef struct dg_arr_sub {
     dagger_region_t *r;
     int own;
+    int pin;    /* tasks may be given a rank of their own (no region scope limits ranks) */
 } dg_arr_sub_t;
 
 /* user may be NULL. Checks that a user region belongs to rt. */

@@ -7,8 +7,9 @@
  * tile's owner stores them into the tile in block order, up to
  * DAGGER_MAX_ARGS - 2 a task (the first setting the tile, each next
  * combining with it). Each block's task runs on the rank that owns the
- * block, so only values of the tile's size travel, never a block of a; and
- * the order of combination is the block order, whatever the number of
+ * block (unless the caller's region limits the ranks: then placement
+ * decides), so only values of the tile's size travel, never a block of a;
+ * and the order of combination is the block order, whatever the number of
  * ranks. */
 #include <string.h>
 
@@ -45,11 +46,12 @@ typedef struct reddim_cls {
 } reddim_cls_t;
 
 /* Out tile o (nout values) from a's blocks first..last along dim. */
-static dagger_status_t submit_tile(dagger_region_t *r, const reddim_cls_t *cl,
+static dagger_status_t submit_tile(const dg_arr_sub_t *sub, const reddim_cls_t *cl,
                                    const dg_arr_tile_t *tile, dagger_view_t o, const dagger_array_t *a,
                                    int dim, uint32_t kind, size_t first, size_t last, size_t nout)
 {
     dagger_runtime_t *rt = a->rt;
+    dagger_region_t *r = sub->r;
     dg_arr_reddim_t p = {.kind = kind, .dim = (uint32_t)dim, .first = 1};
     size_t blk;
     if (first == last || nout > DAGGER_MAX_RETURN / sizeof(double)) {
@@ -61,7 +63,8 @@ static dagger_status_t submit_tile(dagger_region_t *r, const reddim_cls_t *cl,
                 {.kind = DAGGER_ARG_VIEW, .mode = p.first ? DAGGER_MODE_OUT : DAGGER_MODE_INOUT,
                  .view = o},
                 DAGGER_IN(block_under(a, dim, j, tile, &blk)), DAGGER_VALUE(&p, sizeof(p))};
-            dagger_task_opts_t opts = {.scope = &DAGGER_SCOPE_RANK(a->owners[blk])};
+            dagger_task_opts_t opts = {
+                .scope = sub->pin ? &DAGGER_SCOPE_RANK(a->owners[blk]) : NULL};
             st = dagger_submit(r, cl->one, 3, args, &opts, NULL, NULL);
         }
         return st;
@@ -75,8 +78,9 @@ static dagger_status_t submit_tile(dagger_region_t *r, const reddim_cls_t *cl,
         for (; j <= last && n < RUN && st == DAGGER_OK; j++) {
             dagger_arg_t in[2] = {DAGGER_IN(block_under(a, dim, j, tile, &blk)),
                                   DAGGER_VALUE(&p, sizeof(p))};
-            dagger_task_opts_t opts = {.scope = &DAGGER_SCOPE_RANK(a->owners[blk]),
-                                       .return_size = nout * sizeof(double)};
+            dagger_task_opts_t opts = {
+                .scope = sub->pin ? &DAGGER_SCOPE_RANK(a->owners[blk]) : NULL,
+                .return_size = nout * sizeof(double)};
             st = dagger_submit(r, cl->part, 2, in, &opts, NULL, &f[n]);
             n += st == DAGGER_OK;
         }
@@ -98,7 +102,7 @@ static dagger_status_t submit_tile(dagger_region_t *r, const reddim_cls_t *cl,
     return st;
 }
 
-static dagger_status_t submit_tiles(dagger_region_t *r, const reddim_cls_t *cl,
+static dagger_status_t submit_tiles(const dg_arr_sub_t *sub, const reddim_cls_t *cl,
                                     const dg_arr_tiles_t *t, const dagger_array_t *a, int dim,
                                     uint32_t kind)
 {
@@ -110,8 +114,8 @@ static dagger_status_t submit_tiles(dagger_region_t *r, const reddim_cls_t *cl,
         size_t nout = 1;
         for (int k = 0; k < DAGGER_MAX_DIMS; k++)
             nout *= k == dim ? 1 : tile.ext[k];
-        dagger_status_t st = submit_tile(r, cl, &tile, dg_arr_tile_view(t, 0, &tile), a, dim, kind,
-                                         first, last, nout);
+        dagger_status_t st = submit_tile(sub, cl, &tile, dg_arr_tile_view(t, 0, &tile), a, dim,
+                                         kind, first, last, nout);
         if (st != DAGGER_OK)
             return st;
     }
@@ -185,7 +189,7 @@ dagger_status_t dagger_array_reduce_dim(dagger_region_t *r, dagger_op_t op,
     dg_arr_sub_t sub;
     st = dg_arr_open(a->rt, r, &sub, fn_rd);
     if (st == DAGGER_OK)
-        st = dg_arr_close(&sub, submit_tiles(sub.r, &cl, &t, a, dim, kind));
+        st = dg_arr_close(&sub, submit_tiles(&sub, &cl, &t, a, dim, kind));
     dg_arr_tiles_cleanup(&t);
     return st;
 }

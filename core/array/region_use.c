@@ -2,12 +2,14 @@
  * their own: the same code serves both. */
 #include "core/array/array_internal.h"
 #include "core/base/status_internal.h"
+#include "core/runtime/region_query.h"
 
 dagger_status_t dg_arr_open(dagger_runtime_t *rt, dagger_region_t *user, dg_arr_sub_t *s,
                             const char *fn)
 {
     s->r = NULL;
     s->own = 0;
+    s->pin = 1;
     if (!user) {
         dagger_status_t st = dagger_region_begin(rt, NULL, &s->r);
         s->own = st == DAGGER_OK;
@@ -23,6 +25,7 @@ dagger_status_t dg_arr_open(dagger_runtime_t *rt, dagger_region_t *user, dg_arr_
         return dg_error(DAGGER_ERR_INVALID_ARG, "%s: the region belongs to another runtime than "
                         "the arrays", fn);
     s->r = user;
+    s->pin = !dg_region_limits_ranks(user);
     return DAGGER_OK;
 }
 

@@ -43,8 +43,10 @@ dagger_status_t dg_la_submit_on(dg_la_ctx_t *c, dg_la_cl_t cl, int nargs,
     for (int i = 0; i < nargs; i++)
         all[i] = args[i];
     all[nargs] = DAGGER_VALUE(par, sizeof(*par));
+    /* In a region whose scope limits the ranks, a rank of the task's own
+     * could admit no processor: placement decides there. */
     dagger_task_opts_t o = {.priority = priority,
-                            .scope = rank >= 0 ? &DAGGER_SCOPE_RANK(rank) : NULL};
+                            .scope = rank >= 0 && c->sub.pin ? &DAGGER_SCOPE_RANK(rank) : NULL};
     return dagger_submit(c->sub.r, c->cl[cl], nargs + 1, all, &o, NULL, NULL);
 }
 

@@ -15,6 +15,7 @@
 #include "core/base/in_codelet.h"
 #include "core/base/status_internal.h"
 #include "core/trace/trace.h"
+#include "core/runtime/region_query.h"
 #include "core/runtime/trace_session.h"
 
 /* ------------------------------------------------------------ begin */
@@ -57,6 +58,8 @@ dagger_status_t dagger_region_begin(dagger_runtime_t *rt, const dagger_scope_t *
         return dg_error(DAGGER_ERR_NO_MEMORY, "dagger_region_begin: too many live handles");
     }
     r->tasks = t;
+    r->limits_ranks = scope && (scope->nranks > 0 || scope->nprocs > 0 || scope->has_proc ||
+                                scope->nparts > 0);
     r->id = ++t->regions; /* the same on every rank */
     if (DG_TRACE_ON())
         dg_trace_phase(DG_TRP_REGION_BEGIN, r->id, 0, DAGGER_OK);
@@ -385,6 +388,11 @@ dagger_status_t dagger_region_runtime(const dagger_region_t *r, dagger_runtime_t
     DG_CHECK_ARG(out, "dagger_region_runtime: NULL output");
     *out = r->tasks->rt;
     return DAGGER_OK;
+}
+
+int dg_region_limits_ranks(const dagger_region_t *r)
+{
+    return r && r->limits_ranks;
 }
 
 int dagger_procs(dagger_runtime_t *rt, dagger_proc_info_t *procs, int cap)

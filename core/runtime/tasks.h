@@ -45,6 +45,7 @@ struct dagger_region {
     uint64_t id;
     uint64_t first_task;              /* planner task id of the region's first task */
     int diverged;                     /* a uniformity check failed: nothing more is planned */
+    int limits_ranks;                 /* its scope lists ranks or processors, or is a union */
     char diverged_msg[900];
 };
 

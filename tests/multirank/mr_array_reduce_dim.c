@@ -242,6 +242,35 @@ Test(array_reduce_dim, float_sums_in_the_documented_order)
     AR_OK(dagger_finalize(rt));
 }
 
+/* a: random with description d (seed), out: zeros with description od. */
+static void rand_and_zeros(dagger_runtime_t *rt, dagger_array_desc_t d, dagger_array_desc_t od,
+                           uint64_t seed, dagger_array_t **a, dagger_array_t **out)
+{
+    AR_OK(dagger_array_rand(rt, &d, seed, a));
+    AR_OK(dagger_array_zeros(rt, &od, out));
+}
+
+/* In a region scoped to rank 0 the blocks' tasks are not given ranks of
+ * their own (which the region would not admit): the sums come out right. */
+Test(array_reduce_dim, in_a_region_scoped_to_one_rank)
+{
+    dagger_runtime_t *rt = ar_init();
+    dagger_array_t *a, *out;
+    rand_and_zeros(rt, AR_D2(DAGGER_F64, 16, 24, 8, 4), AR_D2(DAGGER_F64, 16, 1, 8, 1), 6, &a, &out);
+    dagger_region_t *r;
+    AR_OK(dagger_region_begin(rt, &DAGGER_SCOPE_RANK(0), &r));
+    AR_OK(dagger_array_reduce_dim(r, DAGGER_OP_ADD, a, 1, out));
+    AR_OK(dagger_region_end(r));
+    double *x = ar_collect(a), want[16];
+    size_t dims[3] = {16, 24, 1};
+    for (size_t i = 0; i < 16; i++)
+        want[i] = doc_sum(x, dims, 4, 0, 1, i, 0);
+    ar_expect(out, want, 0, "row sums in a region of rank 0");
+    free(x);
+    AR_DESTROY(a, out);
+    AR_OK(dagger_finalize(rt));
+}
+
 /* Integers: sums wrap around in the type, min and max exact; f32 too. */
 Test(array_reduce_dim, integer_and_f32_arrays)
 {
@@ -342,10 +371,9 @@ Test(array_reduce_dim, moves_only_the_output)
 {
     dagger_runtime_t *rt = ar_init();
     /* 5 x 4 blocks dealt cyclically: each row of blocks spans ranks. */
-    dagger_array_desc_t d = AR_D2(DAGGER_F64, 80, 64, 16, 16), od = AR_D2(DAGGER_F64, 80, 1, 16, 1);
     dagger_array_t *a, *out;
-    AR_OK(dagger_array_rand(rt, &d, 2, &a));
-    AR_OK(dagger_array_zeros(rt, &od, &out));
+    rand_and_zeros(rt, AR_D2(DAGGER_F64, 80, 64, 16, 16), AR_D2(DAGGER_F64, 80, 1, 16, 1), 2, &a,
+                   &out);
     AR_OK(dagger_array_reduce_dim(NULL, DAGGER_OP_ADD, a, 1, out));
     dagger_region_stats_t s;
     AR_OK(dagger_region_stats(rt, &s));

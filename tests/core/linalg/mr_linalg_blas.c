@@ -74,6 +74,34 @@ Test(linalg_blas, gemm_with_thin_operands_moves_them_not_the_matrix)
     AR_OK(dagger_finalize(rt));
 }
 
+/* In a region scoped to rank 0 the routines that place tasks by tile
+ * (gemv, gemm and trsm with thin operands) leave placement to the region:
+ * everything runs on rank 0 and the results are right. */
+Test(linalg_blas, placed_routines_in_a_region_scoped_to_one_rank)
+{
+    dagger_runtime_t *rt = ar_init();
+    dagger_array_t *A = la_spd(rt, DAGGER_F64, 128, 32, 32);
+    dagger_array_t *x = la_vec(rt, DAGGER_F64, 128, 32, 5), *y = la_vec(rt, DAGGER_F64, 128, 32, 6);
+    dagger_array_t *B = la_rand(rt, DAGGER_F64, 128, 2, 32, 2, 7);
+    double *a = ar_collect(A), *vx = ar_collect(x), *vy = ar_collect(y), *b = ar_collect(B);
+    dagger_region_t *r;
+    AR_OK(dagger_region_begin(rt, &DAGGER_SCOPE_RANK(0), &r));
+    AR_OK(dagger_linalg_gemv(r, DAGGER_LA_NOTRANS, 1.0, A, x, 0.5, y));
+    AR_OK(dagger_linalg_trsm(r, DAGGER_LA_LEFT, DAGGER_LA_LOWER, DAGGER_LA_NOTRANS,
+                             DAGGER_LA_NONUNIT, 1.0, A, B));
+    AR_OK(dagger_region_end(r));
+    cblas_dgemv(CblasColMajor, CblasNoTrans, 128, 128, 1.0, a, 128, vx, 1, 0.5, vy, 1);
+    cblas_dtrsm(CblasColMajor, CblasLeft, CblasLower, CblasNoTrans, CblasNonUnit, 128, 2, 1.0, a,
+                128, b, 128);
+    double *gy = ar_collect(y), *gb = ar_collect(B);
+    LA_CLOSE(gy, vy, 128, 1, 0, DAGGER_F64, "gemv in a region of rank 0");
+    LA_CLOSE(gb, b, 128, 2, 0, DAGGER_F64, "trsm in a region of rank 0");
+    free(a), free(vx), free(vy), free(b), free(gy), free(gb);
+    dagger_array_destroy(A), dagger_array_destroy(x), dagger_array_destroy(y);
+    dagger_array_destroy(B);
+    AR_OK(dagger_finalize(rt));
+}
+
 /* gemv moves the vectors' pieces, not A's tiles: each tile's task runs on
  * the tile's rank. A 256 x 256 in 64 x 64 tiles (32 KiB each), x and y in
  * pieces of 64 (512 bytes): at most 16 hops of y's pieces, 4 pieces of x
