@@ -22,10 +22,11 @@ typedef struct dg_racc {
 /* Reduces block x (ext[k] elements along dimension k) along dim into the
  * nout accumulators acc (set up by the caller for kind), the output tile's
  * element (i0, i1, i2, i3) (i_dim = 0) at i0 + oext0 (i1 + oext1 (i2 +
- * oext2 i3)). Handles SUM, MIN and MAX of f32, f64, i32 and i64 blocks whose
- * elements are contiguous along dimension 0; returns 0 (having done
- * nothing) for anything else, which the caller's general loop then reduces,
- * or when out of memory. The values are the general loop's, bit for bit,
+ * oext2 i3)). Handles SUM, MIN and MAX of f32, f64, i32 and i64 blocks and
+ * NRM2 of f32 and f64 ones whose elements are contiguous along dimension 0;
+ * returns 0 (having done nothing) for anything else, which the caller's
+ * general loop then reduces, or when out of memory. The values are the
+ * general loop's, bit for bit,
  * except float sums along dimension 0: each line is summed in four
  * interleaved partial sums, (s0 + s1) + (s2 + s3), as dagger_array_reduce
  * sums its lines. */

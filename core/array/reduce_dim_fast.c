@@ -13,7 +13,8 @@
 #include "core/base/alloc.h"
 
 typedef struct lanes {
-    double *d;          /* floats: SUM, MIN or MAX */
+    double *d;          /* floats: SUM, MIN or MAX; NRM2's ordinary squares */
+    double *sml, *big;  /* NRM2: the scaled squares of tiny and huge values (nrm2.h) */
     unsigned char *nan; /* floats, MIN and MAX: a NaN was seen */
     uint64_t *u;        /* integers: SUM (wraps) */
     int64_t *m;         /* integers: MIN or MAX */
@@ -21,10 +22,17 @@ typedef struct lanes {
 
 /* Floats. A whole line's sum in four interleaved partial sums, as
  * dagger_array_reduce sums a line; MIN and MAX skip NaN (v < d is false)
- * and remember it. */
+ * and remember it; NRM2 adds each square as nrm2.h does, in index order. */
 #define FLOAT_LINES(T, SUF)                                                                  \
     static void whole_##SUF(uint32_t kind, const T *p, size_t n, lanes_t *l, size_t c)      \
     {                                                                                        \
+        if (kind == DG_RED_NRM2) {                                                           \
+            dg_nrm2_t a = {l->sml[c], l->d[c], l->big[c]};                                   \
+            for (size_t i = 0; i < n; i++)                                                   \
+                dg_nrm2_add(&a, (double)p[i]);                                               \
+            l->sml[c] = a.sml, l->d[c] = a.med, l->big[c] = a.big;                           \
+            return;                                                                          \
+        }                                                                                    \
         if (kind == DG_RED_SUM) {                                                            \
             double s0 = 0, s1 = 0, s2 = 0, s3 = 0;                                           \
             size_t i = 0;                                                                    \
@@ -56,6 +64,19 @@ typedef struct lanes {
         if (kind == DG_RED_SUM) {                                                            \
             for (size_t i = 0; i < n; i++)                                                   \
                 d[i] += (double)p[i];                                                        \
+            return;                                                                          \
+        }                                                                                    \
+        if (kind == DG_RED_NRM2) { /* dg_nrm2_add, element by element */                     \
+            double *restrict sml = l->sml + c0, *restrict big = l->big + c0;                 \
+            for (size_t i = 0; i < n; i++) {                                                 \
+                double x = (double)p[i], ax = fabs(x);                                       \
+                if (ax > DG_NRM2_TBIG)                                                       \
+                    big[i] += (ax * DG_NRM2_SBIG) * (ax * DG_NRM2_SBIG);                     \
+                else if (ax < DG_NRM2_TSML)                                                  \
+                    sml[i] += (ax * DG_NRM2_SSML) * (ax * DG_NRM2_SSML);                     \
+                else                                                                         \
+                    d[i] += x * x;                                                           \
+            }                                                                                \
             return;                                                                          \
         }                                                                                    \
         unsigned char *restrict nan = l->nan + c0;                                           \
@@ -128,6 +149,12 @@ static void line(dagger_dtype_t t, uint32_t kind, int whole, const void *p, size
 static int lanes_init(lanes_t *l, int fl, uint32_t kind, size_t nout)
 {
     *l = (lanes_t){0};
+    if (fl && kind == DG_RED_NRM2) {
+        l->d = dg_calloc(nout, sizeof(*l->d));
+        l->sml = dg_calloc(nout, sizeof(*l->sml));
+        l->big = dg_calloc(nout, sizeof(*l->big));
+        return l->d && l->sml && l->big;
+    }
     if (fl) {
         l->d = dg_malloc(nout * sizeof(*l->d));
         l->nan = kind == DG_RED_SUM ? NULL : dg_calloc(nout, 1);
@@ -153,6 +180,8 @@ static int lanes_init(lanes_t *l, int fl, uint32_t kind, size_t nout)
 static void lanes_free(lanes_t *l)
 {
     free(l->d);
+    free(l->sml);
+    free(l->big);
     free(l->nan);
     free(l->u);
     free(l->m);
@@ -164,8 +193,9 @@ int dg_arr_reddim_fast(const dagger_slot_t *x, uint32_t kind, uint32_t dim,
 {
     int fl = x->dtype == DAGGER_F32 || x->dtype == DAGGER_F64;
     int in = x->dtype == DAGGER_I32 || x->dtype == DAGGER_I64;
-    if ((kind != DG_RED_SUM && kind != DG_RED_MIN && kind != DG_RED_MAX) || (!fl && !in) ||
-        dim >= DAGGER_MAX_DIMS || (ext[0] > 1 && x->strides[0] != 1))
+    if ((kind != DG_RED_SUM && kind != DG_RED_MIN && kind != DG_RED_MAX &&
+         !(kind == DG_RED_NRM2 && fl)) || (!fl && !in) || dim >= DAGGER_MAX_DIMS ||
+        (ext[0] > 1 && x->strides[0] != 1))
         return 0;
     lanes_t l;
     if (!lanes_init(&l, fl, kind, nout)) {
@@ -185,7 +215,9 @@ int dg_arr_reddim_fast(const dagger_slot_t *x, uint32_t kind, uint32_t dim,
                 line(x->dtype, kind, dim == 0, p, ext[0], &l, c);
             }
     for (size_t c = 0; c < nout; c++) {
-        if (fl) {
+        if (kind == DG_RED_NRM2) {
+            acc[c].n = (dg_nrm2_t){l.sml[c], l.d[c], l.big[c]};
+        } else if (fl) {
             acc[c].d = l.d[c];
             acc[c].nan = l.nan ? l.nan[c] : 0;
         } else if (kind == DG_RED_SUM) {

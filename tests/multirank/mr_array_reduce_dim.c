@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 #include "array_util.h"
+#include "core/array/nrm2.h"
 
 static double fetch_norm(dagger_runtime_t *rt, dagger_array_t *a)
 {
@@ -171,9 +172,34 @@ static double doc_sum(const double *x, const size_t dims[3], size_t blk, size_t 
     return out;
 }
 
-/* Float sums exactly as documented, along each dimension of a 3-D array
- * with ragged blocks, f64 and f32, and of a view that starts inside blocks;
- * MIN and MAX exact, a NaN making its element NaN and no other. */
+/* reduce_dim's norms as documented: per block along dim an overflow-safe
+ * sum of squares in index order (nrm2.h), its root combined with the
+ * running value by hypot in block order, stored in the output's type. */
+static double doc_norm(const double *x, const size_t dims[3], size_t blk, int dim, size_t lin_out,
+                       int f32)
+{
+    size_t od[3] = {dims[0], dims[1], dims[2]};
+    od[dim] = 1;
+    size_t q[3] = {lin_out % od[0], (lin_out / od[0]) % od[1], lin_out / (od[0] * od[1])};
+    double out = 0;
+    for (size_t j0 = 0; j0 < dims[dim]; j0 += blk) {
+        dg_nrm2_t a = {0, 0, 0};
+        for (size_t j = j0; j < j0 + blk && j < dims[dim]; j++) {
+            size_t p[3] = {q[0], q[1], q[2]};
+            p[dim] = j;
+            dg_nrm2_add(&a, x[p[0] + dims[0] * (p[1] + dims[1] * p[2])]);
+        }
+        double part = dg_nrm2_finish(&a);
+        out = j0 == 0 ? part : hypot(out, part);
+        out = f32 ? (double)(float)out : out;
+    }
+    return out;
+}
+
+/* Float sums and norms exactly as documented, along each dimension of a
+ * 3-D array with ragged blocks, f64 and f32; sums of a view that starts
+ * inside blocks; MIN and MAX exact, a NaN making its element NaN and no
+ * other. */
 Test(array_reduce_dim, float_sums_in_the_documented_order)
 {
     dagger_runtime_t *rt = ar_init();
@@ -193,6 +219,11 @@ Test(array_reduce_dim, float_sums_in_the_documented_order)
                 want[i] = doc_sum(x, dims, blk[dim], 0, dim, i, f32);
             char what[48];
             snprintf(what, sizeof(what), "%s, dim %d", f32 ? "f32" : "f64", dim);
+            ar_expect(out, want, 0, what);
+            AR_OK(dagger_array_reduce_dim(NULL, DAGGER_OP_NORM2, a, dim, out));
+            for (size_t i = 0; i < ar_count(&od); i++)
+                want[i] = doc_norm(x, dims, blk[dim], dim, i, f32);
+            snprintf(what, sizeof(what), "%s norms, dim %d", f32 ? "f32" : "f64", dim);
             ar_expect(out, want, 0, what);
             free(x);
             AR_DESTROY(a, out);
