@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "core/base/alloc.h"
+#include "core/base/simd.h"
 #include "core/array/stencil_internal.h"
 
 /* ------------------------------------------------------------ pack */
@@ -416,8 +417,8 @@ static const char *elem(sweep_ctx_t *c, int i, int own, const size_t i_[DAGGER_M
  * lines in one pass (the 3 x 3 case of 2-D unrolled, the common one). */
 #define MAX_ROWS 81 /* window rows listed on the stack; wider windows allocate the list */
 
-static void sum_rows(dagger_dtype_t t, const char *const *rows, size_t nrows, ptrdiff_t d, size_t n,
-                     double *v)
+DG_SIMD_CLONES static void sum_rows(dagger_dtype_t t, const char *const *rows, size_t nrows,
+                                    ptrdiff_t d, size_t n, double *v)
 {
     TYPED(t, T,
           if (nrows == 3 && d == 1) {

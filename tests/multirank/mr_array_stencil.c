@@ -278,6 +278,34 @@ Test(array_stencil, mixed_boundaries_2d_3d)
     AR_OK(dagger_finalize(rt));
 }
 
+/* Window sums keep each element's order of additions (the reference's: row
+ * by row, dimension 0 fastest) in every instruction set the kernel is built
+ * for (core/base/simd.h): lines long enough for the vector loops, random
+ * doubles, compared bit for bit. */
+Test(array_stencil, window_sums_in_order_to_the_bit)
+{
+    dagger_runtime_t *rt = ar_init();
+    const size_t dims[2] = {96, 40}, blk[2] = {48, 20}, dist[2][3] = {{1, 1, 0}, {2, 1, 0}};
+    const dagger_boundary_t wrap[3] = {{DAGGER_BC_WRAP, 0}, {DAGGER_BC_WRAP, 0}, {DAGGER_BC_WRAP, 0}};
+    dagger_array_desc_t d = ar_desc(DAGGER_F64, 2, dims, blk);
+    dagger_array_t *a, *y;
+    AR_OK(dagger_array_rand(rt, &d, 5, &a));
+    AR_OK(dagger_array_zeros(rt, &d, &y));
+    double *x = ar_collect(a), *want = malloc(sizeof(double) * dims[0] * dims[1]);
+    cr_assert(want);
+    for (int w = 0; w < 2; w++) {
+        dagger_stencil_expr_t e = sum_expr(y, a, 1, wrap[0]);
+        e.in[0].dist[0] = dist[w][0];
+        AR_OK(dagger_stencil_apply(rt, 1, &e));
+        ar_ref_sum(x, want, 2, dims, dist[w], wrap);
+        ar_expect(y, want, 0, dist[w][0] == 1 ? "3 x 3 Wrap" : "5 x 3 Wrap");
+    }
+    free(want);
+    free(x);
+    AR_DESTROY(a, y);
+    AR_OK(dagger_finalize(rt));
+}
+
 /* The 3-row 2-D window sum's own path (sum3_direct in
  * core/array/stencil_kernels.c): windows 1 x 3 (nothing read from the
  * padded buffer's row ends), 5 x 3 and 3 x 3, on 2-D arrays and on 3-D

@@ -3,6 +3,15 @@
  * Built twice under two names (DG_SERIAL_SWEEP; stencil_serial.h). */
 #include "tools/bench/stencil_serial.h"
 
+/* "vec" also gets the runtime kernel's instruction-set clones
+ * (core/base/simd.h), as its loop does. */
+#ifdef DG_SERIAL_CLONED
+#include "core/base/simd.h"
+#define DG_SERIAL_ATTR DG_SIMD_CLONES
+#else
+#define DG_SERIAL_ATTR
+#endif
+
 static double wrap_sum(const double *x, long n, long i, long j)
 {
     double acc = 0;
@@ -12,7 +21,7 @@ static double wrap_sum(const double *x, long n, long i, long j)
     return acc;
 }
 
-void DG_SERIAL_SWEEP(const double *x, double *y, long n)
+DG_SERIAL_ATTR void DG_SERIAL_SWEEP(const double *x, double *y, long n)
 {
     for (long j = 0; j < n; j++) {
         y[j * n] = wrap_sum(x, n, 0, j);
