@@ -21,7 +21,7 @@ static double wrap_sum(const double *x, long n, long i, long j)
     return acc;
 }
 
-DG_SERIAL_ATTR void DG_SERIAL_SWEEP(const double *x, double *y, long n)
+static DG_SERIAL_ATTR void sweep(const double *x, double *y, long n)
 {
     for (long j = 0; j < n; j++) {
         y[j * n] = wrap_sum(x, n, 0, j);
@@ -37,4 +37,12 @@ DG_SERIAL_ATTR void DG_SERIAL_SWEEP(const double *x, double *y, long n)
                            c[n + 1];
         }
     }
+}
+
+/* The clones stay behind a plain function: a cloned external function's
+ * own symbol is the resolver's, which not every compiler gives it (clang
+ * 14 does not). */
+void DG_SERIAL_SWEEP(const double *x, double *y, long n)
+{
+    sweep(x, y, n);
 }
