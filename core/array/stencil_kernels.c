@@ -15,8 +15,16 @@
 /* A copy of a few elements inline: the halo columns and the frame are
  * copied one or two elements a row, where a memcpy call costs more than
  * the copy. */
-static void copy_elems(char *o, const char *x, size_t n, size_t es)
+static inline __attribute__((always_inline)) void copy_elems(char *o, const char *x, size_t n,
+                                                             size_t es)
 {
+    if (es == 8 && n <= 2) { /* a column or two of doubles: fixed-size moves */
+        if (n == 2)
+            memcpy(o, x, 16);
+        else if (n)
+            memcpy(o, x, 8);
+        return;
+    }
     if (es != 8 || n > 4) {
         memcpy(o, x, n * es);
         return;
@@ -235,6 +243,8 @@ typedef struct strip_prefetch {
     uint32_t npieces, piece;                /* the piece the cursor is in */
     size_t row, rows;                       /* its next row, and its rows */
     dagger_slot_t src;
+    const char *next;                       /* 2-D piece: its next row's first byte */
+    size_t rstep, len;                      /* its row stride and row length in bytes */
     size_t step;                            /* rows per call */
 } strip_prefetch_t;
 
@@ -259,6 +269,10 @@ static int prefetch_seek(strip_prefetch_t *f)
         if (q.arg >= 0) {
             f->src = dagger_task_arg(f->t, q.arg);
             f->rows = f->src.data ? piece_rows(&f->src) : 0;
+            size_t es = dagger_dtype_size(f->src.dtype);
+            f->next = (const char *)f->src.data;
+            f->rstep = f->src.ndims > 1 ? f->src.strides[1] * es : 0;
+            f->len = f->src.dims[0] * es;
         }
     }
     return 1;
@@ -281,20 +295,28 @@ static void prefetch_init(strip_prefetch_t *f, dagger_task_t *t, const dg_st_pie
     f->step = lines ? (total + lines - 1) / lines : total;
 }
 
+/* A 2-D piece's rows are walked by pointer steps (at block 128 a strip
+ * column is 128 rows of one element, where the index arithmetic of the
+ * general case cost more than the prefetches). */
 static void prefetch_rows(strip_prefetch_t *f)
 {
     for (size_t n = 0; n < f->step && prefetch_seek(f); n++, f->row++) {
         const dagger_slot_t *s = &f->src;
-        size_t es = dagger_dtype_size(s->dtype), r = f->row, off = 0;
-        for (int k = 1; k < s->ndims && k < DAGGER_MAX_DIMS; k++) {
-            off += (r % s->dims[k]) * s->strides[k];
-            r /= s->dims[k];
+        const char *x = f->next;
+        if (s->ndims <= 2) {
+            f->next += f->rstep; /* 1-D: one row, rstep 0 */
+        } else {
+            size_t r = f->row, off = 0;
+            for (int k = 1; k < s->ndims && k < DAGGER_MAX_DIMS; k++) {
+                off += (r % s->dims[k]) * s->strides[k];
+                r /= s->dims[k];
+            }
+            x = (const char *)s->data + off * dagger_dtype_size(s->dtype);
         }
-        const char *x = (const char *)s->data + off * es;
-        size_t len = s->dims[0] * es;
-        for (size_t b = 0; b < len; b += 64)
+        for (size_t b = 64; b < f->len; b += 64)
             __builtin_prefetch(x + b);
-        __builtin_prefetch(x + len - 1);
+        __builtin_prefetch(x);
+        __builtin_prefetch(x + f->len - 1);
     }
 }
 
