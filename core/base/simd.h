@@ -3,9 +3,9 @@
  *
  * The library is built for the baseline of its target (x86-64: SSE2, two
  * doubles a vector), so that one binary runs on every machine. A loop
- * marked DG_SIMD_CLONES is compiled twice: as it is, and for
- * AVX2 (four doubles a vector); the dynamic loader calls the AVX2 one where
- * the CPU has it (GCC's target_clones, an ifunc resolved by glibc). Only
+ * marked DG_SIMD_CLONES is compiled twice: as it is, and for AVX2 (four
+ * doubles a vector); the dynamic loader calls the AVX2 one where the CPU
+ * has it (GCC's target_clones, an ifunc resolved by glibc). Only
  * AVX2 itself: no FMA, so the compiler cannot fuse a multiply and an add,
  * and each element's operations stay in their order: both clones give the
  * same bits. AVX-512 is not cloned: on the machines measured it ran these

@@ -279,9 +279,9 @@ Test(array_stencil, mixed_boundaries_2d_3d)
 }
 
 /* Window sums keep each element's order of additions (the reference's: row
- * by row, dimension 0 fastest) in every instruction set the kernel is built
- * for (core/base/simd.h): lines long enough for the vector loops, random
- * doubles, compared bit for bit. */
+ * by row, dimension 0 fastest) in the clone of the kernel the CPU gets
+ * (core/base/simd.h; AVX2 on the project's machines): lines long enough for
+ * the vector loops, random doubles, compared bit for bit. */
 Test(array_stencil, window_sums_in_order_to_the_bit)
 {
     dagger_runtime_t *rt = ar_init();

@@ -1,8 +1,8 @@
 /* bench_stencil_sweep's serial reference, compiled twice from stencil_serial.c
  * (tools/bench/CMakeLists.txt): with the project's flags ("plain"), and with
  * the flags the runtime's stencil kernel gets (DAGGER_KERNEL_VEC_OPTIONS and
- * the same AVX2 clone, core/base/simd.h: "vec"), so the sweep is compared with the same loop as the compiler gives
- * it to the runtime's own kernel. */
+ * the same AVX2 clone, core/base/simd.h: "vec"), so the sweep is compared
+ * with the same loop as the compiler gives it to the runtime's own kernel. */
 #ifndef DG_BENCH_STENCIL_SERIAL_H
 #define DG_BENCH_STENCIL_SERIAL_H
 
