@@ -67,6 +67,16 @@ static void pack_copy(const dagger_slot_t *d, const dagger_slot_t *s, const dg_s
             size_t j3 = src_index(p->dir[3], i3, ext[3]);
             const char *x = (const char *)s->data +
                             (j1 * s->strides[1] + j2 * s->strides[2] + j3 * s->strides[3]) * es;
+            if (ext[0] == 1 && es == 8) {
+                /* A column of doubles (a strip beside a 2-D block): one
+                 * move a row, whichever way the piece runs. */
+                for (size_t i1 = 0; i1 < ext[1]; i1++, o += ostep, x += xstep) {
+                    uint64_t w;
+                    memcpy(&w, x, 8);
+                    memcpy(o, &w, 8);
+                }
+                continue;
+            }
             for (size_t i1 = 0; i1 < ext[1]; i1++, o += ostep, x += xstep) {
                 if (p->dir[0] > 0)
                     copy_elems(o, x, ext[0], es);
@@ -102,8 +112,9 @@ typedef struct pads {
 
 /* The own block's frame (width 2h) into the padded buffer d: whole rows
  * within 2h of an edge along dimensions 1..3 (or when the row is that thin),
- * otherwise the 2h elements at each end of the row. */
-static void copy_ring(const dagger_slot_t *d, const dagger_slot_t *own, const uint64_t h[])
+ * otherwise the 2h elements at each end of the row, unless ends is 0 (the
+ * sweep reads those in place: sum3_f64_plane). */
+static void copy_ring(const dagger_slot_t *d, const dagger_slot_t *own, const uint64_t h[], int ends)
 {
     size_t es = dagger_dtype_size(own->dtype), ext[DAGGER_MAX_DIMS];
     for (int k = 0; k < DAGGER_MAX_DIMS; k++)
@@ -119,14 +130,26 @@ static void copy_ring(const dagger_slot_t *d, const dagger_slot_t *own, const ui
                          i3 + 2 * h[3] >= ext[3];
             char *o = (char *)d->data + (centre + i2 * d->strides[2] + i3 * d->strides[3]) * es;
             const char *x = (const char *)own->data + (i2 * own->strides[2] + i3 * own->strides[3]) * es;
-            for (size_t i1 = 0; i1 < ext[1]; i1++, o += ostep, x += xstep) {
-                if (edge23 || i1 < 2 * h[1] || i1 + 2 * h[1] >= ext[1]) {
-                    memcpy(o, x, row);
-                    continue;
+            /* Rows [0, lo) and [hi, ext[1]) whole, the ends of the others. */
+            size_t lo = edge23 ? ext[1] : 2 * h[1] < ext[1] ? 2 * h[1] : ext[1];
+            size_t hi = ext[1] > 2 * h[1] ? ext[1] - 2 * h[1] : 0;
+            if (hi < lo)
+                hi = lo;
+            size_t i1 = 0;
+            for (; i1 < lo; i1++, o += ostep, x += xstep)
+                memcpy(o, x, row);
+            if (ends)
+                for (; i1 < hi; i1++, o += ostep, x += xstep) {
+                    copy_elems(o, x, w0, es);
+                    copy_elems(o + tail, x + tail, w0, es);
                 }
-                copy_elems(o, x, w0, es);
-                copy_elems(o + tail, x + tail, w0, es);
+            else {
+                o += (ptrdiff_t)(hi - i1) * ostep;
+                x += (ptrdiff_t)(hi - i1) * xstep;
+                i1 = hi;
             }
+            for (; i1 < ext[1]; i1++, o += ostep, x += xstep)
+                memcpy(o, x, row);
         }
 }
 
@@ -188,9 +211,10 @@ static void *scratch_get(int i, size_t n)
 
 /* The padded buffer of argument a, a fused input's own block with halo h:
  * scratch memory of the block's shape plus the halo, of which only the
- * frame is written (and read). -1 when out of memory. */
+ * frame is written (and read; the ends of its inner rows only if ends).
+ * -1 when out of memory. */
 static int build_pad(dagger_task_t *t, pads_t *pads, int a, const uint64_t h[],
-                     const dg_st_piece_param_t *pc, uint32_t npieces)
+                     const dg_st_piece_param_t *pc, uint32_t npieces, int ends)
 {
     dagger_slot_t own = dagger_task_arg(t, a), *d = &pads->slot[a];
     size_t es = dagger_dtype_size(own.dtype), n = 1;
@@ -208,7 +232,7 @@ static int build_pad(dagger_task_t *t, pads_t *pads, int a, const uint64_t h[],
         pads->owned[a] = 1;
     else
         return -1;
-    copy_ring(d, &own, h);
+    copy_ring(d, &own, h, ends);
     for (uint32_t i = 0; i < npieces; i++) {
         dg_st_piece_param_t q;
         memcpy(&q, &pc[i], sizeof(q));
@@ -278,9 +302,11 @@ static int prefetch_seek(strip_prefetch_t *f)
     return 1;
 }
 
-/* Spreads the strips' rows over lines calls of prefetch_rows. */
+/* Spreads the strips' rows over calls calls of prefetch_rows (one per
+ * SUM3_CHUNK lines of sum3_f64_plane; the other sweeps call it once a line,
+ * and so ask for all of them in the block's first lines). */
 static void prefetch_init(strip_prefetch_t *f, dagger_task_t *t, const dg_st_piece_param_t *pc,
-                          uint32_t npieces, size_t lines)
+                          uint32_t npieces, size_t calls)
 {
     *f = (strip_prefetch_t){.t = t, .pc = pc, .npieces = npieces, .piece = (uint32_t)-1};
     size_t total = 0;
@@ -292,37 +318,52 @@ static void prefetch_init(strip_prefetch_t *f, dagger_task_t *t, const dg_st_pie
         dagger_slot_t src = dagger_task_arg(t, q.arg);
         total += src.data ? piece_rows(&src) : 0;
     }
-    f->step = lines ? (total + lines - 1) / lines : total;
+    f->step = calls ? (total + calls - 1) / calls : total;
 }
 
-/* A 2-D piece's rows are walked by pointer steps (at block 128 a strip
- * column is 128 rows of one element, where the index arithmetic of the
- * general case cost more than the prefetches). */
+/* A 2-D piece's rows are walked by pointer steps, a run of rows of one
+ * piece at a time (at block 128 a strip column is 128 rows of one element,
+ * where the index arithmetic of the general case cost more than the
+ * prefetches). */
 static void prefetch_rows(strip_prefetch_t *f)
 {
-    for (size_t n = 0; n < f->step && prefetch_seek(f); n++, f->row++) {
+    size_t n = f->step;
+    while (n && prefetch_seek(f)) {
         const dagger_slot_t *s = &f->src;
-        const char *x = f->next;
-        if (s->ndims <= 2) {
-            f->next += f->rstep; /* 1-D: one row, rstep 0 */
-        } else {
-            size_t r = f->row, off = 0;
-            for (int k = 1; k < s->ndims && k < DAGGER_MAX_DIMS; k++) {
-                off += (r % s->dims[k]) * s->strides[k];
-                r /= s->dims[k];
-            }
-            x = (const char *)s->data + off * dagger_dtype_size(s->dtype);
+        size_t k = f->rows - f->row < n ? f->rows - f->row : n;
+        n -= k;
+        if (s->ndims <= 2 && f->len <= 8) { /* one element a row: one line */
+            const char *x = f->next;
+            for (size_t i = 0; i < k; i++, x += f->rstep)
+                __builtin_prefetch(x);
+            f->next = x;
+            f->row += k;
+            continue;
         }
-        for (size_t b = 64; b < f->len; b += 64)
-            __builtin_prefetch(x + b);
-        __builtin_prefetch(x);
-        __builtin_prefetch(x + f->len - 1);
+        for (size_t i = 0; i < k; i++, f->row++) {
+            const char *x = f->next;
+            if (s->ndims <= 2) {
+                f->next += f->rstep; /* 1-D: one row, rstep 0 */
+            } else {
+                size_t r = f->row, off = 0;
+                for (int d = 1; d < s->ndims && d < DAGGER_MAX_DIMS; d++) {
+                    off += (r % s->dims[d]) * s->strides[d];
+                    r /= s->dims[d];
+                }
+                x = (const char *)s->data + off * dagger_dtype_size(s->dtype);
+            }
+            for (size_t b = 64; b < f->len; b += 64)
+                __builtin_prefetch(x + b);
+            __builtin_prefetch(x);
+            __builtin_prefetch(x + f->len - 1);
+        }
     }
 }
 
-/* The padded buffers of every windowed input of the sweep. */
+/* The padded buffers of every windowed input of the sweep; ends 0: without
+ * the own block's elements at the ends of its inner rows (see copy_ring). */
 static int setup_pads(dagger_task_t *t, const dg_st_sweep_hdr_t *h, const unsigned char *blob,
-                      size_t bytes, pads_t *pads)
+                      size_t bytes, pads_t *pads, int ends)
 {
     memset(pads, 0, sizeof(*pads));
     const dg_st_piece_param_t *pc = (const void *)(blob + h->pieces_off);
@@ -339,7 +380,7 @@ static int setup_pads(dagger_task_t *t, const dg_st_sweep_hdr_t *h, const unsign
             if (!h->fused)
                 pads->slot[a] = dagger_task_arg(t, a);
             else
-                rc = build_pad(t, pads, a, e.in[i].halo, pc, h->npieces);
+                rc = build_pad(t, pads, a, e.in[i].halo, pc, h->npieces, ends);
             if (rc)
                 return rc;
         }
@@ -467,6 +508,23 @@ DG_SIMD_CLONES static void sum_rows(dagger_dtype_t t, const char *const *rows, s
           })
 }
 
+/* The 3 x 3 window over doubles for n elements of each of nlines lines:
+ * line l's centre row at in + l is, its output at out + l os (strides in
+ * elements). The same sums in the same order as sum_rows' 3 x 3 case (the
+ * same bits), with the line loop inside the clone: at block 128 a sum_rows
+ * call per line cost about a sixth of the line's sums in call, dispatch and
+ * loop set-up. */
+DG_SIMD_CLONES static void sum3_f64_lines(const double *in, ptrdiff_t is, double *out, ptrdiff_t os,
+                                          size_t nlines, size_t n)
+{
+    for (size_t l = 0; l < nlines; l++, in += is, out += os) {
+        const double *restrict a = in - is, *restrict b = in, *restrict c = in + is;
+        double *restrict o = out;
+        for (ptrdiff_t i = 0; i < (ptrdiff_t)n; i++)
+            o[i] = a[i - 1] + a[i] + a[i + 1] + b[i - 1] + b[i] + b[i + 1] + c[i - 1] + c[i] + c[i + 1];
+    }
+}
+
 /* The 2-D window of 3 rows (the common case, and called per line segment):
  * the rows without the general listing. */
 static void window_sum3(const sweep_ctx_t *c, const char *centre, size_t n, double *v)
@@ -583,12 +641,65 @@ static int sum3_case(const sweep_ctx_t *c, int direct)
  * or the rest (the edge lines and the line ends, from the padded buffer). */
 enum { SWEEP_ALL, SWEEP_INNER, SWEEP_EDGES };
 
+/* Lines of sum3_f64_lines a call (the halo strips' prefetches are spread
+ * over the calls). */
+#define SUM3_CHUNK 2
+
+/* The inner lines lo1 .. hi1 - 1 of one plane (i_[2], i_[3]) of a fused
+ * 3 x 3 sum over doubles (window distance 1 along dimension 0), written
+ * straight into the output: their middles by sum3_f64_lines, in place
+ * (part != SWEEP_EDGES), and their two ends (part != SWEEP_INNER), each end
+ * reading the column beyond the block from the padded buffer and the
+ * block's own two columns in place, in sum_rows' order (the same bits).
+ * So the padded buffer needs no copy of the inner rows' ends (copy_ring's
+ * ends 0). */
+static void sum3_f64_plane(const sweep_ctx_t *c, const dagger_slot_t *o, const size_t i_[],
+                           size_t lo1, size_t hi1, size_t n, int part, strip_prefetch_t *pf)
+{
+    const win_src_t *s = &c->src[0];
+    size_t lines = hi1 - lo1;
+    ptrdiff_t ostep = (ptrdiff_t)o->strides[1], wstep = (ptrdiff_t)s->os[1];
+    double *po = (double *)o->data + lo1 * o->strides[1] + i_[2] * o->strides[2] +
+                 i_[3] * o->strides[3];
+    const double *w = (const double *)(const void *)s->own + lo1 * s->os[1] + i_[2] * s->os[2] +
+                      i_[3] * s->os[3];
+    if (part != SWEEP_EDGES)
+        for (size_t l = 0; l < lines; l += SUM3_CHUNK) {
+            size_t k = lines - l < SUM3_CHUNK ? lines - l : SUM3_CHUNK;
+            sum3_f64_lines(w + (ptrdiff_t)l * wstep + 1, wstep, po + (ptrdiff_t)l * ostep + 1, ostep, k,
+                           n - 2);
+            if (pf)
+                prefetch_rows(pf);
+        }
+    if (part == SWEEP_INNER)
+        return;
+    ptrdiff_t pstep = (ptrdiff_t)s->ps[1];
+    const double *p = (const double *)(const void *)s->pad + lo1 * s->ps[1] + i_[2] * s->ps[2] +
+                      i_[3] * s->ps[3];
+    size_t z = n - 1;
+    for (size_t l = 0; l < lines; l++, po += ostep, w += wstep, p += pstep) {
+        const double *a = w - wstep, *b = w, *e = w + wstep;
+        const double *pa = p - pstep, *pb = p, *pe = p + pstep;
+        po[0] = pa[-1] + a[0] + a[1] + pb[-1] + b[0] + b[1] + pe[-1] + e[0] + e[1];
+        po[z] = a[z - 1] + a[z] + pa[z + 1] + b[z - 1] + b[z] + pb[z + 1] + e[z - 1] + e[z] + pe[z + 1];
+    }
+}
+
+/* 1 when sum3_direct runs a fused sweep's inner lines by sum3_f64_plane
+ * (doubles in, window distance 1 along dimension 0): their ends are read
+ * in place, and the padded buffer needs no copy of them. */
+static int sum3_f64_case(const sweep_ctx_t *c)
+{
+    return c->h->fused && c->src[0].dtype == DAGGER_F64 && c->w[0].dist[0] == 1 && c->m[0] == 1;
+}
+
 /* eval_line's work for sum3_case, written straight into the output: each
  * line's rows found by arithmetic, the middle of an inner line read in
  * place and the m0 elements at either end from the padded buffer, without
  * eval_seg's per-segment set-up (at block 128 that set-up cost a quarter of
- * the sum itself: two edge segments per line). pf (SWEEP_INNER): the halo
- * strips to ask for, a few rows per line. */
+ * the sum itself: two edge segments per line); a plane's inner lines over
+ * doubles by sum3_f64_plane. pf (SWEEP_INNER): the halo strips to ask for,
+ * a few rows at a time. */
 static void sum3_direct(const sweep_ctx_t *c, const dagger_slot_t *o, const size_t ext[], int part,
                         strip_prefetch_t *pf)
 {
@@ -596,20 +707,24 @@ static void sum3_direct(const sweep_ctx_t *c, const dagger_slot_t *o, const size
     size_t n = ext[0], m0 = c->m[0], i_[DAGGER_MAX_DIMS] = {0};
     ptrdiff_t d = (ptrdiff_t)c->w[0].dist[0], es = (ptrdiff_t)s->es;
     ptrdiff_t pstep = (ptrdiff_t)s->ps[1] * es, ostep = (ptrdiff_t)s->os[1] * es;
-    /* The ends of an inner line, one element each, without a sum_rows call
-     * apiece (callgrind: 5 % of a 128 x 128 block's instructions). */
-    int f64_ends = s->dtype == DAGGER_F64 && d == 1 && m0 == 1 && n >= 2;
+    int f64 = sum3_f64_case(c);
     /* inner_line's test, its dimensions 2 and 3 hoisted out of the lines. */
     size_t lo1 = c->m[1], hi1 = ext[1] > c->m[1] ? ext[1] - c->m[1] : 0;
     for (i_[3] = 0; i_[3] < ext[3]; i_[3]++)
         for (i_[2] = 0; i_[2] < ext[2]; i_[2]++) {
             i_[1] = lo1;
             int inner23 = lo1 < hi1 && inner_line(c, i_, ext) && n > 2 * m0;
+            if (inner23 && f64)
+                sum3_f64_plane(c, o, i_, lo1, hi1, n, part, pf);
             for (i_[1] = 0; i_[1] < ext[1]; i_[1]++) {
+                int inner = inner23 && i_[1] >= lo1 && i_[1] < hi1;
+                if (inner && f64) {
+                    i_[1] = hi1 - 1; /* done by sum3_f64_plane */
+                    continue;
+                }
                 double *po = (double *)(void *)((char *)o->data +
                                                 (i_[1] * o->strides[1] + i_[2] * o->strides[2] +
                                                  i_[3] * o->strides[3]) * sizeof(double));
-                int inner = inner23 && i_[1] >= lo1 && i_[1] < hi1;
                 if (inner && part != SWEEP_EDGES) {
                     const char *q = s->own + (m0 * s->os[0] + i_[1] * s->os[1] +
                                               i_[2] * s->os[2] + i_[3] * s->os[3]) * s->es;
@@ -627,17 +742,6 @@ static void sum3_direct(const sweep_ctx_t *c, const dagger_slot_t *o, const size
                     continue;
                 }
                 ptrdiff_t back = (ptrdiff_t)(n - m0) * es;
-                if (f64_ends) {
-                    /* The 3 x 3 window over doubles at the line's two ends,
-                     * summed in sum_rows' order (the same bits). */
-                    const double *a = (const double *)(const void *)pr[0];
-                    const double *b = (const double *)(const void *)pr[1];
-                    const double *e = (const double *)(const void *)pr[2];
-                    po[0] = a[-1] + a[0] + a[1] + b[-1] + b[0] + b[1] + e[-1] + e[0] + e[1];
-                    a += n - 1, b += n - 1, e += n - 1;
-                    po[n - 1] = a[-1] + a[0] + a[1] + b[-1] + b[0] + b[1] + e[-1] + e[0] + e[1];
-                    continue;
-                }
                 sum_rows(s->dtype, pr, 3, d, m0, po);
                 const char *pe[3] = {pr[0] + back, pr[1] + back, pr[2] + back};
                 sum_rows(s->dtype, pe, 3, d, m0, po + n - m0);
@@ -696,10 +800,12 @@ static void setup_inputs(dagger_task_t *t, sweep_ctx_t *c, const pads_t *pads)
 
 /* Runs one expression over the block, or the part of it part names (a
  * split runs only for sum3_case: otherwise SWEEP_INNER returns 1 having done
- * nothing). A double output set by the expression alone is written
- * directly, without the line buffer. */
+ * nothing; own_ends, when not NULL, is set to 1 when the inner lines' ends
+ * are read in place, sum3_f64_case). A double output set by the expression
+ * alone is written directly, without the line buffer. */
 static int run_expr(dagger_task_t *t, const dg_st_sweep_hdr_t *h, const dg_st_expr_param_t *e,
-                    const unsigned char *blob, const pads_t *pads, int part, strip_prefetch_t *pf)
+                    const unsigned char *blob, const pads_t *pads, int part, strip_prefetch_t *pf,
+                    int *own_ends)
 {
     sweep_ctx_t c = {.h = h, .e = e, .args = e->args_len ? blob + e->args_off : NULL};
     if (e->kernel > DG_ST_SUM &&
@@ -711,20 +817,19 @@ static int run_expr(dagger_task_t *t, const dg_st_sweep_hdr_t *h, const dg_st_ex
         ext[k] = k < o.ndims ? o.dims[k] : 1;
     int direct = o.dtype == DAGGER_F64 && e->assign == DAGGER_OP_SET && !e->lhs_op &&
                  o.strides[0] == 1;
+    setup_inputs(t, &c, pads);
+    if (sum3_case(&c, direct)) {
+        if (own_ends)
+            *own_ends = sum3_f64_case(&c);
+        sum3_direct(&c, &o, ext, part, pf);
+        return DAGGER_OK;
+    }
+    if (part == SWEEP_INNER)
+        return 1;
     c.v = dg_malloc(2 * ext[0] * sizeof(double));
     if (!c.v)
         return dagger_task_fail(t, "out of memory for a line of %zu values", ext[0]);
     c.l = c.v + ext[0];
-    setup_inputs(t, &c, pads);
-    if (sum3_case(&c, direct)) {
-        sum3_direct(&c, &o, ext, part, pf);
-        free(c.v);
-        return DAGGER_OK;
-    }
-    if (part == SWEEP_INNER) {
-        free(c.v);
-        return 1;
-    }
     size_t i_[DAGGER_MAX_DIMS] = {0};
     for (i_[3] = 0; i_[3] < ext[3]; i_[3]++)
         for (i_[2] = 0; i_[2] < ext[2]; i_[2]++)
@@ -772,7 +877,7 @@ int dg_arr_sweep_impl(dagger_task_t *t)
     const dg_st_piece_param_t *pc = (const void *)(blob + h.pieces_off);
     pads_t pads;
     memset(&pads, 0, sizeof(pads));
-    int rc = DAGGER_OK, part = SWEEP_ALL;
+    int rc = DAGGER_OK, part = SWEEP_ALL, own_ends = 0;
     if (h.fused && h.nexpr == 1) {
         /* One expression, fused: its block's interior first, asking for the
          * halo strips meanwhile; then the frame, from memory now in cache. */
@@ -780,14 +885,17 @@ int dg_arr_sweep_impl(dagger_task_t *t)
         memcpy(&e, blob + sizeof(h), sizeof(e));
         dagger_slot_t o = dagger_task_arg(t, (int)e.out_arg);
         strip_prefetch_t pf;
-        prefetch_init(&pf, t, pc, h.npieces, o.ndims > 1 ? o.dims[1] : 1);
-        rc = run_expr(t, &h, &e, blob, &pads, SWEEP_INNER, &pf);
+        size_t lines = o.ndims > 1 ? o.dims[1] : 1;
+        prefetch_init(&pf, t, pc, h.npieces, (lines + SUM3_CHUNK - 1) / SUM3_CHUNK);
+        rc = run_expr(t, &h, &e, blob, &pads, SWEEP_INNER, &pf, &own_ends);
         if (rc == DAGGER_OK)
             part = SWEEP_EDGES;
         else if (rc != 1)
             return rc;
     }
-    rc = setup_pads(t, &h, blob, bytes, &pads);
+    /* The inner rows' ends go into the padded buffer unless the edges'
+     * pass reads them in place. */
+    rc = setup_pads(t, &h, blob, bytes, &pads, !(part == SWEEP_EDGES && own_ends));
     if (rc) {
         free_pads(&pads);
         return rc == -1 ? dagger_task_fail(t, "out of memory for a block's padded frame")
@@ -796,7 +904,7 @@ int dg_arr_sweep_impl(dagger_task_t *t)
     for (uint32_t x = 0; x < h.nexpr && rc == DAGGER_OK; x++) {
         dg_st_expr_param_t e;
         memcpy(&e, blob + sizeof(h) + x * sizeof(e), sizeof(e));
-        rc = run_expr(t, &h, &e, blob, &pads, part, NULL);
+        rc = run_expr(t, &h, &e, blob, &pads, part, NULL, NULL);
     }
     free_pads(&pads);
     return rc;
