@@ -175,6 +175,76 @@ static int by_ns(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* One region of a rank: its begin, its region-end wait, its tasks there. */
+typedef struct sub_region {
+    int64_t begin, wait0, wait1;
+    uint64_t tasks, ended;
+} sub_region_t;
+
+static int by_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+void tr_submit_share(const tr_trace_t *tr, int rank, tr_submit_share_t *o)
+{
+    memset(o, 0, sizeof(*o));
+    if (rank < 0 || rank >= tr->nranks)
+        return;
+    const tr_rank_t *rk = &tr->ranks[rank];
+    tr_vec_t regs;
+    tr_map_t at;
+    tr_vec_init(&regs, sizeof(sub_region_t));
+    tr_map_init(&at);
+    for (size_t i = 0; i < rk->phases.n; i++) {
+        const tr_span_t *s = TR_AT(&rk->phases, tr_span_t, i);
+        if (s->kind != DG_TRP_REGION_BEGIN && s->kind != DG_TRP_REGION_WAIT)
+            continue;
+        uint32_t k;
+        if (!tr_map_get(&at, s->a, &k)) {
+            k = (uint32_t)regs.n;
+            *(sub_region_t *)tr_vec_push(&regs) =
+                (sub_region_t){.begin = TR_NONE, .wait0 = TR_NONE, .wait1 = TR_NONE};
+            tr_map_put(&at, s->a, k);
+        }
+        sub_region_t *g = TR_AT(&regs, sub_region_t, k);
+        if (s->kind == DG_TRP_REGION_BEGIN) {
+            g->begin = s->t0;
+        } else {
+            g->wait0 = s->t0;
+            g->wait1 = s->t1;
+        }
+    }
+    for (uint64_t i = 1; i < tr->ntasks; i++) {
+        const tr_task_t *t = &tr->tasks[i];
+        uint32_t k;
+        if (!t->ran || t->rank != rank || !tr_map_get(&at, t->region, &k))
+            continue;
+        sub_region_t *g = TR_AT(&regs, sub_region_t, k);
+        g->tasks++;
+        g->ended += g->wait0 != TR_NONE && t->t1 <= g->wait0;
+    }
+    double *share = tr_alloc((regs.n + 1) * sizeof(double));
+    for (size_t k = 0; k < regs.n; k++) {
+        const sub_region_t *g = TR_AT(&regs, sub_region_t, k);
+        if (!g->tasks || g->begin == TR_NONE || g->wait0 == TR_NONE || g->wait0 < g->begin ||
+            g->wait1 <= g->begin)
+            continue;
+        share[o->nregions++] = (double)(g->wait0 - g->begin) / (double)(g->wait1 - g->begin);
+        o->tasks += g->tasks;
+        o->ended += g->ended;
+    }
+    if (o->nregions) {
+        size_t n = (size_t)o->nregions;
+        qsort(share, n, sizeof(double), by_double);
+        o->share = n % 2 ? share[n / 2] : 0.5 * (share[n / 2 - 1] + share[n / 2]);
+    }
+    free(share);
+    tr_map_free(&at);
+    tr_vec_free(&regs);
+}
+
 void tr_codelet_times(const tr_trace_t *tr, tr_cl_times_t *out)
 {
     size_t n = tr->codelets.n + 1;

@@ -48,6 +48,23 @@ typedef struct tr_occupancy {
 
 void tr_occupancy(const tr_trace_t *tr, int rank, tr_occupancy_t *o);
 
+/* A rank's regions against their submission: the time from a region's
+ * begin to the start of its region-end wait (the submitting thread
+ * submitting its tasks) over the time from its begin to the wait's end.
+ * Only regions with a begin, a wait and at least one task the rank ran
+ * count. nregions: those; share: the median of their ratios (of an even
+ * count, the mean of the middle two); tasks: the tasks of those regions the
+ * rank ran; ended: those of them that ended before their region's wait
+ * began, while tasks were still being submitted. Most of a region spent
+ * submitting, with most tasks done by then, says the submitting thread set
+ * the pace. */
+typedef struct tr_submit_share {
+    uint64_t nregions, tasks, ended;
+    double share;
+} tr_submit_share_t;
+
+void tr_submit_share(const tr_trace_t *tr, int rank, tr_submit_share_t *o);
+
 /* The run times of a codelet's tasks that ran (ns): their sum, the median
  * (of an even count, the mean of the middle two), the 90th percentile (the
  * smallest time that at least 90 % of the runs do not exceed) and the

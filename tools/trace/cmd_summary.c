@@ -203,6 +203,32 @@ static void print_occupancy(const tr_trace_t *tr, FILE *out)
     }
 }
 
+/* Each rank's regions against their submission (tr_submit_share). */
+static void print_submission(const tr_trace_t *tr, FILE *out)
+{
+    fprintf(out, "Regions against their submission (per region with tasks on the rank: the time "
+                 "from its begin to its region-end wait, in which the submitting thread submits "
+                 "and the program's own code in the region runs, over the time to the wait's "
+                 "end):\n");
+    for (int r = 0; r < tr->nranks; r++) {
+        tr_submit_share_t s;
+        tr_submit_share(tr, r, &s);
+        if (!s.nregions) {
+            fprintf(out, "  rank %d: no region with its begin, its wait and tasks run here\n", r);
+            continue;
+        }
+        double done = s.tasks ? (double)s.ended / (double)s.tasks : 0;
+        fprintf(out, "  rank %d: %llu regions, before the region-end wait a median %.1f%% of a "
+                "region's time; %llu of its %llu tasks (%.1f%%) ended before that wait began",
+                r, (unsigned long long)s.nregions, 100 * s.share, (unsigned long long)s.ended,
+                (unsigned long long)s.tasks, 100 * done);
+        if (s.share >= 0.5 && done >= 0.5)
+            fprintf(out, ": the submitting thread set the pace (its planning, its CPU time, or "
+                         "the program's own code between submissions)");
+        fputc('\n', out);
+    }
+}
+
 static void print_transfers(const tr_trace_t *tr, FILE *out)
 {
     int n = tr->nranks;
@@ -449,6 +475,7 @@ int tr_cmd_summary(const tr_trace_t *tr, FILE *out)
     print_codelets(tr, out);
     print_processors(tr, out);
     print_occupancy(tr, out);
+    print_submission(tr, out);
     print_transfers(tr, out);
     print_memory(tr, out);
     print_messages(tr, out);

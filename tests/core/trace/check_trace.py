@@ -155,6 +155,24 @@ def check_summary(trace, exp):
                   and abs(both - wall) <= 0.02 * wall)
         check(ok, "rank %d: tasks running at once while submitting and waiting, the two times "
               "summing to the wall time %s (summary: %s)" % (r, wall, m and m.group(0)))
+    # Regions against their submission: per rank, its regions with tasks,
+    # the median share spent submitting, and how many of their tasks ended
+    # while tasks were still being submitted (at most those it ran).
+    subs = 0
+    for r in range(NRANKS):
+        m = re.search(r"^  rank %d: (\d+) regions, before the region-end wait a median ([\d.]+)%% "
+                      r"of a region's time; (\d+) of its (\d+) tasks \(([\d.]+)%%\) ended before "
+                      r"that wait began" % r, text, re.M)
+        none = re.search(r"^  rank %d: no region with its begin, its wait and tasks run here$" % r,
+                         text, re.M)
+        ok = (m is not None) != (none is not None)
+        if m:
+            n, share, ended, ran = int(m.group(1)), float(m.group(2)), int(m.group(3)), int(m.group(4))
+            ok = ok and n >= 1 and 0 <= share <= 100 and ended <= ran <= exp[0]["tasks"]
+            subs += 1
+        check(ok, "rank %d: regions against their submission (summary: %s)"
+              % (r, (m or none) and (m or none).group(0)))
+    check(subs >= 1, "some rank's regions against their submission")
     # Messages: every rank's memory-space actor handled its allocations, and
     # every transfer is one dagger.mem.rewrap message from the sending rank's
     # memory-space actor to the receiving rank's.

@@ -1,7 +1,8 @@
 /* Derived measures on hand-made trace models (no files, no runtime):
  * tr_occupancy, the tasks a rank ran at once while its submitting thread
- * submitted and while it waited at region ends; tr_codelet_times, the
- * spread of each codelet's run times. */
+ * submitted and while it waited at region ends; tr_submit_share, a rank's
+ * regions against their submission; tr_codelet_times, the spread of each
+ * codelet's run times. */
 #include <criterion/criterion.h>
 #include <stdlib.h>
 
@@ -70,6 +71,66 @@ Test(analysis, occupancy_counts_only_the_rank_and_the_traced_time)
     cr_assert_float_eq(o.ns[1], 0, 1e-9, "rank 1 never waited");
     tr_occupancy(&tr, 2, &o);
     cr_assert_float_eq(o.ns[0] + o.ns[1], 0, 1e-9, "no such rank");
+}
+
+/* Rank 0's tasks in two regions: region 1 begins at 0 and waits from 60
+ * to 100 (tasks 0-30, 10-50, 60-100 and 70-80, of which two end by 60),
+ * region 2 begins at 100 and waits from 110 to 200 (task 150-160, after its
+ * wait began); region 3 has a begin and a wait and no task on rank 0. */
+static void regions(void)
+{
+    for (int i = 1; i <= 4; i++)
+        tasks[i].region = 1;
+    tasks[6].region = 2;
+    tasks[5].region = 3; /* rank 1's */
+    TR_AT(&ranks[0].phases, tr_span_t, 0)->a = 1; /* the model's wait, 60-100 */
+    const tr_span_t more[] = {{.t0 = 0, .t1 = 1, .kind = DG_TRP_REGION_BEGIN, .a = 1},
+                              {.t0 = 100, .t1 = 101, .kind = DG_TRP_REGION_BEGIN, .a = 2},
+                              {.t0 = 110, .t1 = 200, .kind = DG_TRP_REGION_WAIT, .a = 2},
+                              {.t0 = 200, .t1 = 201, .kind = DG_TRP_REGION_BEGIN, .a = 3},
+                              {.t0 = 202, .t1 = 210, .kind = DG_TRP_REGION_WAIT, .a = 3}};
+    for (size_t i = 0; i < sizeof(more) / sizeof(more[0]); i++)
+        *(tr_span_t *)tr_vec_push(&ranks[0].phases) = more[i];
+}
+
+Test(analysis, submit_share_per_region)
+{
+    regions();
+    tr_submit_share_t s;
+    tr_submit_share(&tr, 0, &s);
+    cr_assert_eq(s.nregions, 2, "region 3 ran no task here: %llu", (unsigned long long)s.nregions);
+    cr_assert_eq(s.tasks, 5);
+    cr_assert_eq(s.ended, 2, "0-30 and 10-50 ended before region 1's wait at 60");
+    cr_assert_float_eq(s.share, 0.35, 1e-9, "the median of 60/100 and 10/100: %g", s.share);
+    /* A third region of share 0.9 (begin 300, wait 390-400, one task that
+     * ends at 350): the median is then the middle one. */
+    *(tr_span_t *)tr_vec_push(&ranks[0].phases) =
+        (tr_span_t){.t0 = 300, .t1 = 301, .kind = DG_TRP_REGION_BEGIN, .a = 4};
+    *(tr_span_t *)tr_vec_push(&ranks[0].phases) =
+        (tr_span_t){.t0 = 390, .t1 = 400, .kind = DG_TRP_REGION_WAIT, .a = 4};
+    static tr_task_t more[9];
+    memcpy(more, tasks, sizeof(tasks));
+    more[7] = (tr_task_t){.id = 7, .rank = 0, .region = 4, .t0 = 340, .t1 = 350, .ran = 1};
+    tr.tasks = more;
+    tr.ntasks = 8;
+    tr_submit_share(&tr, 0, &s);
+    cr_assert_eq(s.nregions, 3);
+    cr_assert_eq(s.ended, 3);
+    cr_assert_float_eq(s.share, 0.6, 1e-9, "0.1, 0.6, 0.9: %g", s.share);
+    tr.tasks = tasks;
+    tr.ntasks = 7;
+}
+
+/* A rank without region phases, or no such rank: nothing counts. */
+Test(analysis, submit_share_without_regions)
+{
+    regions();
+    tr_submit_share_t s;
+    tr_submit_share(&tr, 1, &s);
+    cr_assert_eq(s.nregions, 0, "rank 1 has no begin or wait");
+    cr_assert_eq(s.tasks, 0);
+    tr_submit_share(&tr, 5, &s);
+    cr_assert_eq(s.nregions + s.tasks + s.ended, 0);
 }
 
 /* Codelet 7 (named, legend index 0) ran tasks 1-4 and 6: 30, 40, 40, 10
