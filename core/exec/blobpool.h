@@ -12,7 +12,16 @@
  * problem. A pool hands out blocks of one size (the executor keeps one of
  * DG_BLOB_BYTES and one of DG_BLOB_BIG_BYTES, for a stencil sweep's 2-3 KiB
  * argument blocks; larger requests use malloc). A pool with a cap keeps at
- * most that many spare blocks and frees the rest as they come back. */
+ * most that many spare blocks and frees the rest as they come back.
+ *
+ * A pool allocates only when it has no spare block, so it never holds more
+ * blocks than were in use at once; the cap only bounds what it keeps after
+ * such a peak. It must not be below what a repeated region has in flight:
+ * with 512, a stencil sweep of 1024 blocks (each task's arguments 2-3 KiB)
+ * freed half its blocks at the end of every region and allocated them again
+ * in the next, and glibc gave the pages back in between, so the submitting
+ * thread took ~170 page faults a sweep and twice the time to submit it
+ * (docs/benchmarks.md, "The argument blocks of a 1024-task sweep"). */
 #ifndef DG_EXEC_BLOBPOOL_H
 #define DG_EXEC_BLOBPOOL_H
 
@@ -23,7 +32,7 @@
 
 #define DG_BLOB_BYTES 1024
 #define DG_BLOB_BIG_BYTES 8192
-#define DG_BLOB_BIG_KEEP 512      /* spare big blocks kept (4 MiB) */
+#define DG_BLOB_BIG_KEEP 8192     /* spare big blocks kept at most (64 MiB) */
 #define DG_BLOB_PREFETCH 640 /* bytes of the next block fetched ahead (five arguments) */
 
 typedef struct dg_blob {
