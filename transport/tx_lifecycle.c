@@ -318,6 +318,7 @@ dagger_status_t dg_tx_create(const dg_tx_params_t *prm, dg_tx_t **out)
      * fence here: fences are unreliable with Open MPI 4.1's server when
      * processes come and go (bootstrap_exchange.c). They read within
      * milliseconds; a second is ample. */
+    int said = 0;
     if (st != DAGGER_OK && exchanged) {
         /* A lost peer is said now, as the liveness thread says one: the
          * launcher may end this rank during the linger (Slurm's PMIx
@@ -325,8 +326,10 @@ dagger_status_t dg_tx_create(const dg_tx_params_t *prm, dg_tx_t **out)
          * before the error could be returned and printed (seen in CI's
          * kill_rank_srun: the ranks whose connection to the dead rank
          * failed were killed silent). The caller prints it again. */
-        if (st == DAGGER_ERR_PEER_LOST)
+        if (st == DAGGER_ERR_PEER_LOST) {
             dg_log(DG_LOG_ERROR, "%s", dagger_error_detail());
+            said = 1;
+        }
         nanosleep(&(struct timespec){.tv_sec = DG_TX_FAIL_LINGER_S, .tv_nsec = 0}, NULL);
     }
     if (st == DAGGER_OK)
@@ -335,17 +338,26 @@ dagger_status_t dg_tx_create(const dg_tx_params_t *prm, dg_tx_t **out)
         st = dg_tx_handshake(tx);
     if (st == DAGGER_OK)
         dg_boot_retract(prm->boot); /* everyone has read our record */
+    if (st != DAGGER_OK) {
+        /* A failure here is said before the teardown, and the start-up
+         * guard stays until after it: closing the endpoints flushes them
+         * for up to a second, and under mpirun the launcher's SIGTERM
+         * (another rank has already exited) came in that second, after
+         * the guard had stopped, and ended this rank silent (CI's
+         * kill_rank_mpirun, about one run in twelve: the rank whose
+         * handshake with the dead rank failed said nothing). */
+        char why[1024];
+        snprintf(why, sizeof(why), "%s", dagger_error_detail());
+        if (st == DAGGER_ERR_PEER_LOST && !said)
+            dg_log(DG_LOG_ERROR, "%s", why);
+        teardown(tx);
+        dg_boot_end_start_up(prm->boot);
+        return dg_error(st, "%s", why);
+    }
     /* The start-up guard hands over to the liveness thread (whose records
      * are now checked by the handshake), SIGTERM included. */
     dg_boot_end_start_up(prm->boot);
-    if (st == DAGGER_OK)
-        dg_tx_liveness_arm_sigterm(tx);
-    if (st != DAGGER_OK) {
-        char why[1024];
-        snprintf(why, sizeof(why), "%s", dagger_error_detail());
-        teardown(tx);
-        return dg_error(st, "%s", why);
-    }
+    dg_tx_liveness_arm_sigterm(tx);
     *out = tx;
     return DAGGER_OK;
 }
