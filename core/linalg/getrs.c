@@ -193,12 +193,12 @@ dagger_status_t dagger_linalg_gesv(dagger_region_t *r, dagger_array_t *A, int64_
 {
     const char *fn = "dagger_linalg_gesv";
     dg_la_mat_t a, b;
-    /* B is checked before A is factorised: a bad B must leave A untouched. */
+    /* getrs's checks before A is factorised: a call that getrs would refuse
+     * (a bad B, B = A, a non-square A) leaves A untouched. */
     dagger_status_t st = dg_la_no_region(r, fn, "dagger_linalg_getrf_array then "
                                          "dagger_linalg_getrs_array");
-    if (!st && !(st = dg_la_mat(A, 2, fn, "A", &a)) && !(st = dg_la_mat(B, 2, fn, "B", &b)) &&
-        !(st = dg_la_same_kind(&a, &b, fn, "A", "B")))
-        st = dg_la_check_dim(b.m, a.m, fn, "the rows of B", "the rows of A");
+    if (!st)
+        st = check_ab(A, B, fn, &a, &b);
     if (!st)
         st = dagger_linalg_getrf(NULL, A, ipiv);
     return st ? st : dagger_linalg_getrs(NULL, A, ipiv, B);

@@ -67,11 +67,15 @@ dagger_status_t dagger_linalg_qr_apply(dagger_region_t *r, dagger_la_trans_t tra
     dg_la_mat_t a, t, c;
     dagger_status_t st;
     if ((st = dg_la_mat(A, 2, fn, "A", &a)) || (st = dg_la_mat(T, 2, fn, "T", &t)) ||
-        (st = dg_la_mat(C, 2, fn, "C", &c)) || (st = dg_la_check_flag(trans, 1, fn, "trans")) ||
-        (st = dg_la_check_t(&a, &t, fn)) || (st = dg_la_same_kind(&a, &c, fn, "A", "C")) ||
+        (st = dg_la_mat(C, 2, fn, "C", &c)) || (st = dg_la_check_flag(trans, 1, fn, "trans")))
+        return st;
+    DG_CHECK_ARG(t.a != a.a, "%s: T must not be A (create it with dagger_linalg_qr_t_create(A, &T))",
+                 fn);
+    DG_CHECK_ARG(c.a != a.a, "%s: C must not be A (give C its own array)", fn);
+    DG_CHECK_ARG(c.a != t.a, "%s: C must not be T (give C its own array)", fn);
+    if ((st = dg_la_check_t(&a, &t, fn)) || (st = dg_la_same_kind(&a, &c, fn, "A", "C")) ||
         (st = dg_la_check_dim(c.m, a.m, fn, "the rows of C", "the rows of A")))
         return st;
-    DG_CHECK_ARG(c.a != a.a, "%s: C must not be A (give C its own array)", fn);
     dg_la_work_t wa, wc;
     if ((st = dg_la_work_init(&wa, a.a, a.nb, a.nb, 1, 0, r, fn, "A needs square tiles")))
         return st;

@@ -119,7 +119,7 @@ DAGGER_API
 dagger_status_t dagger_linalg_potrf(dagger_region_t *r, dagger_la_uplo_t uplo, dagger_array_t *A);
 
 /* Solves A X = B with A factored by dagger_linalg_potrf (the same uplo); X
- * overwrites B (N x NRHS; its row block is the tile side). */
+ * overwrites B (N x NRHS; its row block is the tile side). B may not be A. */
 DAGGER_API
 dagger_status_t dagger_linalg_potrs(dagger_region_t *r, dagger_la_uplo_t uplo, dagger_array_t *A,
                                     dagger_array_t *B);
@@ -188,13 +188,13 @@ dagger_status_t dagger_linalg_qr_t_create(const dagger_array_t *A, dagger_array_
 
 /* A = Q R by tiled Householder QR (LAPACK geqrt, tpqrt, gemqrt, tpmqrt): R
  * in place on and above the diagonal, the reflectors below it and in T
- * (from dagger_linalg_qr_t_create(A)). A is M x N. */
+ * (from dagger_linalg_qr_t_create(A); not A itself). A is M x N. */
 DAGGER_API
 dagger_status_t dagger_linalg_geqrf(dagger_region_t *r, dagger_array_t *A, dagger_array_t *T);
 
 /* C = op(Q) C with Q from dagger_linalg_geqrf(A, T): Q^T with TRANS, Q with
  * NOTRANS. C is M x NRHS with row blocks equal to A's column block (a
- * re-blocked copy otherwise, with r = NULL). */
+ * re-blocked copy otherwise, with r = NULL); C may not be A or T. */
 DAGGER_API
 dagger_status_t dagger_linalg_qr_apply(dagger_region_t *r, dagger_la_trans_t trans,
                                        dagger_array_t *A, dagger_array_t *T, dagger_array_t *C);

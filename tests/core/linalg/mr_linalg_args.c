@@ -44,3 +44,53 @@ Test(linalg_args, mismatches)
         AR_OK(dagger_array_destroy(all[i]));
     AR_OK(dagger_finalize(rt));
 }
+
+/* One array passed twice where one of the two is written: every routine
+ * refuses it, naming the pair, on every rank. */
+Test(linalg_args, aliases)
+{
+    dagger_runtime_t *rt = ar_init();
+    dagger_array_t *S = la_spd(rt, DAGGER_F64, 40, 10, 10);
+    dagger_array_t *B = la_rand(rt, DAGGER_F64, 40, 40, 10, 10, 2);
+    dagger_array_t *C = la_rand(rt, DAGGER_F64, 40, 40, 10, 10, 3);
+    dagger_array_t *x = la_vec(rt, DAGGER_F64, 40, 10, 4);
+    dagger_array_t *T;
+    AR_OK(dagger_linalg_qr_t_create(B, &T));
+    int64_t ipiv[40];
+    AR_FAILS(dagger_linalg_gemm(NULL, 0, 0, 1, B, C, 0, B), DAGGER_ERR_INVALID_ARG,
+             "C must not be A or B");
+    AR_FAILS(dagger_linalg_gemv(NULL, 0, 1, B, x, 0, x), DAGGER_ERR_INVALID_ARG,
+             "y must not be x");
+    AR_FAILS(dagger_linalg_syrk(NULL, 0, 0, 1, C, 0, C), DAGGER_ERR_INVALID_ARG,
+             "C must not be A");
+    AR_FAILS(dagger_linalg_trsm(NULL, 0, 0, 0, 0, 1, S, S), DAGGER_ERR_INVALID_ARG,
+             "B must not be A");
+    AR_FAILS(dagger_linalg_potrs(NULL, DAGGER_LA_LOWER, S, S), DAGGER_ERR_INVALID_ARG,
+             "B must not be A");
+    AR_FAILS(dagger_linalg_getrs(NULL, S, ipiv, S), DAGGER_ERR_INVALID_ARG, "B must not be A");
+    /* gesv refuses before it factorises: A is left as it was. */
+    double before[40 * 40], after[40 * 40];
+    AR_OK(dagger_array_collect(S, before));
+    AR_FAILS(dagger_linalg_gesv(NULL, S, ipiv, S), DAGGER_ERR_INVALID_ARG, "B must not be A");
+    dagger_array_t *W = la_rand(rt, DAGGER_F64, 40, 30, 10, 10, 5);
+    dagger_array_t *Wb = la_rand(rt, DAGGER_F64, 40, 2, 10, 10, 6);
+    double wbefore[40 * 30], wafter[40 * 30];
+    AR_OK(dagger_array_collect(W, wbefore));
+    AR_FAILS(dagger_linalg_gesv(NULL, W, ipiv, Wb), DAGGER_ERR_INVALID_ARG,
+             "A is 40 x 30; it must be square");
+    AR_OK(dagger_array_collect(S, after));
+    AR_OK(dagger_array_collect(W, wafter));
+    cr_assert(!memcmp(before, after, sizeof(before)), "gesv changed A before refusing B");
+    cr_assert(!memcmp(wbefore, wafter, sizeof(wbefore)), "gesv factorised a non-square A");
+    AR_FAILS(dagger_linalg_geqrf(NULL, B, B), DAGGER_ERR_INVALID_ARG, "T must not be A");
+    AR_FAILS(dagger_linalg_qr_apply(NULL, 1, B, B, C), DAGGER_ERR_INVALID_ARG,
+             "T must not be A");
+    AR_FAILS(dagger_linalg_qr_apply(NULL, 1, B, T, B), DAGGER_ERR_INVALID_ARG,
+             "C must not be A");
+    AR_FAILS(dagger_linalg_qr_apply(NULL, 1, B, T, T), DAGGER_ERR_INVALID_ARG,
+             "C must not be T");
+    dagger_array_t *all[] = {S, B, C, x, T, W, Wb};
+    for (int i = 0; i < 7; i++)
+        AR_OK(dagger_array_destroy(all[i]));
+    AR_OK(dagger_finalize(rt));
+}
