@@ -105,8 +105,13 @@ dagger_status_t dg_arr_create(dagger_runtime_t *rt, const dagger_array_desc_t *d
         st = dg_error(DAGGER_ERR_NO_MEMORY, "%s: out of memory for %zu blocks", fn, a->nblocks);
     if (st == DAGGER_OK)
         st = dg_arr_owners(a, desc->dist, a->owners, fn);
-    if (st == DAGGER_OK)
-        st = make_chunks(a, &made);
+    if (st == DAGGER_OK && (st = make_chunks(a, &made)) != DAGGER_OK) {
+        /* Under the caller's name (dagger_chunk_create's detail copied
+         * first: dg_error writes its buffer). */
+        char why[512];
+        snprintf(why, sizeof(why), "%s", dagger_error_detail());
+        st = dg_error(st, "%s: cannot create the array's blocks: %s", fn, why);
+    }
     if (st == DAGGER_OK && dg_arr_live_add(a))
         st = dg_error(DAGGER_ERR_NO_MEMORY, "%s: out of memory", fn);
     if (st != DAGGER_OK) {

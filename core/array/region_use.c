@@ -1,5 +1,7 @@
 /* Array operations submit into the caller's region, or open and end one of
  * their own: the same code serves both. */
+#include <stdio.h>
+
 #include "core/array/array_internal.h"
 #include "core/base/status_internal.h"
 #include "core/runtime/region_query.h"
@@ -13,6 +15,13 @@ dagger_status_t dg_arr_open(dagger_runtime_t *rt, dagger_region_t *user, dg_arr_
     if (!user) {
         dagger_status_t st = dagger_region_begin(rt, NULL, &s->r);
         s->own = st == DAGGER_OK;
+        if (st == DAGGER_ERR_STATE) {
+            /* Under the caller's name: the user did not call region_begin.
+             * The detail is copied first (dg_error writes its buffer). */
+            char why[512];
+            snprintf(why, sizeof(why), "%s", dagger_error_detail());
+            return dg_error(st, "%s: opens a region of its own, and cannot: %s", fn, why);
+        }
         return st;
     }
     /* The region must belong to the arrays' runtime, so chunks of one

@@ -2,6 +2,7 @@
  * array has (square tiles, whole block columns) works on a re-blocked copy.
  * Arrays cannot be created inside a region, so a copy is only possible when
  * the routine runs in a region of its own. */
+#include <stdio.h>
 #include <string.h>
 
 #include "core/linalg/linalg_internal.h"
@@ -33,8 +34,11 @@ dagger_status_t dg_la_work_init(dg_la_work_t *w, dagger_array_t *a, size_t b0, s
     dagger_array_desc_t d = {.dtype = a->dtype, .ndims = a->ndims, .dims = {a->dims[0], a->dims[1]},
                              .block = {b0, b1}, .dist = vec ? NULL : &cyc};
     dagger_status_t st = dagger_array_zeros(a->rt, &d, &w->work);
-    if (st != DAGGER_OK)
-        return st;
+    if (st != DAGGER_OK) {
+        char detail[512]; /* copied first: dg_error writes its buffer */
+        snprintf(detail, sizeof(detail), "%s", dagger_error_detail());
+        return dg_error(st, "%s: its re-blocked copy of the array: %s", fn, detail);
+    }
     w->copy_in = copy_in;
     w->copy_out = copy_out;
     return DAGGER_OK;

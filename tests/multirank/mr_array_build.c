@@ -492,8 +492,21 @@ Test(array_build, bad_input)
     /* Not inside a region. */
     dagger_region_t *r;
     AR_OK(dagger_region_begin(rt, NULL, &r));
-    AR_FAILS(dagger_array_zeros(rt, &d, &a), DAGGER_ERR_STATE, "region");
+    AR_FAILS(dagger_array_zeros(rt, &d, &a), DAGGER_ERR_STATE,
+             "dagger_array_zeros: cannot create the array's blocks: dagger_chunk_create: a region "
+             "is open");
     AR_OK(dagger_region_end(r));
+    /* A call that opens a region of its own says so, under its own name,
+     * when one is open already. */
+    AR_OK(dagger_array_zeros(rt, &d, &a));
+    AR_OK(dagger_region_begin(rt, NULL, &r));
+    AR_FAILS(dagger_array_collect(a, buf), DAGGER_ERR_STATE,
+             "dagger_array_collect: opens a region of its own, and cannot: dagger_region_begin: "
+             "region");
+    AR_FAILS(dagger_array_fill(NULL, a, 1.0), DAGGER_ERR_STATE,
+             "dagger_array_fill: opens a region of its own");
+    AR_OK(dagger_region_end(r));
+    AR_OK(dagger_array_destroy(a));
     AR_FAILS(dagger_index_fn_register(rt, "test.poly", NULL, &(dagger_index_fn_id_t){0}),
              DAGGER_ERR_INVALID_ARG, "NULL");
     AR_OK(dagger_finalize(rt));

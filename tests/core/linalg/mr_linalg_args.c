@@ -38,6 +38,12 @@ Test(linalg_args, mismatches)
     AR_OK(dagger_region_begin(rt, NULL, &r));
     AR_FAILS(dagger_linalg_potrf(r, DAGGER_LA_LOWER, Sn), DAGGER_ERR_INVALID_ARG,
              "create it with blocks 8 x 8, or call with r = NULL");
+    /* r = NULL while a region is open: the call's own region, or its
+     * re-blocked copy, cannot be made then; the detail names the call. */
+    AR_FAILS(dagger_linalg_potrf(NULL, DAGGER_LA_LOWER, Sn), DAGGER_ERR_STATE,
+             "dagger_linalg_potrf: its re-blocked copy of the array: dagger_array_zeros: ");
+    AR_FAILS(dagger_linalg_potrf(NULL, DAGGER_LA_LOWER, S), DAGGER_ERR_STATE,
+             "dagger_linalg_potrf: opens a region of its own, and cannot");
     AR_OK(dagger_region_end(r));
     dagger_array_t *all[] = {A, B, C, Bb, Cs, S, Sn, Ai};
     for (int i = 0; i < 8; i++)
