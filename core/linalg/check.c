@@ -17,6 +17,12 @@ dagger_status_t dg_la_mat(dagger_array_t *a, int ndims, const char *fn, const ch
     if (x->ndims != ndims)
         return dg_error(DAGGER_ERR_INVALID_ARG, "%s: %s has %d dimension(s); give it %d (%s)", fn,
                         name, x->ndims, ndims, ndims == 1 ? "a vector" : "a matrix");
+    /* The tiles are the array's blocks: a view's box cuts them (its tasks
+     * called BLAS with a wrong leading dimension and returned success). */
+    if (x->parent)
+        return dg_error(DAGGER_ERR_INVALID_ARG, "%s: %s is a view of an array; linear algebra "
+                        "works on whole arrays: copy the view into an array of its own first "
+                        "(dagger_array_similar + dagger_array_copy)", fn, name);
     dg_la_describe(x, out);
     return DAGGER_OK;
 }
@@ -78,4 +84,13 @@ dagger_status_t dg_la_check_flag(int v, int max, const char *fn, const char *wha
         return DAGGER_OK;
     return dg_error(DAGGER_ERR_INVALID_ARG, "%s: %s %d is not one of its DAGGER_LA_* values", fn,
                     what, v);
+}
+
+dagger_status_t dg_la_check_distinct(const dagger_array_t *w, const dagger_array_t *r,
+                                     const char *fn, const char *wname, const char *rname)
+{
+    if (w != r)
+        return DAGGER_OK;
+    return dg_error(DAGGER_ERR_INVALID_ARG, "%s: %s must not be %s (give %s its own array)", fn,
+                    wname, rname, wname);
 }

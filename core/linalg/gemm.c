@@ -32,9 +32,9 @@ static dagger_status_t gemm_check(int ta, int tb, const dg_la_mat_t *a, const dg
     if ((st = dg_la_check_flag(ta, 1, fn, "ta")) || (st = dg_la_check_flag(tb, 1, fn, "tb")) ||
         (st = dg_la_same_kind(a, c, fn, "A", "C")) || (st = dg_la_same_kind(b, c, fn, "B", "C")))
         return st;
-    if (c->a == a->a || c->a == b->a)
-        return dg_error(DAGGER_ERR_INVALID_ARG, "%s: C must not be A or B (give C its own array)",
-                        fn);
+    if ((st = dg_la_check_distinct(c->a, a->a, fn, "C", "A")) ||
+        (st = dg_la_check_distinct(c->a, b->a, fn, "C", "B")))
+        return st;
     op_shape_t oa = op_shape(a, ta), ob = op_shape(b, tb);
     if ((st = dg_la_check_dim(oa.m, c->m, fn, "the rows of op(A)", "the rows of C")) ||
         (st = dg_la_check_dim(ob.n, c->n, fn, "the columns of op(B)", "the columns of C")) ||
@@ -95,8 +95,8 @@ static dagger_status_t gemv_check(int ta, const dg_la_mat_t *a, const dg_la_mat_
     if ((st = dg_la_check_flag(ta, 1, fn, "ta")) || (st = dg_la_same_kind(a, x, fn, "A", "x")) ||
         (st = dg_la_same_kind(a, y, fn, "A", "y")))
         return st;
-    if (y->a == x->a)
-        return dg_error(DAGGER_ERR_INVALID_ARG, "%s: y must not be x (give y its own array)", fn);
+    if ((st = dg_la_check_distinct(y->a, x->a, fn, "y", "x")))
+        return st;
     op_shape_t oa = op_shape(a, ta);
     if ((st = dg_la_check_dim(x->m, oa.n, fn, "the length of x", "the columns of op(A)")) ||
         (st = dg_la_check_dim(y->m, oa.m, fn, "the length of y", "the rows of op(A)")) ||

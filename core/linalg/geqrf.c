@@ -77,9 +77,7 @@ dagger_status_t dagger_linalg_geqrf(dagger_region_t *r, dagger_array_t *A, dagge
     dagger_status_t st;
     if ((st = dg_la_mat(A, 2, fn, "A", &a)) || (st = dg_la_mat(T, 2, fn, "T", &t)))
         return st;
-    DG_CHECK_ARG(t.a != a.a, "%s: T must not be A (create it with dagger_linalg_qr_t_create(A, &T))",
-                 fn);
-    if ((st = dg_la_check_t(&a, &t, fn)))
+    if ((st = dg_la_check_distinct(t.a, a.a, fn, "T", "A")) || (st = dg_la_check_t(&a, &t, fn)))
         return st;
     dg_la_work_t w;
     if ((st = dg_la_work_init(&w, a.a, a.nb, a.nb, 1, 1, r, fn, "A needs square tiles")))

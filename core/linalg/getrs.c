@@ -106,8 +106,7 @@ static dagger_status_t check_ab(dagger_array_t *A, dagger_array_t *B, const char
         (st = dg_la_same_kind(a, b, fn, "A", "B")) || (st = dg_la_check_square(a, fn, "A")) ||
         (st = dg_la_check_dim(b->m, a->m, fn, "the rows of B", "the order of A")))
         return st;
-    DG_CHECK_ARG(a->a != b->a, "%s: B must not be A (give B its own array)", fn);
-    return DAGGER_OK;
+    return dg_la_check_distinct(b->a, a->a, fn, "B", "A");
 }
 
 /* r = NULL: B permuted on a column-panel copy, the solves on square tiles. */

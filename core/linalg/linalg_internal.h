@@ -114,7 +114,7 @@ typedef struct dg_la_mat {
     size_t mt, nt;             /* tiles along each dimension */
 } dg_la_mat_t;
 
-/* Checks a is a live f32/f64 array with ndims dims (1 or 2) and describes it. */
+/* Checks a is a live f32/f64 array (not a view) with ndims dims (1 or 2) and describes it. */
 dagger_status_t dg_la_mat(dagger_array_t *a, int ndims, const char *fn, const char *name,
                           dg_la_mat_t *out);
 /* Describes an array without checks (for the routines' own arrays). */
@@ -142,6 +142,10 @@ dagger_status_t dg_la_check_dim(size_t have, size_t want, const char *fn, const 
 dagger_status_t dg_la_check_flag(int v, int max, const char *fn, const char *what);
 /* A square matrix: m == n. */
 dagger_status_t dg_la_check_square(const dg_la_mat_t *a, const char *fn, const char *name);
+/* The operand w, which the routine writes, is not the operand r (views
+ * never get this far: dg_la_mat refuses them). */
+dagger_status_t dg_la_check_distinct(const dagger_array_t *w, const dagger_array_t *r,
+                                     const char *fn, const char *wname, const char *rname);
 
 /* The view of tile (i, j) (block (i, j) of a matrix, block i of a vector). */
 dagger_view_t dg_la_tile(const dg_la_mat_t *a, size_t i, size_t j);

@@ -81,10 +81,9 @@ dagger_status_t dagger_linalg_potrs(dagger_region_t *r, dagger_la_uplo_t uplo, d
     dg_la_mat_t a, b;
     dg_la_work_t w;
     dagger_status_t st;
-    if ((st = dg_la_mat(B, 2, fn, "B", &b)))
-        return st;
-    DG_CHECK_ARG(A != B, "%s: B must not be A (give B its own array)", fn);
-    if ((st = factor_work(A, uplo, b.mb, 0, r, fn, &a, &w)))
+    if ((st = dg_la_mat(B, 2, fn, "B", &b)) || (st = dg_la_mat(A, 2, fn, "A", &a)) ||
+        (st = dg_la_check_distinct(b.a, a.a, fn, "B", "A")) ||
+        (st = factor_work(A, uplo, b.mb, 0, r, fn, &a, &w)))
         return st;
     if ((st = dg_la_same_kind(&a, &b, fn, "A", "B")) ||
         (st = dg_la_check_dim(b.m, a.m, fn, "the rows of B", "the order of A"))) {

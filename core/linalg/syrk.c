@@ -12,8 +12,8 @@ static dagger_status_t syrk_check(int uplo, int ta, const dg_la_mat_t *a, const 
         (st = dg_la_same_kind(a, c, fn, "A", "C")) || (st = dg_la_check_square(c, fn, "C")) ||
         (st = dg_la_check_block(c->nb, c->mb, fn, "C's column block", "C's row block")))
         return st;
-    if (c->a == a->a)
-        return dg_error(DAGGER_ERR_INVALID_ARG, "%s: C must not be A (give C its own array)", fn);
+    if ((st = dg_la_check_distinct(c->a, a->a, fn, "C", "A")))
+        return st;
     size_t rows = ta ? a->n : a->m, rb = ta ? a->nb : a->mb;
     if ((st = dg_la_check_dim(rows, c->m, fn, "the rows of op(A)", "the order of C")) ||
         (st = dg_la_check_block(rb, c->mb, fn, "the row block of op(A)", "C's block")))

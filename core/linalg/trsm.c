@@ -83,8 +83,8 @@ dagger_status_t dagger_linalg_trsm(dagger_region_t *r, dagger_la_side_t side, da
         (st = dg_la_check_flag(ta, 1, fn, "ta")) || (st = dg_la_check_flag(diag, 1, fn, "diag")) ||
         (st = dg_la_same_kind(&a, &b, fn, "A", "B")) || (st = dg_la_check_square(&a, fn, "A")))
         return st;
-    if (a.a == b.a)
-        return dg_error(DAGGER_ERR_INVALID_ARG, "%s: B must not be A (give B its own array)", fn);
+    if ((st = dg_la_check_distinct(b.a, a.a, fn, "B", "A")))
+        return st;
     int left = side == DAGGER_LA_LEFT;
     if ((st = dg_la_check_dim(left ? b.m : b.n, a.m, fn, left ? "the rows of B" : "the columns of B",
                               "the order of A")))

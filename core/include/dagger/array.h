@@ -231,7 +231,8 @@ dagger_view_t dagger_array_block(const dagger_array_t *a, size_t b);
  * view makes no task and no message; it may be done inside a region. A
  * view's blocks (dagger_array_nblocks, _block_info, _block) are its
  * parent's. Reductions along a dimension take views too (input and output);
- * stencils and dagger_array_scatter take none (DAGGER_ERR_INVALID_ARG). Destroy views with dagger_array_destroy
+ * stencils, dagger_array_scatter and the linear algebra (dagger/linalg.h)
+ * take none (DAGGER_ERR_INVALID_ARG). Destroy views with dagger_array_destroy
  * before their array (destroying an array with live views is
  * DAGGER_ERR_STATE). Errors: DAGGER_ERR_BAD_HANDLE, DAGGER_ERR_INVALID_ARG
  * (a box outside the array or of extent 0). */

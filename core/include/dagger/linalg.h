@@ -3,7 +3,8 @@
  * Householder QR (geqrf, applying Q).
  *
  * Matrices are 2-D f64 or f32 arrays (dagger/array.h), column-major like
- * BLAS; vectors are 1-D arrays. Every routine submits one task per tile
+ * BLAS; vectors are 1-D arrays; whole arrays, not views (copy a view into
+ * an array of its own). Every routine submits one task per tile
  * operation, and each task calls one OpenBLAS (cblas) or LAPACKE routine on
  * its tiles with one BLAS thread: the runtime places the task where its
  * output tile lives and moves the tiles it reads. Any distribution works;
@@ -31,7 +32,8 @@
  * Errors, the same on every rank: DAGGER_ERR_BAD_HANDLE (an array that is
  * NULL, destroyed or not an array), DAGGER_ERR_INVALID_ARG (a dtype other
  * than f32/f64 or operands of different dtypes, shapes, blocks, flags, a
- * NULL pivot or output pointer, or a region where none is allowed),
+ * view, one array for two operands where one is written, a NULL pivot or
+ * output pointer, or a region where none is allowed),
  * DAGGER_ERR_TASK_FAILED (a matrix that is not positive definite
  * for potrf, exactly singular for getrf: the detail names the tile step and
  * the global index, as LAPACK's info would). docs/linalg.md has examples.

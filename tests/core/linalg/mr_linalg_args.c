@@ -64,7 +64,24 @@ Test(linalg_args, aliases)
     AR_OK(dagger_linalg_qr_t_create(B, &T));
     int64_t ipiv[40];
     AR_FAILS(dagger_linalg_gemm(NULL, 0, 0, 1, B, C, 0, B), DAGGER_ERR_INVALID_ARG,
-             "C must not be A or B");
+             "C must not be A");
+    AR_FAILS(dagger_linalg_gemm(NULL, 0, 0, 1, C, B, 0, B), DAGGER_ERR_INVALID_ARG,
+             "C must not be B");
+    /* Views are refused, whichever operand (a gemm into a view ran BLAS
+     * with a wrong leading dimension and returned success). */
+    dagger_array_t *Bv, *xv;
+    AR_OK(dagger_array_view(B, (size_t[]){0, 0}, (size_t[]){40, 40}, &Bv));
+    AR_OK(dagger_array_view(x, (size_t[]){0}, (size_t[]){40}, &xv));
+    AR_FAILS(dagger_linalg_gemm(NULL, 0, 0, 1, B, C, 0, Bv), DAGGER_ERR_INVALID_ARG,
+             "C is a view of an array; linear algebra works on whole arrays");
+    AR_FAILS(dagger_linalg_gemm(NULL, 0, 0, 1, Bv, C, 0, S), DAGGER_ERR_INVALID_ARG,
+             "A is a view of an array");
+    AR_FAILS(dagger_linalg_gemv(NULL, 0, 1, C, xv, 0, x), DAGGER_ERR_INVALID_ARG,
+             "x is a view of an array");
+    AR_FAILS(dagger_linalg_potrf(NULL, DAGGER_LA_LOWER, Bv), DAGGER_ERR_INVALID_ARG,
+             "A is a view of an array");
+    AR_OK(dagger_array_destroy(Bv));
+    AR_OK(dagger_array_destroy(xv));
     AR_FAILS(dagger_linalg_gemv(NULL, 0, 1, B, x, 0, x), DAGGER_ERR_INVALID_ARG,
              "y must not be x");
     AR_FAILS(dagger_linalg_syrk(NULL, 0, 0, 1, C, 0, C), DAGGER_ERR_INVALID_ARG,
