@@ -45,6 +45,13 @@ static inline const dagger_array_t *dg_arr_root(const dagger_array_t *a)
  * that work on whole blocks: stencils, scatter). */
 dagger_status_t dg_arr_no_view(const dagger_array_t *a, const char *fn);
 
+/* How the boxes of a and b (arrays or views) lie: DG_ARR_APART (other
+ * arrays, or views of one array whose boxes do not meet), DG_ARR_SAME_BOX
+ * (one array's same elements) or DG_ARR_OVERLAP (boxes that meet and
+ * differ). */
+typedef enum { DG_ARR_APART, DG_ARR_SAME_BOX, DG_ARR_OVERLAP } dg_arr_boxes_t;
+dg_arr_boxes_t dg_arr_boxes(const dagger_array_t *a, const dagger_array_t *b);
+
 /* A live array handle, or NULL with DAGGER_ERR_BAD_HANDLE set naming fn. */
 dagger_array_t *dg_arr_get(const dagger_array_t *a, const char *fn);
 

@@ -32,9 +32,33 @@ static dagger_status_t submit_tiles(dagger_region_t *r, dagger_codelet_t cl, con
     return DAGGER_OK;
 }
 
+/* Each tile's task reads its inputs' elements and writes the output's: an
+ * input whose box meets the output's without being the same box (views of
+ * one array, shifted), or is read transposed, would have tasks read what
+ * other tasks of the call already wrote (a shifted copy came out as neither
+ * memmove's result nor the other way round). The same box is in place. */
+static dagger_status_t check_apart(const dg_arr_job_t *job, const char *fn)
+{
+    for (int i = 0; i < job->nin; i++) {
+        dg_arr_boxes_t b = dg_arr_boxes(job->out, job->in[i]);
+        int permuted = 0;
+        for (int k = 0; job->dim_of && k < DAGGER_MAX_DIMS; k++)
+            permuted |= job->dim_of[1 + i][k] != k;
+        if (b == DG_ARR_OVERLAP || (b == DG_ARR_SAME_BOX && permuted))
+            return dg_error(DAGGER_ERR_INVALID_ARG, "%s: the output and input %d are views of one "
+                            "array whose boxes overlap without being the same (or the input is "
+                            "read transposed): copy that input into an array of its own first "
+                            "(dagger_array_similar + dagger_array_copy)", fn, i + 1);
+    }
+    return DAGGER_OK;
+}
+
 dagger_status_t dg_arr_run_job(dagger_region_t *user, const dg_arr_job_t *job, const char *fn)
 {
     DG_ASSERT(1 + job->nin + (job->len > 0) <= DAGGER_MAX_ARGS);
+    dagger_status_t apart = check_apart(job, fn);
+    if (apart != DAGGER_OK)
+        return apart;
     dagger_runtime_t *rt = job->out->rt;
     dagger_codelet_t cl;
     dagger_status_t st = DAGGER_OK;

@@ -62,6 +62,20 @@ dagger_status_t dagger_array_view(dagger_array_t *arr, const size_t off[], const
     return DAGGER_OK;
 }
 
+dg_arr_boxes_t dg_arr_boxes(const dagger_array_t *a, const dagger_array_t *b)
+{
+    if (dg_arr_root(a) != dg_arr_root(b))
+        return DG_ARR_APART;
+    int same = 1;
+    for (int k = 0; k < DAGGER_MAX_DIMS; k++) { /* past ndims: 1 element at 0 in both */
+        size_t a0 = a->parent ? a->origin[k] : 0, b0 = b->parent ? b->origin[k] : 0;
+        if (a0 + a->dims[k] <= b0 || b0 + b->dims[k] <= a0)
+            return DG_ARR_APART;
+        same = same && a0 == b0 && a->dims[k] == b->dims[k];
+    }
+    return same ? DG_ARR_SAME_BOX : DG_ARR_OVERLAP;
+}
+
 dagger_status_t dg_arr_no_view(const dagger_array_t *a, const char *fn)
 {
     DG_CHECK_ARG(!a->parent, "%s: a view of an array is not accepted here (this operation works "

@@ -277,3 +277,47 @@ Test(array_view, transpose_of_a_view_into_a_view)
     AR_DESTROY(va, vo, a, o);
     AR_OK(dagger_finalize(rt));
 }
+
+/* An output that shares elements with an input without being the same box
+ * (views of one array, shifted) would have tasks read what other tasks of
+ * the call already wrote: refused. The same box (in place) and boxes that
+ * do not meet work. */
+Test(array_view, overlapping_output_and_input)
+{
+    dagger_runtime_t *rt = ar_init();
+    dagger_array_desc_t d = AR_D2(DAGGER_F64, 30, 20, 7, 6);
+    dagger_array_t *a;
+    AR_OK(dagger_array_rand(rt, &d, 5, &a));
+    double *x = ar_collect(a);
+    dagger_array_t *lo = view2(a, 0, 0, 15, 20), *hi = view2(a, 15, 0, 15, 20),
+                   *shift = view2(a, 1, 0, 15, 20), *lo2 = view2(a, 0, 0, 15, 20),
+                   *all = view2(a, 0, 0, 30, 20), *sq = view2(a, 0, 0, 20, 20),
+                   *sq2 = view2(a, 0, 0, 20, 20);
+    AR_FAILS(dagger_array_copy(NULL, shift, lo), DAGGER_ERR_INVALID_ARG,
+             "dagger_array_copy: the output and input 1 are views of one array whose boxes "
+             "overlap without being the same");
+    AR_FAILS(dagger_array_add(NULL, lo, shift, hi), DAGGER_ERR_INVALID_ARG,
+             "the output and input 1 are views of one array");
+    AR_FAILS(dagger_array_add(NULL, lo, hi, shift), DAGGER_ERR_INVALID_ARG,
+             "the output and input 2 are views of one array");
+    AR_FAILS(dagger_array_scalar(NULL, DAGGER_OP_MUL, lo, shift, 2), DAGGER_ERR_INVALID_ARG,
+             "whose boxes overlap");
+    AR_FAILS(dagger_array_scalar(NULL, DAGGER_OP_MUL, lo, all, 2), DAGGER_ERR_INVALID_ARG,
+             "shapes do not match");
+    /* Transposed, even the same box overlaps itself element by element. */
+    AR_FAILS(dagger_array_transpose(NULL, sq, sq2), DAGGER_ERR_INVALID_ARG,
+             "the output and input 1 are views of one array");
+    /* The same box: in place. Boxes that do not meet: as two arrays. */
+    AR_OK(dagger_array_scalar(NULL, DAGGER_OP_MUL, lo, lo2, 2));
+    AR_OK(dagger_array_add(NULL, hi, lo, lo2));
+    double want[30 * 20];
+    for (int j = 0; j < 20; j++)
+        for (int i = 0; i < 15; i++) {
+            want[i + 30 * j] = 2 * x[i + 30 * j];
+            want[15 + i + 30 * j] = 4 * x[i + 30 * j];
+        }
+    ar_expect(a, want, 0, "in place, then into the other half");
+    free(x);
+    AR_DESTROY(lo, hi, shift, lo2, all, sq, sq2, a);
+    AR_OK(dagger_finalize(rt));
+}

@@ -279,7 +279,9 @@ dagger_status_t dagger_array_scatter(dagger_array_t *a, const void *host);
  * dims for dagger_array_transpose) and the same dtype. Their blocks and
  * distributions may differ: the work is then split into the tiles where the
  * block grids overlap, and only those parts move. The output may be one of
- * the inputs (in-place: out = a op b with out == a), except for transpose.
+ * the inputs (in-place: out = a op b with out == a, or views of the same
+ * box), except for transpose; an output and an input that are views of one
+ * array whose boxes overlap otherwise are DAGGER_ERR_INVALID_ARG.
  * Integer arithmetic wraps around (two's complement); integer division by
  * zero fails the task (DAGGER_ERR_TASK_FAILED at the region's end). Scalars
  * are doubles; for integer arrays they must be integers the dtype holds.
