@@ -7,6 +7,7 @@
 #include "core/base/alloc.h"
 #include "core/array/array_internal.h"
 #include "core/array/collect_bundle.h"
+#include "core/base/in_codelet.h"
 #include "core/base/status_internal.h"
 
 dagger_array_t *dg_arr_get(const dagger_array_t *a, const char *fn)
@@ -145,6 +146,9 @@ dagger_status_t dagger_array_destroy(dagger_array_t *arr)
     dagger_array_t *a = dg_arr_get(arr, "dagger_array_destroy");
     if (!a)
         return DAGGER_ERR_BAD_HANDLE;
+    dagger_status_t in = dg_not_in_codelet("dagger_array_destroy");
+    if (in != DAGGER_OK)
+        return in;
     if (a->nviews)
         return dg_error(DAGGER_ERR_STATE, "dagger_array_destroy: the array has %zu live views; "
                         "destroy them first", a->nviews);

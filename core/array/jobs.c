@@ -5,6 +5,7 @@
 #include "core/base/alloc.h"
 #include "core/array/tiles.h"
 #include "core/base/common.h"
+#include "core/base/in_codelet.h"
 #include "core/base/status_internal.h"
 
 static dagger_status_t submit_tiles(dagger_region_t *r, dagger_codelet_t cl, const dg_arr_job_t *job,
@@ -56,9 +57,12 @@ static dagger_status_t check_apart(const dg_arr_job_t *job, const char *fn)
 dagger_status_t dg_arr_run_job(dagger_region_t *user, const dg_arr_job_t *job, const char *fn)
 {
     DG_ASSERT(1 + job->nin + (job->len > 0) <= DAGGER_MAX_ARGS);
-    dagger_status_t apart = check_apart(job, fn);
-    if (apart != DAGGER_OK)
-        return apart;
+    /* From a codelet: refused before the codelet's registration would be. */
+    dagger_status_t early = dg_not_in_codelet(fn);
+    if (early == DAGGER_OK)
+        early = check_apart(job, fn);
+    if (early != DAGGER_OK)
+        return early;
     dagger_runtime_t *rt = job->out->rt;
     dagger_codelet_t cl;
     dagger_status_t st = DAGGER_OK;

@@ -3,6 +3,7 @@
 #include <stdio.h>
 
 #include "core/array/array_internal.h"
+#include "core/base/in_codelet.h"
 #include "core/base/status_internal.h"
 #include "core/runtime/region_query.h"
 
@@ -12,6 +13,9 @@ dagger_status_t dg_arr_open(dagger_runtime_t *rt, dagger_region_t *user, dg_arr_
     s->r = NULL;
     s->own = 0;
     s->pin = 1;
+    dagger_status_t in = dg_not_in_codelet(fn);
+    if (in != DAGGER_OK)
+        return in;
     if (!user) {
         dagger_status_t st = dagger_region_begin(rt, NULL, &s->r);
         s->own = st == DAGGER_OK;

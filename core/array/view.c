@@ -10,6 +10,7 @@
 
 #include "core/base/alloc.h"
 #include "core/array/array_internal.h"
+#include "core/base/in_codelet.h"
 #include "core/base/status_internal.h"
 
 static const char fn_view[] = "dagger_array_view";
@@ -34,6 +35,9 @@ dagger_status_t dagger_array_view(dagger_array_t *arr, const size_t off[], const
 {
     DG_CHECK_ARG(out, "%s: NULL output", fn_view);
     *out = NULL;
+    dagger_status_t in = dg_not_in_codelet(fn_view);
+    if (in != DAGGER_OK)
+        return in;
     dagger_array_t *a = dg_arr_get(arr, fn_view);
     if (!a)
         return DAGGER_ERR_BAD_HANDLE;

@@ -18,7 +18,8 @@ dagger_status_t dg_not_in_codelet(const char *fn)
 {
     if (!tl_in_codelet)
         return DAGGER_OK;
-    return dg_error(DAGGER_ERR_STATE, "%s: called from a task's codelet; the calls that wait for "
-                    "every rank (collectives, regions, fetches, dagger_finalize) belong to the "
-                    "program's own thread, between its submissions", fn);
+    return dg_error(DAGGER_ERR_STATE, "%s: called from a task's codelet; the SPMD calls "
+                    "(submissions, collectives, regions, fetches, chunks, arrays, registrations, "
+                    "dagger_finalize) belong to the program's own thread, which makes them in "
+                    "the same order on every rank", fn);
 }

@@ -1,10 +1,13 @@
 /* Whether the calling thread runs a task's codelet (user code), and the
  * check of the SPMD calls that must not run there. The executor marks the
- * thread around each codelet (core/exec/run.c); the calls that wait for
- * every rank (collectives, region begin and end, fetches, finalize) refuse
- * to run while it is marked: one rank's task would wait for calls the other
- * ranks never make, or for itself. Leaf layer, so that the collectives' API
- * (over transport/ only) can check it too. */
+ * thread around each codelet (core/exec/run.c); while it is marked, the
+ * calls that wait for every rank (collectives, region begin and end,
+ * fetches, finalize) refuse to run, since one rank's task would wait for
+ * calls the other ranks never make, or for itself; and so do the ones that
+ * change what every rank's planner holds (submissions, chunks, futures,
+ * registrations, arrays, views, stencils), which one rank's task would
+ * make alone, racing the program's thread. Leaf layer, so that the
+ * collectives' API (over transport/ only) can check it too. */
 #ifndef DG_IN_CODELET_H
 #define DG_IN_CODELET_H
 

@@ -1,5 +1,6 @@
 /* Tiles of a matrix and the tile tasks every DAG is built from. */
 #include "core/linalg/linalg_internal.h"
+#include "core/base/in_codelet.h"
 
 dagger_view_t dg_la_tile(const dg_la_mat_t *a, size_t i, size_t j)
 {
@@ -22,6 +23,9 @@ dagger_status_t dg_la_begin(dg_la_ctx_t *c, dagger_runtime_t *rt, dagger_region_
                             const char *fn)
 {
     c->fn = fn;
+    dagger_status_t in = dg_not_in_codelet(fn); /* before the codelets' registration */
+    if (in != DAGGER_OK)
+        return in;
     for (int i = 0; i < DG_LA_CL_COUNT; i++) {
         dagger_status_t st = dg_la_codelet(rt, (dg_la_cl_t)i, &c->cl[i]);
         if (st != DAGGER_OK)

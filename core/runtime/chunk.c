@@ -6,6 +6,7 @@
 #include "core/runtime/planner.h"
 #include "core/runtime/tasks.h"
 #include "core/base/hash.h"
+#include "core/base/in_codelet.h"
 #include "core/base/status_internal.h"
 
 #define DG_CHUNK_MAX_DIM (1ull << 40)
@@ -62,6 +63,9 @@ dagger_status_t dagger_chunk_create(dagger_runtime_t *rt, const dagger_chunk_des
         return DAGGER_ERR_BAD_HANDLE;
     DG_CHECK_ARG(desc && out, "dagger_chunk_create: NULL description or output");
     out->id = 0;
+    dagger_status_t in = dg_not_in_codelet("dagger_chunk_create");
+    if (in != DAGGER_OK)
+        return in;
     if (t->region)
         return dg_error(DAGGER_ERR_STATE, "dagger_chunk_create: a region is open; create chunks "
                         "before dagger_region_begin or after dagger_region_end");
@@ -118,6 +122,9 @@ dagger_status_t dagger_chunk_free(dagger_runtime_t *rt, dagger_chunk_t c)
     dg_tasks_t *t = dg_tasks_get(rt, "dagger_chunk_free");
     if (!t)
         return DAGGER_ERR_BAD_HANDLE;
+    dagger_status_t in = dg_not_in_codelet("dagger_chunk_free");
+    if (in != DAGGER_OK)
+        return in;
     if (!user_chunk(t, c, "dagger_chunk_free"))
         return DAGGER_ERR_BAD_HANDLE;
     dg_check_point_t cp = {.kind = DG_CHECK_CHUNK};

@@ -155,6 +155,9 @@ dagger_status_t dagger_future_free(dagger_runtime_t *rt, dagger_future_t f)
     dg_tasks_t *t = dg_tasks_get(rt, "dagger_future_free");
     if (!t)
         return DAGGER_ERR_BAD_HANDLE;
+    dagger_status_t in = dg_not_in_codelet("dagger_future_free");
+    if (in != DAGGER_OK)
+        return in;
     int owner;
     size_t size;
     if (!dg_tasks_future_find(t, f.id, &owner, &size))

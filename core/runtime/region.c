@@ -203,6 +203,9 @@ dagger_status_t dagger_submit(dagger_region_t *r, dagger_codelet_t cl, int nargs
     dg_tasks_t *t = region_tasks(r, "dagger_submit");
     if (!t)
         return DAGGER_ERR_BAD_HANDLE;
+    dagger_status_t st = dg_not_in_codelet("dagger_submit");
+    if (st != DAGGER_OK)
+        return st;
     if (r->diverged)
         return dg_error(DAGGER_ERR_DIVERGENCE, "%s", r->diverged_msg);
     DG_CHECK_ARG(nargs >= 0 && nargs <= DAGGER_MAX_ARGS && (args || !nargs),
@@ -212,7 +215,7 @@ dagger_status_t dagger_submit(dagger_region_t *r, dagger_codelet_t cl, int nargs
     DG_CHECK_ARG(!opts || opts->return_size <= DAGGER_MAX_RETURN, "dagger_submit: a return_size "
                  "of %zu bytes; at most %d", opts ? opts->return_size : 0, DAGGER_MAX_RETURN);
     dg_plan_arg_t pargs[DAGGER_MAX_ARGS];
-    dagger_status_t st = convert_args(t, nargs, args, pargs);
+    st = convert_args(t, nargs, args, pargs);
     if (st != DAGGER_OK)
         return st;
     dg_scope_buf_t sb;

@@ -28,11 +28,28 @@ static void add_u8(void *acc, const void *in, size_t len, void *ctx)
         ((unsigned char *)acc)[i] += ((const unsigned char *)in)[i];
 }
 
+static void record_in(probe_t *into, int k, const char *name, dagger_status_t st)
+{
+    into[k].name = name;
+    into[k].st = st;
+    snprintf(into[k].detail, sizeof(into[k].detail), "%s", dagger_error_detail());
+}
+
 static void record(int k, const char *name, dagger_status_t st)
 {
-    probes[k].name = name;
-    probes[k].st = st;
-    snprintf(probes[k].detail, sizeof(probes[k].detail), "%s", dagger_error_detail());
+    record_in(probes, k, name, st);
+}
+
+/* Every probe refused, its detail naming it. */
+static void expect_refused(const probe_t *p, int n)
+{
+    for (int k = 0; k < n; k++) {
+        cr_expect_eq(p[k].st, DAGGER_ERR_STATE, "%s from a codelet gave %s (%s)", p[k].name,
+                     dagger_strerror(p[k].st), p[k].detail);
+        cr_expect(strstr(p[k].detail, p[k].name) &&
+                      strstr(p[k].detail, "called from a task's codelet"),
+                  "%s: detail '%s'", p[k].name, p[k].detail);
+    }
 }
 
 static int try_spmd_calls(dagger_task_t *t)
@@ -62,30 +79,37 @@ static int make_value(dagger_task_t *t)
     return dagger_task_return(t, &v, sizeof(v));
 }
 
-Test(codelet_calls, spmd_calls_from_a_codelet_are_refused, .timeout = 60)
+/* A runtime on one rank with the_chunk made. */
+static dagger_runtime_t *start(void)
 {
     dagger_params_t p = {.num_threads = 2, .no_bind = 1};
     cr_assert_eq(dagger_init(NULL, NULL, &p, &the_rt), DAGGER_OK, "%s", dagger_error_detail());
-    dagger_runtime_t *rt = the_rt;
     dagger_chunk_desc_t cd = {.dtype = DAGGER_F64, .ndims = 1, .dims = {4}, .owner = 0};
-    cr_assert_eq(dagger_chunk_create(rt, &cd, &the_chunk), DAGGER_OK);
-    dagger_codelet_t value, spmd;
+    cr_assert_eq(dagger_chunk_create(the_rt, &cd, &the_chunk), DAGGER_OK);
+    return the_rt;
+}
+
+/* the_region: a task returning 42 (the_future), then one running fn with
+ * the future as its argument. */
+static void run_in_task(const char *name, dagger_impl_fn fn)
+{
+    dagger_codelet_t value, probe;
     dagger_codelet_desc_t dv = {.name = "cc.value", .cpu = make_value, .return_size = sizeof(double)};
-    dagger_codelet_desc_t ds = {.name = "cc.spmd", .cpu = try_spmd_calls};
-    cr_assert_eq(dagger_codelet_register(rt, &dv, &value), DAGGER_OK);
-    cr_assert_eq(dagger_codelet_register(rt, &ds, &spmd), DAGGER_OK);
-    cr_assert_eq(dagger_region_begin(rt, NULL, &the_region), DAGGER_OK);
+    dagger_codelet_desc_t dp = {.name = name, .cpu = fn};
+    cr_assert_eq(dagger_codelet_register(the_rt, &dv, &value), DAGGER_OK);
+    cr_assert_eq(dagger_codelet_register(the_rt, &dp, &probe), DAGGER_OK);
+    cr_assert_eq(dagger_region_begin(the_rt, NULL, &the_region), DAGGER_OK);
     cr_assert_eq(dagger_submit(the_region, value, 0, NULL, NULL, NULL, &the_future), DAGGER_OK);
     dagger_arg_t a = DAGGER_FUTURE(the_future);
-    cr_assert_eq(dagger_submit(the_region, spmd, 1, &a, NULL, NULL, NULL), DAGGER_OK);
+    cr_assert_eq(dagger_submit(the_region, probe, 1, &a, NULL, NULL, NULL), DAGGER_OK);
     cr_assert_eq(dagger_region_end(the_region), DAGGER_OK, "%s", dagger_error_detail());
-    for (int k = 0; k < N_PROBES; k++) {
-        cr_expect_eq(probes[k].st, DAGGER_ERR_STATE, "%s from a codelet gave %s (%s)", probes[k].name,
-                     dagger_strerror(probes[k].st), probes[k].detail);
-        cr_expect(strstr(probes[k].detail, probes[k].name) &&
-                      strstr(probes[k].detail, "called from a task's codelet"),
-                  "%s: detail '%s'", probes[k].name, probes[k].detail);
-    }
+}
+
+Test(codelet_calls, spmd_calls_from_a_codelet_are_refused, .timeout = 60)
+{
+    dagger_runtime_t *rt = start();
+    run_in_task("cc.spmd", try_spmd_calls);
+    expect_refused(probes, N_PROBES);
     /* Outside the codelet the same calls work. */
     double v = 0;
     cr_assert_eq(dagger_fetch(rt, the_future, &v, sizeof(v), NULL), DAGGER_OK);
@@ -93,5 +117,75 @@ Test(codelet_calls, spmd_calls_from_a_codelet_are_refused, .timeout = 60)
     cr_assert_eq(dagger_barrier(rt), DAGGER_OK);
     cr_assert_eq(dagger_future_free(rt, the_future), DAGGER_OK);
     cr_assert_eq(dagger_chunk_free(rt, the_chunk), DAGGER_OK);
+    cr_assert_eq(dagger_finalize(rt), DAGGER_OK);
+}
+
+/* The SPMD calls that do not wait but change what every rank's planner
+ * holds (submissions, chunks, futures, registrations, arrays), from a
+ * codelet: refused the same way. Before 2026-12-06 a submission into the
+ * task's region raced the program thread's (or, once the region was
+ * ending, failed naming the planner's internals), and dagger_array_destroy
+ * destroyed the array on the one rank that ran the task. */
+enum { N_STATE = 9 };
+static probe_t state_probes[N_STATE];
+static dagger_codelet_t the_noop;
+static dagger_array_t *the_array;
+
+static int noop(dagger_task_t *t)
+{
+    (void)t;
+    return DAGGER_OK;
+}
+
+static double index_fn(const size_t idx[], int nd, const void *args)
+{
+    (void)idx, (void)nd, (void)args;
+    return 0;
+}
+
+static void record_state(int k, const char *name, dagger_status_t st)
+{
+    record_in(state_probes, k, name, st);
+}
+
+static int try_state_calls(dagger_task_t *t)
+{
+    (void)t;
+    dagger_runtime_t *rt = the_rt;
+    dagger_chunk_t c = {0};
+    dagger_chunk_desc_t cd = {.dtype = DAGGER_F64, .ndims = 1, .dims = {4}, .owner = 0};
+    dagger_codelet_t cl;
+    dagger_codelet_desc_t d = {.name = "cc.late", .cpu = noop};
+    dagger_index_fn_id_t fid;
+    dagger_array_t *v;
+    record_state(0, "dagger_submit", dagger_submit(the_region, the_noop, 0, NULL, NULL, NULL, NULL));
+    record_state(1, "dagger_chunk_create", dagger_chunk_create(rt, &cd, &c));
+    record_state(2, "dagger_chunk_free", dagger_chunk_free(rt, the_chunk));
+    record_state(3, "dagger_future_free", dagger_future_free(rt, the_future));
+    record_state(4, "dagger_codelet_register", dagger_codelet_register(rt, &d, &cl));
+    record_state(5, "dagger_index_fn_register", dagger_index_fn_register(rt, "cc.fn", index_fn, &fid));
+    record_state(6, "dagger_array_destroy", dagger_array_destroy(the_array));
+    record_state(7, "dagger_array_view",
+                 dagger_array_view(the_array, (size_t[]){0}, (size_t[]){2}, &v));
+    record_state(8, "dagger_array_fill", dagger_array_fill(the_region, the_array, 1));
+    return DAGGER_OK;
+}
+
+Test(codelet_calls, state_changing_calls_from_a_codelet_are_refused, .timeout = 60)
+{
+    dagger_runtime_t *rt = start();
+    dagger_array_desc_t ad = {.dtype = DAGGER_F64, .ndims = 1, .dims = {4}, .block = {2}};
+    cr_assert_eq(dagger_array_zeros(rt, &ad, &the_array), DAGGER_OK);
+    dagger_codelet_desc_t dn = {.name = "cc.noop", .cpu = noop};
+    cr_assert_eq(dagger_codelet_register(rt, &dn, &the_noop), DAGGER_OK);
+    run_in_task("cc.state", try_state_calls);
+    expect_refused(state_probes, N_STATE);
+    /* Nothing was done: the array, the chunk and the future are still there. */
+    double v = 0;
+    cr_assert_eq(dagger_fetch(rt, the_future, &v, sizeof(v), NULL), DAGGER_OK);
+    cr_assert_eq(v, 42);
+    cr_assert_eq(dagger_future_free(rt, the_future), DAGGER_OK);
+    cr_assert_eq(dagger_chunk_free(rt, the_chunk), DAGGER_OK);
+    cr_assert_eq(dagger_array_destroy(the_array), DAGGER_OK, "%s", dagger_error_detail());
     cr_assert_eq(dagger_finalize(rt), DAGGER_OK);
 }
