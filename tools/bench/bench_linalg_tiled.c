@@ -19,6 +19,11 @@
  * BENCH_PEER_HUGE=0|1: the references' and StarPU's large buffers in
  * transparent huge pages or not (default: as the runtime's blocks,
  * DAGGER_HUGE_PAGES, on; docs/linalg.md, "Data blocks in huge pages").
+ * BENCH_BACK_TO_BACK=k (1..16, default 1): each variant runs k times in a
+ * row and the last run is timed, as a program that calls the routine in a
+ * loop sees it; by default every timed run follows a 0.1 s pause (the other
+ * variants' threads go idle), so it starts with the workers asleep
+ * (docs/linalg.md, "matvec on 2 x 1 after a pause and back to back").
  *
  * Rows, f64, N x N, tiles per N as the issue asks (256: 256 and 128;
  * 1024: 512 and 128; 4096: 512 and 256; TILES=t1,t2 for others), arrays
@@ -140,7 +145,7 @@ static void *xmalloc(size_t n)
 
 typedef struct bench {
     dagger_runtime_t *rt;
-    int rank, nranks, threads, ref_threads, reps;
+    int rank, nranks, threads, ref_threads, reps, back_to_back;
     dagger_index_fn_id_t spd;
     dagger_dist_t dist;
     FILE *out;
@@ -440,6 +445,27 @@ static int variants(const row_t *w, int vars[NVAR])
     return n;
 }
 
+/* One run of variant v (rank 0's time; the others return 0). */
+static double run_variant(bench_t *b, row_t *w, int v)
+{
+    int root = b->rank == 0;
+    double t = 0;
+    if (v == V_DAGGER)
+        return dagger_run(b, w);
+    if (v == V_REF && root)
+        t = ref_run(b, w);
+    else if (v == V_GEMM && root)
+        t = gemm_run(b, w);
+    else if (v == V_KERN && root)
+        t = kern_run(b, w);
+#ifdef DG_HAVE_STARPU
+    else if (v == V_STARPU && root)
+        t = starpu_run(w);
+#endif
+    check(dagger_barrier(b->rt), "barrier");
+    return t;
+}
+
 static void run_row(bench_t *b, row_t *w)
 {
     int root = b->rank == 0;
@@ -453,29 +479,10 @@ static void run_row(bench_t *b, row_t *w)
             int v = vars[(rep + 1 + s) % nvar]; /* the warm-up runs the reference first */
             double t = 0;
             pause_s(0.1);
-            if (v == V_REF) {
-                if (root)
-                    t = ref_run(b, w);
-                check(dagger_barrier(b->rt), "barrier");
-            } else if (v == V_DAGGER) {
-                t = dagger_run(b, w);
-                if (rep == -1)
-                    dagger_result(w);
-            } else if (v == V_GEMM) {
-                if (root)
-                    t = gemm_run(b, w);
-                check(dagger_barrier(b->rt), "barrier");
-            } else if (v == V_KERN) {
-                if (root)
-                    t = kern_run(b, w);
-                check(dagger_barrier(b->rt), "barrier");
-            } else {
-#ifdef DG_HAVE_STARPU
-                if (root)
-                    t = starpu_run(w);
-#endif
-                check(dagger_barrier(b->rt), "barrier");
-            }
+            for (int k = 0; k < b->back_to_back; k++) /* the last one counts */
+                t = run_variant(b, w, v);
+            if (rep == -1 && v == V_DAGGER)
+                dagger_result(w);
             if (rep == -1 && (v == V_DAGGER || v == V_STARPU) && root) {
                 w->err[v] = rel_err(w);
                 if (!(w->err[v] <= TOL))
@@ -675,10 +682,12 @@ int main(int argc, char **argv)
     b.reps = argc > 3 ? atoi(argv[3]) : 5;
     const char *what = argc > 4 ? argv[4] : "all";
     const char *tiles_arg = argc > 5 ? argv[5] : "issue";
-    if (b.reps < 1 || b.reps > MAX_REPS) {
+    const char *btb = getenv("BENCH_BACK_TO_BACK");
+    b.back_to_back = btb ? atoi(btb) : 1;
+    if (b.reps < 1 || b.reps > MAX_REPS || b.back_to_back < 1 || b.back_to_back > 16) {
         if (b.rank == 0)
-            fprintf(stderr, "usage: bench_linalg_tiled [OUT] [SIZES] [REPS 1..%d] [WHAT] [TILES]\n",
-                    MAX_REPS);
+            fprintf(stderr, "usage: [BENCH_BACK_TO_BACK=1..16] bench_linalg_tiled [OUT] [SIZES] "
+                    "[REPS 1..%d] [WHAT] [TILES]\n", MAX_REPS);
         dagger_finalize(b.rt);
         return 2;
     }
@@ -686,8 +695,9 @@ int main(int argc, char **argv)
         if (!(b.out = fopen(out, "w")))
             perror(out);
         printf("bench_linalg_tiled: %d rank(s) x %d worker thread(s); reference: one OpenBLAS/"
-               "LAPACK call with %d thread(s) (%s); %d reps (+1 warm-up); StarPU: %s\n",
+               "LAPACK call with %d thread(s) (%s); %d reps (+1 warm-up)%s; StarPU: %s\n",
                b.nranks, b.threads, b.ref_threads, openblas_get_config(), b.reps,
+               b.back_to_back > 1 ? ", each the last of back-to-back runs" : "",
 #ifdef DG_HAVE_STARPU
                b.nranks == 1 ? getenv("STARPU_SCHED") : "skipped (more than one rank)"
 #else
