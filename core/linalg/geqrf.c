@@ -51,8 +51,8 @@ static dagger_status_t qr_dag(dg_la_ctx_t *x, const dg_la_mat_t *a, const dg_la_
         dagger_arg_t g[2] = {DAGGER_INOUT(akk), DAGGER_OUT(dg_la_tile(t, k, k))};
         st = dg_la_submit(x, DG_LA_CL_GEQRT, 2, g, &p, 4);
         for (size_t n = k + 1; n < a->nt && !st; n++) {
-            dagger_arg_t u[3] = {DAGGER_IN(dagger_view_mod(akk, DAGGER_UNIT_LOWER)),
-                                 DAGGER_IN(dg_la_tile(t, k, k)), DAGGER_INOUT(dg_la_tile(a, k, n))};
+            dagger_arg_t u[3] = {DAGGER_IN(dg_la_qr_v(a, k)), DAGGER_IN(dg_la_tile(t, k, k)),
+                                 DAGGER_INOUT(dg_la_tile(a, k, n))};
             st = dg_la_submit(x, DG_LA_CL_GEMQRT, 3, u, &p, n == k + 1 ? 2 : 0);
         }
         for (size_t m = k + 1; m < a->mt && !st; m++) {

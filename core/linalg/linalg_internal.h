@@ -149,6 +149,11 @@ dagger_status_t dg_la_check_distinct(const dagger_array_t *w, const dagger_array
 
 /* The view of tile (i, j) (block (i, j) of a matrix, block i of a vector). */
 dagger_view_t dg_la_tile(const dg_la_mat_t *a, size_t i, size_t j);
+/* The reflectors V of QR's diagonal tile (k, k) as gemqrt reads them: its
+ * strictly lower part, so that gemqrt runs beside the tpqrt that rewrites
+ * its R; the whole tile when it has one row (no strictly lower part: its
+ * reflector's only element is the implicit unit). */
+dagger_view_t dg_la_qr_v(const dg_la_mat_t *a, size_t k);
 /* Rows [r0, r0 + m) and columns [0, n) of block column j of a matrix in
  * column-panel layout (one block row). */
 dagger_view_t dg_la_panel_rows(const dg_la_mat_t *w, size_t j, size_t r0, size_t m, size_t n);

@@ -18,8 +18,8 @@ static dagger_status_t diag_step(dg_la_ctx_t *x, const dg_la_par_t *p, const dg_
 {
     dagger_status_t st = DAGGER_OK;
     for (size_t n = 0; n < c->nt && !st; n++) {
-        dagger_arg_t u[3] = {DAGGER_IN(dagger_view_mod(dg_la_tile(a, k, k), DAGGER_UNIT_LOWER)),
-                             DAGGER_IN(dg_la_tile(t, k, k)), DAGGER_INOUT(dg_la_tile(c, k, n))};
+        dagger_arg_t u[3] = {DAGGER_IN(dg_la_qr_v(a, k)), DAGGER_IN(dg_la_tile(t, k, k)),
+                             DAGGER_INOUT(dg_la_tile(c, k, n))};
         st = dg_la_submit_on(x, DG_LA_CL_GEMQRT, 3, u, p, 0, on_a(a, c, k, k));
     }
     return st;

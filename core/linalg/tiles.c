@@ -7,6 +7,12 @@ dagger_view_t dg_la_tile(const dg_la_mat_t *a, size_t i, size_t j)
     return dagger_array_block(a->a, i + j * a->mt);
 }
 
+dagger_view_t dg_la_qr_v(const dg_la_mat_t *a, size_t k)
+{
+    dagger_view_t v = dg_la_tile(a, k, k);
+    return dg_la_tile_m(a, k) > 1 ? dagger_view_mod(v, DAGGER_UNIT_LOWER) : v;
+}
+
 size_t dg_la_tile_m(const dg_la_mat_t *a, size_t i)
 {
     size_t r = a->m - i * a->mb;

@@ -2,9 +2,15 @@
  * the collected matrix (R is unique up to the signs of its rows). */
 #include "tests/core/linalg/la_util.h"
 
-/* m, n, tile rows, tile columns. */
+/* m, n, tile rows, tile columns. The last three have diagonal tiles of one
+ * row with tiles on their right (a wide matrix whose last tile row has one
+ * row, and tiles of one element), whose reflectors have no strictly lower
+ * part: their submissions failed with DAGGER_ERR_BAD_VIEW before
+ * 2026-12-06. */
 static const size_t shapes[][4] = {{96, 96, 32, 32}, {100, 70, 32, 32}, {70, 100, 24, 24},
-                                   {90, 60, 32, 24}};
+                                   {90, 60, 32, 24}, {25, 40, 8, 8},    {13, 20, 4, 4},
+                                   {5, 7, 1, 1}};
+enum { NSHAPES = sizeof(shapes) / sizeof(shapes[0]) };
 
 /* The identity (m x m) with blocks b x b. */
 static dagger_array_t *identity(dagger_runtime_t *rt, dagger_dtype_t t, size_t m, size_t b)
@@ -102,7 +108,7 @@ Test(linalg_qr, geqrf_and_apply)
     dagger_runtime_t *rt = ar_init();
     dagger_dtype_t types[] = LA_DTYPES;
     for (int d = 0; d < 2; d++)
-        for (int s = 0; s < 4; s++)
+        for (int s = 0; s < NSHAPES; s++)
             check_qr(rt, types[d], shapes[s]);
     AR_OK(dagger_finalize(rt));
 }
