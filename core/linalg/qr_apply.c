@@ -70,7 +70,8 @@ dagger_status_t dagger_linalg_qr_apply(dagger_region_t *r, dagger_la_trans_t tra
         return st;
     if ((st = dg_la_check_distinct(t.a, a.a, fn, "T", "A")) ||
         (st = dg_la_check_distinct(c.a, a.a, fn, "C", "A")) ||
-        (st = dg_la_check_distinct(c.a, t.a, fn, "C", "T")) || (st = dg_la_check_t(&a, &t, fn)) || (st = dg_la_same_kind(&a, &c, fn, "A", "C")) ||
+        (st = dg_la_check_distinct(c.a, t.a, fn, "C", "T")) || (st = dg_la_check_t(&a, &t, fn)) ||
+        (st = dg_la_same_kind(&a, &c, fn, "A", "C")) ||
         (st = dg_la_check_dim(c.m, a.m, fn, "the rows of C", "the rows of A")))
         return st;
     dg_la_work_t wa, wc;

@@ -158,12 +158,14 @@ static int try_state_calls(dagger_task_t *t)
     dagger_codelet_desc_t d = {.name = "cc.late", .cpu = noop};
     dagger_index_fn_id_t fid;
     dagger_array_t *v;
-    record_state(0, "dagger_submit", dagger_submit(the_region, the_noop, 0, NULL, NULL, NULL, NULL));
+    record_state(0, "dagger_submit",
+                 dagger_submit(the_region, the_noop, 0, NULL, NULL, NULL, NULL));
     record_state(1, "dagger_chunk_create", dagger_chunk_create(rt, &cd, &c));
     record_state(2, "dagger_chunk_free", dagger_chunk_free(rt, the_chunk));
     record_state(3, "dagger_future_free", dagger_future_free(rt, the_future));
     record_state(4, "dagger_codelet_register", dagger_codelet_register(rt, &d, &cl));
-    record_state(5, "dagger_index_fn_register", dagger_index_fn_register(rt, "cc.fn", index_fn, &fid));
+    record_state(5, "dagger_index_fn_register",
+                 dagger_index_fn_register(rt, "cc.fn", index_fn, &fid));
     record_state(6, "dagger_array_destroy", dagger_array_destroy(the_array));
     record_state(7, "dagger_array_view",
                  dagger_array_view(the_array, (size_t[]){0}, (size_t[]){2}, &v));
