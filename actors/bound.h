@@ -22,6 +22,7 @@
 #include "actors/ctx.h"
 #include "actors/system.h"
 #include "core/base/common.h"
+#include "core/base/spmd_caller.h"
 #include "core/trace/trace.h"
 
 typedef struct dg_act_bound {
@@ -55,7 +56,9 @@ static inline __attribute__((always_inline)) int dg_act_run_bound(dg_act_bound_t
     dg_act_tls.ctx = ctx;
     ctx->msg = m;
     ctx->replied = 0;
+    int caller = dg_caller_enter(DG_CALLER_HANDLER);
     dagger_status_t st = fn(ctx);
+    dg_caller_restore(caller);
     dg_count(&a->handled);
     if (DG_UNLIKELY(st != DAGGER_OK))
         dg_act_bound_failed(b, st);

@@ -9,6 +9,7 @@
 #include "actors/send.h"
 #include "actors/system_impl.h"
 #include "core/base/log.h"
+#include "core/base/spmd_caller.h"
 #include "core/base/status_internal.h"
 #include "core/trace/trace.h"
 
@@ -47,7 +48,9 @@ static void handle_with(dg_act_system_t *sys, dagger_ctx_t *ctx, dg_msg_t *m, da
     ctx->replied = 0;
     if (DG_TRACE_ON())
         dg_trace_msg(a->id, m->hdr.type, m->hdr.from.rank, m->hdr.from.id, m->hdr.size);
+    int caller = dg_caller_enter(DG_CALLER_HANDLER); /* SPMD calls refuse to run here */
     dagger_status_t st = fn(ctx);
+    dg_caller_restore(caller);
     dg_count(&a->handled);
     if (DG_UNLIKELY(st != DAGGER_OK)) {
         dg_count(&a->failed);
@@ -74,7 +77,9 @@ static void finish_stop(dg_act_system_t *sys, dagger_ctx_t *ctx)
         drop(sys, a, DG_CONTAINER_OF(n, dg_msg_t, link));
     if (a->on_stop) {
         ctx->msg = NULL;
+        int caller = dg_caller_enter(DG_CALLER_HANDLER);
         a->on_stop(ctx);
+        dg_caller_restore(caller);
     }
     pthread_mutex_lock(&sys->life_lock);
     atomic_store_explicit(&a->state, DG_ACTOR_STOPPED, memory_order_seq_cst);

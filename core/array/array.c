@@ -7,7 +7,7 @@
 #include "core/base/alloc.h"
 #include "core/array/array_internal.h"
 #include "core/array/collect_bundle.h"
-#include "core/base/in_codelet.h"
+#include "core/base/spmd_caller.h"
 #include "core/base/status_internal.h"
 
 dagger_array_t *dg_arr_get(const dagger_array_t *a, const char *fn)
@@ -90,7 +90,9 @@ dagger_status_t dg_arr_create(dagger_runtime_t *rt, const dagger_array_desc_t *d
 {
     DG_CHECK_ARG(out, "%s: NULL array output", fn);
     *out = NULL;
-    dagger_status_t st = check_desc(rt, desc, fn);
+    dagger_status_t st = dg_spmd_allowed(fn);
+    if (st == DAGGER_OK)
+        st = check_desc(rt, desc, fn);
     if (st != DAGGER_OK)
         return st;
     dagger_array_t *a = dg_calloc(1, sizeof(*a));
@@ -146,7 +148,7 @@ dagger_status_t dagger_array_destroy(dagger_array_t *arr)
     dagger_array_t *a = dg_arr_get(arr, "dagger_array_destroy");
     if (!a)
         return DAGGER_ERR_BAD_HANDLE;
-    dagger_status_t in = dg_not_in_codelet("dagger_array_destroy");
+    dagger_status_t in = dg_spmd_allowed("dagger_array_destroy");
     if (in != DAGGER_OK)
         return in;
     if (a->nviews)

@@ -8,7 +8,7 @@
 
 #include "core/array/array_internal.h"
 #include "core/base/hash.h"
-#include "core/base/in_codelet.h"
+#include "core/base/spmd_caller.h"
 #include "core/base/status_internal.h"
 
 #define MAX_FNS 512
@@ -56,7 +56,7 @@ dagger_status_t dg_arr_fn_register(int kind, const char *name, dg_arr_anyfn fn, 
                                    const char *api)
 {
     DG_CHECK_ARG(name && name[0] && fn && id, "%s: NULL name, function or output", api);
-    dagger_status_t in = dg_not_in_codelet(api);
+    dagger_status_t in = dg_spmd_allowed(api);
     if (in != DAGGER_OK)
         return in;
     DG_CHECK_ARG(strlen(name) < 64, "%s: name '%s' is longer than 63 characters", api, name);

@@ -5,7 +5,7 @@
 #include "core/base/alloc.h"
 #include "core/array/tiles.h"
 #include "core/base/common.h"
-#include "core/base/in_codelet.h"
+#include "core/base/spmd_caller.h"
 #include "core/base/status_internal.h"
 
 static dagger_status_t submit_tiles(dagger_region_t *r, dagger_codelet_t cl, const dg_arr_job_t *job,
@@ -58,7 +58,7 @@ dagger_status_t dg_arr_run_job(dagger_region_t *user, const dg_arr_job_t *job, c
 {
     DG_ASSERT(1 + job->nin + (job->len > 0) <= DAGGER_MAX_ARGS);
     /* From a codelet: refused before the codelet's registration would be. */
-    dagger_status_t early = dg_not_in_codelet(fn);
+    dagger_status_t early = dg_spmd_allowed(fn);
     if (early == DAGGER_OK)
         early = check_apart(job, fn);
     if (early != DAGGER_OK)

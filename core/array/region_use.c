@@ -3,7 +3,7 @@
 #include <stdio.h>
 
 #include "core/array/array_internal.h"
-#include "core/base/in_codelet.h"
+#include "core/base/spmd_caller.h"
 #include "core/base/status_internal.h"
 #include "core/runtime/region_query.h"
 
@@ -13,7 +13,7 @@ dagger_status_t dg_arr_open(dagger_runtime_t *rt, dagger_region_t *user, dg_arr_
     s->r = NULL;
     s->own = 0;
     s->pin = 1;
-    dagger_status_t in = dg_not_in_codelet(fn);
+    dagger_status_t in = dg_spmd_allowed(fn);
     if (in != DAGGER_OK)
         return in;
     if (!user) {

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "core/base/alloc.h"
-#include "core/base/in_codelet.h"
+#include "core/base/spmd_caller.h"
 #include "core/array/stencil_internal.h"
 #include "core/base/status_internal.h"
 
@@ -496,7 +496,7 @@ dagger_status_t dg_st_create(dagger_runtime_t *rt, int nexpr, const dagger_stenc
 {
     DG_CHECK_ARG(out, "%s: NULL output", fn_create);
     *out = NULL;
-    dagger_status_t in = dg_not_in_codelet(fn_create);
+    dagger_status_t in = dg_spmd_allowed(fn_create);
     if (in != DAGGER_OK)
         return in;
     dagger_region_t *open;
@@ -548,7 +548,7 @@ dagger_status_t dagger_stencil_destroy(dagger_stencil_t *s)
 {
     if (!get_stencil(s, "dagger_stencil_destroy"))
         return DAGGER_ERR_BAD_HANDLE;
-    dagger_status_t in = dg_not_in_codelet("dagger_stencil_destroy");
+    dagger_status_t in = dg_spmd_allowed("dagger_stencil_destroy");
     if (in != DAGGER_OK)
         return in;
     dg_arr_live_remove(s);

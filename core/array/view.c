@@ -10,7 +10,7 @@
 
 #include "core/base/alloc.h"
 #include "core/array/array_internal.h"
-#include "core/base/in_codelet.h"
+#include "core/base/spmd_caller.h"
 #include "core/base/status_internal.h"
 
 static const char fn_view[] = "dagger_array_view";
@@ -35,7 +35,7 @@ dagger_status_t dagger_array_view(dagger_array_t *arr, const size_t off[], const
 {
     DG_CHECK_ARG(out, "%s: NULL output", fn_view);
     *out = NULL;
-    dagger_status_t in = dg_not_in_codelet(fn_view);
+    dagger_status_t in = dg_spmd_allowed(fn_view);
     if (in != DAGGER_OK)
         return in;
     dagger_array_t *a = dg_arr_get(arr, fn_view);

@@ -8,7 +8,7 @@
 #include "actors/ctx.h"
 #include "actors/system.h"
 #include "core/base/common.h"
-#include "core/base/in_codelet.h"
+#include "core/base/spmd_caller.h"
 #include "core/exec/exec.h"
 #include "core/base/status_internal.h"
 #include "core/trace/trace.h"
@@ -70,9 +70,9 @@ static void run_launch(dg_exec_t *ex, struct dagger_task *t, dg_plan_kind_t kind
      * inside the processor actor's turn, which holds the actor. */
     dagger_ctx_t *turn = dg_act_tls.ctx;
     dg_act_tls.ctx = NULL;
-    int outer = dg_in_codelet_set(1); /* SPMD calls refuse to run here (in_codelet.h) */
+    int outer = dg_caller_enter(DG_CALLER_CODELET); /* SPMD calls refuse to run here */
     int rc = fn(t);
-    dg_in_codelet_set(outer);
+    dg_caller_restore(outer);
     dg_act_tls.ctx = turn;
     if (rc != DAGGER_OK && !t->failed) {
         char msg[320];

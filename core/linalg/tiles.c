@@ -1,6 +1,6 @@
 /* Tiles of a matrix and the tile tasks every DAG is built from. */
 #include "core/linalg/linalg_internal.h"
-#include "core/base/in_codelet.h"
+#include "core/base/spmd_caller.h"
 
 dagger_view_t dg_la_tile(const dg_la_mat_t *a, size_t i, size_t j)
 {
@@ -29,7 +29,7 @@ dagger_status_t dg_la_begin(dg_la_ctx_t *c, dagger_runtime_t *rt, dagger_region_
                             const char *fn)
 {
     c->fn = fn;
-    dagger_status_t in = dg_not_in_codelet(fn); /* before the codelets' registration */
+    dagger_status_t in = dg_spmd_allowed(fn); /* before the codelets' registration */
     if (in != DAGGER_OK)
         return in;
     for (int i = 0; i < DG_LA_CL_COUNT; i++) {

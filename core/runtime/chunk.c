@@ -6,7 +6,7 @@
 #include "core/runtime/planner.h"
 #include "core/runtime/tasks.h"
 #include "core/base/hash.h"
-#include "core/base/in_codelet.h"
+#include "core/base/spmd_caller.h"
 #include "core/base/status_internal.h"
 
 #define DG_CHUNK_MAX_DIM (1ull << 40)
@@ -63,7 +63,7 @@ dagger_status_t dagger_chunk_create(dagger_runtime_t *rt, const dagger_chunk_des
         return DAGGER_ERR_BAD_HANDLE;
     DG_CHECK_ARG(desc && out, "dagger_chunk_create: NULL description or output");
     out->id = 0;
-    dagger_status_t in = dg_not_in_codelet("dagger_chunk_create");
+    dagger_status_t in = dg_spmd_allowed("dagger_chunk_create");
     if (in != DAGGER_OK)
         return in;
     if (t->region)
@@ -122,7 +122,7 @@ dagger_status_t dagger_chunk_free(dagger_runtime_t *rt, dagger_chunk_t c)
     dg_tasks_t *t = dg_tasks_get(rt, "dagger_chunk_free");
     if (!t)
         return DAGGER_ERR_BAD_HANDLE;
-    dagger_status_t in = dg_not_in_codelet("dagger_chunk_free");
+    dagger_status_t in = dg_spmd_allowed("dagger_chunk_free");
     if (in != DAGGER_OK)
         return in;
     if (!user_chunk(t, c, "dagger_chunk_free"))

@@ -6,7 +6,7 @@
 
 #include "core/runtime/planner.h"
 #include "core/runtime/tasks.h"
-#include "core/base/in_codelet.h"
+#include "core/base/spmd_caller.h"
 #include "core/base/status_internal.h"
 #include "core/trace/trace.h"
 
@@ -16,7 +16,7 @@ dagger_status_t dagger_codelet_register(dagger_runtime_t *rt, const dagger_codel
     dg_tasks_t *t = dg_tasks_get(rt, "dagger_codelet_register");
     if (!t)
         return DAGGER_ERR_BAD_HANDLE;
-    dagger_status_t in = dg_not_in_codelet("dagger_codelet_register");
+    dagger_status_t in = dg_spmd_allowed("dagger_codelet_register");
     if (in != DAGGER_OK)
         return in;
     DG_CHECK_ARG(desc && out, "dagger_codelet_register: NULL description or output");

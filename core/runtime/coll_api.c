@@ -1,7 +1,7 @@
 /* The public collectives (dagger/coll.h): the runtime's transport with the
  * handle checked first. */
 #include "core/runtime/runtime.h"
-#include "core/base/in_codelet.h"
+#include "core/base/spmd_caller.h"
 #include "core/base/status_internal.h"
 #include "transport/coll.h"
 
@@ -14,7 +14,7 @@ static dg_tx_t *tx_of(dagger_runtime_t *rt, const char *fn, dagger_status_t *st)
         dg_error(DAGGER_ERR_BAD_HANDLE, "%s: not a live runtime handle (NULL or finalized)", fn);
         return NULL;
     }
-    if ((*st = dg_not_in_codelet(fn)) != DAGGER_OK)
+    if ((*st = dg_spmd_allowed(fn)) != DAGGER_OK)
         return NULL;
     return rt->tx;
 }

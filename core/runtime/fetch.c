@@ -6,7 +6,7 @@
 
 #include "core/runtime/planner.h"
 #include "core/runtime/tasks.h"
-#include "core/base/in_codelet.h"
+#include "core/base/spmd_caller.h"
 #include "core/base/status_internal.h"
 
 /* Makes the current contents of chunk (or future) id be at its owner's home
@@ -38,7 +38,7 @@ dagger_status_t dagger_fetch(dagger_runtime_t *rt, dagger_future_t f, void *buf,
     dg_tasks_t *t = dg_tasks_get(rt, "dagger_fetch");
     if (!t)
         return DAGGER_ERR_BAD_HANDLE;
-    dagger_status_t in_task = dg_not_in_codelet("dagger_fetch");
+    dagger_status_t in_task = dg_spmd_allowed("dagger_fetch");
     if (in_task != DAGGER_OK)
         return in_task;
     int owner;
@@ -99,7 +99,7 @@ dagger_status_t dagger_fetch_view(dagger_runtime_t *rt, dagger_view_t v, void *b
     dg_tasks_t *t = dg_tasks_get(rt, "dagger_fetch_view");
     if (!t)
         return DAGGER_ERR_BAD_HANDLE;
-    dagger_status_t in_task = dg_not_in_codelet("dagger_fetch_view");
+    dagger_status_t in_task = dg_spmd_allowed("dagger_fetch_view");
     if (in_task != DAGGER_OK)
         return in_task;
     const dg_plan_geom_t *g = dg_plan_chunk_geom(t->plan, v.chunk.id);
@@ -140,7 +140,7 @@ dagger_status_t dagger_fetch_view(dagger_runtime_t *rt, dagger_view_t v, void *b
 dagger_status_t dagger_fetch_chunk(dagger_runtime_t *rt, dagger_chunk_t c, void *buf, size_t cap,
                                    size_t *len)
 {
-    dagger_status_t in_task = dg_not_in_codelet("dagger_fetch_chunk");
+    dagger_status_t in_task = dg_spmd_allowed("dagger_fetch_chunk");
     if (in_task != DAGGER_OK)
         return in_task;
     dagger_view_t v = dagger_view(rt, c);
@@ -155,7 +155,7 @@ dagger_status_t dagger_future_free(dagger_runtime_t *rt, dagger_future_t f)
     dg_tasks_t *t = dg_tasks_get(rt, "dagger_future_free");
     if (!t)
         return DAGGER_ERR_BAD_HANDLE;
-    dagger_status_t in = dg_not_in_codelet("dagger_future_free");
+    dagger_status_t in = dg_spmd_allowed("dagger_future_free");
     if (in != DAGGER_OK)
         return in;
     int owner;

@@ -12,7 +12,7 @@
 #include "core/base/common.h"
 #include "core/base/handles.h"
 #include "core/base/hash.h"
-#include "core/base/in_codelet.h"
+#include "core/base/spmd_caller.h"
 #include "core/base/status_internal.h"
 #include "core/trace/trace.h"
 #include "core/runtime/region_query.h"
@@ -26,7 +26,7 @@ dagger_status_t dagger_region_begin(dagger_runtime_t *rt, const dagger_scope_t *
     dg_tasks_t *t = dg_tasks_get(rt, "dagger_region_begin");
     if (!t)
         return DAGGER_ERR_BAD_HANDLE;
-    dagger_status_t in_task = dg_not_in_codelet("dagger_region_begin");
+    dagger_status_t in_task = dg_spmd_allowed("dagger_region_begin");
     if (in_task != DAGGER_OK)
         return in_task;
     DG_CHECK_ARG(out, "dagger_region_begin: NULL region output");
@@ -203,7 +203,7 @@ dagger_status_t dagger_submit(dagger_region_t *r, dagger_codelet_t cl, int nargs
     dg_tasks_t *t = region_tasks(r, "dagger_submit");
     if (!t)
         return DAGGER_ERR_BAD_HANDLE;
-    dagger_status_t st = dg_not_in_codelet("dagger_submit");
+    dagger_status_t st = dg_spmd_allowed("dagger_submit");
     if (st != DAGGER_OK)
         return st;
     if (r->diverged)
@@ -318,7 +318,7 @@ dagger_status_t dagger_region_end(dagger_region_t *r)
     dg_tasks_t *t = region_tasks(r, "dagger_region_end");
     if (!t)
         return DAGGER_ERR_BAD_HANDLE;
-    dagger_status_t in_task = dg_not_in_codelet("dagger_region_end");
+    dagger_status_t in_task = dg_spmd_allowed("dagger_region_end");
     if (in_task != DAGGER_OK)
         return in_task;
     if (t->uniformity && !r->diverged) {

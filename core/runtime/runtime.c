@@ -12,7 +12,7 @@
 #include "core/runtime/tasks.h"
 #include "core/base/log.h"
 #include "core/base/status_internal.h"
-#include "core/base/in_codelet.h"
+#include "core/base/spmd_caller.h"
 #include "transport/bootstrap.h"
 #include "transport/chan_actor.h"
 #include "transport/coll.h"
@@ -178,7 +178,7 @@ dagger_status_t dagger_finalize(dagger_runtime_t *rt)
         return dg_error(DAGGER_ERR_STATE,
                         "dagger_finalize: called from an actor's handler, whose worker it would have "
                         "to join; call it from the thread that called dagger_init");
-    dagger_status_t in_task = dg_not_in_codelet("dagger_finalize");
+    dagger_status_t in_task = dg_spmd_allowed("dagger_finalize");
     if (in_task != DAGGER_OK)
         return in_task;
     /* A region still open is ended here (every rank left it open at the

@@ -7,6 +7,7 @@
 #include "core/base/alloc.h"
 #include "core/runtime/tasks.h"
 #include "core/base/hash.h"
+#include "core/base/spmd_caller.h"
 #include "core/base/status_internal.h"
 #include "transport/coll.h"
 
@@ -61,6 +62,9 @@ dagger_status_t dagger_check_uniformity(dagger_runtime_t *rt, int on)
     dg_tasks_t *t = dg_tasks_get(rt, "dagger_check_uniformity");
     if (!t)
         return DAGGER_ERR_BAD_HANDLE;
+    dagger_status_t in = dg_spmd_allowed("dagger_check_uniformity");
+    if (in != DAGGER_OK)
+        return in;
     dg_switch_t mine = {.plan_hash = dg_plan_hash(t->plan), .on = on != 0};
     if (!t->tx) {
         t->uniformity = (int)mine.on;
@@ -90,6 +94,9 @@ dagger_status_t dagger_check_uniform(dagger_runtime_t *rt, const void *bytes, si
     dg_tasks_t *t = dg_tasks_get(rt, "dagger_check_uniform");
     if (!t)
         return DAGGER_ERR_BAD_HANDLE;
+    dagger_status_t in = dg_spmd_allowed("dagger_check_uniform");
+    if (in != DAGGER_OK)
+        return in;
     DG_CHECK_ARG(bytes || !len, "dagger_check_uniform: NULL bytes");
     if (!t->uniformity)
         return DAGGER_OK;

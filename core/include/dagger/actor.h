@@ -17,7 +17,9 @@
  * thread's dagger_error_detail() then says what went wrong and what to
  * change. Calls from inside a handler that would block (dagger_request,
  * dagger_actor_join, dagger_finalize, waits with a timeout) return
- * DAGGER_ERR_STATE instead.
+ * DAGGER_ERR_STATE instead; so do the task runtime's SPMD calls (submissions,
+ * collectives, regions, fetches, chunks, arrays, registrations), which belong
+ * to the program's own thread.
  *
  * Durations are in microseconds; DAGGER_WAIT_FOREVER waits without limit.
  * docs/actors.md is the guide, with a complete example service. */

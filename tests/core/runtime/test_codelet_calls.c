@@ -40,16 +40,22 @@ static void record(int k, const char *name, dagger_status_t st)
     record_in(probes, k, name, st);
 }
 
-/* Every probe refused, its detail naming it. */
-static void expect_refused(const probe_t *p, int n)
+/* Every probe refused, its detail naming it and where it was called. */
+static void expect_refused_in(const probe_t *p, int n, const char *where)
 {
     for (int k = 0; k < n; k++) {
-        cr_expect_eq(p[k].st, DAGGER_ERR_STATE, "%s from a codelet gave %s (%s)", p[k].name,
+        cr_expect_eq(p[k].st, DAGGER_ERR_STATE, "%s from %s gave %s (%s)", p[k].name, where,
                      dagger_strerror(p[k].st), p[k].detail);
-        cr_expect(strstr(p[k].detail, p[k].name) &&
-                      strstr(p[k].detail, "called from a task's codelet"),
+        char said[64];
+        snprintf(said, sizeof(said), "called from %s", where);
+        cr_expect(strstr(p[k].detail, p[k].name) && strstr(p[k].detail, said),
                   "%s: detail '%s'", p[k].name, p[k].detail);
     }
+}
+
+static void expect_refused(const probe_t *p, int n)
+{
+    expect_refused_in(p, n, "a task's codelet");
 }
 
 static int try_spmd_calls(dagger_task_t *t)
@@ -183,6 +189,115 @@ Test(codelet_calls, state_changing_calls_from_a_codelet_are_refused, .timeout = 
     run_in_task("cc.state", try_state_calls);
     expect_refused(state_probes, N_STATE);
     /* Nothing was done: the array, the chunk and the future are still there. */
+    double v = 0;
+    cr_assert_eq(dagger_fetch(rt, the_future, &v, sizeof(v), NULL), DAGGER_OK);
+    cr_assert_eq(v, 42);
+    cr_assert_eq(dagger_future_free(rt, the_future), DAGGER_OK);
+    cr_assert_eq(dagger_chunk_free(rt, the_chunk), DAGGER_OK);
+    cr_assert_eq(dagger_array_destroy(the_array), DAGGER_OK, "%s", dagger_error_detail());
+    cr_assert_eq(dagger_finalize(rt), DAGGER_OK);
+}
+
+/* The same calls from an actor's handler and its on_stop, which run on one
+ * rank's worker like a codelet: refused the same way. Before 2026-12-06
+ * they ran there (a barrier from one rank's handler waits for ranks that
+ * never call it, blocking the worker; a submission raced the program
+ * thread's), except dagger_finalize. */
+enum { N_HANDLER = 22 };
+static probe_t handler_probes[N_HANDLER];
+static probe_t stop_probe[1];
+static dagger_msg_type_t t_go;
+
+static void record_handler(int k, const char *name, dagger_status_t st)
+{
+    record_in(handler_probes, k, name, st);
+}
+
+static dagger_status_t try_in_handler(dagger_ctx_t *ctx)
+{
+    dagger_runtime_t *rt = dagger_ctx_runtime(ctx);
+    double v = 1, buf[4];
+    void *all = NULL;
+    size_t lens[1];
+    dagger_region_t *r;
+    dagger_chunk_t c = {0};
+    dagger_chunk_desc_t cd = {.dtype = DAGGER_F64, .ndims = 1, .dims = {4}, .owner = 0};
+    dagger_codelet_t cl;
+    dagger_codelet_desc_t d = {.name = "cc.late", .cpu = noop};
+    dagger_index_fn_id_t fid;
+    dagger_array_desc_t ad = {.dtype = DAGGER_F64, .ndims = 1, .dims = {4}, .block = {2}};
+    dagger_array_t *a = NULL;
+    record_handler(0, "dagger_barrier", dagger_barrier(rt));
+    record_handler(1, "dagger_bcast", dagger_bcast(rt, &v, sizeof(v), 0));
+    record_handler(2, "dagger_allgather", dagger_allgather(rt, &v, sizeof(v), &all, lens));
+    record_handler(3, "dagger_allreduce", dagger_allreduce(rt, &v, 1, DAGGER_F64, DAGGER_OP_ADD));
+    record_handler(4, "dagger_allreduce_bytes",
+                   dagger_allreduce_bytes(rt, &v, sizeof(v), add_u8, NULL));
+    record_handler(5, "dagger_region_begin", dagger_region_begin(rt, NULL, &r));
+    record_handler(6, "dagger_region_end", dagger_region_end(the_region));
+    record_handler(7, "dagger_fetch", dagger_fetch(rt, the_future, &v, sizeof(v), NULL));
+    record_handler(8, "dagger_fetch_chunk",
+                   dagger_fetch_chunk(rt, the_chunk, buf, sizeof(buf), NULL));
+    record_handler(9, "dagger_submit",
+                   dagger_submit(the_region, the_noop, 0, NULL, NULL, NULL, NULL));
+    record_handler(10, "dagger_chunk_create", dagger_chunk_create(rt, &cd, &c));
+    record_handler(11, "dagger_chunk_free", dagger_chunk_free(rt, the_chunk));
+    record_handler(12, "dagger_future_free", dagger_future_free(rt, the_future));
+    record_handler(13, "dagger_codelet_register", dagger_codelet_register(rt, &d, &cl));
+    record_handler(14, "dagger_index_fn_register",
+                   dagger_index_fn_register(rt, "cc.fn", index_fn, &fid));
+    record_handler(15, "dagger_array_zeros", dagger_array_zeros(rt, &ad, &a));
+    record_handler(16, "dagger_array_destroy", dagger_array_destroy(the_array));
+    record_handler(17, "dagger_array_view",
+                   dagger_array_view(the_array, (size_t[]){0}, (size_t[]){2}, &a));
+    record_handler(18, "dagger_array_fill", dagger_array_fill(NULL, the_array, 1));
+    record_handler(19, "dagger_check_uniformity", dagger_check_uniformity(rt, 1));
+    record_handler(20, "dagger_check_uniform", dagger_check_uniform(rt, &v, sizeof(v)));
+    record_handler(21, "dagger_finalize", dagger_finalize(rt));
+    int done = 1;
+    return dagger_reply(ctx, t_go, &done, sizeof(done));
+}
+
+static void try_in_on_stop(dagger_ctx_t *ctx)
+{
+    record_in(stop_probe, 0, "dagger_barrier", dagger_barrier(dagger_ctx_runtime(ctx)));
+}
+
+Test(codelet_calls, spmd_calls_from_an_actor_handler_are_refused, .timeout = 60)
+{
+    dagger_runtime_t *rt = start();
+    dagger_array_desc_t ad = {.dtype = DAGGER_F64, .ndims = 1, .dims = {4}, .block = {2}};
+    cr_assert_eq(dagger_array_zeros(rt, &ad, &the_array), DAGGER_OK);
+    dagger_codelet_t value;
+    dagger_codelet_desc_t dv = {.name = "cc.value", .cpu = make_value, .return_size = sizeof(double)};
+    dagger_codelet_desc_t dn = {.name = "cc.noop", .cpu = noop};
+    cr_assert_eq(dagger_codelet_register(rt, &dv, &value), DAGGER_OK);
+    cr_assert_eq(dagger_codelet_register(rt, &dn, &the_noop), DAGGER_OK);
+    dagger_msg_type_desc_t td = {.name = "cc.go", .encoding = DAGGER_MSG_FIXED, .size = sizeof(int)};
+    cr_assert_eq(dagger_msg_type_register(rt, &td, &t_go), DAGGER_OK);
+    dagger_handler_t h[] = {{t_go, try_in_handler}};
+    dagger_actor_desc_t desc = {.name = "cc.prober", .handlers = h, .nhandlers = 1,
+                                .on_stop = try_in_on_stop};
+    dagger_actor_addr_t prober;
+    cr_assert_eq(dagger_actor_spawn(rt, &desc, &prober), DAGGER_OK);
+    /* The handler runs while the program's region is open, with a task in it. */
+    cr_assert_eq(dagger_region_begin(rt, NULL, &the_region), DAGGER_OK);
+    cr_assert_eq(dagger_submit(the_region, value, 0, NULL, NULL, NULL, &the_future), DAGGER_OK);
+    int go = 1, done = 0;
+    dagger_reply_t rep = {.buf = &done, .capacity = sizeof(done)};
+    cr_assert_eq(dagger_request(rt, prober, t_go, &go, sizeof(go), DAGGER_WAIT_FOREVER, &rep),
+                 DAGGER_OK, "%s", dagger_error_detail());
+    cr_assert_eq(done, 1);
+    cr_assert_eq(dagger_actor_stop(rt, prober), DAGGER_OK);
+    cr_assert_eq(dagger_actor_join(rt, prober, DAGGER_WAIT_FOREVER, NULL), DAGGER_OK);
+    expect_refused_in(handler_probes, N_HANDLER, "an actor's handler");
+    expect_refused_in(stop_probe, 1, "an actor's handler");
+    /* Nothing was done: the region has its one task, and the array, the
+     * chunk and the future are still there. */
+    cr_assert_eq(dagger_region_end(the_region), DAGGER_OK, "%s", dagger_error_detail());
+    dagger_region_stats_t rs;
+    cr_assert_eq(dagger_region_stats(rt, &rs), DAGGER_OK);
+    cr_expect_eq(rs.tasks, 1, "the region planned %llu tasks", (unsigned long long)rs.tasks);
     double v = 0;
     cr_assert_eq(dagger_fetch(rt, the_future, &v, sizeof(v), NULL), DAGGER_OK);
     cr_assert_eq(v, 42);
