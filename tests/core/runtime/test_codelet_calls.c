@@ -35,11 +35,6 @@ static void record_in(probe_t *into, int k, const char *name, dagger_status_t st
     snprintf(into[k].detail, sizeof(into[k].detail), "%s", dagger_error_detail());
 }
 
-static void record(int k, const char *name, dagger_status_t st)
-{
-    record_in(probes, k, name, st);
-}
-
 /* Every probe refused, its detail naming it and where it was called. */
 static void expect_refused_in(const probe_t *p, int n, const char *where)
 {
@@ -58,24 +53,31 @@ static void expect_refused(const probe_t *p, int n)
     expect_refused_in(p, n, "a task's codelet");
 }
 
-static int try_spmd_calls(dagger_task_t *t)
+/* The calls that wait for every rank, recorded into p[0 .. N_PROBES - 1]. */
+static void waiting_calls(dagger_runtime_t *rt, probe_t *p)
 {
-    (void)t;
-    dagger_runtime_t *rt = the_rt;
     double v = 1, buf[4];
     void *all = NULL;
     size_t lens[1];
     dagger_region_t *r;
-    record(0, "dagger_barrier", dagger_barrier(rt));
-    record(1, "dagger_bcast", dagger_bcast(rt, &v, sizeof(v), 0));
-    record(2, "dagger_allgather", dagger_allgather(rt, &v, sizeof(v), &all, lens));
-    record(3, "dagger_allreduce", dagger_allreduce(rt, &v, 1, DAGGER_F64, DAGGER_OP_ADD));
-    record(4, "dagger_allreduce_bytes", dagger_allreduce_bytes(rt, &v, sizeof(v), add_u8, NULL));
-    record(5, "dagger_region_begin", dagger_region_begin(rt, NULL, &r));
-    record(6, "dagger_region_end", dagger_region_end(the_region));
-    record(7, "dagger_fetch", dagger_fetch(rt, the_future, &v, sizeof(v), NULL));
-    record(8, "dagger_fetch_chunk", dagger_fetch_chunk(rt, the_chunk, buf, sizeof(buf), NULL));
-    record(9, "dagger_finalize", dagger_finalize(rt));
+    record_in(p, 0, "dagger_barrier", dagger_barrier(rt));
+    record_in(p, 1, "dagger_bcast", dagger_bcast(rt, &v, sizeof(v), 0));
+    record_in(p, 2, "dagger_allgather", dagger_allgather(rt, &v, sizeof(v), &all, lens));
+    record_in(p, 3, "dagger_allreduce", dagger_allreduce(rt, &v, 1, DAGGER_F64, DAGGER_OP_ADD));
+    record_in(p, 4, "dagger_allreduce_bytes",
+              dagger_allreduce_bytes(rt, &v, sizeof(v), add_u8, NULL));
+    record_in(p, 5, "dagger_region_begin", dagger_region_begin(rt, NULL, &r));
+    record_in(p, 6, "dagger_region_end", dagger_region_end(the_region));
+    record_in(p, 7, "dagger_fetch", dagger_fetch(rt, the_future, &v, sizeof(v), NULL));
+    record_in(p, 8, "dagger_fetch_chunk",
+              dagger_fetch_chunk(rt, the_chunk, buf, sizeof(buf), NULL));
+    record_in(p, 9, "dagger_finalize", dagger_finalize(rt));
+}
+
+static int try_spmd_calls(dagger_task_t *t)
+{
+    (void)t;
+    waiting_calls(the_rt, probes);
     return DAGGER_OK;
 }
 
@@ -149,34 +151,48 @@ static double index_fn(const size_t idx[], int nd, const void *args)
     return 0;
 }
 
-static void record_state(int k, const char *name, dagger_status_t st)
+/* The calls that change what every rank's planner holds, recorded into
+ * p[0 .. N_STATE - 1]. */
+static void state_calls(dagger_runtime_t *rt, probe_t *p)
 {
-    record_in(state_probes, k, name, st);
-}
-
-static int try_state_calls(dagger_task_t *t)
-{
-    (void)t;
-    dagger_runtime_t *rt = the_rt;
     dagger_chunk_t c = {0};
     dagger_chunk_desc_t cd = {.dtype = DAGGER_F64, .ndims = 1, .dims = {4}, .owner = 0};
     dagger_codelet_t cl;
     dagger_codelet_desc_t d = {.name = "cc.late", .cpu = noop};
     dagger_index_fn_id_t fid;
     dagger_array_t *v;
-    record_state(0, "dagger_submit",
-                 dagger_submit(the_region, the_noop, 0, NULL, NULL, NULL, NULL));
-    record_state(1, "dagger_chunk_create", dagger_chunk_create(rt, &cd, &c));
-    record_state(2, "dagger_chunk_free", dagger_chunk_free(rt, the_chunk));
-    record_state(3, "dagger_future_free", dagger_future_free(rt, the_future));
-    record_state(4, "dagger_codelet_register", dagger_codelet_register(rt, &d, &cl));
-    record_state(5, "dagger_index_fn_register",
-                 dagger_index_fn_register(rt, "cc.fn", index_fn, &fid));
-    record_state(6, "dagger_array_destroy", dagger_array_destroy(the_array));
-    record_state(7, "dagger_array_view",
-                 dagger_array_view(the_array, (size_t[]){0}, (size_t[]){2}, &v));
-    record_state(8, "dagger_array_fill", dagger_array_fill(the_region, the_array, 1));
+    record_in(p, 0, "dagger_submit",
+              dagger_submit(the_region, the_noop, 0, NULL, NULL, NULL, NULL));
+    record_in(p, 1, "dagger_chunk_create", dagger_chunk_create(rt, &cd, &c));
+    record_in(p, 2, "dagger_chunk_free", dagger_chunk_free(rt, the_chunk));
+    record_in(p, 3, "dagger_future_free", dagger_future_free(rt, the_future));
+    record_in(p, 4, "dagger_codelet_register", dagger_codelet_register(rt, &d, &cl));
+    record_in(p, 5, "dagger_index_fn_register",
+              dagger_index_fn_register(rt, "cc.fn", index_fn, &fid));
+    record_in(p, 6, "dagger_array_destroy", dagger_array_destroy(the_array));
+    record_in(p, 7, "dagger_array_view",
+              dagger_array_view(the_array, (size_t[]){0}, (size_t[]){2}, &v));
+    record_in(p, 8, "dagger_array_fill", dagger_array_fill(the_region, the_array, 1));
+}
+
+static int try_state_calls(dagger_task_t *t)
+{
+    (void)t;
+    state_calls(the_rt, state_probes);
     return DAGGER_OK;
+}
+
+/* Nothing was done: the future (42), the chunk and the array are still
+ * there; then they are freed and the runtime finalized. */
+static void expect_untouched(dagger_runtime_t *rt)
+{
+    double v = 0;
+    cr_assert_eq(dagger_fetch(rt, the_future, &v, sizeof(v), NULL), DAGGER_OK);
+    cr_assert_eq(v, 42);
+    cr_assert_eq(dagger_future_free(rt, the_future), DAGGER_OK);
+    cr_assert_eq(dagger_chunk_free(rt, the_chunk), DAGGER_OK);
+    cr_assert_eq(dagger_array_destroy(the_array), DAGGER_OK, "%s", dagger_error_detail());
+    cr_assert_eq(dagger_finalize(rt), DAGGER_OK);
 }
 
 Test(codelet_calls, state_changing_calls_from_a_codelet_are_refused, .timeout = 60)
@@ -188,14 +204,7 @@ Test(codelet_calls, state_changing_calls_from_a_codelet_are_refused, .timeout = 
     cr_assert_eq(dagger_codelet_register(rt, &dn, &the_noop), DAGGER_OK);
     run_in_task("cc.state", try_state_calls);
     expect_refused(state_probes, N_STATE);
-    /* Nothing was done: the array, the chunk and the future are still there. */
-    double v = 0;
-    cr_assert_eq(dagger_fetch(rt, the_future, &v, sizeof(v), NULL), DAGGER_OK);
-    cr_assert_eq(v, 42);
-    cr_assert_eq(dagger_future_free(rt, the_future), DAGGER_OK);
-    cr_assert_eq(dagger_chunk_free(rt, the_chunk), DAGGER_OK);
-    cr_assert_eq(dagger_array_destroy(the_array), DAGGER_OK, "%s", dagger_error_detail());
-    cr_assert_eq(dagger_finalize(rt), DAGGER_OK);
+    expect_untouched(rt);
 }
 
 /* The same calls from an actor's handler and its on_stop, which run on one
@@ -203,57 +212,23 @@ Test(codelet_calls, state_changing_calls_from_a_codelet_are_refused, .timeout = 
  * they ran there (a barrier from one rank's handler waits for ranks that
  * never call it, blocking the worker; a submission raced the program
  * thread's), except dagger_finalize. */
-enum { N_HANDLER = 22 };
+enum { N_HANDLER = N_PROBES + N_STATE + 3 };
 static probe_t handler_probes[N_HANDLER];
 static probe_t stop_probe[1];
 static dagger_msg_type_t t_go;
 
-static void record_handler(int k, const char *name, dagger_status_t st)
-{
-    record_in(handler_probes, k, name, st);
-}
-
 static dagger_status_t try_in_handler(dagger_ctx_t *ctx)
 {
     dagger_runtime_t *rt = dagger_ctx_runtime(ctx);
-    double v = 1, buf[4];
-    void *all = NULL;
-    size_t lens[1];
-    dagger_region_t *r;
-    dagger_chunk_t c = {0};
-    dagger_chunk_desc_t cd = {.dtype = DAGGER_F64, .ndims = 1, .dims = {4}, .owner = 0};
-    dagger_codelet_t cl;
-    dagger_codelet_desc_t d = {.name = "cc.late", .cpu = noop};
-    dagger_index_fn_id_t fid;
+    probe_t *more = handler_probes + N_PROBES + N_STATE;
+    double v = 1;
     dagger_array_desc_t ad = {.dtype = DAGGER_F64, .ndims = 1, .dims = {4}, .block = {2}};
     dagger_array_t *a = NULL;
-    record_handler(0, "dagger_barrier", dagger_barrier(rt));
-    record_handler(1, "dagger_bcast", dagger_bcast(rt, &v, sizeof(v), 0));
-    record_handler(2, "dagger_allgather", dagger_allgather(rt, &v, sizeof(v), &all, lens));
-    record_handler(3, "dagger_allreduce", dagger_allreduce(rt, &v, 1, DAGGER_F64, DAGGER_OP_ADD));
-    record_handler(4, "dagger_allreduce_bytes",
-                   dagger_allreduce_bytes(rt, &v, sizeof(v), add_u8, NULL));
-    record_handler(5, "dagger_region_begin", dagger_region_begin(rt, NULL, &r));
-    record_handler(6, "dagger_region_end", dagger_region_end(the_region));
-    record_handler(7, "dagger_fetch", dagger_fetch(rt, the_future, &v, sizeof(v), NULL));
-    record_handler(8, "dagger_fetch_chunk",
-                   dagger_fetch_chunk(rt, the_chunk, buf, sizeof(buf), NULL));
-    record_handler(9, "dagger_submit",
-                   dagger_submit(the_region, the_noop, 0, NULL, NULL, NULL, NULL));
-    record_handler(10, "dagger_chunk_create", dagger_chunk_create(rt, &cd, &c));
-    record_handler(11, "dagger_chunk_free", dagger_chunk_free(rt, the_chunk));
-    record_handler(12, "dagger_future_free", dagger_future_free(rt, the_future));
-    record_handler(13, "dagger_codelet_register", dagger_codelet_register(rt, &d, &cl));
-    record_handler(14, "dagger_index_fn_register",
-                   dagger_index_fn_register(rt, "cc.fn", index_fn, &fid));
-    record_handler(15, "dagger_array_zeros", dagger_array_zeros(rt, &ad, &a));
-    record_handler(16, "dagger_array_destroy", dagger_array_destroy(the_array));
-    record_handler(17, "dagger_array_view",
-                   dagger_array_view(the_array, (size_t[]){0}, (size_t[]){2}, &a));
-    record_handler(18, "dagger_array_fill", dagger_array_fill(NULL, the_array, 1));
-    record_handler(19, "dagger_check_uniformity", dagger_check_uniformity(rt, 1));
-    record_handler(20, "dagger_check_uniform", dagger_check_uniform(rt, &v, sizeof(v)));
-    record_handler(21, "dagger_finalize", dagger_finalize(rt));
+    waiting_calls(rt, handler_probes);
+    state_calls(rt, handler_probes + N_PROBES);
+    record_in(more, 0, "dagger_array_zeros", dagger_array_zeros(rt, &ad, &a));
+    record_in(more, 1, "dagger_check_uniformity", dagger_check_uniformity(rt, 1));
+    record_in(more, 2, "dagger_check_uniform", dagger_check_uniform(rt, &v, sizeof(v)));
     int done = 1;
     return dagger_reply(ctx, t_go, &done, sizeof(done));
 }
@@ -298,11 +273,5 @@ Test(codelet_calls, spmd_calls_from_an_actor_handler_are_refused, .timeout = 60)
     dagger_region_stats_t rs;
     cr_assert_eq(dagger_region_stats(rt, &rs), DAGGER_OK);
     cr_expect_eq(rs.tasks, 1, "the region planned %llu tasks", (unsigned long long)rs.tasks);
-    double v = 0;
-    cr_assert_eq(dagger_fetch(rt, the_future, &v, sizeof(v), NULL), DAGGER_OK);
-    cr_assert_eq(v, 42);
-    cr_assert_eq(dagger_future_free(rt, the_future), DAGGER_OK);
-    cr_assert_eq(dagger_chunk_free(rt, the_chunk), DAGGER_OK);
-    cr_assert_eq(dagger_array_destroy(the_array), DAGGER_OK, "%s", dagger_error_detail());
-    cr_assert_eq(dagger_finalize(rt), DAGGER_OK);
+    expect_untouched(rt);
 }
