@@ -71,18 +71,26 @@ static void free_array(dagger_array_t *a, size_t nchunks)
     free(a);
 }
 
+/* The blocks' chunks, all or none (one agreement on their allocations:
+ * an owner out of memory fails the call on every rank). */
 static dagger_status_t make_chunks(dagger_array_t *a, size_t *made)
 {
-    for (*made = 0; *made < a->nblocks; (*made)++) {
-        size_t b = *made, idx[DAGGER_MAX_DIMS], off[DAGGER_MAX_DIMS];
-        dagger_chunk_desc_t cd = {.dtype = a->dtype, .ndims = a->ndims, .owner = a->owners[b],
-                                  .home = a->home};
-        dg_arr_block_box(a, b, idx, off, cd.dims);
-        dagger_status_t st = dagger_chunk_create(a->rt, &cd, &a->chunks[b]);
-        if (st != DAGGER_OK)
-            return st;
+    *made = 0;
+    dagger_chunk_desc_t *cd = dg_calloc(a->nblocks, sizeof(*cd));
+    if (!cd)
+        return dg_error(DAGGER_ERR_NO_MEMORY, "out of memory for %zu chunk descriptions",
+                        a->nblocks);
+    for (size_t b = 0; b < a->nblocks; b++) {
+        size_t idx[DAGGER_MAX_DIMS], off[DAGGER_MAX_DIMS];
+        cd[b] = (dagger_chunk_desc_t){.dtype = a->dtype, .ndims = a->ndims,
+                                      .owner = a->owners[b], .home = a->home};
+        dg_arr_block_box(a, b, idx, off, cd[b].dims);
     }
-    return DAGGER_OK;
+    dagger_status_t st = dagger_chunk_create_many(a->rt, a->nblocks, cd, a->chunks);
+    free(cd);
+    if (st == DAGGER_OK)
+        *made = a->nblocks;
+    return st;
 }
 
 dagger_status_t dg_arr_create(dagger_runtime_t *rt, const dagger_array_desc_t *desc,

@@ -1,8 +1,10 @@
 /* Public chunk and view calls. */
 #include <dagger/chunk.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "core/base/alloc.h"
 #include "core/runtime/planner.h"
 #include "core/runtime/tasks.h"
 #include "core/base/hash.h"
@@ -55,66 +57,157 @@ static dagger_status_t home_space(dg_tasks_t *t, dagger_proc_kind_t home, int32_
                         why);
 }
 
-dagger_status_t dagger_chunk_create(dagger_runtime_t *rt, const dagger_chunk_desc_t *desc,
-                                    dagger_chunk_t *out)
+/* The checks of one description that need no other rank (the same result
+ * on every rank: the inputs are). d is filled. */
+static dagger_status_t check_desc(dg_tasks_t *t, const dagger_chunk_desc_t *desc,
+                                  dg_plan_chunk_desc_t *d, const char *fn)
 {
-    dg_tasks_t *t = dg_tasks_get(rt, "dagger_chunk_create");
-    if (!t)
-        return DAGGER_ERR_BAD_HANDLE;
-    DG_CHECK_ARG(desc && out, "dagger_chunk_create: NULL description or output");
-    out->id = 0;
-    dagger_status_t in = dg_spmd_allowed("dagger_chunk_create");
-    if (in != DAGGER_OK)
-        return in;
-    if (t->region)
-        return dg_error(DAGGER_ERR_STATE, "dagger_chunk_create: a region is open; create chunks "
-                        "before dagger_region_begin or after dagger_region_end");
     DG_CHECK_ARG(desc->ndims >= 1 && desc->ndims <= DAGGER_MAX_DIMS,
-                 "dagger_chunk_create: ndims is %d; it must be 1 to %d", desc->ndims, DAGGER_MAX_DIMS);
+                 "%s: ndims is %d; it must be 1 to %d", fn, desc->ndims, DAGGER_MAX_DIMS);
     if (!dagger_dtype_size(desc->dtype))
-        return dg_error(DAGGER_ERR_DTYPE, "dagger_chunk_create: unknown dtype %d", (int)desc->dtype);
-    DG_CHECK_ARG(desc->owner < t->nranks, "dagger_chunk_create: owner rank %d, but the job has %d "
-                 "ranks", desc->owner, t->nranks);
-    dg_plan_chunk_desc_t d = {.owner = desc->owner, .home_space = 0};
-    d.geom.dtype = desc->dtype;
-    d.geom.ndims = (uint32_t)desc->ndims;
+        return dg_error(DAGGER_ERR_DTYPE, "%s: unknown dtype %d", fn, (int)desc->dtype);
+    DG_CHECK_ARG(desc->owner < t->nranks, "%s: owner rank %d, but the job has %d ranks", fn,
+                 desc->owner, t->nranks);
+    *d = (dg_plan_chunk_desc_t){.owner = desc->owner, .home_space = 0};
+    d->geom.dtype = desc->dtype;
+    d->geom.ndims = (uint32_t)desc->ndims;
     uint64_t elems = 1;
     for (int k = 0; k < desc->ndims; k++) {
-        DG_CHECK_ARG(desc->dims[k] > 0, "dagger_chunk_create: dimension %d is 0", k);
+        DG_CHECK_ARG(desc->dims[k] > 0, "%s: dimension %d is 0", fn, k);
         /* The planner's limits: 2^40 per dimension, 2^50 elements in all. */
         if (desc->dims[k] > DG_CHUNK_MAX_DIM || elems > DG_CHUNK_MAX_ELEMS / desc->dims[k])
-            return dg_error(DAGGER_ERR_OVERFLOW, "dagger_chunk_create: dimension %d of %zu makes "
-                            "the chunk too large (at most 2^40 per dimension, 2^50 elements)",
-                            k, desc->dims[k]);
+            return dg_error(DAGGER_ERR_OVERFLOW, "%s: dimension %d of %zu makes the chunk too "
+                            "large (at most 2^40 per dimension, 2^50 elements)", fn, k,
+                            desc->dims[k]);
         elems *= desc->dims[k];
-        d.geom.dims[k] = desc->dims[k];
+        d->geom.dims[k] = desc->dims[k];
     }
-    if (d.owner < 0)
-        d.owner = (int32_t)(t->default_owner % (uint64_t)t->nranks);
-    dagger_status_t hs = home_space(t, desc->home, d.owner, &d.home_space);
-    if (hs != DAGGER_OK)
-        return hs;
-    dg_check_point_t cp = {.kind = DG_CHECK_CHUNK};
-    cp.hash = dg_hash_bytes(dg_plan_hash(t->plan), &d, sizeof(d));
-    dagger_status_t st = dg_tasks_check(t, &cp);
+    return DAGGER_OK;
+}
+
+/* One chunk into the planner (and its uniformity check); *bytes its size. */
+static dagger_status_t plan_one(dg_tasks_t *t, const dagger_chunk_desc_t *desc,
+                                dg_plan_chunk_desc_t *d, uint64_t *id, size_t *bytes)
+{
+    if (d->owner < 0)
+        d->owner = (int32_t)(t->default_owner % (uint64_t)t->nranks);
+    dagger_status_t st = home_space(t, desc->home, d->owner, &d->home_space);
     if (st != DAGGER_OK)
         return st;
-    uint64_t id;
-    st = dg_planner_chunk_create(t, &d, &id);
-    if (st != DAGGER_OK)
+    dg_check_point_t cp = {.kind = DG_CHECK_CHUNK};
+    cp.hash = dg_hash_bytes(dg_plan_hash(t->plan), d, sizeof(*d));
+    if ((st = dg_tasks_check(t, &cp)) != DAGGER_OK ||
+        (st = dg_planner_chunk_create(t, d, id)) != DAGGER_OK)
         return st;
     if (desc->owner < 0)
         t->default_owner++;
-    if (d.owner == t->rank) {
-        const dg_plan_geom_t *g = dg_plan_chunk_geom(t->plan, id);
-        st = dg_exec_alloc(t->exec, id, d.home_space, (size_t)(g->extent * g->elsize), 1);
-        if (st != DAGGER_OK) {
-            dg_planner_chunk_free(t, id);
-            return st;
-        }
-    }
-    out->id = id;
+    const dg_plan_geom_t *g = dg_plan_chunk_geom(t->plan, *id);
+    *bytes = (size_t)(g->extent * g->elsize);
     return DAGGER_OK;
+}
+
+/* Every rank learns whether an owner's allocation failed, the first one by
+ * rank then chunk: an owner whose memory ran out fails the call on every
+ * rank, with the same detail, instead of on itself alone (2026-12-06).
+ * key: UINT64_MAX, or rank << 40 | -status << 32 | index of this rank's
+ * failure (statuses are negative). One broadcast or allreduce, on jobs of
+ * more than one rank: a non-owner waits for the owner's allocation. */
+static dagger_status_t agree_allocs(dg_tasks_t *t, uint64_t key, int one_owner, size_t n,
+                                    const dagger_chunk_desc_t *descs, const size_t *bytes,
+                                    const char *fn)
+{
+    /* One owner (a single chunk, or all of the call's on one rank): it
+     * tells the others, who wait one message; else the lowest key wins. */
+    dagger_status_t st = one_owner >= 0 ? dg_tasks_bcast(t, &key, sizeof(key), one_owner)
+                                        : dg_tasks_allreduce_u64(t, &key, 1, DAGGER_OP_MIN);
+    if (st != DAGGER_OK || key == UINT64_MAX)
+        return st;
+    int rank = (int)(key >> 40);
+    dagger_status_t why = (dagger_status_t)(-(int)((key >> 32) & 0xff));
+    size_t i = (size_t)(key & 0xffffffffu);
+    int dev = descs[i].home != 0 && descs[i].home != DAGGER_PROC_CPU;
+    char which[48] = "the chunk";
+    if (n > 1)
+        snprintf(which, sizeof(which), "chunk %zu of the call", i);
+    return dg_error(why, "%s: rank %d, the owner of %s, cannot allocate its %zu bytes of %s "
+                    "memory (%s); make the chunks smaller or spread them over more ranks "
+                    "(nothing was created)", fn, rank, which, bytes[i], dev ? "device" : "host",
+                    dagger_strerror(why));
+}
+
+/* Creates n chunks with one agreement on their allocations; all or none. */
+static dagger_status_t create_chunks(dagger_runtime_t *rt, size_t n,
+                                     const dagger_chunk_desc_t *descs, dagger_chunk_t *out,
+                                     const char *fn)
+{
+    dg_tasks_t *t = dg_tasks_get(rt, fn);
+    if (!t)
+        return DAGGER_ERR_BAD_HANDLE;
+    DG_CHECK_ARG((descs && out) || n == 0, "%s: NULL descriptions or output", fn);
+    DG_CHECK_ARG(n <= UINT32_MAX, "%s: %zu chunks in one call; at most 2^32 - 1", fn, n);
+    for (size_t i = 0; i < n; i++)
+        out[i].id = 0;
+    dagger_status_t st = dg_spmd_allowed(fn);
+    if (st != DAGGER_OK)
+        return st;
+    if (t->region)
+        return dg_error(DAGGER_ERR_STATE, "%s: a region is open; create chunks before "
+                        "dagger_region_begin or after dagger_region_end", fn);
+    dg_plan_chunk_desc_t d;
+    for (size_t i = 0; i < n; i++)
+        if ((st = check_desc(t, &descs[i], &d, fn)) != DAGGER_OK)
+            return st;
+    size_t *bytes = dg_calloc(n ? n : 1, sizeof(*bytes));
+    if (!bytes)
+        return dg_error(DAGGER_ERR_NO_MEMORY, "%s: out of memory", fn);
+    uint64_t owner0 = t->default_owner, key = UINT64_MAX;
+    int one_owner = -1;
+    size_t made = 0;
+    for (; made < n; made++) {
+        check_desc(t, &descs[made], &d, fn); /* passed above: fills d */
+        if ((st = plan_one(t, &descs[made], &d, &out[made].id, &bytes[made])) != DAGGER_OK)
+            break;
+        one_owner = made == 0 || one_owner == d.owner ? d.owner : -2;
+        if (d.owner != t->rank || key != UINT64_MAX)
+            continue;
+        dagger_status_t a = dg_exec_alloc(t->exec, out[made].id, d.home_space, bytes[made], 1);
+        if (a != DAGGER_OK)
+            key = (uint64_t)t->rank << 40 | (uint64_t)(-a & 0xff) << 32 | made;
+    }
+    /* A planning error is the same on every rank (its inputs are); the
+     * allocations are not. */
+    if (st == DAGGER_OK && n > 0)
+        st = agree_allocs(t, key, one_owner, n, descs, bytes, fn);
+    if (st != DAGGER_OK) {
+        char why[512]; /* the detail outlives the frees below */
+        snprintf(why, sizeof(why), "%s", dagger_error_detail());
+        for (size_t i = 0; i < made; i++) {
+            dg_planner_chunk_free(t, out[i].id);
+            out[i].id = 0;
+        }
+        t->default_owner = owner0;
+        dg_error(st, "%s", why);
+    }
+    free(bytes);
+    return st;
+}
+
+dagger_status_t dagger_chunk_create(dagger_runtime_t *rt, const dagger_chunk_desc_t *desc,
+                                    dagger_chunk_t *out)
+{
+    if (!desc || !out) { /* named as before: one chunk */
+        if (!dg_tasks_get(rt, "dagger_chunk_create"))
+            return DAGGER_ERR_BAD_HANDLE;
+        return dg_error(DAGGER_ERR_INVALID_ARG, "dagger_chunk_create: NULL description or "
+                        "output");
+    }
+    return create_chunks(rt, 1, desc, out, "dagger_chunk_create");
+}
+
+dagger_status_t dagger_chunk_create_many(dagger_runtime_t *rt, size_t n,
+                                         const dagger_chunk_desc_t *descs, dagger_chunk_t *out)
+{
+    return create_chunks(rt, n, descs, out, "dagger_chunk_create_many");
 }
 
 dagger_status_t dagger_chunk_free(dagger_runtime_t *rt, dagger_chunk_t c)

@@ -493,7 +493,7 @@ Test(array_build, bad_input)
     dagger_region_t *r;
     AR_OK(dagger_region_begin(rt, NULL, &r));
     AR_FAILS(dagger_array_zeros(rt, &d, &a), DAGGER_ERR_STATE,
-             "dagger_array_zeros: cannot create the array's blocks: dagger_chunk_create: a region "
+             "dagger_array_zeros: cannot create the array's blocks: dagger_chunk_create_many: a region "
              "is open");
     AR_OK(dagger_region_end(r));
     /* A call that opens a region of its own says so, under its own name,
@@ -509,5 +509,86 @@ Test(array_build, bad_input)
     AR_OK(dagger_array_destroy(a));
     AR_FAILS(dagger_index_fn_register(rt, "test.poly", NULL, &(dagger_index_fn_id_t){0}),
              DAGGER_ERR_INVALID_ARG, "NULL");
+    AR_OK(dagger_finalize(rt));
+}
+
+/* Under ASan an allocation beyond its limit aborts unless told to return
+ * NULL, as the C library does; the test below needs the library's answer. */
+const char *__asan_default_options(void);
+const char *__asan_default_options(void)
+{
+    return "allocator_may_return_null=1";
+}
+
+/* The same detail on every rank. */
+static void expect_same_detail_everywhere(dagger_runtime_t *rt)
+{
+    char mine[512];
+    snprintf(mine, sizeof(mine), "%s", dagger_error_detail());
+    void *all = NULL;
+    size_t lens[8];
+    int n = dagger_nranks(rt);
+    cr_assert_leq(n, 8);
+    AR_OK(dagger_allgather(rt, mine, strlen(mine) + 1, &all, lens));
+    for (int r = 0; r < n; r++) {
+        const char *theirs = (const char *)all;
+        for (int q = 0; q < r; q++)
+            theirs += lens[q];
+        cr_expect_str_eq(theirs, mine, "rank %d said '%s', this rank '%s'", r, theirs, mine);
+    }
+    free(all);
+}
+
+/* An owner whose memory cannot hold its block fails the call on every rank
+ * with the same detail naming it, and nothing is created; the runtime stays
+ * usable. The block is 2^47 doubles (1 PiB, beyond any address space, so
+ * the allocation fails whatever the overcommit setting) and lives on the
+ * last rank alone: before 2026-12-06 that rank failed and the others
+ * returned DAGGER_OK with an array, and the job diverged at the next call. */
+Test(array_build, an_owner_out_of_memory_fails_on_every_rank)
+{
+    dagger_runtime_t *rt = ar_init();
+    int n = dagger_nranks(rt), last = n - 1;
+    int table[2] = {last, 0};
+    dagger_dist_t dist = {.kind = DAGGER_DIST_TABLE, .table = table, .ntable = 2};
+    dagger_array_desc_t d = {.dtype = DAGGER_F64, .ndims = 2,
+                             .dims = {((size_t)1 << 40) + 1, 128},
+                             .block = {(size_t)1 << 40, 128}, .dist = &dist};
+    char want[128];
+    snprintf(want, sizeof(want), "rank %d, the owner of chunk 0 of the call, cannot allocate", last);
+    dagger_array_t *a = (dagger_array_t *)&d; /* not NULL before: the call clears it */
+    AR_FAILS(dagger_array_zeros(rt, &d, &a), DAGGER_ERR_NO_MEMORY, want);
+    cr_expect_null(a);
+    expect_same_detail_everywhere(rt);
+    /* The raw chunk calls likewise, one or several. */
+    dagger_chunk_desc_t huge = {.dtype = DAGGER_F64, .ndims = 2,
+                                .dims = {(size_t)1 << 40, 128}, .owner = last};
+    dagger_chunk_desc_t small = {.dtype = DAGGER_F64, .ndims = 1, .dims = {4}, .owner = 0};
+    dagger_chunk_t c = {7};
+    AR_FAILS(dagger_chunk_create(rt, &huge, &c), DAGGER_ERR_NO_MEMORY, "the owner of the chunk");
+    cr_expect_eq(c.id, 0u);
+    expect_same_detail_everywhere(rt);
+    dagger_chunk_desc_t three[3] = {small, huge, small};
+    dagger_chunk_t cs[3];
+    snprintf(want, sizeof(want), "rank %d, the owner of chunk 1 of the call", last);
+    AR_FAILS(dagger_chunk_create_many(rt, 3, three, cs), DAGGER_ERR_NO_MEMORY, want);
+    for (int i = 0; i < 3; i++)
+        cr_expect_eq(cs[i].id, 0u, "chunk %d of a failed call has id %llu", i,
+                     (unsigned long long)cs[i].id);
+    expect_same_detail_everywhere(rt);
+    /* Usable: a small array is made, filled and collected. */
+    dagger_array_desc_t ok = AR_D2(DAGGER_F64, 5, 4, 2, 3);
+    AR_OK(dagger_array_full(rt, &ok, 2.5, &a));
+    double want_v[20];
+    for (int i = 0; i < 20; i++)
+        want_v[i] = 2.5;
+    ar_expect(a, want_v, 0, "full after the failures");
+    AR_OK(dagger_array_destroy(a));
+    dagger_chunk_desc_t two[2] = {small, small};
+    AR_OK(dagger_chunk_create_many(rt, 2, two, cs));
+    cr_expect(cs[0].id && cs[1].id && cs[0].id != cs[1].id);
+    AR_OK(dagger_chunk_free(rt, cs[0]));
+    AR_OK(dagger_chunk_free(rt, cs[1]));
+    AR_OK(dagger_chunk_create_many(rt, 0, NULL, NULL));
     AR_OK(dagger_finalize(rt));
 }

@@ -80,23 +80,31 @@ static int read_it(dagger_task_t *t)
     return DAGGER_OK;
 }
 
+/* The chunk and codelet of transfer_to_last, made before the failure is
+ * armed (a chunk's creation sends too: its owner tells the others whether
+ * its allocation worked). */
+static dagger_chunk_t the_chunk;
+static dagger_codelet_t the_reader;
+
+static void make_chunk_and_codelet(dagger_runtime_t *rt)
+{
+    dagger_codelet_desc_t d = {.name = "fault_read", .cpu = read_it};
+    MR_OK(dagger_codelet_register(rt, &d, &the_reader));
+    dagger_chunk_desc_t cd = {.dtype = DAGGER_F64, .ndims = 1, .dims = {64}, .owner = 0};
+    MR_OK(dagger_chunk_create(rt, &cd, &the_chunk));
+}
+
 /* A region whose one transfer goes from rank 0 to the last rank. */
 static dagger_status_t transfer_to_last(dagger_runtime_t *rt)
 {
     int n = dagger_nranks(rt);
-    dagger_codelet_t cl;
-    dagger_codelet_desc_t d = {.name = "fault_read", .cpu = read_it};
-    dagger_status_t st = dagger_codelet_register(rt, &d, &cl);
-    dagger_chunk_desc_t cd = {.dtype = DAGGER_F64, .ndims = 1, .dims = {64}, .owner = 0};
-    dagger_chunk_t c;
-    if (st == DAGGER_OK)
-        st = dagger_chunk_create(rt, &cd, &c);
     dagger_region_t *r;
-    if (st != DAGGER_OK || (st = dagger_region_begin(rt, NULL, &r)) != DAGGER_OK)
+    dagger_status_t st = dagger_region_begin(rt, NULL, &r);
+    if (st != DAGGER_OK)
         return st;
-    dagger_arg_t a = DAGGER_IN(dagger_view(rt, c));
+    dagger_arg_t a = DAGGER_IN(dagger_view(rt, the_chunk));
     dagger_task_opts_t o = {.scope = &DAGGER_SCOPE_RANK(n - 1)};
-    st = dagger_submit(r, cl, 1, &a, &o, NULL, NULL);
+    st = dagger_submit(r, the_reader, 1, &a, &o, NULL, NULL);
     dagger_status_t end = dagger_region_end(r);
     return st != DAGGER_OK ? st : end;
 }
@@ -115,6 +123,7 @@ Test(fault_send, failed_send_of_a_transfer_ends_the_receiver)
         MR_OK(dagger_finalize(rt));
         cr_skip_test("one rank sends nothing");
     }
+    make_chunk_and_codelet(rt);
     dagger_status_t st = with_failed_send(rt, transfer_to_last);
     if (rank == n - 1) {
         cr_expect_eq(st, DAGGER_ERR_PEER_LOST, "the receiver got %s (%s)", dagger_strerror(st),

@@ -39,7 +39,10 @@ typedef struct dagger_chunk_desc {
 } dagger_chunk_desc_t;
 
 /* Creates a chunk (collective: every rank calls it in the same order). On the
- * owner the memory is allocated and zeroed. Not allowed inside a region.
+ * owner the memory is allocated and zeroed; on a job of several ranks the
+ * ranks then agree on that allocation (one small allreduce), so that an
+ * owner out of memory fails the call on every rank with the same detail,
+ * naming the owner. Not allowed inside a region.
  * Errors: DAGGER_ERR_BAD_HANDLE (rt), DAGGER_ERR_INVALID_ARG (desc or out
  * NULL, ndims, zero dims, owner >= nranks), DAGGER_ERR_DTYPE (unknown
  * dtype), DAGGER_ERR_OVERFLOW (a dimension above 2^40 or more than 2^50
@@ -49,6 +52,17 @@ typedef struct dagger_chunk_desc {
 DAGGER_API
 dagger_status_t dagger_chunk_create(dagger_runtime_t *rt, const dagger_chunk_desc_t *desc,
                                     dagger_chunk_t *out);
+
+/* Creates n chunks (out[i] from descs[i]) as n dagger_chunk_create calls
+ * would, with one agreement on the allocations instead of n: all are
+ * created, or none (every out[i].id is then 0). The arrays' constructors
+ * make their blocks this way. n may be 0. Errors: those of
+ * dagger_chunk_create (descs or out NULL with n > 0 is
+ * DAGGER_ERR_INVALID_ARG; a description's error names no index: the same
+ * checks run on each). */
+DAGGER_API
+dagger_status_t dagger_chunk_create_many(dagger_runtime_t *rt, size_t n,
+                                         const dagger_chunk_desc_t *descs, dagger_chunk_t *out);
 
 /* Frees a chunk (collective). Inside a region the memory is released after the
  * last task that uses it. Errors: DAGGER_ERR_BAD_HANDLE (rt, or a chunk that

@@ -45,6 +45,31 @@ void bi_probe_dagger_chunk_create(void)
     E(DAGGER_OK, dagger_chunk_create(BI.rt, &d, &c));
 }
 
+void bi_probe_dagger_chunk_create_many(void)
+{
+    dagger_chunk_desc_t d[3] = {chunk_desc(), chunk_desc(), chunk_desc()};
+    dagger_chunk_t c[3] = {{0}, {0}, {0}};
+    E(DAGGER_ERR_BAD_HANDLE, dagger_chunk_create_many(NULL, 3, d, c));
+    E(DAGGER_ERR_BAD_HANDLE, dagger_chunk_create_many(BI.dead, 3, d, c));
+    E(DAGGER_ERR_INVALID_ARG, dagger_chunk_create_many(BI.rt, 3, NULL, c));
+    E(DAGGER_ERR_INVALID_ARG, dagger_chunk_create_many(BI.rt, 3, d, NULL));
+    /* One bad description refuses the call: none is made. */
+    d[2].dims[0] = 0;
+    E(DAGGER_ERR_INVALID_ARG, dagger_chunk_create_many(BI.rt, 3, d, c));
+    d[2] = chunk_desc();
+    d[1].dims[0] = d[1].dims[1] = SIZE_MAX / 2;
+    E(DAGGER_ERR_OVERFLOW, dagger_chunk_create_many(BI.rt, 3, d, c));
+    for (int i = 0; i < 3; i++)
+        cr_expect_eq(c[i].id, 0u, "chunk %d of a refused call has id %llu", i,
+                     (unsigned long long)c[i].id);
+    d[1] = chunk_desc();
+    dagger_region_t *r = bi_open();
+    E(DAGGER_ERR_STATE, dagger_chunk_create_many(BI.rt, 3, d, c));
+    bi_close(r);
+    E(DAGGER_OK, dagger_chunk_create_many(BI.rt, 0, NULL, NULL));
+    E(DAGGER_OK, dagger_chunk_create_many(BI.rt, 3, d, c));
+}
+
 void bi_probe_dagger_chunk_free(void)
 {
     E(DAGGER_ERR_BAD_HANDLE, dagger_chunk_free(NULL, BI.c));

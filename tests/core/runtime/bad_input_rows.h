@@ -82,6 +82,7 @@ BI_ROW(dagger_stencil_apply_new)
 BI_ROW(dagger_stencil_apply_binop)
 /* dagger/chunk.h */
 BI_ROW(dagger_chunk_create)
+BI_ROW(dagger_chunk_create_many)
 BI_ROW(dagger_chunk_free)
 BI_ROW(dagger_chunk_data)
 BI_ROW(dagger_chunk_owner)
