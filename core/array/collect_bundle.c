@@ -135,19 +135,25 @@ static dagger_status_t plan(const dagger_array_t *a, const dg_arr_tiles_t *t, in
 static dagger_status_t make_chunks(const dagger_array_t *a, const dg_arr_tiles_t *t,
                                    dg_arr_bundles_t *bs)
 {
-    for (size_t i = 0; i < bs->count; i++) {
-        dg_arr_bundle_t *b = &bs->b[i];
-        dagger_chunk_desc_t d = {.dtype = a->dtype, .ndims = 1, .owner = b->owner};
+    dagger_chunk_desc_t *d = dg_calloc(bs->count ? bs->count : 1, sizeof(*d));
+    dagger_chunk_t *c = dg_calloc(bs->count ? bs->count : 1, sizeof(*c));
+    dagger_status_t st = d && c ? DAGGER_OK : dg_error(DAGGER_ERR_NO_MEMORY, "out of memory");
+    for (size_t i = 0; st == DAGGER_OK && i < bs->count; i++) {
+        const dg_arr_bundle_t *b = &bs->b[i];
+        d[i] = (dagger_chunk_desc_t){.dtype = a->dtype, .ndims = 1, .owner = b->owner};
         for (uint32_t j = 0; j < b->ntiles; j++) {
             dg_arr_tile_t tile;
             dg_arr_tile_get(t, b->tile[j], &tile);
-            d.dims[0] += tile_elems(&tile);
+            d[i].dims[0] += tile_elems(&tile);
         }
-        dagger_status_t st = dagger_chunk_create(a->rt, &d, &b->chunk);
-        if (st != DAGGER_OK)
-            return st;
     }
-    return DAGGER_OK;
+    /* All or none, with one agreement on the allocations. */
+    if (st == DAGGER_OK && (st = dagger_chunk_create_many(a->rt, bs->count, d, c)) == DAGGER_OK)
+        for (size_t i = 0; i < bs->count; i++)
+            bs->b[i].chunk = c[i];
+    free(d);
+    free(c);
+    return st;
 }
 
 static int same_collect(const dg_arr_bundles_t *bs, const size_t off[], const size_t ext[],

@@ -230,19 +230,24 @@ static dagger_status_t alloc_pack(dagger_stencil_t *s, dg_st_pack_t *p, const da
     p->pad = dg_calloc(a->nblocks, sizeof(*p->pad));
     if (!p->pad)
         return dg_error(DAGGER_ERR_NO_MEMORY, "%s: out of memory", fn_create);
-    p->nblocks = a->nblocks;
+    dagger_chunk_desc_t *d = dg_calloc(a->nblocks, sizeof(*d));
+    if (!d)
+        return dg_error(DAGGER_ERR_NO_MEMORY, "%s: out of memory", fn_create);
     for (size_t b = 0; b < a->nblocks; b++) {
         size_t idx[DAGGER_MAX_DIMS], off[DAGGER_MAX_DIMS], ext[DAGGER_MAX_DIMS];
         dg_arr_block_box(a, b, idx, off, ext);
         /* It lives where the block's sweep task runs: with the phase's output. */
-        dagger_chunk_desc_t d = {.dtype = a->dtype, .ndims = a->ndims, .owner = home->owners[b]};
+        d[b] = (dagger_chunk_desc_t){.dtype = a->dtype, .ndims = a->ndims,
+                                     .owner = home->owners[b]};
         for (int k = 0; k < a->ndims; k++)
-            d.dims[k] = ext[k] + 2 * p->dist[k];
-        dagger_status_t st = dagger_chunk_create(s->rt, &d, &p->pad[b]);
-        if (st != DAGGER_OK)
-            return st;
+            d[b].dims[k] = ext[k] + 2 * p->dist[k];
     }
-    return DAGGER_OK;
+    /* All or none, with one agreement on the allocations. */
+    dagger_status_t st = dagger_chunk_create_many(s->rt, a->nblocks, d, p->pad);
+    free(d);
+    if (st == DAGGER_OK)
+        p->nblocks = a->nblocks;
+    return st;
 }
 
 static int op_of(const dg_st_phase_t *ph, const dagger_array_t *arr, int pack)
