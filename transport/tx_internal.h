@@ -97,6 +97,10 @@ struct dg_tx {
         dg_tx_handler_fn fn;
         void *ctx;
     } chans[DG_TX_NCHANNELS];
+    /* Owner: the rendezvous descriptor on_am is handing to a channel now,
+     * and whether the handler dropped it (tx_recv.c). */
+    void *cb_rndv;
+    int cb_dropped;
 
     _Atomic(uintptr_t) owner;   /* thread tag of the owner (progress.c) */
     _Atomic(dg_tx_op_t *) outbox; /* LIFO of operations from other threads */

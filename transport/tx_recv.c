@@ -36,8 +36,15 @@ static ucs_status_t on_am(void *arg, const void *header, size_t header_length, v
         .rndv = rndv ? data : NULL,
     };
     tx->stats.recvs++;
+    void *outer = tx->cb_rndv; /* handlers do not progress, but nesting costs nothing */
+    int outer_dropped = tx->cb_dropped;
+    tx->cb_rndv = msg.rndv;
+    tx->cb_dropped = 0;
     int keep = ch->fn(ch->ctx, &msg);
-    return rndv && keep == DG_TX_KEEP ? UCS_INPROGRESS : UCS_OK;
+    int dropped = tx->cb_dropped;
+    tx->cb_rndv = outer;
+    tx->cb_dropped = outer_dropped;
+    return rndv && keep == DG_TX_KEEP && !dropped ? UCS_INPROGRESS : UCS_OK;
 }
 
 dagger_status_t dg_tx_register_channels(dg_tx_t *tx)
@@ -77,7 +84,7 @@ dagger_status_t dg_tx_recv_into(dg_tx_t *tx, void *rndv, void *buf, size_t len,
     DG_CHECK_ARG(dg_tx_is_owner(tx), "dg_tx_recv_into: only the owner thread receives");
     dg_tx_op_t *op = dg_tx_op_new(tx, DG_TX_OP_RECV, tx->rank, 0);
     if (!op) {
-        ucp_am_data_release(tx->worker, rndv);
+        dg_tx_drop(tx, rndv);
         return dg_error(DAGGER_ERR_NO_MEMORY, "dg_tx_recv_into: out of memory");
     }
     op->rndv = rndv;
@@ -89,8 +96,17 @@ dagger_status_t dg_tx_recv_into(dg_tx_t *tx, void *rndv, void *buf, size_t len,
     return DAGGER_OK;
 }
 
+/* Inside on_am, the descriptor being handed out is dropped by returning
+ * UCS_OK (UCX then completes the sender's send): ucp_am_data_release is
+ * only for a descriptor kept past its callback (UCS_INPROGRESS), and on a
+ * rendezvous one still inside it, it crashed (a receiver that could not
+ * allocate the buffer for a transfer, 2026-12-06). */
 void dg_tx_drop(dg_tx_t *tx, void *rndv)
 {
-    if (tx && rndv)
+    if (!tx || !rndv)
+        return;
+    if (rndv == tx->cb_rndv)
+        tx->cb_dropped = 1;
+    else
         ucp_am_data_release(tx->worker, rndv);
 }

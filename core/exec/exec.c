@@ -196,6 +196,7 @@ void dg_exec_region_reset(dg_exec_t *ex)
     ex->fail_msg[0] = '\0';
     pthread_mutex_unlock(&ex->fail_lock);
     ex->emit_status = DAGGER_OK; /* an out-of-memory failed that region, not this one */
+    ex->emit_why[0] = '\0';
     atomic_store_explicit(&ex->long_seen, 0, memory_order_relaxed);
     ex->n_launch = ex->n_slots = ex->bytes_sent = ex->bytes_received = 0;
 }
@@ -607,6 +608,20 @@ static int resolve_arg(dg_exec_t *ex, const dg_plan_op_arg_t *a, dg_xarg_t *x, u
     return 0;
 }
 
+/* A task whose argument or result (what) has no buffer: one that could not
+ * be allocated (an ALLOC before it failed: ex->emit_why), or a bug. It does
+ * not run (run.c, after_failure: its own failure is recorded first). */
+static void fail_unprepared(dg_exec_t *ex, dg_xlaunch_t *l, const char *what)
+{
+    char msg[480];
+    snprintf(msg, sizeof(msg), "task %llu on rank %d did not run: %s has no buffer (%s)",
+             (unsigned long long)l->task, ex->rank, what,
+             ex->emit_status != DAGGER_OK ? ex->emit_why : "missing");
+    dg_exec_fail(ex, l->task, ex->emit_status != DAGGER_OK ? ex->emit_status : DAGGER_ERR_INTERNAL,
+                 msg);
+    l->nargs = 0;
+}
+
 static int emit_launch(dg_exec_t *ex, dg_xop_t *op, const dg_plan_op_t *p)
 {
     dg_xlaunch_t *l = &op->u.launch;
@@ -642,10 +657,13 @@ static int emit_launch(dg_exec_t *ex, dg_xop_t *op, const dg_plan_op_t *p)
     unsigned char *values = mem + argbytes;
     for (uint32_t i = 0; i < l->nargs; i++)
         if (resolve_arg(ex, &p->u.launch.args[i], &l->args[i], &values)) {
-            dg_exec_fail(ex, l->task, DAGGER_ERR_INTERNAL, "an argument buffer of the task is missing");
-            l->nargs = 0;
+            char what[32];
+            snprintf(what, sizeof(what), "its argument %u", i);
+            fail_unprepared(ex, l, what);
         }
     l->ret = p->u.launch.ret.chunk ? buffer_base(ex, p->u.launch.ret) : NULL;
+    if (p->u.launch.ret.chunk && !l->ret)
+        fail_unprepared(ex, l, "its result");
     l->ret_size = p->u.launch.ret_size;
     ex->n_launch++;
     return 0;
@@ -729,8 +747,13 @@ static int emit_mem(dg_exec_t *ex, dg_xop_t *op, const dg_plan_op_t *p)
         if (dg_bufs_find(&ex->bufs, b.chunk, b.space))
             return 0; /* the home storage made at creation */
         ex->n_slots += !p->u.mem.home;
-        return dg_exec_alloc(ex, b.chunk, b.space, (size_t)p->u.mem.bytes, p->u.mem.home) ==
-               DAGGER_OK ? 0 : -1;
+        if (dg_exec_alloc(ex, b.chunk, b.space, (size_t)p->u.mem.bytes, p->u.mem.home) ==
+            DAGGER_OK)
+            return 0;
+        if (ex->emit_status == DAGGER_OK) /* the first failure is the one told */
+            snprintf(ex->emit_why, sizeof(ex->emit_why), "a buffer could not be allocated: %s",
+                     dagger_error_detail());
+        return -1;
     }
     op->u.free_ptr = dg_bufs_remove(&ex->bufs, b.chunk, b.space, &op->free_bytes);
     op->free_space = b.space;
@@ -832,8 +855,14 @@ void dg_exec_emit(void *ctx, const dg_plan_op_t *p)
     default: break;
     }
     if (rc) {
+        if (ex->emit_status == DAGGER_OK && p->kind != DG_PLAN_OP_ALLOC)
+            snprintf(ex->emit_why, sizeof(ex->emit_why), "out of memory preparing an op");
         ex->emit_status = DAGGER_ERR_NO_MEMORY;
-        dg_exec_fail(ex, UINT64_MAX, DAGGER_ERR_NO_MEMORY, "out of memory while planning");
+        char msg[400];
+        snprintf(msg, sizeof(msg), "rank %d: %s", ex->rank, ex->emit_why);
+        /* Not a task's failure (UINT64_MAX would read as none at the region's
+         * end); a task left without a buffer fails by its own id too. */
+        dg_exec_fail(ex, UINT64_MAX - 1, DAGGER_ERR_NO_MEMORY, msg);
         if (p->kind == DG_PLAN_OP_LAUNCH)
             op->u.launch.nargs = 0;
     }

@@ -181,6 +181,7 @@ struct dg_exec {
     dagger_status_t fail_status;
     char fail_msg[512];
     dagger_status_t emit_status;      /* an error while emitting (out of memory) */
+    char emit_why[320];               /* ...and what it was (the emitting thread's) */
 
     /* counters of this rank's share */
     uint64_t n_launch, n_slots, bytes_sent, bytes_received;

@@ -19,7 +19,9 @@
 static int after_failure(dg_exec_t *ex, uint64_t task)
 {
     pthread_mutex_lock(&ex->fail_lock);
-    int later = task > ex->fail_task || ex->fail_task >= UINT64_MAX - 1; /* or not a task */
+    /* The failed task itself too: one whose failure was recorded before it
+     * ran (its arguments' buffers could not be had) does not run. */
+    int later = task >= ex->fail_task || ex->fail_task >= UINT64_MAX - 1; /* or not a task */
     pthread_mutex_unlock(&ex->fail_lock);
     return later;
 }

@@ -354,7 +354,9 @@ static void pull(dg_xfer_t *xf, dg_xop_t *op, void *rndv, size_t len)
         u->op = op;
         if (x->staged)
             dst = x->staged; /* the device's memory-space actor unpacks it */
-        else if (x->nspans == 1 && x->base)
+        else if (!x->base)
+            dst = NULL; /* its buffer could not be allocated (the failure is recorded) */
+        else if (x->nspans == 1)
             dst = x->base + (size_t)x->spans[0].begin * x->elsize;
         else
             dst = u->staging = dg_staging_get(&xf->staging, u->len = len);

@@ -99,7 +99,9 @@ typedef struct dagger_task_opts {
  * than the codelet declares), DAGGER_ERR_SCOPE (no processor satisfies the
  * task's scope), DAGGER_ERR_CYCLE (after names a task not submitted before
  * this one), DAGGER_ERR_DIVERGENCE (uniformity checking found ranks
- * disagreeing). */
+ * disagreeing). These are the same on every rank. A rank that cannot
+ * prepare its share of the task (a buffer it cannot allocate) does not fail
+ * the call: dagger_region_end returns that error on every rank. */
 DAGGER_API
 dagger_status_t dagger_submit(dagger_region_t *r, dagger_codelet_t cl, int nargs,
                               const dagger_arg_t *args, const dagger_task_opts_t *opts,
