@@ -107,7 +107,7 @@ static int read_first(dagger_task_t *t)
     return p && p[0] == 0 ? DAGGER_OK : DAGGER_ERR_INTERNAL;
 }
 
-/* A task on the last rank reads a 1 GiB chunk of rank 0; the last rank's
+/* A task on the last rank reads a 512 MiB chunk of rank 0; the last rank's
  * address space is capped 256 MiB above what it uses (RLIMIT_AS), so the
  * buffer for the incoming bytes cannot be had there. Before 2026-12-06 that
  * rank crashed: its task ran with no data (a NULL argument), or the
@@ -127,7 +127,7 @@ Test(out_of_memory, a_receiver_that_cannot_allocate_fails_the_region_everywhere,
     dagger_codelet_t cl;
     dagger_codelet_desc_t cd = {.name = "oom.read_first", .cpu = read_first};
     AR_OK(dagger_codelet_register(rt, &cd, &cl));
-    dagger_chunk_desc_t big = {.dtype = DAGGER_F64, .ndims = 1, .dims = {(size_t)1 << 27},
+    dagger_chunk_desc_t big = {.dtype = DAGGER_F64, .ndims = 1, .dims = {(size_t)1 << 26},
                                .owner = 0};
     dagger_chunk_t c;
     AR_OK(dagger_chunk_create(rt, &big, &c));
