@@ -40,9 +40,9 @@ typedef struct dagger_chunk_desc {
 
 /* Creates a chunk (collective: every rank calls it in the same order). On the
  * owner the memory is allocated and zeroed; on a job of several ranks the
- * ranks then agree on that allocation (one small allreduce), so that an
- * owner out of memory fails the call on every rank with the same detail,
- * naming the owner. Not allowed inside a region.
+ * owner then tells the others whether that worked (one message each, which
+ * they wait for), so that an owner out of memory fails the call on every
+ * rank with the same detail, naming the owner. Not allowed inside a region.
  * Errors: DAGGER_ERR_BAD_HANDLE (rt), DAGGER_ERR_INVALID_ARG (desc or out
  * NULL, ndims, zero dims, owner >= nranks), DAGGER_ERR_DTYPE (unknown
  * dtype), DAGGER_ERR_OVERFLOW (a dimension above 2^40 or more than 2^50
