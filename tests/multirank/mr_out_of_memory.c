@@ -7,6 +7,7 @@
 #include <sys/resource.h>
 
 #include "array_util.h"
+
 /* Under ASan an allocation beyond its limit aborts unless told to return
  * NULL, as the C library does; these tests need the library's answer. */
 const char *__asan_default_options(void);
