@@ -67,6 +67,7 @@ typedef struct dg_plan_codelet_desc {
 } dg_plan_codelet_desc_t;
 
 #define DG_PLAN_MAX_RET (1u << 30)
+#define DG_PLAN_MAX_VALUE (1u << 20) /* a by-value argument's bytes (DAGGER_MAX_VALUE) */
 
 /* ---- chunks ---- */
 

@@ -78,10 +78,11 @@ static dagger_status_t check_arg(dg_plan_t *p, const dg_plan_codelet_t *cl, uint
         return DAGGER_OK;
     }
     case DG_PLAN_ARG_VALUE:
-        if ((a->len && !a->value) || a->len > (1u << 20)) {
+        if ((a->len && !a->value) || a->len > DG_PLAN_MAX_VALUE) {
             snprintf(why, WHY, "a by-value argument of %zu bytes %s", a->len,
-                     a->len > (1u << 20) ? "is larger than 1 MiB; pass a chunk instead"
-                                         : "has a NULL pointer");
+                     a->len > DG_PLAN_MAX_VALUE
+                         ? "is larger than 1 MiB (DAGGER_MAX_VALUE); pass a chunk instead"
+                         : "has a NULL pointer");
             return DAGGER_ERR_INVALID_ARG;
         }
         return DAGGER_OK;

@@ -18,6 +18,8 @@
 #include "core/runtime/region_query.h"
 #include "core/runtime/trace_session.h"
 
+_Static_assert(DAGGER_MAX_VALUE == DG_PLAN_MAX_VALUE, "the planner's value limit is the API's");
+
 /* ------------------------------------------------------------ begin */
 
 dagger_status_t dagger_region_begin(dagger_runtime_t *rt, const dagger_scope_t *scope,
@@ -144,6 +146,10 @@ static dagger_status_t convert_args(dg_tasks_t *t, int nargs, const dagger_arg_t
             if (a->len && !a->bytes)
                 return dg_error(DAGGER_ERR_INVALID_ARG, "dagger_submit: argument %d is a value of "
                                 "%zu bytes at NULL", i, a->len);
+            if (a->len > DAGGER_MAX_VALUE)
+                return dg_error(DAGGER_ERR_INVALID_ARG, "dagger_submit: argument %d is a value of "
+                                "%zu bytes, more than DAGGER_MAX_VALUE (%d): pass it as a chunk",
+                                i, a->len, DAGGER_MAX_VALUE);
             p->kind = DG_PLAN_ARG_VALUE;
             p->value = a->bytes;
             p->len = a->len;

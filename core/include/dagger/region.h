@@ -93,7 +93,7 @@ typedef struct dagger_task_opts {
  * argument that no task returned or that was freed), DAGGER_ERR_NOT_FOUND
  * (cl is not registered), DAGGER_ERR_INVALID_ARG (nargs out of range or not
  * the codelet's count, args NULL, an unknown argument kind or access mode, a
- * value of len > 0 at NULL, after NULL with nafter > 0, a negative nafter, a
+ * value of len > 0 at NULL or of len > DAGGER_MAX_VALUE, after NULL with nafter > 0, a negative nafter, a
  * malformed scope), DAGGER_ERR_BAD_VIEW (a view of a chunk that does not
  * exist, or outside its chunk), DAGGER_ERR_DTYPE (a view of another dtype
  * than the codelet declares), DAGGER_ERR_SCOPE (no processor satisfies the

@@ -47,6 +47,9 @@ int dagger_procs(dagger_runtime_t *rt, dagger_proc_info_t *procs, int cap);
  * submission, so every rank plans the same size). Results are data: a future
  * can be read, overwritten or updated in place by later tasks on any rank. */
 #define DAGGER_MAX_RETURN (1 << 30)
+/* Largest by-value argument (DAGGER_VALUE), in bytes: values are copied at
+ * submission and travel inside the plan's messages; pass more as a chunk. */
+#define DAGGER_MAX_VALUE (1 << 20)
 
 typedef struct dagger_codelet_desc {
     const char *name;          /* unique; the id is a hash of it */
@@ -185,8 +188,10 @@ int dagger_task_nargs(dagger_task_t *t);
 DAGGER_API
 void *dagger_task_data(dagger_task_t *t, int i);
 
-/* Sets the task's return value (the first len bytes of it; the rest stays
- * zero). len larger than the declared size fails the task: the region ends
+/* Writes the first len bytes of the task's return value (the buffer starts
+ * zeroed; bytes no call writes keep what they held, so a second, shorter
+ * call leaves the end of the first one, as writes through
+ * dagger_task_result do). len larger than the declared size fails the task: the region ends
  * with DAGGER_ERR_OVERFLOW on every rank, naming the task, its codelet and
  * both sizes, and fetching the value returns that error. Also returns it.
  * Errors: DAGGER_ERR_INVALID_ARG (t NULL, value NULL with len > 0),

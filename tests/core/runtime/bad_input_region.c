@@ -67,6 +67,9 @@ static void bad_submissions(dagger_region_t *r)
     E(DAGGER_ERR_INVALID_ARG, dagger_submit(r, BI.cl, 1, &kind, NULL, NULL, NULL));
     dagger_arg_t val = DAGGER_VALUE(NULL, 8);
     E(DAGGER_ERR_INVALID_ARG, dagger_submit(r, BI.cl_ret, 1, &val, NULL, NULL, NULL));
+    static const char big[DAGGER_MAX_VALUE + 1];
+    dagger_arg_t toobig = DAGGER_VALUE(big, sizeof(big));
+    E(DAGGER_ERR_INVALID_ARG, dagger_submit(r, BI.cl_ret, 1, &toobig, NULL, NULL, NULL));
     dagger_arg_t fut = DAGGER_FUTURE(BI.f_gone);
     E(DAGGER_ERR_BAD_HANDLE, dagger_submit(r, BI.cl_ret, 1, &fut, NULL, NULL, NULL));
     dagger_arg_t ai = DAGGER_INOUT(dagger_array_block(BI.ai, 0));
