@@ -46,6 +46,7 @@ int dg_coll_on_msg(void *ctx, const dg_tx_msg_t *msg)
         dg_tx_drop(c->tx, msg->rndv);
         return 0;
     }
+    dg_coll_final_seen(c->tx, &m->hdr, msg->src);
     m->coll = c;
     m->src = msg->src;
     m->data = data;

@@ -53,7 +53,12 @@ static void describe_sig(const dg_coll_sig_t *s, char *buf, size_t cap)
 {
     unsigned long long n = (unsigned long long)s->size;
     switch (s->kind) {
-    case DG_COLL_BARRIER: snprintf(buf, cap, "dagger_barrier()"); break;
+    case DG_COLL_BARRIER:
+        if (s->op == DG_COLL_OP_FINAL)
+            snprintf(buf, cap, "dagger_finalize() after %llu region%s", n, n == 1 ? "" : "s");
+        else
+            snprintf(buf, cap, "dagger_barrier()");
+        break;
     case DG_COLL_BCAST: snprintf(buf, cap, "dagger_bcast(%llu bytes, root %d)", n, (int)s->root); break;
     case DG_COLL_ALLGATHER: snprintf(buf, cap, "dagger_allgather()"); break;
     case DG_COLL_ALLREDUCE:

@@ -19,6 +19,13 @@
 #include "transport/tx.h"
 
 dagger_status_t dg_coll_barrier(dg_tx_t *tx);
+/* dagger_finalize's barrier (coll_final.c): regions is the number of
+ * regions this rank began, part of the call's signature. */
+dagger_status_t dg_coll_barrier_final(dg_tx_t *tx, uint64_t regions);
+/* Region `region` (numbered from 1) begins on this rank: a peer whose
+ * dagger_finalize came after fewer regions ends the job with
+ * DAGGER_ERR_DIVERGENCE (coll_final.c). */
+void dg_tx_note_region(dg_tx_t *tx, uint64_t region);
 dagger_status_t dg_coll_bcast(dg_tx_t *tx, void *buf, size_t len, int root);
 dagger_status_t dg_coll_allgather(dg_tx_t *tx, const void *mine, size_t len, void **all,
                                   size_t *lens);

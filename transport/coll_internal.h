@@ -40,6 +40,9 @@ struct dg_coll {
 int dg_coll_on_msg(void *ctx, const dg_tx_msg_t *msg);
 dagger_status_t dg_coll_take(dg_coll_t *c, uint64_t seq, int phase, int src, dg_coll_msg_t **out);
 void dg_coll_msg_free(dg_coll_msg_t *m);
+/* coll_final.c: a message of a peer's dagger_finalize arrived (others are
+ * ignored). */
+void dg_coll_final_seen(dg_tx_t *tx, const dg_coll_hdr_t *h, int src);
 
 /* A growable byte buffer. */
 typedef struct dg_coll_buf {

@@ -18,6 +18,10 @@ typedef enum dg_coll_kind {
 
 enum { DG_COLL_UP = 0, DG_COLL_DOWN = 1, DG_COLL_FLAT = 2 };
 
+/* A barrier's op: dagger_finalize's (coll_final.c; its size: the regions
+ * the rank began). */
+#define DG_COLL_OP_FINAL 1
+
 /* What a rank called: ranks must agree on all of it. */
 typedef struct dg_coll_sig {
     uint8_t kind, op, type;

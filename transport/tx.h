@@ -115,6 +115,10 @@ const char *dg_tx_hostname(const dg_tx_t *tx, int r);
  * first message); a message for a channel without handler is dropped with
  * an error in the log. */
 dagger_status_t dg_tx_set_handler(dg_tx_t *tx, unsigned channel, dg_tx_handler_fn fn, void *ctx);
+/* From now on the channel's messages are dropped (their rendezvous data
+ * released): for a layer about to go while ranks that diverged or lost a
+ * peer may still send to it. Owner thread. */
+dagger_status_t dg_tx_close_channel(dg_tx_t *tx, unsigned channel);
 
 /* Sends hdr (hdr_len <= DG_TX_MAX_HDR, copied) and payload to rank dest on
  * channel. Payloads up to DAGGER_EAGER_LIMIT go eagerly, larger ones by
@@ -175,13 +179,17 @@ void dg_tx_notify(dg_tx_t *tx);
 dagger_status_t dg_tx_flush(dg_tx_t *tx);
 
 /* DAGGER_OK while every peer is there; DAGGER_ERR_PEER_LOST with a detail
- * naming the lost rank afterwards. */
+ * naming the lost rank afterwards (or dg_tx_mark_failed's status). */
 dagger_status_t dg_tx_health(dg_tx_t *tx);
 /* The first rank found lost, -1 while none is, dg_tx_size() when the
  * launcher itself was lost. */
 int dg_tx_lost_rank(const dg_tx_t *tx);
 /* Reports rank r as lost (used by the detectors and by tests). */
 void dg_tx_mark_lost(dg_tx_t *tx, int r, const char *why);
+/* Ends the job as a loss does (every wait ends, dg_tx_health returns st
+ * with why as its detail, the grace then ends the process), for a fault
+ * that is no rank's death: the ranks' programs diverged (coll_final.c). */
+void dg_tx_mark_failed(dg_tx_t *tx, dagger_status_t st, const char *why);
 
 /* Counters for tests and benchmarks. */
 typedef struct dg_tx_stats {

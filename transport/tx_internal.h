@@ -123,6 +123,7 @@ struct dg_tx {
     _Atomic(int) flush_waiters; /* of which in dg_tx_flush */
 
     _Atomic(int) lost_rank;     /* first lost rank, -1 while all are there */
+    dagger_status_t lost_status; /* what dg_tx_health returns then (0: DAGGER_ERR_PEER_LOST) */
     char lost_why[384];         /* written once by whoever set lost_rank */
     _Atomic(int) lost_ready;    /* lost_why is complete */
     _Atomic(int) closing;       /* in the closing barrier: peers that have every part go
@@ -131,6 +132,11 @@ struct dg_tx {
     _Atomic(int) leaving;       /* past the closing barrier: peers may go */
     double lost_grace_s;
     struct dg_tx_liveness *liveness;
+    /* coll_final.c: the regions this rank began, and the fewest a peer's
+     * dagger_finalize announced (regions << DG_TX_FINAL_RANK_BITS | rank;
+     * UINT64_MAX: none yet). */
+    _Atomic(uint64_t) regions;
+    _Atomic(uint64_t) final_key;
 
     int hellos;                 /* owner: handshake messages received */
     /* Owner: the hellos that came before this rank had everyone's record

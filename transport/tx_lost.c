@@ -19,7 +19,35 @@ dagger_status_t dg_tx_health(dg_tx_t *tx)
         return DAGGER_OK;
     while (!atomic_load(&tx->lost_ready)) /* its writer is a few instructions away */
         sched_yield();
-    return dg_error(DAGGER_ERR_PEER_LOST, "%s", tx->lost_why);
+    return dg_error(tx->lost_status ? tx->lost_status : DAGGER_ERR_PEER_LOST, "%s", tx->lost_why);
+}
+
+/* Wakes whoever waits, once lost_why is complete. */
+static void lost_wake(dg_tx_t *tx)
+{
+    atomic_store(&tx->lost_ready, 1);
+    /* The liveness thread or the owner: once the engine has
+     * left the actor kernel, that kernel is torn down next, so only the UCX
+     * worker's fd is signalled (the owner sleeps on it alone then). */
+    atomic_fetch_add_explicit(&tx->lost_waking, 1, memory_order_seq_cst);
+    if (atomic_load_explicit(&tx->wake_off, memory_order_seq_cst))
+        ucp_worker_signal(tx->worker);
+    else
+        dg_tx_wake_owner(tx);
+    atomic_fetch_sub_explicit(&tx->lost_waking, 1, memory_order_seq_cst);
+    dg_tx_notify(tx);
+}
+
+void dg_tx_mark_failed(dg_tx_t *tx, dagger_status_t st, const char *why)
+{
+    if (!tx || atomic_load(&tx->leaving))
+        return;
+    int none = -1;
+    if (!atomic_compare_exchange_strong(&tx->lost_rank, &none, tx->size))
+        return;
+    tx->lost_status = st;
+    snprintf(tx->lost_why, sizeof(tx->lost_why), "%s", why);
+    lost_wake(tx);
 }
 
 void dg_tx_mark_lost(dg_tx_t *tx, int r, const char *why)
@@ -39,15 +67,5 @@ void dg_tx_mark_lost(dg_tx_t *tx, int r, const char *why)
     } else {
         snprintf(tx->lost_why, sizeof(tx->lost_why), "the job was lost: %s", why);
     }
-    atomic_store(&tx->lost_ready, 1);
-    /* The liveness thread or the owner: once the engine has
-     * left the actor kernel, that kernel is torn down next, so only the UCX
-     * worker's fd is signalled (the owner sleeps on it alone then). */
-    atomic_fetch_add_explicit(&tx->lost_waking, 1, memory_order_seq_cst);
-    if (atomic_load_explicit(&tx->wake_off, memory_order_seq_cst))
-        ucp_worker_signal(tx->worker);
-    else
-        dg_tx_wake_owner(tx);
-    atomic_fetch_sub_explicit(&tx->lost_waking, 1, memory_order_seq_cst);
-    dg_tx_notify(tx);
+    lost_wake(tx);
 }

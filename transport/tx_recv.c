@@ -77,6 +77,19 @@ dagger_status_t dg_tx_set_handler(dg_tx_t *tx, unsigned channel, dg_tx_handler_f
     return DAGGER_OK;
 }
 
+static int on_closed(void *ctx, const dg_tx_msg_t *m)
+{
+    dg_log(DG_LOG_DEBUG, "dropped a message from rank %d on channel %u: this rank is finalizing",
+           m->src, m->channel);
+    dg_tx_drop(ctx, m->rndv);
+    return 0;
+}
+
+dagger_status_t dg_tx_close_channel(dg_tx_t *tx, unsigned channel)
+{
+    return dg_tx_set_handler(tx, channel, on_closed, tx);
+}
+
 dagger_status_t dg_tx_recv_into(dg_tx_t *tx, void *rndv, void *buf, size_t len,
                                 dg_tx_done_fn done, void *arg)
 {

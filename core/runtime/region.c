@@ -17,6 +17,7 @@
 #include "core/trace/trace.h"
 #include "core/runtime/region_query.h"
 #include "core/runtime/trace_session.h"
+#include "transport/coll.h"
 
 _Static_assert(DAGGER_MAX_VALUE == DG_PLAN_MAX_VALUE, "the planner's value limit is the API's");
 
@@ -63,6 +64,7 @@ dagger_status_t dagger_region_begin(dagger_runtime_t *rt, const dagger_scope_t *
     r->limits_ranks = scope && (scope->nranks > 0 || scope->nprocs > 0 || scope->has_proc ||
                                 scope->nparts > 0);
     r->id = ++t->regions; /* the same on every rank */
+    dg_tx_note_region(t->tx, r->id);
     if (DG_TRACE_ON())
         dg_trace_phase(DG_TRP_REGION_BEGIN, r->id, 0, DAGGER_OK);
     dg_plan_get_stats(t->plan, &t->stats_base);

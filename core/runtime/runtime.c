@@ -75,6 +75,11 @@ static dagger_status_t teardown(dagger_runtime_t *rt)
         dg_tx_actors_detach(rt->txa);
         rt->txa = NULL;
     }
+    /* The executor's transfers go with the actors below: data that still
+     * comes (from a rank that diverged, or has not seen a loss yet) is
+     * dropped rather than posted to a memory-space actor that is gone. */
+    if (rt->tx && rt->tasks)
+        dg_tx_close_channel(rt->tx, DG_TX_CH_DATA);
     if (rt->actors)
         dg_act_system_destroy(rt->actors);
     rt->actors = NULL;
@@ -191,7 +196,7 @@ dagger_status_t dagger_finalize(dagger_runtime_t *rt)
     dg_act_system_stop_all(rt->actors);
     /* Every rank is done with tasks and actors before routes go away; ranks
      * finishing at different times wait here asleep. */
-    dagger_status_t st = dg_coll_barrier(rt->tx);
+    dagger_status_t st = dg_coll_barrier_final(rt->tx, rt->tasks ? rt->tasks->regions : 0);
     char why[1024] = "";
     if (st != DAGGER_OK)
         snprintf(why, sizeof(why), "%s", dagger_error_detail());
