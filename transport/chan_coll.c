@@ -46,7 +46,13 @@ int dg_coll_on_msg(void *ctx, const dg_tx_msg_t *msg)
         dg_tx_drop(c->tx, msg->rndv);
         return 0;
     }
-    dg_coll_final_seen(c->tx, &m->hdr, msg->src);
+    if (m->hdr.phase == DG_COLL_NOTE) { /* not a part: never taken */
+        dg_coll_foresee_note(c, msg->src, msg->data, msg->data ? msg->len : 0);
+        free(m);
+        free(data);
+        dg_tx_drop(c->tx, msg->rndv);
+        return 0;
+    }
     m->coll = c;
     m->src = msg->src;
     m->data = data;
@@ -58,6 +64,7 @@ int dg_coll_on_msg(void *ctx, const dg_tx_msg_t *msg)
     m->next = c->inbox;
     c->inbox = m;
     pthread_mutex_unlock(&c->lock);
+    dg_coll_foresee_msg(c, m); /* owner thread: nobody takes m meanwhile */
     if (msg->rndv && dg_tx_recv_into(c->tx, msg->rndv, data, msg->len, payload_arrived, m))
         payload_arrived(m, DAGGER_ERR_NO_MEMORY);
     dg_tx_notify(c->tx);

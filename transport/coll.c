@@ -46,34 +46,53 @@ void dg_coll_call_init(dg_coll_call_t *call, dg_tx_t *tx, const dg_coll_sig_t *s
     memset(call, 0, sizeof(*call));
     call->tx = tx;
     call->sig = *sig;
-    call->seq = tx->coll->seq++;
+    call->sig.regions = atomic_load(&tx->regions);
+    call->seq = atomic_fetch_add(&tx->coll->seq, 1);
 }
 
-static void describe_sig(const dg_coll_sig_t *s, char *buf, size_t cap)
+void dg_coll_describe(const dg_coll_sig_t *s, const dg_coll_sig_t *other, char *buf, size_t cap)
 {
-    unsigned long long n = (unsigned long long)s->size;
+    unsigned long long n = (unsigned long long)s->size, nr = (unsigned long long)s->regions;
+    const char *rs = nr == 1 ? "" : "s";
+    if (s->plan && s->kind == DG_COLL_ALLREDUCE) {
+        /* Only a region's end (or a fetch's failure check in one) carries a plan. */
+        if (other && other->plan && other->plan != s->plan)
+            snprintf(buf, cap, "the end of region %llu (or a fetch in it) having planned work "
+                     "that hashes to %016llx", nr, (unsigned long long)s->plan);
+        else
+            snprintf(buf, cap, "the end of region %llu (or a fetch in it)", nr);
+        return;
+    }
+    int show = s->kind == DG_COLL_BARRIER && s->op == DG_COLL_OP_FINAL;
+    if (other && other->regions != s->regions)
+        show = 1;
+    char after[48] = "";
+    if (show)
+        snprintf(after, sizeof(after), " after %llu region%s", nr, rs);
     switch (s->kind) {
     case DG_COLL_BARRIER:
-        if (s->op == DG_COLL_OP_FINAL)
-            snprintf(buf, cap, "dagger_finalize() after %llu region%s", n, n == 1 ? "" : "s");
-        else
-            snprintf(buf, cap, "dagger_barrier()");
-        break;
-    case DG_COLL_BCAST: snprintf(buf, cap, "dagger_bcast(%llu bytes, root %d)", n, (int)s->root); break;
-    case DG_COLL_ALLGATHER: snprintf(buf, cap, "dagger_allgather()"); break;
+        snprintf(buf, cap, "%s()%s", s->op == DG_COLL_OP_FINAL ? "dagger_finalize" : "dagger_barrier",
+                 after);
+        return;
+    case DG_COLL_BCAST:
+        snprintf(buf, cap, "dagger_bcast(%llu bytes, root %d)%s", n, (int)s->root, after);
+        return;
+    case DG_COLL_ALLGATHER: snprintf(buf, cap, "dagger_allgather()%s", after); return;
     case DG_COLL_ALLREDUCE:
-        snprintf(buf, cap, "dagger_allreduce(%llu x %s, %s)", n, dg_coll_type_name(s->type),
-                 dg_coll_op_name(s->op));
-        break;
-    case DG_COLL_ALLREDUCE_BYTES: snprintf(buf, cap, "dagger_allreduce_bytes(%llu bytes)", n); break;
-    default: snprintf(buf, cap, "an unknown collective (kind %d)", s->kind); break;
+        snprintf(buf, cap, "dagger_allreduce(%llu x %s, %s)%s", n, dg_coll_type_name(s->type),
+                 dg_coll_op_name(s->op), after);
+        return;
+    case DG_COLL_ALLREDUCE_BYTES:
+        snprintf(buf, cap, "dagger_allreduce_bytes(%llu bytes)%s", n, after);
+        return;
+    default: snprintf(buf, cap, "an unknown collective (kind %d)", s->kind); return;
     }
 }
 
-static int same_sig(const dg_coll_sig_t *a, const dg_coll_sig_t *b)
+int dg_coll_same_sig(const dg_coll_sig_t *a, const dg_coll_sig_t *b)
 {
     return a->kind == b->kind && a->op == b->op && a->type == b->type && a->root == b->root &&
-           a->size == b->size;
+           a->size == b->size && a->regions == b->regions && a->plan == b->plan;
 }
 
 /* Sets the failure every rank will report, with its text, once. */
@@ -99,15 +118,18 @@ void dg_coll_absorb(dg_coll_call_t *call, int node, const dg_coll_sig_t *node_si
     if (h->fail) {
         dg_coll_fail_with((dagger_status_t)(-(int)h->fail), text, fail, "%.*s",
                           (int)DG_MIN(len, 700), (const char *)data);
-    } else if (!same_sig(&h->sig, node_sig)) {
-        char mine[128], theirs[128];
-        describe_sig(node_sig, mine, sizeof(mine));
-        describe_sig(&h->sig, theirs, sizeof(theirs));
+    } else if (!dg_coll_same_sig(&h->sig, node_sig)) {
+        char mine[160], theirs[160];
+        dg_coll_describe(node_sig, &h->sig, mine, sizeof(mine));
+        dg_coll_describe(&h->sig, node_sig, theirs, sizeof(theirs));
+        int plans = h->sig.plan && node_sig->plan && h->sig.plan != node_sig->plan;
         dg_coll_fail_with(DAGGER_ERR_DIVERGENCE, text, fail,
-                          "collective #%llu: rank %d called %s but rank %d called %s (every rank "
-                          "must call the same collectives in the same order with the same "
-                          "arguments)",
-                          (unsigned long long)call->seq, node, mine, src, theirs);
+                          "collective #%llu: rank %d called %s but rank %d called %s (%s)",
+                          (unsigned long long)call->seq, node, mine, src, theirs,
+                          plans ? "the ranks submitted different work; DAGGER_CHECK_UNIFORMITY=1 "
+                                  "names the first submission that differs"
+                                : "every rank must call the same collectives in the same order "
+                                  "with the same arguments");
     } else if (call->merge) {
         dagger_status_t st = call->merge(call, acc, data, len);
         if (st != DAGGER_OK)

@@ -19,13 +19,23 @@
 #include "transport/tx.h"
 
 dagger_status_t dg_coll_barrier(dg_tx_t *tx);
-/* dagger_finalize's barrier (coll_final.c): regions is the number of
- * regions this rank began, part of the call's signature. */
-dagger_status_t dg_coll_barrier_final(dg_tx_t *tx, uint64_t regions);
-/* Region `region` (numbered from 1) begins on this rank: a peer whose
- * dagger_finalize came after fewer regions ends the job with
- * DAGGER_ERR_DIVERGENCE (coll_final.c). */
+/* dagger_finalize's barrier: a signature of its own (coll_foresee.c). */
+dagger_status_t dg_coll_barrier_final(dg_tx_t *tx);
+/* An allreduce whose signature also carries plan, a hash of what the
+ * caller planned: ranks that pass different ones get DAGGER_ERR_DIVERGENCE
+ * (a region's end: the ranks submitted different work). */
+dagger_status_t dg_coll_allreduce_plan(dg_tx_t *tx, void *buf, size_t count, dagger_dtype_t type,
+                                       dagger_op_t op, uint64_t plan);
+/* Early divergence detection (coll_foresee.c). Every collective's
+ * signature carries the regions its caller had begun: region `region`
+ * (numbered from 1) begins on this rank. */
 void dg_tx_note_region(dg_tx_t *tx, uint64_t region);
+/* This rank's next collective will be dg_coll_allreduce_plan(count, type,
+ * op, plan), after a wait for something else: a peer's message for it with
+ * another signature ends the job with DAGGER_ERR_DIVERGENCE at once, instead
+ * of after the wait (which may never end). _none: the wait is over. */
+void dg_coll_expect(dg_tx_t *tx, size_t count, dagger_dtype_t type, dagger_op_t op, uint64_t plan);
+void dg_coll_expect_none(dg_tx_t *tx);
 dagger_status_t dg_coll_bcast(dg_tx_t *tx, void *buf, size_t len, int root);
 dagger_status_t dg_coll_allgather(dg_tx_t *tx, const void *mine, size_t len, void **all,
                                   size_t *lens);

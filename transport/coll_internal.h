@@ -28,7 +28,10 @@ struct dg_coll {
     dg_tx_t *tx;
     pthread_mutex_t lock;       /* inbox and the messages' ready flags */
     dg_coll_msg_t *inbox;       /* arrived, not yet taken; any order */
-    uint64_t seq;               /* the next collective's number (caller thread) */
+    _Atomic uint64_t seq;       /* the next collective's number (caller thread; read by
+                                   coll_foresee.c's checks) */
+    dg_coll_sig_t expect;       /* with expect_set: this rank's next call (dg_coll_expect) */
+    int expect_set;
     int flat_max;               /* the flat exchange up to this many ranks (DG_COLL_FLAT_MAX) */
     /* The message the caller waits for now, for the hang limit (watchdog). */
     _Atomic uint64_t wait_seq;
@@ -40,9 +43,15 @@ struct dg_coll {
 int dg_coll_on_msg(void *ctx, const dg_tx_msg_t *msg);
 dagger_status_t dg_coll_take(dg_coll_t *c, uint64_t seq, int phase, int src, dg_coll_msg_t **out);
 void dg_coll_msg_free(dg_coll_msg_t *m);
-/* coll_final.c: a message of a peer's dagger_finalize arrived (others are
- * ignored). */
-void dg_coll_final_seen(dg_tx_t *tx, const dg_coll_hdr_t *h, int src);
+/* coll_foresee.c: m, in the inbox, arrived: ends the job when it proves a
+ * divergence. Without c->lock. */
+void dg_coll_foresee_msg(dg_coll_t *c, const dg_coll_msg_t *m);
+/* A NOTE from src: it found the programs diverged, saying how in text. */
+void dg_coll_foresee_note(dg_coll_t *c, int src, const void *text, size_t len);
+/* coll.c: whether two calls match; what s calls, in words, with the
+ * details in which it differs from other (NULL: none but its own). */
+int dg_coll_same_sig(const dg_coll_sig_t *a, const dg_coll_sig_t *b);
+void dg_coll_describe(const dg_coll_sig_t *s, const dg_coll_sig_t *other, char *buf, size_t cap);
 
 /* A growable byte buffer. */
 typedef struct dg_coll_buf {

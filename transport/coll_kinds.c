@@ -133,10 +133,17 @@ static dagger_status_t reduce(dg_coll_call_t *call, void *buf, size_t bytes)
 dagger_status_t dg_coll_allreduce(dg_tx_t *tx, void *buf, size_t count, dagger_dtype_t type,
                                   dagger_op_t op)
 {
+    return dg_coll_allreduce_plan(tx, buf, count, type, op, 0);
+}
+
+dagger_status_t dg_coll_allreduce_plan(dg_tx_t *tx, void *buf, size_t count, dagger_dtype_t type,
+                                       dagger_op_t op, uint64_t plan)
+{
     DG_CHECK_ARG(tx, "dagger_allreduce: NULL transport");
     dg_coll_call_t call;
     dg_coll_call_init(&call, tx, &(dg_coll_sig_t){.kind = DG_COLL_ALLREDUCE, .op = (uint8_t)op,
-                                                  .type = (uint8_t)type, .size = count});
+                                                  .type = (uint8_t)type, .size = count,
+                                                  .plan = plan});
     size_t esize = dg_coll_type_size(type);
     if (!esize || !dg_coll_op_valid(type, op))
         call.local = dg_error(DAGGER_ERR_INVALID_ARG, "dagger_allreduce: operation %d on type %d "

@@ -20,6 +20,8 @@ void dg_coll_hdr_encode(const dg_coll_hdr_t *h, void *buf)
     dg_wire_put_u8(&c, h->sig.type);
     dg_wire_put_u32(&c, (uint32_t)h->sig.root);
     dg_wire_put_u64(&c, h->sig.size);
+    dg_wire_put_u64(&c, h->sig.regions);
+    dg_wire_put_u64(&c, h->sig.plan);
 }
 
 int dg_coll_hdr_decode(const void *buf, size_t len, dg_coll_hdr_t *h)
@@ -33,7 +35,9 @@ int dg_coll_hdr_decode(const void *buf, size_t len, dg_coll_hdr_t *h)
     h->sig.type = dg_wire_get_u8(&c);
     h->sig.root = (int32_t)dg_wire_get_u32(&c);
     h->sig.size = dg_wire_get_u64(&c);
-    return c.bad || c.left || h->phase > DG_COLL_FLAT ? -1 : 0;
+    h->sig.regions = dg_wire_get_u64(&c);
+    h->sig.plan = dg_wire_get_u64(&c);
+    return c.bad || c.left || h->phase > DG_COLL_NOTE ? -1 : 0;
 }
 
 dagger_status_t dg_coll_unpack_gathered(const void *bytes, size_t len, int nranks, void **all,

@@ -17,9 +17,11 @@ typedef enum dg_coll_kind {
 } dg_coll_kind_t;
 
 enum { DG_COLL_UP = 0, DG_COLL_DOWN = 1, DG_COLL_FLAT = 2 };
+/* Not a collective's part: a rank found the programs diverged (the payload
+ * says how) and tells every other rank (coll_foresee.c). */
+#define DG_COLL_NOTE 3
 
-/* A barrier's op: dagger_finalize's (coll_final.c; its size: the regions
- * the rank began). */
+/* A barrier's op: dagger_finalize's. */
 #define DG_COLL_OP_FINAL 1
 
 /* What a rank called: ranks must agree on all of it. */
@@ -27,6 +29,8 @@ typedef struct dg_coll_sig {
     uint8_t kind, op, type;
     int32_t root;
     uint64_t size;  /* bytes (bcast, allreduce_bytes) or elements (allreduce) */
+    uint64_t regions; /* regions the rank had begun (dg_tx_note_region; coll_foresee.c) */
+    uint64_t plan;  /* 0, or a hash of everything the rank planned (a region's end) */
 } dg_coll_sig_t;
 
 /* The channel header of every collective message. fail is 0, or the
@@ -38,7 +42,7 @@ typedef struct dg_coll_hdr {
     dg_coll_sig_t sig;
 } dg_coll_hdr_t;
 
-#define DG_COLL_HDR_LEN 26
+#define DG_COLL_HDR_LEN 42
 void dg_coll_hdr_encode(const dg_coll_hdr_t *h, void *buf);
 int dg_coll_hdr_decode(const void *buf, size_t len, dg_coll_hdr_t *h);
 

@@ -179,17 +179,24 @@ void dg_tx_notify(dg_tx_t *tx);
 dagger_status_t dg_tx_flush(dg_tx_t *tx);
 
 /* DAGGER_OK while every peer is there; DAGGER_ERR_PEER_LOST with a detail
- * naming the lost rank afterwards (or dg_tx_mark_failed's status). */
+ * naming the lost rank afterwards. */
 dagger_status_t dg_tx_health(dg_tx_t *tx);
 /* The first rank found lost, -1 while none is, dg_tx_size() when the
  * launcher itself was lost. */
 int dg_tx_lost_rank(const dg_tx_t *tx);
 /* Reports rank r as lost (used by the detectors and by tests). */
 void dg_tx_mark_lost(dg_tx_t *tx, int r, const char *why);
-/* Ends the job as a loss does (every wait ends, dg_tx_health returns st
- * with why as its detail, the grace then ends the process), for a fault
- * that is no rank's death: the ranks' programs diverged (coll_final.c). */
-void dg_tx_mark_failed(dg_tx_t *tx, dagger_status_t st, const char *why);
+/* The ranks' programs diverged (coll_foresee.c): region data can no longer
+ * be exchanged. Receives still waiting fail with DAGGER_ERR_DIVERGENCE and
+ * why, data that arrives is dropped (so its senders complete); collectives
+ * go on and report the divergence with their signatures. Returns 1 when
+ * this call set it, 0 when it was set already. Any thread. */
+int dg_tx_mark_diverged(dg_tx_t *tx, const char *why);
+/* DAGGER_OK, or DAGGER_ERR_DIVERGENCE with the why in the detail. */
+dagger_status_t dg_tx_divergence(dg_tx_t *tx);
+/* Whether a receive still waiting can never complete: a rank was lost, or
+ * the ranks diverged. A relaxed load while neither happened. */
+int dg_tx_recvs_doomed(const dg_tx_t *tx);
 
 /* Counters for tests and benchmarks. */
 typedef struct dg_tx_stats {

@@ -123,7 +123,6 @@ struct dg_tx {
     _Atomic(int) flush_waiters; /* of which in dg_tx_flush */
 
     _Atomic(int) lost_rank;     /* first lost rank, -1 while all are there */
-    dagger_status_t lost_status; /* what dg_tx_health returns then (0: DAGGER_ERR_PEER_LOST) */
     char lost_why[384];         /* written once by whoever set lost_rank */
     _Atomic(int) lost_ready;    /* lost_why is complete */
     _Atomic(int) closing;       /* in the closing barrier: peers that have every part go
@@ -132,11 +131,10 @@ struct dg_tx {
     _Atomic(int) leaving;       /* past the closing barrier: peers may go */
     double lost_grace_s;
     struct dg_tx_liveness *liveness;
-    /* coll_final.c: the regions this rank began, and the fewest a peer's
-     * dagger_finalize announced (regions << DG_TX_FINAL_RANK_BITS | rank;
-     * UINT64_MAX: none yet). */
-    _Atomic(uint64_t) regions;
-    _Atomic(uint64_t) final_key;
+    _Atomic(uint64_t) regions;  /* regions this rank began (coll_foresee.c) */
+    _Atomic(int) diverged;      /* the ranks' programs diverged (dg_tx_mark_diverged) */
+    _Atomic(int) diverged_ready; /* diverged_why is complete */
+    char diverged_why[768];
 
     int hellos;                 /* owner: handshake messages received */
     /* Owner: the hellos that came before this rank had everyone's record

@@ -276,7 +276,6 @@ static dg_tx_t *alloc_tx(const dg_tx_params_t *prm)
     tx->lost_grace_s = prm->lost_grace_s;
     tx->efd = -1;
     atomic_init(&tx->lost_rank, -1);
-    atomic_init(&tx->final_key, UINT64_MAX);
     pthread_mutex_init(&tx->lock, NULL);
     dg_spares_init(&tx->spare_ops, DG_TX_OP_SPARE_KEEP);
     pthread_cond_init(&tx->cond, NULL);

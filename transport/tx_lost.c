@@ -19,13 +19,12 @@ dagger_status_t dg_tx_health(dg_tx_t *tx)
         return DAGGER_OK;
     while (!atomic_load(&tx->lost_ready)) /* its writer is a few instructions away */
         sched_yield();
-    return dg_error(tx->lost_status ? tx->lost_status : DAGGER_ERR_PEER_LOST, "%s", tx->lost_why);
+    return dg_error(DAGGER_ERR_PEER_LOST, "%s", tx->lost_why);
 }
 
-/* Wakes whoever waits, once lost_why is complete. */
+/* Wakes whoever waits: the owner (the executor's poll fails the receives). */
 static void lost_wake(dg_tx_t *tx)
 {
-    atomic_store(&tx->lost_ready, 1);
     /* The liveness thread or the owner: once the engine has
      * left the actor kernel, that kernel is torn down next, so only the UCX
      * worker's fd is signalled (the owner sleeps on it alone then). */
@@ -38,16 +37,31 @@ static void lost_wake(dg_tx_t *tx)
     dg_tx_notify(tx);
 }
 
-void dg_tx_mark_failed(dg_tx_t *tx, dagger_status_t st, const char *why)
+int dg_tx_mark_diverged(dg_tx_t *tx, const char *why)
 {
-    if (!tx || atomic_load(&tx->leaving))
-        return;
-    int none = -1;
-    if (!atomic_compare_exchange_strong(&tx->lost_rank, &none, tx->size))
-        return;
-    tx->lost_status = st;
-    snprintf(tx->lost_why, sizeof(tx->lost_why), "%s", why);
+    int no = 0;
+    if (!tx || atomic_load(&tx->leaving) || !atomic_compare_exchange_strong(&tx->diverged, &no, 1))
+        return 0;
+    snprintf(tx->diverged_why, sizeof(tx->diverged_why), "%s", why);
+    atomic_store(&tx->diverged_ready, 1);
     lost_wake(tx);
+    return 1;
+}
+
+dagger_status_t dg_tx_divergence(dg_tx_t *tx)
+{
+    if (!atomic_load(&tx->diverged))
+        return DAGGER_OK;
+    while (!atomic_load(&tx->diverged_ready)) /* its writer is a few instructions away */
+        sched_yield();
+    return dg_error(DAGGER_ERR_DIVERGENCE, "%s", tx->diverged_why);
+}
+
+int dg_tx_recvs_doomed(const dg_tx_t *tx)
+{
+    dg_tx_t *t = (dg_tx_t *)tx;
+    return atomic_load_explicit(&t->lost_rank, memory_order_relaxed) >= 0 ||
+           atomic_load_explicit(&t->diverged, memory_order_relaxed);
 }
 
 void dg_tx_mark_lost(dg_tx_t *tx, int r, const char *why)
@@ -67,5 +81,6 @@ void dg_tx_mark_lost(dg_tx_t *tx, int r, const char *why)
     } else {
         snprintf(tx->lost_why, sizeof(tx->lost_why), "the job was lost: %s", why);
     }
+    atomic_store(&tx->lost_ready, 1);
     lost_wake(tx);
 }

@@ -876,6 +876,12 @@ void dg_xfer_arrived(dg_xfer_t *xf, const dg_xfer_arrival_t *a)
 static int on_data(void *ctx, const dg_tx_msg_t *msg)
 {
     dg_xfer_t *xf = ctx;
+    if (DG_UNLIKELY(dg_tx_recvs_doomed(xf->tx)) && dg_tx_lost_rank(xf->tx) < 0) {
+        /* Diverged: whatever comes was planned by a rank whose plan is not
+         * this one's (fail_waiting_recvs). Its sender completes. */
+        dg_tx_drop(xf->tx, msg->rndv);
+        return 0;
+    }
     dg_msg_hdr_t mh;
     dg_xfer_arrival_t a = {.src = msg->src, .eager = msg->data, .len = msg->len, .rndv = msg->rndv};
     const unsigned char *hb = msg->hdr;
@@ -920,16 +926,24 @@ static int on_data(void *ctx, const dg_tx_msg_t *msg)
     return msg->rndv && !settled ? DG_TX_KEEP : 0;
 }
 
-/* A receive that can no longer complete: a rank was lost (the sender, or
- * another rank whose loss ends the job and may hold back the sender). */
+/* Why receives can no longer complete, in the detail: a rank was lost (the
+ * sender, or another rank whose loss ends the job and may hold back the
+ * sender), or the ranks' programs diverged (the sender never planned it). */
+static dagger_status_t doom(dg_xfer_t *xf)
+{
+    dagger_status_t st = dg_tx_health(xf->tx);
+    return st != DAGGER_OK ? st : dg_tx_divergence(xf->tx);
+}
+
+/* A receive that can no longer complete. */
 static void fail_unreachable(dg_xfer_t *xf, dg_xop_t *op)
 {
-    dg_tx_health(xf->tx);
-    char msg[700];
+    dagger_status_t st = doom(xf);
+    char msg[1000];
     snprintf(msg, sizeof(msg), "rank %d: transfer tag %llx from rank %d cannot arrive: %s",
              xf->ex->rank, (unsigned long long)op->u.xfer.tag, op->u.xfer.peer,
              dagger_error_detail());
-    fail_xfer(xf, op, DAGGER_ERR_PEER_LOST, msg);
+    fail_xfer(xf, op, st, msg);
     xfer_done(xf, op); /* a staged device receive gives its staging buffer back */
 }
 
@@ -949,12 +963,12 @@ static void fail_waiting(dg_xfer_t *xf, dg_rv_t *rv)
         dg_spares_give(&xf->spare_rv, rv);
         return;
     }
-    dg_tx_health(xf->tx);
-    char msg[700];
+    dagger_status_t st = doom(xf);
+    char msg[1000];
     snprintf(msg, sizeof(msg), "rank %d: transfer tag %llx from rank %d cannot arrive (%u of its "
              "%u pieces did): %s", xf->ex->rank, (unsigned long long)rv->tag, rv->op->u.xfer.peer,
              rv->routed, rp->count, dagger_error_detail());
-    fail_xfer(xf, rv->op, DAGGER_ERR_PEER_LOST, msg);
+    fail_xfer(xf, rv->op, st, msg);
     uint32_t missing = rp->count - rv->routed;
     dg_spares_give(&xf->spare_rv, rv);
     for (uint32_t i = 0; i < missing; i++) {
@@ -966,33 +980,65 @@ static void fail_waiting(dg_xfer_t *xf, dg_rv_t *rv)
     }
 }
 
-/* Once a rank is lost the job cannot go on: every posted receive still
- * waiting for its data fails now, naming its tag and sender, instead of
- * waiting until the transport's lost_grace_s ends the process. Owner
- * thread; a relaxed load while nobody is lost. */
+/* Data that came before its receive was posted, dropped: its rendezvous
+ * released (the sender's send completes). Owner thread. */
+static void drop_early(dg_xfer_t *xf, dg_rv_t *rv)
+{
+    if (rv->rndv)
+        dg_tx_drop(xf->tx, rv->rndv);
+    for (dg_xfer_piece_t *p = rv->early, *pn; p; p = pn) {
+        pn = p->next;
+        if (p->rndv)
+            dg_tx_drop(xf->tx, p->rndv);
+        free(p->eager);
+        free(p);
+    }
+    rpipe_free(rv->pipe);
+    free(rv->eager);
+    free(rv);
+}
+
+/* Once a rank is lost, or the ranks diverged, the job cannot go on: every
+ * posted receive still waiting for its data fails now, naming its tag and
+ * sender, instead of waiting until the transport's lost_grace_s ends the
+ * process (or for ever: a sender that diverged never sends). After a
+ * divergence the data that came early goes too, so that ranks that still
+ * send to this one (their plans differ) are not held in their sends.
+ * Owner thread; a relaxed load while neither happened. */
 static void fail_waiting_recvs(dg_xfer_t *xf)
 {
-    if (DG_LIKELY(xf->lost_seen || dg_tx_lost_rank(xf->tx) < 0))
+    if (DG_LIKELY(xf->lost_seen || !dg_tx_recvs_doomed(xf->tx)))
         return;
     xf->lost_seen = 1;
-    dg_rv_t *waiting = NULL;
+    int diverged = dg_tx_lost_rank(xf->tx) < 0;
+    dg_rv_t *waiting = NULL, *early = NULL;
     pthread_mutex_lock(&xf->lock);
     for (int b = 0; b < DG_RV_BUCKETS; b++)
         for (dg_rv_t **pp = &xf->buckets[b]; *pp;) {
             dg_rv_t *rv = *pp;
-            if (!rv->op) {
+            if (!rv->op && !diverged) {
                 pp = &rv->next;
                 continue;
             }
             *pp = rv->next;
-            rv->next = waiting;
-            waiting = rv;
+            if (rv->op) {
+                rv->next = waiting;
+                waiting = rv;
+            } else {
+                rv->next = early;
+                early = rv;
+            }
         }
     pthread_mutex_unlock(&xf->lock);
     while (waiting) {
         dg_rv_t *next = waiting->next;
         fail_waiting(xf, waiting);
         waiting = next;
+    }
+    while (early) {
+        dg_rv_t *next = early->next;
+        drop_early(xf, early);
+        early = next;
     }
 }
 
@@ -1002,7 +1048,7 @@ void dg_xfer_recv(dg_xfer_t *xf, dg_xop_t *op)
         dg_trace_xfer_start(op);
     pthread_mutex_lock(&xf->lock);
     dg_rv_t *rv = rv_find(xf, op->u.xfer.tag);
-    if (!rv && dg_tx_lost_rank(xf->tx) >= 0) {
+    if (!rv && dg_tx_recvs_doomed(xf->tx)) {
         pthread_mutex_unlock(&xf->lock);
         fail_unreachable(xf, op);
         return;
@@ -1098,18 +1144,7 @@ void dg_xfer_destroy(dg_xfer_t *xf)
     for (int b = 0; b < DG_RV_BUCKETS; b++)
         for (dg_rv_t *rv = xf->buckets[b], *n; rv; rv = n) {
             n = rv->next;
-            if (rv->rndv)
-                dg_tx_drop(xf->tx, rv->rndv);
-            for (dg_xfer_piece_t *p = rv->early, *pn; p; p = pn) {
-                pn = p->next;
-                if (p->rndv)
-                    dg_tx_drop(xf->tx, p->rndv);
-                free(p->eager);
-                free(p);
-            }
-            rpipe_free(rv->pipe);
-            free(rv->eager);
-            free(rv);
+            drop_early(xf, rv);
         }
     dg_spares_destroy(&xf->spare_rv);
     dg_spares_destroy(&xf->spare_send);

@@ -13,6 +13,7 @@
 #include "core/runtime/planner.h"
 #include "core/runtime/tasks.h"
 #include "core/base/status_internal.h"
+#include "transport/coll.h"
 
 typedef struct dg_fail_rec {
     uint64_t first;                /* the failed task */
@@ -30,7 +31,11 @@ dagger_status_t dg_tasks_agree_failure(dg_tasks_t *t, uint64_t *task, dagger_sta
 {
     dg_exec_t *ex = t->exec;
     uint64_t key[2] = {atomic_load(&ex->failed) ? ex->fail_task : UINT64_MAX, 0};
-    dagger_status_t st = dg_tasks_allreduce_u64(t, key, 1, DAGGER_OP_MIN);
+    /* Its signature carries the hash of what this rank planned: ranks that
+     * submitted different work learn it here (transport/coll_foresee.c). */
+    dagger_status_t st = t->tx ? dg_coll_allreduce_plan(t->tx, key, 1, DAGGER_U64, DAGGER_OP_MIN,
+                                                        dg_plan_hash(t->plan))
+                               : DAGGER_OK;
     *task = key[0];
     if (st != DAGGER_OK || key[0] == UINT64_MAX)
         return st;

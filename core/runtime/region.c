@@ -344,7 +344,12 @@ dagger_status_t dagger_region_end(dagger_region_t *r)
     uint64_t tr = DG_TRACE_T0();
     dagger_status_t st = dg_planner_region_end(t);
     tr = DG_TRACE_ON() ? dg_trace_phase(DG_TRP_REGION_PLAN_END, r->id, tr, st) : 0;
+    /* What agree_on_status will call: a peer that calls something else
+     * meanwhile (it left this region, or planned other work) ends the wait
+     * for transfers it will never send (transport/coll_foresee.c). */
+    dg_coll_expect(t->tx, 1, DAGGER_U64, DAGGER_OP_MIN, dg_plan_hash(t->plan));
     dg_exec_wait_all(t->exec);
+    dg_coll_expect_none(t->tx);
     tr = DG_TRACE_ON() ? dg_trace_phase(DG_TRP_REGION_WAIT, r->id, tr, DAGGER_OK) : 0;
     dg_plan_stats_t ps;
     dg_plan_get_stats(t->plan, &ps);

@@ -196,7 +196,7 @@ dagger_status_t dagger_finalize(dagger_runtime_t *rt)
     dg_act_system_stop_all(rt->actors);
     /* Every rank is done with tasks and actors before routes go away; ranks
      * finishing at different times wait here asleep. */
-    dagger_status_t st = dg_coll_barrier_final(rt->tx, rt->tasks ? rt->tasks->regions : 0);
+    dagger_status_t st = dg_coll_barrier_final(rt->tx);
     char why[1024] = "";
     if (st != DAGGER_OK)
         snprintf(why, sizeof(why), "%s", dagger_error_detail());

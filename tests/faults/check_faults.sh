@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Jobs that go wrong must end (fault_prog.c is the job):
 #   check_faults.sh LAUNCHER PROG CASE WORKDIR
-#   hang_ends        a divergent job with DAGGER_HANG_TIMEOUT=1 DAGGER_HANG_EXIT=3
+#   hang_ends        a hung job (a task that never returns) with DAGGER_HANG_TIMEOUT=1 DAGGER_HANG_EXIT=3
 #                    prints its hang dump, then ends by itself: status 124 and
 #                    DAGGER_ERR_HANG naming what a rank waited for
 #   launcher_killed  the launcher is killed (-9) while the job hangs: the ranks,
@@ -108,7 +108,7 @@ case "$case" in
     env -u DAGGER_HANG_TIMEOUT "$launcher" -n 2 "$prog" "$dir" hang >"$dir/out" 2>&1 &
     job=$!
     wait_for 120 both_ready && ! job_over || fail "the ranks did not reach their hang"
-    sleep 0.5 # both wait now: rank 1 for data, rank 0 in the status agreement
+    sleep 0.5 # both wait now: rank 1 for data, rank 0 for its endless task
     running $(rank_pids) || fail "the ranks ended before the launcher was killed"
     kill -9 "$job"
     wait "$job" 2>/dev/null

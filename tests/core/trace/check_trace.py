@@ -337,17 +337,14 @@ def check_hang():
 
 
 def check_diverge():
-    def diagnosed(trace):
-        if not os.path.exists(os.path.join(trace, "job.meta")):
-            return False
-        rc, text, _ = tool("hang", trace)
-        return rc == 0 and "never planned" in text
-    trace, out, rc = run_prog("diverge", "diverge", {"DAGGER_HANG_TIMEOUT": "0.3"}, until=diagnosed)
-    check(rc != 0, "the diverging program does not finish (rc %s)" % rc)
+    # No longer a hang for good: the region's end finds the divergence once
+    # rank 0's slow task is done, and the job ends by itself.
+    trace, out, rc = run_prog("diverge", "diverge", {"DAGGER_HANG_TIMEOUT": "0.3"})
+    check(rc not in (0, None), "the diverging program ends by itself with an error (rc %s)" % rc)
     rc, text, err = tool("hang", trace)
     print(text)
-    check("rank 0: no hang dump; it finished its ops of region 1" in text,
-          "hang says where rank 0 waits (the region's status agreement)")
+    check(re.search(r"rank 0: at [\d.]+ ms \(no progress within DAGGER_HANG_TIMEOUT\): .*1 task running",
+                    text), "hang shows rank 0's dump, its slow task running")
     check(rc == 0 and "rank 0 never planned a send of tag 1:0 to rank 1: it finished planning "
           "region 1 at" in text,
           "hang names the message rank 0 never planned (rc %d: %s)" % (rc, err.strip()))

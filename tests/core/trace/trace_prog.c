@@ -7,8 +7,10 @@
  *   trace_prog OUT hang       a task that sleeps 1.5 s on rank 0 and a
  *                             consumer of its output on rank 1 % n (run
  *                             with DAGGER_HANG_TIMEOUT below 1.5 s)
- *   trace_prog OUT diverge    rank 1 submits a task the others do not: the
- *                             job hangs for good (run it under timeout) */
+ *   trace_prog OUT diverge    the same slow task, and rank 1 alone submits a
+ *                             consumer: it waits for data rank 0 never
+ *                             plans to send until rank 0's slow task ends
+ *                             and the region's end finds the divergence */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -128,7 +130,12 @@ static void hang_program(dagger_runtime_t *rt, totals_t *tot, int diverge)
     dagger_region_t *r;
     OK(dagger_region_begin(rt, NULL, &r));
     if (diverge) {
-        /* Only rank 1 plans this: it waits for data rank 0 never sends. */
+        /* Only rank 1 plans the second task: it waits for data rank 0 never
+         * sends. Rank 0's slow task keeps it from the region's end for a
+         * while, so the hang dumps come first; then the runtime finds the
+         * divergence (the region's end carries what each rank planned) and
+         * the region fails on both ranks. */
+        on_rank(r, slow, 0, DAGGER_INOUT(dagger_view(rt, c)));
         if (dagger_rank(rt) == 1)
             on_rank(r, add1, 1, DAGGER_INOUT(dagger_view(rt, c)));
     } else {

@@ -1,0 +1,150 @@
+/* Ranks whose programs diverge, with uniformity checking off: the runtime
+ * says so with DAGGER_ERR_DIVERGENCE, naming what each rank did, instead of
+ * a hang or wrong results (transport/coll_foresee.c). A rank that calls
+ * dagger_finalize where the others go on (an early return on one rank), a
+ * rank that skips a region, ranks that submit different work. Run with
+ * 1..4 ranks; alone there is nobody to diverge from. */
+#include <stdio.h>
+
+#include "mr_util.h"
+
+#define EARLY 1 /* the rank that leaves */
+
+/* The others' dot products need blocks of EARLY's: they wait for its
+ * transfers, which never come, until its finalize barrier's message says
+ * why. Every call returns; the first error is DAGGER_ERR_DIVERGENCE. */
+Test(divergence, finalize_early_ends_the_others_regions, .timeout = 120)
+{
+    dagger_runtime_t *rt = mr_init();
+    int n = dagger_nranks(rt), me = dagger_rank(rt);
+    dagger_array_desc_t d = {.dtype = DAGGER_F64, .ndims = 1, .dims = {4000}, .block = {250}};
+    dagger_array_t *x;
+    MR_OK(dagger_array_rand(rt, &d, 1, &x));
+    if (n == 1) {
+        MR_OK(dagger_array_destroy(x));
+        MR_OK(dagger_finalize(rt));
+        return;
+    }
+    if (me == EARLY) {
+        dagger_status_t st = dagger_finalize(rt);
+        cr_assert_neq(st, DAGGER_OK, "rank %d left alone, yet its dagger_finalize succeeded", me);
+        return;
+    }
+    dagger_status_t st = DAGGER_OK;
+    double dot;
+    for (int i = 0; i < 3 && st == DAGGER_OK; i++) {
+        dagger_region_t *r;
+        dagger_future_t f;
+        st = dagger_region_begin(rt, NULL, &r);
+        if (st != DAGGER_OK)
+            break;
+        st = dagger_array_dot(r, x, x, &f);
+        dagger_status_t end = dagger_region_end(r);
+        st = st != DAGGER_OK ? st : end;
+        if (st == DAGGER_OK)
+            st = dagger_fetch(rt, f, &dot, sizeof(dot), NULL);
+    }
+    cr_assert_eq(st, DAGGER_ERR_DIVERGENCE, "rank %d: %s: %s", me, dagger_strerror(st),
+                 dagger_error_detail());
+    char want[64];
+    snprintf(want, sizeof(want), "rank %d called dagger_finalize() after 1 region", EARLY);
+    cr_assert(strstr(dagger_error_detail(), want), "rank %d: %s", me, dagger_error_detail());
+    cr_assert_neq(dagger_finalize(rt), DAGGER_OK);
+}
+
+/* Where the others call a collective instead, its signature check says it
+ * on every rank, the leaving one included. */
+Test(divergence, a_collective_against_finalize_names_it, .timeout = 120)
+{
+    dagger_runtime_t *rt = mr_init();
+    int n = dagger_nranks(rt), me = dagger_rank(rt);
+    if (n == 1) {
+        MR_OK(dagger_finalize(rt));
+        return;
+    }
+    dagger_status_t st;
+    if (me == EARLY) {
+        st = dagger_finalize(rt);
+    } else {
+        int64_t v = 1;
+        st = dagger_allreduce(rt, &v, 1, DAGGER_I64, DAGGER_OP_ADD);
+    }
+    cr_assert_eq(st, DAGGER_ERR_DIVERGENCE, "rank %d: %s: %s", me, dagger_strerror(st),
+                 dagger_error_detail());
+    char want[64];
+    snprintf(want, sizeof(want), "rank %d called dagger_finalize() after 0 regions", EARLY);
+    cr_assert(strstr(dagger_error_detail(), want), "rank %d: %s", me, dagger_error_detail());
+    if (me != EARLY)
+        cr_assert_neq(dagger_finalize(rt), DAGGER_OK);
+}
+
+/* Rank EARLY submits other work than the others (the same shape: no
+ * transfer waits on it): every rank's region end says the ranks submitted
+ * different work, and the runtime stays usable. */
+Test(divergence, different_work_fails_the_region_end_everywhere, .timeout = 120)
+{
+    dagger_runtime_t *rt = mr_init();
+    int n = dagger_nranks(rt), me = dagger_rank(rt);
+    dagger_array_desc_t d = {.dtype = DAGGER_F64, .ndims = 1, .dims = {1000}, .block = {100}};
+    dagger_array_t *x, *y;
+    MR_OK(dagger_array_rand(rt, &d, 1, &x));
+    MR_OK(dagger_array_rand(rt, &d, 2, &y));
+    dagger_region_t *r;
+    MR_OK(dagger_region_begin(rt, NULL, &r));
+    if (me == EARLY)
+        MR_OK(dagger_array_copy(r, y, x));
+    else
+        MR_OK(dagger_array_copy(r, x, y));
+    dagger_status_t st = dagger_region_end(r);
+    if (n == 1) {
+        MR_OK(st);
+    } else {
+        cr_assert_eq(st, DAGGER_ERR_DIVERGENCE, "rank %d: %s: %s", me, dagger_strerror(st),
+                     dagger_error_detail());
+        cr_assert(strstr(dagger_error_detail(), "the ranks submitted different work"),
+                  "rank %d: %s", me, dagger_error_detail());
+    }
+    MR_OK(dagger_array_destroy(x));
+    MR_OK(dagger_array_destroy(y));
+    MR_OK(dagger_finalize(rt));
+}
+
+/* Rank EARLY skips a region whose dot product needs its blocks and goes on
+ * to the next one: the others, waiting for its transfers, learn from its
+ * next region's end that it planned something else, and both regions end
+ * with DAGGER_ERR_DIVERGENCE rather than a hang. The others then skip the
+ * second region, so every rank has begun as many regions again and
+ * dagger_finalize succeeds. */
+Test(divergence, a_skipped_region_ends_the_wait_for_its_data, .timeout = 120)
+{
+    dagger_runtime_t *rt = mr_init();
+    int n = dagger_nranks(rt), me = dagger_rank(rt);
+    dagger_array_desc_t d = {.dtype = DAGGER_F64, .ndims = 1, .dims = {4000}, .block = {250}};
+    dagger_array_t *x;
+    MR_OK(dagger_array_rand(rt, &d, 1, &x));
+    dagger_status_t st = DAGGER_OK;
+    dagger_region_t *r;
+    if (me != EARLY || n == 1) {
+        dagger_future_t f;
+        MR_OK(dagger_region_begin(rt, NULL, &r));
+        MR_OK(dagger_array_dot(r, x, x, &f));
+        st = dagger_region_end(r);
+    }
+    if (st == DAGGER_OK) {
+        MR_OK(dagger_region_begin(rt, NULL, &r));
+        MR_OK(dagger_array_fill(r, x, 2.0));
+        st = dagger_region_end(r);
+    }
+    if (n == 1) {
+        MR_OK(st);
+        MR_OK(dagger_array_destroy(x));
+        MR_OK(dagger_finalize(rt));
+        return;
+    }
+    cr_assert_eq(st, DAGGER_ERR_DIVERGENCE, "rank %d: %s: %s", me, dagger_strerror(st),
+                 dagger_error_detail());
+    cr_assert(strstr(dagger_error_detail(), "the ranks submitted different work"), "rank %d: %s",
+              me, dagger_error_detail());
+    MR_OK(dagger_array_destroy(x));
+    MR_OK(dagger_finalize(rt));
+}
