@@ -9,6 +9,10 @@
 #include <dagger/task.h>
 #include <dagger/types.h>
 
+#include "core/base/nopad.h"
+
+DG_NOPAD_BEGIN
+
 /* ---- element-wise (DG_ARR_CL_EWISE) ---- */
 
 enum { DG_EW_FILL = 1, DG_EW_COPY = 2, DG_EW_TRANSPOSE = 3, DG_EW_ARITH = 4 };
@@ -29,6 +33,7 @@ typedef struct dg_arr_ew {
     uint8_t stream;   /* 1: write the output with non-temporal stores (large arrays) */
     uint8_t pad_[3];
     uint32_t nin;     /* inputs of the operation, aliased ones included */
+    uint32_t pad2_;   /* 0 (was implicit padding: ranks hashed different bytes) */
     double s;         /* the scalar (FILL, _AS, _SA) */
 } dg_arr_ew_t;
 
@@ -90,5 +95,7 @@ typedef struct dg_arr_reddim {
     uint32_t first;                     /* 1: set the output; 0: combine with it */
     uint32_t pad_;
 } dg_arr_reddim_t;
+
+DG_NOPAD_END
 
 #endif

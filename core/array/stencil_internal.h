@@ -10,6 +10,7 @@
 #define DG_ARRAY_STENCIL_INTERNAL_H
 
 #include "core/array/array_internal.h"
+#include "core/base/nopad.h"
 
 #define DG_ST_MAGIC 0x5354454eu /* "STEN" */
 #define DG_ST_MAX_OPERANDS (DAGGER_MAX_ARGS - 1) /* one argument carries the parameters */
@@ -73,6 +74,7 @@ struct dagger_stencil {
 
 /* ---- parameters of the sweep codelet ---- */
 
+DG_NOPAD_BEGIN
 typedef struct dg_st_sweep_hdr {
     uint32_t nexpr;
     uint32_t ndims;
@@ -98,8 +100,10 @@ typedef struct dg_st_expr_param {
     uint32_t args_off;                      /* user bytes: offset from the block start */
     uint32_t args_len;
     uint32_t lhs_op;                        /* 0, or value = in[nin] lhs_op kernel value */
+    uint32_t pad_;                          /* 0 (was implicit padding) */
     dg_st_in_param_t in[DAGGER_STENCIL_MAX_IN];
 } dg_st_expr_param_t;
+DG_NOPAD_END
 
 /* The sweep task's parameters (its last argument): the header into *h and
  * the length into *bytes, the header and its sizes checked against the
@@ -108,11 +112,13 @@ const unsigned char *dg_st_sweep_params(dagger_task_t *t, dg_st_sweep_hdr_t *h, 
 
 /* ---- parameters of the pack codelet ---- */
 
+DG_NOPAD_BEGIN
 typedef struct dg_st_pack_param {
     int8_t dir[DAGGER_MAX_DIMS];            /* +1 forward, -1 reversed, 0 one element repeated */
     uint32_t fill;                          /* 1: no source, write pad */
     double pad;
 } dg_st_pack_param_t;
+DG_NOPAD_END
 
 /* One piece of a padded buffer: the box [doff, doff + dext) of it, copied
  * from the sub-view src of one block (or filled with the pad value). The
@@ -133,17 +139,20 @@ dagger_status_t dg_st_for_pieces(const dg_st_pack_t *p, size_t b,
 /* A fused sweep's piece: which padded input (by the argument of its own
  * block) it belongs to, and the argument holding its strip (-1: fill). */
 #define DG_ST_MAX_PIECES 64
+DG_NOPAD_BEGIN
 typedef struct dg_st_piece_param {
     int32_t op;
     int32_t arg;
     dg_st_pack_param_t pp;
     uint64_t doff[DAGGER_MAX_DIMS], dext[DAGGER_MAX_DIMS];
 } dg_st_piece_param_t;
+DG_NOPAD_END
 
 /* ---- parameters of the extend codelet (stencil_extend.c) ---- */
 
 /* The ghosts of one side of one dimension, inside a box of a padded buffer
  * that holds them and their sources: ghost j (1..count) is at edge + side*j. */
+DG_NOPAD_BEGIN
 typedef struct dg_st_extend_param {
     uint32_t kind;                          /* an affine dagger_boundary_kind_t */
     uint32_t dim;
@@ -151,6 +160,7 @@ typedef struct dg_st_extend_param {
     uint32_t count;
     uint64_t edge;                          /* the edge element's position in the box */
 } dg_st_extend_param_t;
+DG_NOPAD_END
 
 /* 1 for the boundary kinds whose ghosts are combinations of the array's own
  * values near the edge rather than copies of elements (so no halo moves). */

@@ -298,6 +298,10 @@ dagger_status_t dg_plan_submit(dg_plan_t *p, const dg_plan_task_desc_t *t,
 /* The running uniformity hash over every planning input so far (codelet
  * registrations only through the tasks that use them: their order is free). */
 uint64_t dg_plan_hash(const dg_plan_t *p);
+/* The same without by-value bytes: what every rank must have planned alike
+ * for its transfers and placement to match, whatever padding a program's
+ * own value structs carry (the region ends compare it, checking on or off). */
+uint64_t dg_plan_shape_hash(const dg_plan_t *p);
 /* The hash of a registered codelet's name and description (0: unknown id). */
 uint64_t dg_plan_codelet_hash(const dg_plan_t *p, uint32_t id);
 void dg_plan_get_stats(const dg_plan_t *p, dg_plan_stats_t *st);

@@ -39,7 +39,8 @@ dagger_status_t dg_plan_create(const dg_plan_params_t *params, dg_plan_t **out)
     dg_plan_hctx_init(&p->hc, &p->mem);
     dg_plan_idmap_init(&p->chunks);
     dg_plan_idmap_init(&p->codelets);
-    p->hash = DG_HASH_SEED;
+    p->shash = DG_HASH_SEED;
+    p->vhash = 0;
     st = dg_plan_procs_init(p);
     if (st == DAGGER_OK) {
         uint32_t w = params->dep_window ? params->dep_window : DEFAULT_DEP_WINDOW;
@@ -61,14 +62,14 @@ dagger_status_t dg_plan_create(const dg_plan_params_t *params, dg_plan_t **out)
         return st;
     }
     /* The processor table is a planning input. */
-    p->hash = dg_plan_hmix(p->hash, (uint64_t)params->nranks);
+    p->shash = dg_plan_hmix(p->shash, (uint64_t)params->nranks);
     for (int32_t r = 0; r < params->nranks; r++) {
         const dg_plan_prank_t *pr = &p->ranks[r];
-        p->hash = dg_plan_hmix(p->hash, ((uint64_t)pr->n[DG_PLAN_CPU] << 40) ^
+        p->shash = dg_plan_hmix(p->shash, ((uint64_t)pr->n[DG_PLAN_CPU] << 40) ^
                                            ((uint64_t)pr->n[DG_PLAN_CUDA] << 20) ^
                                            pr->n[DG_PLAN_HIP]);
         if (pr->n[DG_PLAN_TESTDEV]) /* so a table without test devices hashes as before */
-            p->hash = dg_plan_hmix(p->hash, 0x7e57de7000000000ull ^ pr->n[DG_PLAN_TESTDEV]);
+            p->shash = dg_plan_hmix(p->shash, 0x7e57de7000000000ull ^ pr->n[DG_PLAN_TESTDEV]);
     }
     *out = p;
     return DAGGER_OK;
@@ -138,12 +139,12 @@ dagger_status_t dg_plan_chunk_create(dg_plan_t *p, const dg_plan_chunk_desc_t *d
     dg_plan_chunk_t *c = dg_plan_chunk_new(p, d->owner, d->home_space, &g, 0);
     if (!c)
         return finish(p, __func__);
-    p->hash = dg_plan_hmix(p->hash, 0xc4u);
-    p->hash = dg_plan_hmix(p->hash, c->id);
-    p->hash = dg_plan_hmix(p->hash, ((uint64_t)(uint32_t)d->owner << 32) | d->home_space);
-    p->hash = dg_plan_hmix(p->hash, ((uint64_t)g.dtype << 8) | g.ndims);
-    p->hash = dg_plan_hbytes(p->hash, g.dims, sizeof(g.dims));
-    p->hash = dg_plan_hbytes(p->hash, g.strides, sizeof(g.strides));
+    p->shash = dg_plan_hmix(p->shash, 0xc4u);
+    p->shash = dg_plan_hmix(p->shash, c->id);
+    p->shash = dg_plan_hmix(p->shash, ((uint64_t)(uint32_t)d->owner << 32) | d->home_space);
+    p->shash = dg_plan_hmix(p->shash, ((uint64_t)g.dtype << 8) | g.ndims);
+    p->shash = dg_plan_hbytes(p->shash, g.dims, sizeof(g.dims));
+    p->shash = dg_plan_hbytes(p->shash, g.strides, sizeof(g.strides));
     *id = c->id;
     return finish(p, __func__);
 }
@@ -172,8 +173,8 @@ dagger_status_t dg_plan_chunk_free(dg_plan_t *p, uint64_t id)
 
 void dg_plan_hash_free(dg_plan_t *p, uint64_t id)
 {
-    p->hash = dg_plan_hmix(p->hash, 0xf4eeu);
-    p->hash = dg_plan_hmix(p->hash, id);
+    p->shash = dg_plan_hmix(p->shash, 0xf4eeu);
+    p->shash = dg_plan_hmix(p->shash, id);
 }
 
 void dg_plan_free_now(dg_plan_t *p, dg_plan_chunk_t *c)
@@ -208,9 +209,9 @@ dagger_status_t dg_plan_region_begin(dg_plan_t *p, const dg_plan_scope_t *scope)
     p->region_first_task = p->next_task + 1;
     p->xfer_index = 0;
     p->region_nops = 0;
-    p->hash = dg_plan_hmix(p->hash, 0x4e610u);
-    p->hash = dg_plan_hmix(p->hash, p->region);
-    dg_plan_scope_hash(&p->hash, scope);
+    p->shash = dg_plan_hmix(p->shash, 0x4e610u);
+    p->shash = dg_plan_hmix(p->shash, p->region);
+    dg_plan_scope_hash(&p->shash, scope);
     if (p->rp)
         dg_plan_rp_region_begin(p);
     return finish(p, __func__);
@@ -252,13 +253,18 @@ dagger_status_t dg_plan_region_end(dg_plan_t *p)
     p->region_nops = 0;
     dg_plan_scope_copy_release(p, &p->rscope);
     p->in_region = 0;
-    p->hash = dg_plan_hmix(p->hash, 0xe4du);
+    p->shash = dg_plan_hmix(p->shash, 0xe4du);
     return finish(p, __func__);
+}
+
+uint64_t dg_plan_shape_hash(const dg_plan_t *p)
+{
+    return p ? p->shash : 0;
 }
 
 uint64_t dg_plan_hash(const dg_plan_t *p)
 {
-    return p ? p->hash : 0;
+    return p ? dg_plan_hmix(p->shash, p->vhash) : 0;
 }
 
 void dg_plan_get_stats(const dg_plan_t *p, dg_plan_stats_t *st)

@@ -136,7 +136,11 @@ struct dg_plan {
     dg_plan_hctx_t hc;
     dg_plan_idmap_t chunks, codelets;
     uint64_t next_chunk, next_task, next_seq;
-    uint64_t hash;
+    /* The uniformity hash (dg_plan_hash) in two parts: shash over every
+     * planning input but by-value bytes, vhash over those (a program's own
+     * structs may carry padding that differs between ranks; only checking
+     * mode compares them). */
+    uint64_t shash, vhash;
 
     int in_region;
     uint64_t region;               /* id of the current / last region */

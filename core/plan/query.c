@@ -69,7 +69,7 @@ dagger_status_t dg_plan_chunk_sync_home(dg_plan_t *p, uint64_t id)
         return dg_error(DAGGER_ERR_NO_MEMORY, "dg_plan_chunk_sync_home: the planner state is lost");
     if (!(c = dg_plan_chunk_again(p, id, __func__)))
         return DAGGER_ERR_INTERNAL;
-    p->hash = dg_plan_hmix(dg_plan_hmix(p->hash, 0x5e7c40u), id);
+    p->shash = dg_plan_hmix(dg_plan_hmix(p->shash, 0x5e7c40u), id);
     dg_plan_chunk_touch(p, c);
     dg_plan_make_current(p, c, (dg_plan_loc_t){c->owner, c->home_space}, &c->all);
     return p->mem.failed ? dg_error(DAGGER_ERR_NO_MEMORY, "dg_plan_chunk_sync_home: out of memory")

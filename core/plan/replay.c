@@ -857,7 +857,7 @@ static int replay_task(dg_plan_t *p, const dg_plan_codelet_t *cl, const dg_plan_
             dg_plan_u64vec_push(&p->mem, &p->ldeps, r->u64[k->ldep0 + i] + rp->task0);
         dg_plan_task_info_t info = {.task = tid, .codelet = cl->id, .rank = k->rank,
                                     .proc = k->proc, .space = k->space, .ndeps = p->ldeps.n,
-                                    .deps = p->ldeps.v, .hash = p->hash, .future = future};
+                                    .deps = p->ldeps.v, .hash = dg_plan_hash(p), .future = future};
         p->prm.on_task(p->prm.task_ctx, &info);
     }
     if (out)
@@ -928,7 +928,7 @@ static int catch_up(dg_plan_t *p)
         rec_start(p, old);
     if (!n)
         return 0;
-    uint64_t hash = p->hash, next_task = p->next_task, next_seq = p->next_seq;
+    uint64_t hash = p->shash, vhash = p->vhash, next_task = p->next_task, next_seq = p->next_seq;
     uint64_t nops = p->region_nops, next_chunk = p->next_chunk;
     dg_plan_stats_t st = p->st;
     for (uint64_t id = rp->chunk0 + 1; id <= p->next_chunk; id++) {
@@ -979,7 +979,8 @@ static int catch_up(dg_plan_t *p)
     }
     free(args);
     p->silent = 0;
-    p->hash = hash;
+    p->shash = hash;
+    p->vhash = vhash;
     p->st = st;
     if (res != DAGGER_OK || p->next_task != next_task || p->next_seq != next_seq ||
         p->region_nops != nops || p->next_chunk != next_chunk) {

@@ -211,18 +211,19 @@ uint64_t dg_plan_task_shape(const dg_plan_codelet_t *cl, const dg_plan_task_desc
 void dg_plan_hash_task_shaped(dg_plan_t *p, uint64_t tid, uint64_t shape,
                               const dg_plan_task_desc_t *t)
 {
-    uint64_t h = dg_plan_hmix(p->hash, 0x7a5c);
+    uint64_t h = dg_plan_hmix(p->shash, 0x7a5c), v = p->vhash;
     h = dg_plan_hmix(dg_plan_hmix(h, tid), shape);
     for (uint32_t i = 0; i < t->nargs; i++) {
         const dg_plan_arg_t *a = &t->args[i];
         if (a->kind == DG_PLAN_ARG_VALUE)
-            h = dg_plan_hbytes(h, a->value, a->len);
+            v = dg_plan_hbytes(v, a->value, a->len);
         else if (a->kind == DG_PLAN_ARG_FUTURE)
             h = dg_plan_hmix(h, a->future);
     }
     if (t->ndeps)
         h = dg_plan_hbytes(h, t->deps, t->ndeps * sizeof(uint64_t));
-    p->hash = h;
+    p->shash = h;
+    p->vhash = v;
 }
 
 void dg_plan_hash_task(dg_plan_t *p, uint64_t tid, const dg_plan_codelet_t *cl,
@@ -402,7 +403,7 @@ static dagger_status_t plan_task(dg_plan_t *p, uint64_t tid, const dg_plan_codel
     p->st.tasks++;
     dg_plan_task_info_t info = {.task = tid, .codelet = cl->id, .rank = loc.rank, .proc = proc,
                                 .space = loc.space, .ndeps = p->ldeps.n, .deps = p->ldeps.v,
-                                .hash = p->hash, .future = future};
+                                .hash = dg_plan_hash(p), .future = future};
     if (p->rp)
         dg_plan_rp_task_end(p, &info, seq);
     if (p->prm.on_task && !p->silent)

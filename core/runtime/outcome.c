@@ -34,7 +34,7 @@ dagger_status_t dg_tasks_agree_failure(dg_tasks_t *t, uint64_t *task, dagger_sta
     /* Its signature carries the hash of what this rank planned: ranks that
      * submitted different work learn it here (transport/coll_foresee.c). */
     dagger_status_t st = t->tx ? dg_coll_allreduce_plan(t->tx, key, 1, DAGGER_U64, DAGGER_OP_MIN,
-                                                        dg_plan_hash(t->plan))
+                                                        dg_plan_shape_hash(t->plan))
                                : DAGGER_OK;
     *task = key[0];
     if (st != DAGGER_OK || key[0] == UINT64_MAX)

@@ -347,7 +347,7 @@ dagger_status_t dagger_region_end(dagger_region_t *r)
     /* What agree_on_status will call: a peer that calls something else
      * meanwhile (it left this region, or planned other work) ends the wait
      * for transfers it will never send (transport/coll_foresee.c). */
-    dg_coll_expect(t->tx, 1, DAGGER_U64, DAGGER_OP_MIN, dg_plan_hash(t->plan));
+    dg_coll_expect(t->tx, 1, DAGGER_U64, DAGGER_OP_MIN, dg_plan_shape_hash(t->plan));
     dg_exec_wait_all(t->exec);
     dg_coll_expect_none(t->tx);
     tr = DG_TRACE_ON() ? dg_trace_phase(DG_TRP_REGION_WAIT, r->id, tr, DAGGER_OK) : 0;

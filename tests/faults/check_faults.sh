@@ -100,8 +100,8 @@ case "$case" in
     rc=$?
     [ "$rc" -eq 124 ] || fail "the job ended with status $rc, not 124 (a rank ended by DAGGER_HANG_EXIT)"
     grep -q "no progress within DAGGER_HANG_TIMEOUT" "$dir/out" || fail "no hang dump before the end"
-    grep -Eq "DAGGER_ERR_HANG: .* it waited for (op [0-9]+ recv tag .* from rank 0|collective #[0-9]+ .* rank [01])" \
-      "$dir/out" || fail "no DAGGER_ERR_HANG line naming the receive or collective a rank waited for"
+    grep -Eq "DAGGER_ERR_HANG: .* it waited for (op [0-9]+ recv tag .* from rank 0|op [0-9]+ launch of task [0-9]+ \(endless\)|collective #[0-9]+ .* rank [01])" \
+      "$dir/out" || fail "no DAGGER_ERR_HANG line naming the receive, task or collective a rank waited for"
     wait_for 10 ranks_gone || fail "ranks still running after the job ended"
     ;;
   launcher_killed)
