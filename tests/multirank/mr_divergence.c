@@ -10,6 +10,15 @@
 
 #define EARLY 1 /* the rank that leaves */
 
+/* 16 blocks dealt over the ranks: a dot product of it needs every rank. */
+static dagger_array_t *spread_array(dagger_runtime_t *rt)
+{
+    dagger_array_desc_t d = {.dtype = DAGGER_F64, .ndims = 1, .dims = {4000}, .block = {250}};
+    dagger_array_t *x;
+    MR_OK(dagger_array_rand(rt, &d, 1, &x));
+    return x;
+}
+
 /* The others' dot products need blocks of EARLY's: they wait for its
  * transfers, which never come, until its finalize barrier's message says
  * why. Every call returns; the first error is DAGGER_ERR_DIVERGENCE. */
@@ -17,9 +26,7 @@ Test(divergence, finalize_early_ends_the_others_regions, .timeout = 120)
 {
     dagger_runtime_t *rt = mr_init();
     int n = dagger_nranks(rt), me = dagger_rank(rt);
-    dagger_array_desc_t d = {.dtype = DAGGER_F64, .ndims = 1, .dims = {4000}, .block = {250}};
-    dagger_array_t *x;
-    MR_OK(dagger_array_rand(rt, &d, 1, &x));
+    dagger_array_t *x = spread_array(rt);
     if (n == 1) {
         MR_OK(dagger_array_destroy(x));
         MR_OK(dagger_finalize(rt));
@@ -119,9 +126,7 @@ Test(divergence, a_skipped_region_ends_the_wait_for_its_data, .timeout = 120)
 {
     dagger_runtime_t *rt = mr_init();
     int n = dagger_nranks(rt), me = dagger_rank(rt);
-    dagger_array_desc_t d = {.dtype = DAGGER_F64, .ndims = 1, .dims = {4000}, .block = {250}};
-    dagger_array_t *x;
-    MR_OK(dagger_array_rand(rt, &d, 1, &x));
+    dagger_array_t *x = spread_array(rt);
     dagger_status_t st = DAGGER_OK;
     dagger_region_t *r;
     if (me != EARLY || n == 1) {
