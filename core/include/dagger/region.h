@@ -85,23 +85,24 @@ typedef struct dagger_task_opts {
                                      return_size (at most DAGGER_MAX_RETURN) */
 } dagger_task_opts_t;
 
-/* Submits a task. seq_out (may be NULL) receives the task's sequence number in
- * the region; future_out (may be NULL) its future when the codelet returns a
- * value. The call plans the task and returns without waiting for data.
- * Errors (the task is not submitted and takes no sequence number; the region
- * stays usable): DAGGER_ERR_BAD_HANDLE (r not an open region, a future
- * argument that no task returned or that was freed), DAGGER_ERR_NOT_FOUND
- * (cl is not registered), DAGGER_ERR_INVALID_ARG (nargs out of range or not
- * the codelet's count, args NULL, an unknown argument kind or access mode, a
- * value of len > 0 at NULL or of len > DAGGER_MAX_VALUE, after NULL with nafter > 0, a negative nafter, a
+/* Submits a task. seq_out (may be NULL) receives the task's sequence number
+ * in the region; future_out (may be NULL) its future when the codelet
+ * returns a value. The call plans the task and returns without waiting for
+ * data. Errors (the task is not submitted and takes no sequence number; the
+ * region stays usable): DAGGER_ERR_BAD_HANDLE (r not an open region, a
+ * future argument that no task returned or that was freed),
+ * DAGGER_ERR_NOT_FOUND (cl is not registered), DAGGER_ERR_INVALID_ARG (nargs
+ * out of range or not the codelet's count, args NULL, an unknown argument
+ * kind or access mode, a value of len > 0 at NULL or of len >
+ * DAGGER_MAX_VALUE, after NULL with nafter > 0, a negative nafter, a
  * malformed scope), DAGGER_ERR_BAD_VIEW (a view of a chunk that does not
  * exist, or outside its chunk), DAGGER_ERR_DTYPE (a view of another dtype
  * than the codelet declares), DAGGER_ERR_SCOPE (no processor satisfies the
  * task's scope), DAGGER_ERR_CYCLE (after names a task not submitted before
  * this one), DAGGER_ERR_DIVERGENCE (uniformity checking found ranks
- * disagreeing). These are the same on every rank. A rank that cannot
- * prepare its share of the task (a buffer it cannot allocate) does not fail
- * the call: dagger_region_end returns that error on every rank. */
+ * disagreeing). These are the same on every rank. A rank that cannot prepare
+ * its share of the task (a buffer it cannot allocate) does not fail the
+ * call: dagger_region_end returns that error on every rank. */
 DAGGER_API
 dagger_status_t dagger_submit(dagger_region_t *r, dagger_codelet_t cl, int nargs,
                               const dagger_arg_t *args, const dagger_task_opts_t *opts,

@@ -51,7 +51,9 @@ dagger_status_t dagger_init(int *argc, char ***argv, const dagger_params_t *para
  * The region handle is invalid afterwards. Errors: DAGGER_ERR_BAD_HANDLE
  * (NULL, finalized, or not a runtime), DAGGER_ERR_STATE (a region was still
  * open, see above; or called from an actor's handler), DAGGER_ERR_PEER_LOST
- * (a rank was lost; the runtime is freed anyway). */
+ * (a rank was lost; the runtime is freed anyway), DAGGER_ERR_DIVERGENCE
+ * (other ranks called another collective, or began another number of
+ * regions: an early dagger_finalize on some ranks; freed anyway). */
 DAGGER_API
 dagger_status_t dagger_finalize(dagger_runtime_t *rt);
 

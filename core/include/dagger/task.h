@@ -190,8 +190,8 @@ void *dagger_task_data(dagger_task_t *t, int i);
 
 /* Writes the first len bytes of the task's return value (the buffer starts
  * zeroed; bytes no call writes keep what they held, so a second, shorter
- * call leaves the end of the first one, as writes through
- * dagger_task_result do). len larger than the declared size fails the task: the region ends
+ * call leaves the end of the first one, as writes through dagger_task_result
+ * do). len larger than the declared size fails the task: the region ends
  * with DAGGER_ERR_OVERFLOW on every rank, naming the task, its codelet and
  * both sizes, and fetching the value returns that error. Also returns it.
  * Errors: DAGGER_ERR_INVALID_ARG (t NULL, value NULL with len > 0),
