@@ -60,11 +60,14 @@ int dg_coll_on_msg(void *ctx, const dg_tx_msg_t *msg)
     m->ready = msg->rndv == NULL;
     if (msg->data && msg->len)
         memcpy(data, msg->data, msg->len);
+    /* Checked from a copy: once m is in the inbox, a ready m can be taken
+     * and freed by the waiting caller before this line runs. */
+    dg_coll_msg_t seen = {.hdr = m->hdr, .src = m->src};
     pthread_mutex_lock(&c->lock);
     m->next = c->inbox;
     c->inbox = m;
     pthread_mutex_unlock(&c->lock);
-    dg_coll_foresee_msg(c, m); /* owner thread: nobody takes m meanwhile */
+    dg_coll_foresee_msg(c, &seen);
     if (msg->rndv && dg_tx_recv_into(c->tx, msg->rndv, data, msg->len, payload_arrived, m))
         payload_arrived(m, DAGGER_ERR_NO_MEMORY);
     dg_tx_notify(c->tx);

@@ -43,8 +43,9 @@ struct dg_coll {
 int dg_coll_on_msg(void *ctx, const dg_tx_msg_t *msg);
 dagger_status_t dg_coll_take(dg_coll_t *c, uint64_t seq, int phase, int src, dg_coll_msg_t **out);
 void dg_coll_msg_free(dg_coll_msg_t *m);
-/* coll_foresee.c: m, in the inbox, arrived: ends the job when it proves a
- * divergence. Without c->lock. */
+/* coll_foresee.c: a message just put in the inbox (m: a copy of its header
+ * and sender) arrived: marks the divergence when it proves one. Without
+ * c->lock. */
 void dg_coll_foresee_msg(dg_coll_t *c, const dg_coll_msg_t *m);
 /* A NOTE from src: it found the programs diverged, saying how in text. */
 void dg_coll_foresee_note(dg_coll_t *c, int src, const void *text, size_t len);
