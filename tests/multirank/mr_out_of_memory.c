@@ -8,10 +8,16 @@
 
 #include "array_util.h"
 
-/* Under ASan an allocation beyond its limit aborts unless told to return
- * NULL, as the C library does; these tests need the library's answer. */
+/* Under ASan or TSan an allocation beyond its limit aborts unless told to
+ * return NULL, as the C library does; these tests need the library's
+ * answer. (TSAN_OPTIONS from tools/tsan-tests adds to this.) */
 const char *__asan_default_options(void);
 const char *__asan_default_options(void)
+{
+    return "allocator_may_return_null=1";
+}
+const char *__tsan_default_options(void);
+const char *__tsan_default_options(void)
 {
     return "allocator_may_return_null=1";
 }

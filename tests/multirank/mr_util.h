@@ -70,4 +70,13 @@ static inline void mr_gather(dagger_runtime_t *rt, dagger_chunk_t c, void *out, 
     MR_OK(dagger_bcast(rt, out, bytes, dagger_chunk_owner(rt, c)));
 }
 
+/* st is DAGGER_ERR_DIVERGENCE and the error's detail says text. */
+#define MR_DIVERGED(st, me, text)                                                     \
+    do {                                                                              \
+        cr_assert_eq((st), DAGGER_ERR_DIVERGENCE, "rank %d: %s: %s", (me),            \
+                     dagger_strerror(st), dagger_error_detail());                     \
+        cr_assert(strstr(dagger_error_detail(), (text)), "rank %d: %s", (me),         \
+                  dagger_error_detail());                                             \
+    } while (0)
+
 #endif
