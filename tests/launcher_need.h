@@ -1,6 +1,6 @@
 /* Tests that need a launcher (mpirun, srun, prterun) skip where it is
  * missing, so a developer's machine without Slurm or PRRTE still runs the
- * rest; but a launcher named in DAGGER_REQUIRE_LAUNCHERS (comma-separated,
+ * rest; but a launcher named in DGT_REQUIRE_LAUNCHERS (comma-separated,
  * e.g. "mpirun,srun": tools/run-tests sets it under CI) must be there: its
  * absence fails the test instead of skipping it, so CI never goes green on
  * a launcher test that did not run. */
@@ -11,10 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* 1 if DAGGER_REQUIRE_LAUNCHERS names the launcher (a whole item). */
+/* 1 if DGT_REQUIRE_LAUNCHERS names the launcher (a whole item). */
 static inline int dg_launcher_required(const char *name)
 {
-    const char *req = getenv("DAGGER_REQUIRE_LAUNCHERS");
+    const char *req = getenv("DGT_REQUIRE_LAUNCHERS");
     size_t n = strlen(name);
     for (const char *p = req; p && *p;) {
         const char *end = strchr(p, ',');
@@ -31,8 +31,8 @@ static inline int dg_launcher_required(const char *name)
     do {                                                                                         \
         if (!(present)) {                                                                        \
             if (dg_launcher_required(name))                                                      \
-                cr_assert_fail("%s is required here (DAGGER_REQUIRE_LAUNCHERS=%s) but missing: %s",    \
-                         name, getenv("DAGGER_REQUIRE_LAUNCHERS"), why);                         \
+                cr_assert_fail("%s is required here (DGT_REQUIRE_LAUNCHERS=%s) but missing: %s",    \
+                         name, getenv("DGT_REQUIRE_LAUNCHERS"), why);                         \
             cr_skip_test("%s", why);                                                             \
         }                                                                                        \
     } while (0)

@@ -94,6 +94,19 @@ static const dg_cfg_entry_t *find_entry(const char *name, size_t len)
     return NULL;
 }
 
+/* DAGGER_* names that Dagger-C's tools read, not the library: not settings,
+ * yet not unknown (tools/dagger-run forwards every DAGGER_* variable to the
+ * ranks, its own DAGGER_LAUNCHER included). */
+static const char *const tool_names[] = {"DAGGER_LAUNCHER"};
+
+static int tool_name(const char *name, size_t len)
+{
+    for (size_t i = 0; i < sizeof(tool_names) / sizeof(tool_names[0]); i++)
+        if (strlen(tool_names[i]) == len && !strncmp(tool_names[i], name, len))
+            return 1;
+    return 0;
+}
+
 static const char *collect_unknown(void)
 {
     static char buf[512];
@@ -103,7 +116,7 @@ static const char *collect_unknown(void)
             continue;
         const char *eq = strchr(*env, '=');
         size_t len = eq ? (size_t)(eq - *env) : strlen(*env);
-        if (find_entry(*env, len))
+        if (find_entry(*env, len) || tool_name(*env, len))
             continue;
         size_t used = strlen(buf);
         if (used + len + 3 < sizeof(buf))

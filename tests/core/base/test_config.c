@@ -54,3 +54,14 @@ Test(config, unknown_settings_are_reported)
     cr_assert_not_null(unknown);
     cr_assert(strstr(unknown, "DAGGER_NUM_THREDS") != NULL);
 }
+
+/* DAGGER_LAUNCHER is tools/dagger-run's (which forwards every DAGGER_*
+ * variable to the ranks): no rank calls it unknown. */
+Test(config, the_tools_names_are_not_unknown)
+{
+    setenv("DAGGER_LAUNCHER", "mpirun", 1);
+    const char *unknown = NULL;
+    dg_config_t cfg;
+    cr_assert_eq(dg_config_load(&cfg, &unknown), DAGGER_OK);
+    cr_assert(!unknown || !strstr(unknown, "DAGGER_LAUNCHER"), "%s", unknown);
+}
