@@ -73,8 +73,10 @@ static dagger_status_t check_expr(const dagger_array_t *shape, const dagger_sten
         char what[32];
         snprintf(what, sizeof(what), "input %d", i);
         st = check_array(shape, x->in[i].array, e, what);
+        char where[96];
+        snprintf(where, sizeof(where), "%s: expression %d, input %d", fn_create, e, i);
         if (st == DAGGER_OK)
-            st = dg_st_check_window(x->in[i].array, &x->in[i], fn_create);
+            st = dg_st_check_window(x->in[i].array, &x->in[i], where);
         if (st != DAGGER_OK)
             return st;
     }

@@ -194,7 +194,8 @@ int dg_arr_extend_cuda(dagger_task_t *t);
 /* Submits the pack tasks of one pack for every block (stencil_pack.c). */
 dagger_status_t dg_st_submit_packs(dagger_region_t *r, dagger_codelet_t cl, const dagger_stencil_t *s,
                                    const dg_st_pack_t *p);
-/* Checks a window's width against its boundary condition. */
+/* Checks a window's width against its boundary condition; fn starts each
+ * message (the call, and which expression's input). */
 dagger_status_t dg_st_check_window(const dagger_array_t *a, const dagger_stencil_input_t *in,
                                    const char *fn);
 

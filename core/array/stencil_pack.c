@@ -214,8 +214,13 @@ dagger_status_t dg_st_check_window(const dagger_array_t *a, const dagger_stencil
         int sym = bc == DAGGER_BC_WRAP || bc == DAGGER_BC_REFLECT_SYMMETRIC ||
                   bc == DAGGER_BC_ANTIREFLECT_SYMMETRIC;
         size_t most = mirror ? n - 1 : sym ? n : SIZE_MAX;
+        static const char *const names[] = {"", "WRAP", "CLAMP", "PAD", "REFLECT_SYMMETRIC",
+                                            "REFLECT_MIRROR", "ANTIREFLECT_SYMMETRIC",
+                                            "ANTIREFLECT_MIRROR", "LINEAR_EXTRAPOLATE"};
         DG_CHECK_ARG(d <= most, "%s: a window reaching %zu elements past the edge of dimension %d "
-                     "(%zu long) with this boundary condition; at most %zu", fn, d, k, n, most);
+                     "(%zu long) with DAGGER_BC_%s, whose ghosts are elements of the array: at "
+                     "most %zu (narrow the window, or use DAGGER_BC_CLAMP, _PAD or "
+                     "_LINEAR_EXTRAPOLATE, which allow any width)", fn, d, k, n, names[bc], most);
     }
     return DAGGER_OK;
 }
