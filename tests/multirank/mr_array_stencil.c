@@ -1,6 +1,7 @@
 /* Distributed arrays: stencils with every boundary condition (1-D, 2-D,
  * 3-D, mixed per dimension), in-place snapshot semantics, update forms,
- * several expressions in one sweep, and the proof that only halos move. */
+ * several expressions in one sweep, the proof that only halos move, and
+ * random sweeps against the serial reference. */
 #include <stdio.h>
 
 #include "array_util.h"
@@ -632,6 +633,10 @@ Test(array_stencil, bad_input)
     AR_FAILS(dagger_stencil_create(rt, 1, &e, &s), DAGGER_ERR_INVALID_ARG, "at most 4");
     e = sum_expr(a, a, 4, bc_of(DAGGER_BC_REFLECT_MIRROR, 0));
     AR_FAILS(dagger_stencil_create(rt, 1, &e, &s), DAGGER_ERR_INVALID_ARG, "at most 3");
+    dagger_stencil_expr_t two[2] = {sum_expr(a, a, 1, bc_of(DAGGER_BC_WRAP, 0)), e};
+    AR_FAILS(dagger_stencil_create(rt, 2, two, &s), DAGGER_ERR_INVALID_ARG,
+             "expression 1, input 0: a window reaching 4 elements past the edge of dimension 0 "
+             "(4 long) with DAGGER_BC_REFLECT_MIRROR");
     e = sum_expr(a, a, 4, bc_of(DAGGER_BC_ANTIREFLECT_MIRROR, 0));
     AR_FAILS(dagger_stencil_create(rt, 1, &e, &s), DAGGER_ERR_INVALID_ARG, "at most 3");
     e = sum_expr(a, a, 5, bc_of(DAGGER_BC_ANTIREFLECT_SYMMETRIC, 0));
@@ -692,5 +697,134 @@ Test(array_stencil, wide_window_3d)
     free(want);
     AR_OK(dagger_array_destroy(a));
     AR_OK(dagger_array_destroy(y));
+    AR_OK(dagger_finalize(rt));
+}
+
+/* ---- random sweeps against the serial reference ---- */
+
+static uint64_t rnd_state;
+
+static size_t rnd(size_t n)
+{
+    rnd_state ^= rnd_state << 13;
+    rnd_state ^= rnd_state >> 7;
+    rnd_state ^= rnd_state << 17;
+    return (size_t)(rnd_state % n);
+}
+
+/* An array of dtype t holding v (small integers: exact in every dtype). */
+static dagger_array_t *from_values(dagger_runtime_t *rt, dagger_array_desc_t d, const double *v)
+{
+    size_t n = ar_count(&d);
+    void *raw = malloc(n * 8);
+    for (size_t i = 0; i < n; i++)
+        switch (d.dtype) {
+        case DAGGER_F64: ((double *)raw)[i] = v[i]; break;
+        case DAGGER_F32: ((float *)raw)[i] = (float)v[i]; break;
+        case DAGGER_I32: ((int32_t *)raw)[i] = (int32_t)v[i]; break;
+        default: ((int64_t *)raw)[i] = (int64_t)v[i]; break;
+        }
+    dagger_array_t *a;
+    AR_OK(dagger_array_from_host(rt, &d, raw, &a));
+    free(raw);
+    return a;
+}
+
+/* One random sweep of y op= sum(window of a), and in half the cases a
+ * second expression a op= sum(window of y) (it reads the first one's
+ * result), run once or twice: 1-3-D, dims 1-20, any block size, windows
+ * of width 0-3 with every boundary kind per dimension (those create
+ * refuses must be refused with DAGGER_ERR_INVALID_ARG), mixed dtypes and
+ * distributions. Small integer values keep every sum exact, so the result
+ * must equal the serial reference's exactly. */
+static void random_sweep(dagger_runtime_t *rt, int it, int *table)
+{
+    static const dagger_dtype_t types[4] = {DAGGER_F64, DAGGER_F32, DAGGER_I32, DAGGER_I64};
+    int nd = 1 + (int)rnd(3), nexpr = 1 + (int)rnd(2);
+    size_t dims[3] = {1, 1, 1}, blk[3] = {1, 1, 1}, nb = 1;
+    size_t dist[2][3] = {{0}};
+    dagger_boundary_t bc[2][3] = {{{DAGGER_BC_WRAP, 0}}};
+    for (int k = 0; k < nd; k++) {
+        dims[k] = 1 + rnd(nd == 1 ? 20 : nd == 2 ? 9 : 6);
+        blk[k] = 1 + rnd(dims[k] + 1);
+        nb *= (dims[k] + blk[k] - 1) / blk[k];
+        for (int q = 0; q < 2; q++) {
+            dist[q][k] = rnd(q ? 3 : 4);
+            bc[q][k] = (dagger_boundary_t){(dagger_boundary_kind_t)(1 + rnd(8)), (double)rnd(5) - 2};
+        }
+    }
+    dagger_array_desc_t da = ar_desc(types[rnd(4)], nd, dims, blk), dy = da;
+    dy.dtype = types[rnd(4)];
+    dagger_dist_t dist2d = {.kind = DAGGER_DIST_CYCLIC_2D}, tab = {.kind = DAGGER_DIST_TABLE};
+    size_t how = rnd(3);
+    if (how == 1)
+        da.dist = &dist2d;
+    if (how == 2 && nb <= 1024) {
+        for (size_t b = 0; b < nb; b++)
+            table[b] = (int)rnd((size_t)dagger_nranks(rt));
+        tab.table = table;
+        tab.ntable = nb;
+        da.dist = &tab;
+    }
+    size_t n = ar_count(&da);
+    double *va = malloc(n * sizeof(double)), *vy = malloc(n * sizeof(double));
+    double *sum = malloc(n * sizeof(double));
+    for (size_t i = 0; i < n; i++) {
+        va[i] = (double)rnd(9) - 4;
+        vy[i] = (double)rnd(5);
+    }
+    dagger_array_t *a = from_values(rt, da, va), *y = from_values(rt, dy, vy);
+    static const dagger_op_t ops[3] = {DAGGER_OP_SET, DAGGER_OP_ADD, DAGGER_OP_SUB};
+    dagger_stencil_expr_t ex[2];
+    for (int q = 0; q < nexpr; q++) {
+        ex[q] = (dagger_stencil_expr_t){.out = q ? a : y, .assign = ops[rnd(3)],
+                                        .kernel = DAGGER_STENCIL_SUM, .nin = 1};
+        ex[q].in[0].array = q ? y : a;
+        memcpy(ex[q].in[0].dist, dist[q], sizeof(dist[q]));
+        memcpy(ex[q].in[0].bc, bc[q], sizeof(bc[q]));
+    }
+    char what[200];
+    snprintf(what, sizeof(what), "sweep %d: %d-D %zux%zux%zu, blocks %zux%zux%zu, %d expression(s)",
+             it, nd, dims[0], dims[1], dims[2], blk[0], blk[1], blk[2], nexpr);
+    dagger_stencil_t *s;
+    dagger_status_t st = dagger_stencil_create(rt, nexpr, ex, &s);
+    if (st != DAGGER_OK) {
+        cr_assert_eq(st, DAGGER_ERR_INVALID_ARG, "%s: %s", what, dagger_error_detail());
+        cr_assert(strstr(dagger_error_detail(), "past the edge") ||
+                      strstr(dagger_error_detail(), "at least 2 elements"),
+                  "%s: %s", what, dagger_error_detail());
+    } else {
+        int runs = 1 + (int)rnd(2);
+        for (int r = 0; r < runs; r++) {
+            AR_OK(dagger_stencil_run(NULL, s));
+            for (int q = 0; q < nexpr; q++) { /* the serial sweep */
+                double *out = q ? va : vy;
+                dagger_dtype_t t = q ? da.dtype : dy.dtype;
+                ar_ref_sum(q ? vy : va, sum, nd, dims, dist[q], bc[q]);
+                for (size_t i = 0; i < n; i++) {
+                    double v = ex[q].assign == DAGGER_OP_SET   ? sum[i]
+                               : ex[q].assign == DAGGER_OP_ADD ? out[i] + sum[i]
+                                                               : out[i] - sum[i];
+                    out[i] = t == DAGGER_F32 ? (double)(float)v : v;
+                }
+            }
+        }
+        ar_expect(y, vy, 0, what);
+        ar_expect(a, va, 0, what);
+        AR_OK(dagger_stencil_destroy(s));
+    }
+    free(va);
+    free(vy);
+    free(sum);
+    AR_DESTROY(a, y);
+}
+
+Test(array_stencil, random_sweeps_against_serial)
+{
+    dagger_runtime_t *rt = ar_init();
+    rnd_state = 88172645463325252ull; /* the same sweeps on every rank */
+    int table[1024];
+    for (int it = 0; it < 120; it++)
+        random_sweep(rt, it, table);
     AR_OK(dagger_finalize(rt));
 }
