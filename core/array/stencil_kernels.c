@@ -508,20 +508,53 @@ DG_SIMD_CLONES static void sum_rows(dagger_dtype_t t, const char *const *rows, s
           })
 }
 
+/* Four doubles at any alignment (GCC's and clang's vector extension; two
+ * SSE2 halves in the default clone). Each lane adds in the scalar order,
+ * so its sums have the scalar sums' bits. */
+typedef double v4d_t __attribute__((vector_size(32)));
+
+/* (No function takes or returns a v4d_t: outside the AVX2 clone that would
+ * be an ABI of its own.) */
+static inline __attribute__((always_inline)) void sum3_f64_4(const double *a, const double *b,
+                                                              const double *c, double *o)
+{
+#define LOAD4(v, p) memcpy(&(v), (p), sizeof(v))
+    v4d_t a0, a1, a2, b0, b1, b2, c0, c1, c2;
+    LOAD4(a0, a - 1), LOAD4(a1, a), LOAD4(a2, a + 1);
+    LOAD4(b0, b - 1), LOAD4(b1, b), LOAD4(b2, b + 1);
+    LOAD4(c0, c - 1), LOAD4(c1, c), LOAD4(c2, c + 1);
+#undef LOAD4
+    v4d_t s = a0 + a1 + a2 + b0 + b1 + b2 + c0 + c1 + c2;
+    memcpy(o, &s, sizeof(s));
+}
+
 /* The 3 x 3 window over doubles for n elements of each of nlines lines:
  * line l's centre row at in + l is, its output at out + l os (strides in
  * elements). The same sums in the same order as sum_rows' 3 x 3 case (the
  * same bits), with the line loop inside the clone: at block 128 a sum_rows
  * call per line cost about a sixth of the line's sums in call, dispatch and
- * loop set-up. */
+ * loop set-up.
+ * Written with vectors rather than left to the vectorizer, whose per-line
+ * overlap checks and scalar tail cost about a ninth of a 126-sum line:
+ * the line's last four sums are one more vector, overlapping the one
+ * before (the output is never an input row, so a sum written twice is
+ * the same bits). */
 DG_SIMD_CLONES static void sum3_f64_lines(const double *in, ptrdiff_t is, double *out, ptrdiff_t os,
                                           size_t nlines, size_t n)
 {
     for (size_t l = 0; l < nlines; l++, in += is, out += os) {
-        const double *restrict a = in - is, *restrict b = in, *restrict c = in + is;
-        double *restrict o = out;
-        for (ptrdiff_t i = 0; i < (ptrdiff_t)n; i++)
-            o[i] = a[i - 1] + a[i] + a[i + 1] + b[i - 1] + b[i] + b[i + 1] + c[i - 1] + c[i] + c[i + 1];
+        const double *a = in - is, *b = in, *c = in + is;
+        if (n < 4) {
+            for (size_t i = 0; i < n; i++)
+                out[i] = a[i - 1] + a[i] + a[i + 1] + b[i - 1] + b[i] + b[i + 1] + c[i - 1] + c[i] +
+                         c[i + 1];
+            continue;
+        }
+        size_t i = 0;
+        for (; i + 4 <= n; i += 4)
+            sum3_f64_4(a + i, b + i, c + i, out + i);
+        if (i < n)
+            sum3_f64_4(a + n - 4, b + n - 4, c + n - 4, out + n - 4);
     }
 }
 
@@ -642,7 +675,9 @@ static int sum3_case(const sweep_ctx_t *c, int direct)
 enum { SWEEP_ALL, SWEEP_INNER, SWEEP_EDGES };
 
 /* Lines of sum3_f64_lines a call (the halo strips' prefetches are spread
- * over the calls). */
+ * over the calls). 8 saved 8 % of a 128 x 128 task's instructions, but
+ * the prefetches, bunched, made bench_stencil_sweep's block-128 sweeps
+ * 10-20 % slower (2026-12-07); 1 ran as fast as 2. */
 #define SUM3_CHUNK 2
 
 /* The inner lines lo1 .. hi1 - 1 of one plane (i_[2], i_[3]) of a fused
