@@ -31,8 +31,8 @@ static inline int dg_launcher_required(const char *name)
     do {                                                                                         \
         if (!(present)) {                                                                        \
             if (dg_launcher_required(name))                                                      \
-                cr_assert_fail("%s is required here (DGT_REQUIRE_LAUNCHERS=%s) but missing: %s",    \
-                         name, getenv("DGT_REQUIRE_LAUNCHERS"), why);                         \
+                cr_assert_fail("%s is required here (DGT_REQUIRE_LAUNCHERS=%s) but missing: %s", \
+                         name, getenv("DGT_REQUIRE_LAUNCHERS"), why);                            \
             cr_skip_test("%s", why);                                                             \
         }                                                                                        \
     } while (0)
