@@ -545,7 +545,7 @@ DG_SIMD_CLONES static void sum3_f64_lines(const double *in, ptrdiff_t is, double
     for (size_t l = 0; l < nlines; l++, in += is, out += os) {
         const double *a = in - is, *b = in, *c = in + is;
         if (n < 4) {
-            for (size_t i = 0; i < n; i++)
+            for (ptrdiff_t i = 0; i < (ptrdiff_t)n; i++)
                 out[i] = a[i - 1] + a[i] + a[i + 1] + b[i - 1] + b[i] + b[i + 1] + c[i - 1] + c[i] +
                          c[i + 1];
             continue;
