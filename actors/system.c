@@ -6,6 +6,7 @@
 
 #include "actors/ctx.h"
 #include "actors/system_impl.h"
+#include "actors/thread_sched.h"
 #include "core/base/alloc.h"
 #include "core/base/cond.h"
 #include "core/base/log.h"
@@ -33,6 +34,10 @@ static dagger_status_t check_params(const dg_act_params_t *p, dg_act_system_t **
 {
     DG_CHECK_ARG(p && out, "dg_act_system_create: NULL parameters or output pointer");
     DG_CHECK_ARG(p->num_threads >= 0, "worker thread count %d is negative", p->num_threads);
+    DG_CHECK_ARG(p->slice_us == 0 ||
+                     (p->slice_us >= DG_SLICE_MIN_US && p->slice_us <= DG_SLICE_MAX_US),
+                 "scheduler slice %d us: use 0 (the kernel's default) or %d to %d", p->slice_us,
+                 DG_SLICE_MIN_US, DG_SLICE_MAX_US);
     DG_CHECK_ARG(p->nranks >= 1 && p->rank >= 0 && p->rank < p->nranks,
                  "rank %d of %d ranks is out of range", p->rank, p->nranks);
     return DAGGER_OK;
@@ -51,6 +56,7 @@ dagger_status_t dg_act_system_create(const dg_act_params_t *p, dg_act_system_t *
     atomic_init(&sys->nranks, p->nranks);
     sys->owner = p->owner;
     sys->bind = p->bind;
+    sys->slice_us = p->slice_us;
     atomic_init(&sys->next_corr, 1);
     init_sync(sys);
     dg_registry_init(&sys->reg);

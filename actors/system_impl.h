@@ -28,6 +28,7 @@ struct dg_act_system {
     dg_timers_t timers;
     dg_topo_t topo;
     int bind;
+    int slice_us;
 
     int nworkers;
     dg_act_worker_t *workers;

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <poll.h>
 #include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
@@ -14,6 +15,7 @@
 #include "actors/dispatch.h"
 #include "actors/msg.h"
 #include "actors/system_impl.h"
+#include "actors/thread_sched.h"
 #include "core/base/alloc.h"
 #include "core/base/log.h"
 #include "core/base/status_internal.h"
@@ -385,6 +387,26 @@ static void pin_self(dg_act_system_t *sys, dg_act_worker_t *w)
                "silences this)", w->index, strerror(errno));
 }
 
+/* The thread's name ("dagger-w<index>") and its scheduler slice
+ * (thread_sched.h). A kernel that refuses the slice, or does not keep it,
+ * leaves the worker as it was; worker 0 says so once. */
+static void name_and_slice_self(dg_act_system_t *sys, dg_act_worker_t *w)
+{
+    char name[16];
+    snprintf(name, sizeof(name), "dagger-w%d", w->index);
+    dg_thread_name(name);
+    if (!sys->slice_us)
+        return;
+    int rc = dg_thread_set_slice((uint32_t)sys->slice_us);
+    uint64_t kept = 0;
+    if (!rc)
+        rc = dg_thread_slice_ns(0, &kept);
+    if (w->index == 0 && (rc || kept != (uint64_t)sys->slice_us * 1000u))
+        dg_log(DG_LOG_WARN, "DAGGER_SCHED_SLICE_US=%d has no effect here: %s", sys->slice_us,
+               rc ? strerror(rc) : "this kernel keeps no slice for normal threads (Linux 6.12 "
+                                  "and later do)");
+}
+
 static void *worker_main(void *arg)
 {
     dg_act_worker_t *w = arg;
@@ -392,6 +414,7 @@ static void *worker_main(void *arg)
     dg_act_tls.sys = sys;
     dg_act_tls.worker = w->index;
     pin_self(sys, w);
+    name_and_slice_self(sys, w);
     dg_act_poller_t poller = {0};
     w->poller = &poller;
     uint64_t poller_seen = 0, spin_since = 0;

@@ -9,6 +9,11 @@
       "CPU worker threads per rank; 0 = one per core of the process binding")                 \
     X(bind_threads, "DAGGER_BIND_THREADS", BOOL, "1",                                         \
       "pin worker threads to the cores of the process binding (hwloc)")                       \
+    X(sched_slice_us, "DAGGER_SCHED_SLICE_US", INT, "0",                                      \
+      "scheduler slice in microseconds each worker thread asks for (100-100000; Linux 6.12+): " \
+      "a woken worker then preempts a busy process at once instead of at its next tick, "    \
+      "which helps beside other busy processes and costs oversubscribed ranks; 0 = the "      \
+      "kernel's default")                                                                     \
     X(hang_timeout, "DAGGER_HANG_TIMEOUT", DOUBLE, "0",                                       \
       "seconds without progress before each rank prints what it waits for; 0 = off")          \
     X(hang_exit, "DAGGER_HANG_EXIT", DOUBLE, "60",                                            \

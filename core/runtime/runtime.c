@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "actors/system.h"
+#include "actors/thread_sched.h"
 #include "core/base/alloc.h"
 #include "core/base/asym_fence.h"
 #include "core/runtime/tasks.h"
@@ -31,6 +32,11 @@ static dagger_status_t start_actors(dagger_runtime_t *rt, const dagger_params_t 
         return dg_error(DAGGER_ERR_CONFIG,
                         "DAGGER_NUM_THREADS=%lld: use 0 (one per core of the process binding) or a "
                         "count from 1 to 4096", rt->cfg.num_threads);
+    if (rt->cfg.sched_slice_us != 0 &&
+        (rt->cfg.sched_slice_us < DG_SLICE_MIN_US || rt->cfg.sched_slice_us > DG_SLICE_MAX_US))
+        return dg_error(DAGGER_ERR_CONFIG,
+                        "DAGGER_SCHED_SLICE_US=%lld: use 0 (the kernel's default slice) or %d to %d "
+                        "microseconds", rt->cfg.sched_slice_us, DG_SLICE_MIN_US, DG_SLICE_MAX_US);
     dg_act_params_t ap = {
         .rank = rt->rank,
         .nranks = rt->nranks,
@@ -38,6 +44,7 @@ static dagger_status_t start_actors(dagger_runtime_t *rt, const dagger_params_t 
         .local_rank = rt->boot ? rt->boot->local_rank : 0,
         .local_size = rt->boot ? rt->boot->local_size : 1,
         .bind = rt->cfg.bind_threads && !(params && params->no_bind),
+        .slice_us = (int)rt->cfg.sched_slice_us,
         .owner = rt,
     };
     dagger_status_t st = dg_act_system_create(&ap, &rt->actors);

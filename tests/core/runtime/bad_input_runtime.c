@@ -24,6 +24,14 @@ void bi_probe_dagger_init(void)
     E(DAGGER_ERR_CONFIG, dagger_init(NULL, NULL, NULL, &rt));
     cr_expect_null(rt);
     unsetenv("DAGGER_NUM_THREADS");
+    /* A slice the kernel would clamp (0.1-100 ms). */
+    setenv("DAGGER_SCHED_SLICE_US", "50", 1);
+    rt = (dagger_runtime_t *)BI.foreign;
+    E(DAGGER_ERR_CONFIG, dagger_init(NULL, NULL, NULL, &rt));
+    cr_expect(strstr(dagger_error_detail(), "DAGGER_SCHED_SLICE_US=50") != NULL, "%s",
+              dagger_error_detail());
+    cr_expect_null(rt);
+    unsetenv("DAGGER_SCHED_SLICE_US");
     E(DAGGER_OK, dagger_init(NULL, NULL, NULL, &BI.rt));
 }
 

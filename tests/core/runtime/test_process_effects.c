@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "cr_main.h"
+#include "support/thread_sched_probe.h"
 #include "job_launch.h"
 #include "launcher_need.h"
 
@@ -88,6 +89,19 @@ Test(effects, signal_handler_installed_by_default)
     cr_assert(!handled(SIGUSR1), "SIGUSR1 is handled before dagger_init");
     singleton_init(NULL, &rt);
     cr_expect(handled(SIGUSR1), "no SIGUSR1 handler (hang dump) after a default dagger_init");
+    cr_assert_eq(dagger_finalize(rt), DAGGER_OK);
+}
+
+/* DAGGER_SCHED_SLICE_US reaches the workers, which name themselves. */
+Test(effects, workers_named_and_with_the_slice_asked_for)
+{
+    setenv("DAGGER_SCHED_SLICE_US", "300", 1);
+    dagger_params_t p = {.num_threads = 2};
+    dagger_runtime_t *rt = NULL;
+    cr_assert_eq(dagger_init(NULL, NULL, &p, &rt), DAGGER_OK, "%s", dagger_error_detail());
+    unsetenv("DAGGER_SCHED_SLICE_US");
+    int keeps = dgt_kernel_keeps_slices();
+    dgt_expect_worker_slices(2, 300, keeps);
     cr_assert_eq(dagger_finalize(rt), DAGGER_OK);
 }
 
