@@ -12,6 +12,11 @@
 #            to $OUT (/tmp/taskbench.txt).
 #   regions  Dagger-C 2 x 1, stencil_1d: wall time per -region-steps (timesteps
 #            per region; 0 = one region for the run) at small and large tasks.
+#   busy     2 x 1 runs of one size (-steps $STEPS -iter $ITER, default 4000 and
+#            64) alone and beside one busy loop on the same cores: Dagger-C with
+#            the kernel's scheduler slice and with DAGGER_SCHED_SLICE_US=100,
+#            and MPI; us per task and core (docs/benchmarks.md, "Beside a busy
+#            process"). The loop runs in this script's session (see there).
 #
 # RAW=file re-tabulates the RESULT lines a run kept in $OUT.raw, running nothing.
 # Later options win, so the regions mode's -region-steps overrides RSTEPS.
@@ -83,6 +88,57 @@ if [ "$mode" = regions ]; then
         'BEGIN {printf "%-13s %-6s %8.1f [%.1f-%.1f]\n", rs, it, m*2/n*1e6, lo*2/n*1e6, hi*2/n*1e6}'
     done
   done
+  exit 0
+fi
+
+if [ "$mode" = busy ]; then
+  [ -n "${STEPS:-}" ] || steps=4000
+  iter="${ITER:-64}" busy=
+  trap 'rm -f "$raw"; [ -z "$busy" ] || kill "$busy" 2>/dev/null' EXIT
+  vs=(slice0 slice100)
+  [ -x "$bin/taskbench_mpi" ] && vs+=(mpi)
+  read -r -a patterns <<< "${PATTERNS:-stencil_1d nearest spread}"
+  for r in $(seq "$rounds"); do
+    for load in alone busy; do
+      if [ "$load" = busy ]; then
+        # In this session: with the kernel's autogroups a busy loop in a session
+        # of its own gets its group's share of the cores, not one thread's.
+        sh -c 'while :; do :; done' & busy=$!
+        sleep 0.2
+      fi
+      for p in "${patterns[@]}"; do
+        for k in $(seq 0 $((${#vs[@]} - 1))); do
+          v=${vs[$(((k + r) % ${#vs[@]}))]}
+          a=(-type "$p" -radix 3 -width 4 -steps "$steps" -iter "$iter")
+          case "$v" in
+            slice0) o=$(DAGGER_SCHED_SLICE_US=0 run dagger_2x1 "${a[@]}") ;;
+            slice100) o=$(DAGGER_SCHED_SLICE_US=100 run dagger_2x1 "${a[@]}") ;;
+            mpi) o=$(run mpi_2x1 "${a[@]}") ;;
+          esac
+          echo "$load $p $v $(sed -n 's|.* \([0-9.e+-]*\) us/task x core.*|\1|p' <<< "$o" | tail -1)" >> "$raw"
+        done
+      done
+      if [ -n "$busy" ]; then kill "$busy"; wait "$busy" 2>/dev/null || true; busy=; fi
+    done
+  done
+  {
+    echo "Task Bench 2 x 1, width 4, -steps $steps -iter $iter, $rounds rounds alternated; us per"
+    echo "task and core, median [min-max]; busy: beside one busy loop on the same cores"
+    f='%-11s %-6s %-24s %-24s %s\n'
+    printf "$f" pattern load "Dagger-C kernel's slice" "Dagger-C 100 us slice" "MPI"
+    for p in "${patterns[@]}"; do
+      for load in alone busy; do
+        c=()
+        for v in slice0 slice100 mpi; do
+          read -r m lo hi < <(awk -v l="$load" -v p="$p" -v v="$v" \
+            '$1 == l && $2 == p && $3 == v && $4 != "" {print $4}' "$raw" | stats)
+          c+=("$(awk -v m="$m" -v lo="$lo" -v hi="$hi" 'BEGIN {if (m == "n/a") print "n/a";
+            else printf "%.3g [%.3g-%.3g]", m, lo, hi}')")
+        done
+        printf "$f" "$p" "$load" "${c[0]}" "${c[1]}" "${c[2]}"
+      done
+    done
+  } | tee "$out"
   exit 0
 fi
 
