@@ -57,6 +57,7 @@ dagger_status_t dg_act_system_create(const dg_act_params_t *p, dg_act_system_t *
     sys->owner = p->owner;
     sys->bind = p->bind;
     sys->slice_us = p->slice_us;
+    dg_spin_set_yield(!p->no_spin_yield);
     atomic_init(&sys->next_corr, 1);
     init_sync(sys);
     dg_registry_init(&sys->reg);

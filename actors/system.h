@@ -20,6 +20,7 @@ typedef struct dg_act_params {
     int local_size;  /* ...and their number (0 or 1: alone); unbound processes share the cores */
     int bind;        /* 1: pin each worker to one core of the process binding */
     int slice_us;    /* scheduler slice each worker asks for (thread_sched.h); 0 = none */
+    int no_spin_yield; /* 1: spinning threads keep their core (dg_spin_pause) */
     void *owner;     /* what dagger_ctx_runtime() returns (the dagger_runtime_t) */
 } dg_act_params_t;
 

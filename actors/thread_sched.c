@@ -2,12 +2,15 @@
 #include "actors/thread_sched.h"
 
 #include <errno.h>
+#include <stdatomic.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+
+#include "actors/worker.h"
 
 /* The kernel's struct sched_attr (include/uapi/linux/sched/types.h), which
  * glibc 2.36 does not declare. */
@@ -60,6 +63,28 @@ int dg_thread_slice_ns(pid_t tid, uint64_t *ns)
     int rc = get_attr(tid, &a);
     *ns = rc ? 0 : a.sched_runtime;
     return rc;
+}
+
+static _Atomic int spin_yield = 1;
+
+void dg_spin_set_yield(int on)
+{
+    atomic_store_explicit(&spin_yield, on != 0, memory_order_relaxed);
+}
+
+int dg_spin_yields(void)
+{
+    return atomic_load_explicit(&spin_yield, memory_order_relaxed);
+}
+
+void dg_spin_pause(void)
+{
+    if (atomic_load_explicit(&spin_yield, memory_order_relaxed)) {
+        sched_yield();
+        return;
+    }
+    for (int i = 0; i < 64; i++) /* about a microsecond: a yield's cost when nothing else runs */
+        dg_cpu_relax();
 }
 
 void dg_thread_name(const char *name)

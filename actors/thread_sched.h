@@ -37,6 +37,20 @@ int dg_thread_set_slice(uint32_t slice_us);
  * Returns 0 or an errno value. */
 int dg_thread_slice_ns(pid_t tid, uint64_t *ns);
 
+/* How the runtime's spinning threads (an idle worker for 50 us before it
+ * sleeps, a waiting submitting thread and a collective's waiter for 30 us)
+ * pause between two checks: with yields on (the default) each pause is a
+ * sched_yield, which lets the rank's own threads that share the core run;
+ * off, a short busy pause that keeps the core. Beside a busy process each
+ * yield hands the core to it until the next scheduler tick (4 ms), so a
+ * program that shares its cores with other work runs far faster with
+ * yields off (docs/benchmarks.md, "Beside a busy process"), and one whose
+ * ranks and threads outnumber the cores slower. Process-wide: the actor
+ * system sets it at creation (DAGGER_SPIN_YIELD). */
+void dg_spin_set_yield(int on);
+int dg_spin_yields(void);
+void dg_spin_pause(void);
+
 /* Names the calling thread (what top -H, ps -L, perf and gdb show): at most
  * 15 characters are kept. */
 void dg_thread_name(const char *name);

@@ -300,7 +300,7 @@ static int spin_pause(dg_act_system_t *sys, dg_act_worker_t *w, const dg_act_pol
             return 1;
         dg_cpu_relax();
     }
-    sched_yield();
+    dg_spin_pause();
     return 0;
 }
 
@@ -366,7 +366,7 @@ void dg_act_worker_help(dg_act_system_t *sys, dg_act_worker_t *w, int (*done)(co
         if (now - idle_since < DG_SPIN_NS) {
             for (int i = 0; i < DG_SPIN_CHECKS && !dg_act_worker_has_work(sys, w) && !done(arg); i++)
                 dg_cpu_relax();
-            sched_yield();
+            dg_spin_pause();
             continue;
         }
         help_sleep(sys, w, poller, done, arg, deadline_ns);

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <time.h>
 
+#include "actors/thread_sched.h"
 #include "core/base/log.h"
 #include "core/base/status_internal.h"
 #include "transport/tx_inject.h"
@@ -139,7 +140,7 @@ static dagger_status_t wait_other(dg_tx_t *tx, int (*done)(void *), void *arg, d
      * sleep and 8 us with this (docs/benchmarks.md). Yielding lets a rank
      * that shares the core run meanwhile. */
     for (double t0 = now_s(); !done(arg) && now_s() - t0 < DG_TX_WAIT_SPIN_S;)
-        sched_yield();
+        dg_spin_pause();
     pthread_mutex_lock(&tx->lock);
     atomic_fetch_add(&tx->waiters, 1);
     while (!done(arg)) {

@@ -14,6 +14,10 @@
       "a woken worker then preempts a busy process at once instead of at its next tick, "    \
       "which helps beside other busy processes and costs oversubscribed ranks; 0 = the "      \
       "kernel's default")                                                                     \
+    X(spin_yield, "DAGGER_SPIN_YIELD", BOOL, "1",                                             \
+      "spinning threads yield their core between checks (sched_yield), so that the rank's "   \
+      "own threads sharing it run; 0 = they keep it, which is far faster beside other busy "  \
+      "processes (each yield hands the core to them for a scheduler tick)")                 \
     X(hang_timeout, "DAGGER_HANG_TIMEOUT", DOUBLE, "0",                                       \
       "seconds without progress before each rank prints what it waits for; 0 = off")          \
     X(hang_exit, "DAGGER_HANG_EXIT", DOUBLE, "60",                                            \

@@ -13,6 +13,7 @@
 #include "actors/ctx.h"
 #include "actors/msg.h"
 #include "actors/system.h"
+#include "actors/thread_sched.h"
 #include "core/base/alloc.h"
 #include "core/base/common.h"
 #include "core/exec/xfer.h"
@@ -341,7 +342,7 @@ static void spin_briefly(dg_exec_t *ex, int (*cond)(dg_exec_t *, const void *), 
 {
     uint64_t t0 = dg_now_ns();
     do
-        sched_yield();
+        dg_spin_pause();
     while (!cond(ex, arg) && !dg_readyq_busy(&ex->shared) && dg_now_ns() - t0 < DG_WAIT_SPIN_NS);
 }
 

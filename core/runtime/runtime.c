@@ -45,6 +45,7 @@ static dagger_status_t start_actors(dagger_runtime_t *rt, const dagger_params_t 
         .local_size = rt->boot ? rt->boot->local_size : 1,
         .bind = rt->cfg.bind_threads && !(params && params->no_bind),
         .slice_us = (int)rt->cfg.sched_slice_us,
+        .no_spin_yield = !rt->cfg.spin_yield,
         .owner = rt,
     };
     dagger_status_t st = dg_act_system_create(&ap, &rt->actors);

@@ -13,8 +13,8 @@
 #   regions  Dagger-C 2 x 1, stencil_1d: wall time per -region-steps (timesteps
 #            per region; 0 = one region for the run) at small and large tasks.
 #   busy     2 x 1 runs of one size (-steps $STEPS -iter $ITER, default 4000 and
-#            64) alone and beside one busy loop on the same cores: Dagger-C with
-#            the kernel's scheduler slice and with DAGGER_SCHED_SLICE_US=100,
+#            64) alone and beside one busy loop on the same cores: Dagger-C as
+#            it is, with DAGGER_SCHED_SLICE_US=100 and with DAGGER_SPIN_YIELD=0,
 #            and MPI; us per task and core (docs/benchmarks.md, "Beside a busy
 #            process"). The loop runs in this script's session (see there).
 #
@@ -95,7 +95,7 @@ if [ "$mode" = busy ]; then
   [ -n "${STEPS:-}" ] || steps=4000
   iter="${ITER:-64}" busy=
   trap 'rm -f "$raw"; [ -z "$busy" ] || kill "$busy" 2>/dev/null' EXIT
-  vs=(slice0 slice100)
+  vs=(default slice100 noyield)
   [ -x "$bin/taskbench_mpi" ] && vs+=(mpi)
   read -r -a patterns <<< "${PATTERNS:-stencil_1d nearest spread}"
   for r in $(seq "$rounds"); do
@@ -111,8 +111,9 @@ if [ "$mode" = busy ]; then
           v=${vs[$(((k + r) % ${#vs[@]}))]}
           a=(-type "$p" -radix 3 -width 4 -steps "$steps" -iter "$iter")
           case "$v" in
-            slice0) o=$(DAGGER_SCHED_SLICE_US=0 run dagger_2x1 "${a[@]}") ;;
+            default) o=$(run dagger_2x1 "${a[@]}") ;;
             slice100) o=$(DAGGER_SCHED_SLICE_US=100 run dagger_2x1 "${a[@]}") ;;
+            noyield) o=$(DAGGER_SPIN_YIELD=0 run dagger_2x1 "${a[@]}") ;;
             mpi) o=$(run mpi_2x1 "${a[@]}") ;;
           esac
           echo "$load $p $v $(sed -n 's|.* \([0-9.e+-]*\) us/task x core.*|\1|p' <<< "$o" | tail -1)" >> "$raw"
@@ -124,18 +125,18 @@ if [ "$mode" = busy ]; then
   {
     echo "Task Bench 2 x 1, width 4, -steps $steps -iter $iter, $rounds rounds alternated; us per"
     echo "task and core, median [min-max]; busy: beside one busy loop on the same cores"
-    f='%-11s %-6s %-24s %-24s %s\n'
-    printf "$f" pattern load "Dagger-C kernel's slice" "Dagger-C 100 us slice" "MPI"
+    f='%-11s %-6s %-20s %-20s %-20s %s\n'
+    printf "$f" pattern load "Dagger-C" "100 us slice" "no spin yields" "MPI"
     for p in "${patterns[@]}"; do
       for load in alone busy; do
         c=()
-        for v in slice0 slice100 mpi; do
+        for v in default slice100 noyield mpi; do
           read -r m lo hi < <(awk -v l="$load" -v p="$p" -v v="$v" \
             '$1 == l && $2 == p && $3 == v && $4 != "" {print $4}' "$raw" | stats)
           c+=("$(awk -v m="$m" -v lo="$lo" -v hi="$hi" 'BEGIN {if (m == "n/a") print "n/a";
             else printf "%.3g [%.3g-%.3g]", m, lo, hi}')")
         done
-        printf "$f" "$p" "$load" "${c[0]}" "${c[1]}" "${c[2]}"
+        printf "$f" "$p" "$load" "${c[0]}" "${c[1]}" "${c[2]}" "${c[3]}"
       done
     done
   } | tee "$out"

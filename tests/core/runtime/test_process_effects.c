@@ -105,6 +105,21 @@ Test(effects, workers_named_and_with_the_slice_asked_for)
     cr_assert_eq(dagger_finalize(rt), DAGGER_OK);
 }
 
+/* DAGGER_SPIN_YIELD reaches the spinning threads' pause, and the next
+ * runtime's default brings the yields back. */
+Test(effects, spin_yield_setting_reaches_the_pause)
+{
+    dagger_runtime_t *rt = NULL;
+    setenv("DAGGER_SPIN_YIELD", "0", 1);
+    cr_assert_eq(dagger_init(NULL, NULL, NULL, &rt), DAGGER_OK, "%s", dagger_error_detail());
+    unsetenv("DAGGER_SPIN_YIELD");
+    cr_expect_eq(dg_spin_yields(), 0);
+    cr_assert_eq(dagger_finalize(rt), DAGGER_OK);
+    cr_assert_eq(dagger_init(NULL, NULL, NULL, &rt), DAGGER_OK, "%s", dagger_error_detail());
+    cr_expect_eq(dg_spin_yields(), 1);
+    cr_assert_eq(dagger_finalize(rt), DAGGER_OK);
+}
+
 Test(effects, no_signal_handlers_installs_none)
 {
     dagger_params_t p = {.no_signal_handlers = 1};
