@@ -2,9 +2,9 @@
 #include "actors/thread_sched.h"
 
 #include <errno.h>
-#include <stdatomic.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/syscall.h>

@@ -1,5 +1,5 @@
-/* The scheduling attributes of the runtime's own threads: their names and
- * the scheduler slice they ask for.
+/* The scheduling attributes of the runtime's own threads: their names, the
+ * scheduler slice they ask for, and how they pause while they spin.
  *
  * Why a slice: Linux's EEVDF scheduler (6.6 and later) lets a waking thread
  * preempt the running one only when the waking thread asks for a shorter

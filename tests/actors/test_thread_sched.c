@@ -11,8 +11,8 @@
 
 #include "actors/system.h"
 #include "actors/thread_sched.h"
-#include "support/thread_sched_probe.h"
 #include "core/base/status_internal.h"
+#include "support/thread_sched_probe.h"
 
 #define NWORKERS 2
 

@@ -111,9 +111,9 @@ if [ "$mode" = busy ]; then
           v=${vs[$(((k + r) % ${#vs[@]}))]}
           a=(-type "$p" -radix 3 -width 4 -steps "$steps" -iter "$iter")
           case "$v" in
-            default) o=$(run dagger_2x1 "${a[@]}") ;;
-            slice100) o=$(DAGGER_SCHED_SLICE_US=100 run dagger_2x1 "${a[@]}") ;;
-            noyield) o=$(DAGGER_SPIN_YIELD=0 run dagger_2x1 "${a[@]}") ;;
+            default) o=$(DAGGER_SCHED_SLICE_US=0 DAGGER_SPIN_YIELD=1 run dagger_2x1 "${a[@]}") ;;
+            slice100) o=$(DAGGER_SCHED_SLICE_US=100 DAGGER_SPIN_YIELD=1 run dagger_2x1 "${a[@]}") ;;
+            noyield) o=$(DAGGER_SCHED_SLICE_US=0 DAGGER_SPIN_YIELD=0 run dagger_2x1 "${a[@]}") ;;
             mpi) o=$(run mpi_2x1 "${a[@]}") ;;
           esac
           echo "$load $p $v $(sed -n 's|.* \([0-9.e+-]*\) us/task x core.*|\1|p' <<< "$o" | tail -1)" >> "$raw"

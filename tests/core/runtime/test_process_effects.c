@@ -18,9 +18,9 @@
 #include <unistd.h>
 
 #include "cr_main.h"
-#include "support/thread_sched_probe.h"
 #include "job_launch.h"
 #include "launcher_need.h"
+#include "support/thread_sched_probe.h"
 
 /* Longer than the runtime's grace period after a loss (DG_LOST_GRACE_S,
  * 5 s in core/runtime/runtime.c). */
