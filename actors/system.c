@@ -87,10 +87,35 @@ fail_types:
     return st;
 }
 
+int dg_act_system_bind_caller(dg_act_system_t *sys)
+{
+    if (!sys->bind || sys->caller_saved || !(sys->caller_saved = hwloc_bitmap_alloc()))
+        return 0;
+    if (!dg_topo_bind_share(&sys->topo, sys->caller_saved)) {
+        hwloc_bitmap_free(sys->caller_saved);
+        sys->caller_saved = NULL;
+        return 0;
+    }
+    sys->caller = pthread_self();
+    return 1;
+}
+
+/* Puts the bound caller's binding back when the caller destroys. */
+static void unbind_caller(dg_act_system_t *sys)
+{
+    if (!sys->caller_saved)
+        return;
+    if (pthread_equal(pthread_self(), sys->caller))
+        dg_topo_unbind_share(&sys->topo, sys->caller_saved);
+    hwloc_bitmap_free(sys->caller_saved);
+    sys->caller_saved = NULL;
+}
+
 void dg_act_system_destroy(dg_act_system_t *sys)
 {
     if (!sys)
         return;
+    unbind_caller(sys);
     dg_act_system_stop_all(sys);
     dg_timers_stop(&sys->timers);
     dg_act_workers_stop(sys);

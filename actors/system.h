@@ -38,6 +38,15 @@ void dg_act_system_stop_all(dg_act_system_t *sys);
 void dg_act_system_destroy(dg_act_system_t *sys);
 
 int dg_act_system_num_workers(const dg_act_system_t *sys);
+
+/* Pins the calling thread to the cores the workers use, when the workers are
+ * pinned and the process took its share of an unbound node (actors/
+ * topology.h): the thread that submits then shares its rank's cores, not
+ * another rank's, as under a launcher's binding. 1 when it did, 0 when there
+ * is no share (or the OS refused: nothing changed). dg_act_system_destroy
+ * puts the thread's binding back when that same thread calls it (a thread
+ * that may be gone is not touched). At most once per system. */
+int dg_act_system_bind_caller(dg_act_system_t *sys);
 int dg_act_system_rank(const dg_act_system_t *sys);
 
 /* The worker index of the calling thread if it is a worker of sys, else -1. */

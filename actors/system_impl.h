@@ -28,6 +28,8 @@ struct dg_act_system {
     dg_timers_t timers;
     dg_topo_t topo;
     int bind;
+    hwloc_bitmap_t caller_saved; /* the bound caller's binding before (dg_act_system_bind_caller) */
+    pthread_t caller;            /* that caller */
     int slice_us;
 
     int nworkers;

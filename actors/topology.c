@@ -69,6 +69,7 @@ static void take_share(dg_topo_t *t, int local_rank, int local_size)
             hwloc_bitmap_free(t->cores[i]);
     memmove(t->cores, t->cores + lo, (size_t)(hi - lo) * sizeof(*t->cores));
     t->ncores = hi - lo;
+    t->shared = 1;
 }
 
 /* hwloc reads HWLOC_PLUGINS_BLACKLIST when its first topology of the
@@ -118,4 +119,24 @@ void dg_topo_cleanup(dg_topo_t *t)
 int dg_topo_bind_self(dg_topo_t *t, int i)
 {
     return hwloc_set_cpubind(t->topo, t->cores[i % t->ncores], HWLOC_CPUBIND_THREAD);
+}
+
+int dg_topo_bind_share(dg_topo_t *t, hwloc_bitmap_t saved)
+{
+    if (!t->shared || !t->cores || !saved)
+        return 0;
+    hwloc_bitmap_t set = hwloc_bitmap_alloc();
+    if (!set)
+        return 0;
+    for (int i = 0; i < t->ncores; i++)
+        hwloc_bitmap_or(set, set, t->cores[i]);
+    int ok = hwloc_get_cpubind(t->topo, saved, HWLOC_CPUBIND_THREAD) == 0 &&
+             hwloc_set_cpubind(t->topo, set, HWLOC_CPUBIND_THREAD) == 0;
+    hwloc_bitmap_free(set);
+    return ok;
+}
+
+int dg_topo_unbind_share(dg_topo_t *t, hwloc_const_bitmap_t saved)
+{
+    return hwloc_set_cpubind(t->topo, saved, HWLOC_CPUBIND_THREAD) == 0 ? 0 : -1;
 }

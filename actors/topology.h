@@ -18,6 +18,7 @@ typedef struct dg_topo {
     hwloc_topology_t topo;
     int ncores;              /* cores that intersect the process binding */
     hwloc_bitmap_t *cores;   /* per core: its PUs within the binding */
+    int shared;              /* 1: the process took its share of an unbound node */
 } dg_topo_t;
 
 /* Loads the topology and the process binding. Unless the user set
@@ -38,5 +39,15 @@ void dg_topo_cleanup(dg_topo_t *t);
 /* Pins the calling thread to core (i mod ncores) of the binding; 0 on
  * success, -1 (errno set) when the OS refuses. */
 int dg_topo_bind_self(dg_topo_t *t, int i);
+
+/* When the process took its share of the cores (dg_topo_init), pins the
+ * calling thread to that share (every core of it) and saves the thread's
+ * binding before in saved; 1 when it did, 0 when there is no share or the OS
+ * refused (nothing changed). */
+int dg_topo_bind_share(dg_topo_t *t, hwloc_bitmap_t saved);
+
+/* Puts back, on the calling thread, a binding dg_topo_bind_share saved (0,
+ * or -1 when the OS refused). */
+int dg_topo_unbind_share(dg_topo_t *t, hwloc_const_bitmap_t saved);
 
 #endif

@@ -9,6 +9,10 @@
       "CPU worker threads per rank; 0 = one per core of the process binding")                 \
     X(bind_threads, "DAGGER_BIND_THREADS", BOOL, "1",                                         \
       "pin worker threads to the cores of the process binding (hwloc)")                       \
+    X(bind_submitter, "DAGGER_BIND_SUBMITTER", BOOL, "1",                                     \
+      "where the ranks of a node run without a launcher's binding and share its cores, pin "  \
+      "the thread that calls dagger_init (the one that submits) to its rank's cores, like "   \
+      "its workers, until dagger_finalize; 0 = leave it as it is")                            \
     X(sched_slice_us, "DAGGER_SCHED_SLICE_US", INT, "0",                                      \
       "scheduler slice in microseconds each worker thread asks for (100-100000; Linux 6.12+): " \
       "a woken worker then preempts a busy process at once instead of at its next tick, "    \

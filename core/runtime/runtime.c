@@ -25,7 +25,8 @@
 #define DG_LOST_GRACE_S 5.0
 
 /* Worker count and pinning: dagger_params_t overrides DAGGER_NUM_THREADS and
- * DAGGER_BIND_THREADS. */
+ * DAGGER_BIND_THREADS; without pinning the calling thread is not pinned
+ * either (DAGGER_BIND_SUBMITTER). */
 static dagger_status_t start_actors(dagger_runtime_t *rt, const dagger_params_t *params)
 {
     if (rt->cfg.num_threads < 0 || rt->cfg.num_threads > 4096)
@@ -51,6 +52,8 @@ static dagger_status_t start_actors(dagger_runtime_t *rt, const dagger_params_t 
     dagger_status_t st = dg_act_system_create(&ap, &rt->actors);
     if (st == DAGGER_OK)
         rt->num_threads = dg_act_system_num_workers(rt->actors);
+    if (st == DAGGER_OK && ap.bind && rt->cfg.bind_submitter)
+        dg_act_system_bind_caller(rt->actors);
     return st;
 }
 
