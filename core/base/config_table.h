@@ -80,7 +80,7 @@
       "past it the rank exits (status 124) naming the step; 0 = wait for ever")               \
     X(boot_tag, "DAGGER_BOOT_TAG", STRING, "",                                                \
       "start-up record tag: set one per test where a runner forks a process per test and rank")\
-    X(task_window, "DAGGER_TASK_WINDOW", INT, "65536",                                        \
+    X(task_window, "DAGGER_TASK_WINDOW", INT, "16384",                                        \
       "tasks planned but not finished per rank before submission waits (back-pressure)")      \
     X(slot_cache, "DAGGER_SLOT_CACHE", SIZE, "268435456",                                     \
       "bytes of temporary slots kept between regions per memory space")                       \

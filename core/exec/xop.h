@@ -43,8 +43,8 @@ static inline int dg_xedge_early(const dg_xedge_t *e)
 /* The argument block of a launch lives here when it fits (two view
  * arguments and a small value), else in a pool block or a malloc'ed blob
  * (blobpool.h). Not larger: every
- * byte of a slot is touched once per slot of the ring (65536 by default,
- * DAGGER_TASK_WINDOW), and the ring's first pass takes a huge-page fault
+ * byte of a slot is touched once per slot of the ring (16384 by default,
+ * 65536 until 2026-12-07, DAGGER_TASK_WINDOW), and the ring's first pass takes a huge-page fault
  * every 2 MB, 0.4-3.5 ms each on these machines. With 640 bytes (five views
  * inline, no malloc) the ring grew from 32 to 58 MB and Task Bench's spread
  * on 2 ranks x 1 thread, whose METG sweep decides within the ring's first
