@@ -47,6 +47,7 @@ int dg_act_system_num_workers(const dg_act_system_t *sys);
  * puts the thread's binding back when that same thread calls it (a thread
  * that may be gone is not touched). At most once per system. */
 int dg_act_system_bind_caller(dg_act_system_t *sys);
+
 int dg_act_system_rank(const dg_act_system_t *sys);
 
 /* The worker index of the calling thread if it is a worker of sys, else -1. */
