@@ -7,6 +7,7 @@
 #include "core/base/alloc.h"
 #include "core/array/array_internal.h"
 #include "core/array/collect_bundle.h"
+#include "core/array/collect_pull.h"
 #include "core/base/spmd_caller.h"
 #include "core/base/status_internal.h"
 
@@ -170,6 +171,7 @@ dagger_status_t dagger_array_destroy(dagger_array_t *arr)
         free(a);
         return DAGGER_OK;
     }
+    dg_arr_peers_free(a);
     free_array(a, a->nblocks);
     return DAGGER_OK;
 }

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "core/array/collect_bundle.h"
+#include "core/array/collect_pull.h"
 #include "core/array/params.h"
 #include "core/array/tiles.h"
 #include "core/base/status_internal.h"
@@ -29,6 +30,7 @@ typedef struct collect {
     dagger_codelet_t put, bundle, unbundle;
     const dg_arr_tiles_t *t;
     const dg_arr_bundles_t *bs;     /* NULL: every tile is put directly */
+    dg_arr_pull_job_t *pull;        /* NULL: no tile is pulled (collect_pull.h) */
     dg_arr_puts_t head;             /* key, box */
     const size_t *off;              /* the box in the array */
 } collect_t;
@@ -81,8 +83,9 @@ static size_t tile_bytes(const collect_t *c, const dg_arr_tile_t *tile)
     return n;
 }
 
-/* Rank q's tasks: one per bundle another rank packed for it, then its other
- * tiles put directly, up to DG_ARR_PUT_TILES and DG_ARR_PUT_BYTES a task. */
+/* Rank q's tasks: one per bundle another rank packed for it, or the tasks
+ * that pull other ranks' tiles, then its other tiles put directly, up to
+ * DG_ARR_PUT_TILES and DG_ARR_PUT_BYTES a task. */
 static dagger_status_t submit_receiver(dagger_region_t *r, const collect_t *c, int q)
 {
     dagger_task_opts_t o = {.scope = &DAGGER_SCOPE_RANK(q)};
@@ -102,6 +105,8 @@ static dagger_status_t submit_receiver(dagger_region_t *r, const collect_t *c, i
                                 DAGGER_VALUE(&v, value_len(&v))};
         st = dagger_submit(r, c->unbundle, 2, args, &o, NULL, NULL);
     }
+    if (c->pull && st == DAGGER_OK)
+        st = dg_arr_pull_submit(r, c->pull, q);
     dagger_arg_t args[DAGGER_MAX_ARGS];
     v.h = c->head;
     size_t bytes = 0;
@@ -110,6 +115,8 @@ static dagger_status_t submit_receiver(dagger_region_t *r, const collect_t *c, i
             continue; /* it comes in its owner's bundle */
         dg_arr_tile_t tile;
         dg_arr_tile_get(c->t, n, &tile);
+        if (c->pull && dg_arr_tile_owner(c->t, 0, &tile) != q)
+            continue; /* pulled */
         size_t tb = tile_bytes(c, &tile);
         if (v.h.ntiles && (v.h.ntiles == DG_ARR_PUT_TILES || bytes + tb > DG_ARR_PUT_BYTES)) {
             args[v.h.ntiles] = DAGGER_VALUE(&v, value_len(&v));
@@ -170,24 +177,43 @@ dagger_status_t dagger_array_collect_box(dagger_array_t *arr, const size_t off[]
     c.t = &t;
     for (int k = 0; k < DAGGER_MAX_DIMS; k++)
         c.head.box[k] = k < a->ndims ? ext[k] : 1;
-    /* Bundle chunks are made outside a region; inside one, the region's
-     * own begin below says what is wrong. */
+    /* Pulling, and bundle chunks, only outside a region (collect_pull.h);
+     * inside one, the region's own begin below says what is wrong. */
     dagger_region_t *open = NULL;
-    if (dagger_region_current(a->rt, &open) == DAGGER_OK && !open)
-        st = dg_arr_bundles_get(a, &t, off, ext, root, &c.bs);
+    const dg_arr_peers_t *peers = NULL;
+    if (dagger_region_current(a->rt, &open) == DAGGER_OK && !open) {
+        st = dg_arr_pull_table(a, &t, &peers);
+        if (st == DAGGER_OK && peers)
+            dg_arr_bundles_free(a); /* bundles kept by collects before */
+        else if (st == DAGGER_OK)
+            st = dg_arr_bundles_get(a, &t, off, ext, root, &c.bs);
+    }
     /* A NULL buffer where one is written is found by the task there, which
      * fails the region on every rank alike (a local check would leave the
      * other ranks waiting in the collective). */
-    uint64_t key = 0;
+    uint64_t key = 0, peers_key = 0;
     if (st == DAGGER_OK)
         st = dg_arr_bind(a, out, &key);
     c.head.key = key;
+    dg_arr_pull_job_t pull = {.t = &t, .table = peers, .key = key, .off = off};
+    if (st == DAGGER_OK && peers) {
+        memcpy(pull.box, c.head.box, sizeof(pull.box));
+        st = dg_arr_codelet(a->rt, DG_ARR_CL_PULL, &pull.cl);
+        if (st == DAGGER_OK)
+            st = dg_arr_bind(a, (void *)(uintptr_t)peers, &peers_key);
+        pull.peers_key = peers_key;
+        if (st == DAGGER_OK)
+            st = dg_arr_pull_order(&pull, nranks);
+        c.pull = &pull;
+    }
     dg_arr_sub_t sub;
     if (st == DAGGER_OK)
         st = dg_arr_open(a->rt, NULL, &sub, fn);
     if (st == DAGGER_OK)
         st = dg_arr_close(&sub, submit_collect(sub.r, &c, root, nranks));
     dg_arr_bundles_after(a);
+    dg_arr_pull_job_free(&pull);
+    dg_arr_unbind(peers_key);
     dg_arr_unbind(key);
     dg_arr_tiles_cleanup(&t);
     return st;

@@ -1,10 +1,17 @@
 /* The collect and scatter codelets: copy tiles between slots and a box of a
- * host buffer bound on this rank, one line (dimension 0) at a time; and pack
- * a rank's tiles into one bundle for the ranks that collect them. */
+ * host buffer bound on this rank, one line (dimension 0) at a time; pack
+ * a rank's tiles into one bundle for the ranks that collect them; and read
+ * another rank's tiles straight from its memory (collect_pull.h). */
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/uio.h>
 
 #include "core/array/array_internal.h"
+#include "core/array/collect_pull.h"
 #include "core/array/params.h"
+#include "core/base/alloc.h"
 
 /* A tile's memory: its first element and its element strides. */
 typedef struct tile_mem {
@@ -177,6 +184,186 @@ int dg_arr_unbundle_impl(dagger_task_t *t)
         dense_strides(ext, m.strides);
         copy_tile(&m, host, e.off, h.box, ext, es, 1);
         at += n;
+    }
+    return DAGGER_OK;
+}
+
+/* PULL: the spans to read, as two lists that the kernel walks side by side
+ * (the bytes of the remote list land in order in the local list). Each
+ * list joins a span to its last one where it continues it: a tile of a
+ * dense block is one remote span, however many lines it has in the host
+ * box, and the kernel pins the owner's pages once per remote span. */
+#define IOV_BATCH 512
+
+typedef struct pull_batch {
+    struct iovec l[IOV_BATCH], r[IOV_BATCH];
+    int nl, nr;
+    size_t bytes;
+    pid_t pid;
+} pull_batch_t;
+
+static int pull_flush(pull_batch_t *b)
+{
+    if (!b->bytes)
+        return 0;
+    ssize_t got = process_vm_readv(b->pid, b->l, (unsigned long)b->nl, b->r, (unsigned long)b->nr, 0);
+    int ok = got == (ssize_t)b->bytes;
+    b->nl = b->nr = 0;
+    b->bytes = 0;
+    return ok ? 0 : got < 0 ? errno : -1;
+}
+
+static void iov_add(struct iovec *v, int *n, char *p, size_t len)
+{
+    if (*n && (char *)v[*n - 1].iov_base + v[*n - 1].iov_len == p)
+        v[*n - 1].iov_len += len;
+    else
+        v[(*n)++] = (struct iovec){p, len};
+}
+
+/* Adds one span (len bytes from remote to local). */
+static int pull_span(pull_batch_t *b, char *local, const char *remote, size_t len)
+{
+    if (b->nl == IOV_BATCH || b->nr == IOV_BATCH) {
+        int rc = pull_flush(b);
+        if (rc)
+            return rc;
+    }
+    iov_add(b->l, &b->nl, local, len);
+    iov_add(b->r, &b->nr, (char *)(uintptr_t)remote, len);
+    b->bytes += len;
+    return 0;
+}
+
+/* The lines (dimension 0) of one tile, as (offset in the host box, offset
+ * in its owner's block), in elements. */
+typedef void (*pull_line_fn)(void *ctx, uint64_t hi, uint64_t bi, size_t len);
+
+static void tile_lines(const dg_arr_pulls_t *h, const dg_arr_pull_tile_t *e, pull_line_fn fn,
+                       void *ctx)
+{
+    size_t len = (size_t)e->ext[0] * (size_t)h->elsize;
+    for (uint64_t i3 = 0; i3 < e->ext[3]; i3++)
+        for (uint64_t i2 = 0; i2 < e->ext[2]; i2++)
+            for (uint64_t i1 = 0; i1 < e->ext[1]; i1++) {
+                uint64_t hi = e->off[0] + h->box[0] * ((e->off[1] + i1) +
+                              h->box[1] * ((e->off[2] + i2) + h->box[2] * (e->off[3] + i3)));
+                uint64_t bi = e->boff[0] + e->bdim[0] * ((e->boff[1] + i1) +
+                              e->bdim[1] * ((e->boff[2] + i2) + e->bdim[2] * (e->boff[3] + i3)));
+                fn(ctx, hi, bi, len);
+            }
+}
+
+typedef struct pull_ctx {
+    pull_batch_t *b;
+    char *host;          /* the host buffer */
+    char *stage;         /* NULL, or where the lines land first, one after another */
+    size_t at;           /* bytes staged so far */
+    const char *base;    /* the block on its owner */
+    size_t es;
+    int rc;
+} pull_ctx_t;
+
+static void read_line(void *ctx, uint64_t hi, uint64_t bi, size_t len)
+{
+    pull_ctx_t *c = ctx;
+    if (c->rc)
+        return;
+    char *to = c->stage ? c->stage + c->at : c->host + hi * c->es;
+    c->rc = pull_span(c->b, to, c->base + bi * c->es, len);
+    c->at += len;
+}
+
+static void place_line(void *ctx, uint64_t hi, uint64_t bi, size_t len)
+{
+    pull_ctx_t *c = ctx;
+    (void)bi;
+    memcpy(c->host + hi * c->es, c->stage + c->at, len);
+    c->at += len;
+}
+
+static _Thread_local char *tl_stage;
+static _Thread_local size_t tl_stage_cap;
+static pthread_key_t stage_key;
+static pthread_once_t stage_once = PTHREAD_ONCE_INIT;
+
+static void stage_init(void)
+{
+    if (pthread_key_create(&stage_key, free))
+        stage_key = (pthread_key_t)-1;
+}
+
+/* This thread's staging buffer of at least n bytes, or NULL. */
+static char *stage_get(size_t n)
+{
+    if (tl_stage_cap >= n)
+        return tl_stage;
+    pthread_once(&stage_once, stage_init);
+    char *p = stage_key == (pthread_key_t)-1 ? NULL : dg_malloc(n);
+    if (!p || pthread_setspecific(stage_key, p)) {
+        free(p);
+        return NULL;
+    }
+    free(tl_stage);
+    tl_stage = p;
+    tl_stage_cap = n;
+    return p;
+}
+
+/* PULL: argument 0 the probe (only ordering: see collect_pull.h), 1 the
+ * value naming the owner's tiles. */
+int dg_arr_pull_impl(dagger_task_t *t)
+{
+    dagger_slot_t v = dagger_task_arg(t, 1);
+    dg_arr_pulls_t h;
+    if (dagger_task_nargs(t) != 2 || !v.data || v.ndims || v.bytes < sizeof(h))
+        return dagger_task_fail(t, "malformed collect parameters");
+    memcpy(&h, v.data, sizeof(h));
+    const dg_arr_peers_t *p = dg_arr_bound(h.peers);
+    if (h.ntiles < 1 || h.ntiles > DG_ARR_PULL_TILES ||
+        v.bytes != sizeof(h) + h.ntiles * sizeof(dg_arr_pull_tile_t) || !p ||
+        h.owner >= (uint64_t)p->nranks)
+        return dagger_task_fail(t, "malformed collect parameters");
+    char *host = bound_buffer(t, h.key, 1);
+    if (!host)
+        return -1;
+    const unsigned char *entries = (const unsigned char *)v.data + sizeof(h);
+    dg_arr_pull_tile_t e;
+    size_t bytes = 0;
+    int shortl = 0;
+    for (uint64_t i = 0; i < h.ntiles; i++) {
+        memcpy(&e, entries + i * sizeof(e), sizeof(e));
+        if (e.block >= p->nblocks || !p->addr[e.block])
+            return dagger_task_fail(t, "malformed collect parameters");
+        size_t n = (size_t)h.elsize;
+        for (int k = 0; k < DAGGER_MAX_DIMS; k++)
+            n *= (size_t)e.ext[k];
+        bytes += n;
+        shortl |= e.ext[0] * h.elsize < DG_ARR_PULL_STAGE_BELOW;
+    }
+    pull_batch_t batch;
+    batch.nl = batch.nr = 0;
+    batch.bytes = 0;
+    batch.pid = (pid_t)p->pid[h.owner];
+    pull_ctx_t c = {.b = &batch, .host = host, .es = (size_t)h.elsize,
+                    .stage = shortl ? stage_get(bytes) : NULL};
+    for (uint64_t i = 0; i < h.ntiles && !c.rc; i++) {
+        memcpy(&e, entries + i * sizeof(e), sizeof(e));
+        c.base = (const char *)(uintptr_t)p->addr[e.block];
+        tile_lines(&h, &e, read_line, &c);
+    }
+    if (!c.rc)
+        c.rc = pull_flush(&batch);
+    if (c.rc)
+        return dagger_task_fail(t, "dagger_array_collect: reading rank %llu's tiles from its "
+                                "memory failed (%s); set DAGGER_COLLECT_PULL=0 to send them instead",
+                                (unsigned long long)h.owner, c.rc > 0 ? strerror(c.rc) : "a short read");
+    if (c.stage) {
+        c.at = 0;
+        for (uint64_t i = 0; i < h.ntiles; i++) {
+            memcpy(&e, entries + i * sizeof(e), sizeof(e));
+            tile_lines(&h, &e, place_line, &c);
+        }
     }
     return DAGGER_OK;
 }

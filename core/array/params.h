@@ -78,6 +78,28 @@ typedef struct dg_arr_put_tile {
     uint64_t ext[DAGGER_MAX_DIMS];      /* its extents (1 past its dimensions) */
 } dg_arr_put_tile_t;
 
+/* ---- collect by pulling (DG_ARR_CL_PULL, collect_pull.h) ----
+ * Argument 0 is the probe (In: one element of the owner's first block in
+ * the task), argument 1 the value: this header, then ntiles
+ * dg_arr_pull_tile_t. */
+
+typedef struct dg_arr_pulls {
+    uint64_t key;                       /* the bound host buffer */
+    uint64_t peers;                     /* the bound peer table (dg_arr_peers_t) */
+    uint64_t box[DAGGER_MAX_DIMS];      /* the host box's dims */
+    uint64_t owner;                     /* the rank whose blocks are read */
+    uint64_t elsize;
+    uint64_t ntiles;                    /* 1 .. DG_ARR_PULL_TILES */
+} dg_arr_pulls_t;
+
+typedef struct dg_arr_pull_tile {
+    uint64_t off[DAGGER_MAX_DIMS];      /* where the tile sits in the host box */
+    uint64_t ext[DAGGER_MAX_DIMS];      /* its extents (1 past its dimensions) */
+    uint64_t block;                     /* the block that holds it (of the root array) */
+    uint64_t boff[DAGGER_MAX_DIMS];     /* its offset in that block */
+    uint64_t bdim[DAGGER_MAX_DIMS];     /* the block's extents (its storage is dense) */
+} dg_arr_pull_tile_t;
+
 /* ---- reductions ---- */
 
 enum { DG_RED_SUM = 1, DG_RED_MIN = 2, DG_RED_MAX = 3, DG_RED_NRM2 = 4, DG_RED_DOT = 5 };

@@ -112,6 +112,14 @@ dagger_view_t dg_arr_tile_view(const dg_arr_tiles_t *t, int i, const dg_arr_tile
     return dg_arr_sub_view(root, dg_arr_block_at(root, idx), off, ext);
 }
 
+size_t dg_arr_tile_block(const dg_arr_tiles_t *t, int i, const dg_arr_tile_t *tile,
+                         size_t off[DAGGER_MAX_DIMS])
+{
+    size_t idx[DAGGER_MAX_DIMS], ext[DAGGER_MAX_DIMS];
+    locate(t, i, tile, idx, off, ext);
+    return dg_arr_block_at(dg_arr_root(t->ops[i]), idx);
+}
+
 int dg_arr_tile_owner(const dg_arr_tiles_t *t, int i, const dg_arr_tile_t *tile)
 {
     size_t idx[DAGGER_MAX_DIMS], off[DAGGER_MAX_DIMS], ext[DAGGER_MAX_DIMS];

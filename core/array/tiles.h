@@ -36,6 +36,11 @@ void dg_arr_tile_get(const dg_arr_tiles_t *t, size_t n, dg_arr_tile_t *tile);
 /* The view of the tile inside operand i's block that holds it. */
 dagger_view_t dg_arr_tile_view(const dg_arr_tiles_t *t, int i, const dg_arr_tile_t *tile);
 
+/* The block of operand i's root array that holds the tile, and the tile's
+ * offset in it (off). */
+size_t dg_arr_tile_block(const dg_arr_tiles_t *t, int i, const dg_arr_tile_t *tile,
+                         size_t off[DAGGER_MAX_DIMS]);
+
 /* The rank that owns the block of operand i holding the tile. */
 int dg_arr_tile_owner(const dg_arr_tiles_t *t, int i, const dg_arr_tile_t *tile);
 

@@ -242,4 +242,34 @@ static inline void ar_ref_sum(const double *x, double *y, int nd, const size_t *
             }
 }
 
+/* Collects of the 40 x 36 f64 array a, which holds host + add: to every
+ * root, of the box [3, 38) x [2, 35) (partial tiles on every edge), and
+ * reps times of the view [5, 35) x [4, 34); got holds 40 x 36 doubles. */
+static inline void ar_check_40x36_collects(dagger_runtime_t *rt, dagger_array_t *a,
+                                           const double *host, double add, double *got, int reps)
+{
+    int me = dagger_rank(rt), n = dagger_nranks(rt);
+    for (int root = 0; root < n; root++) {
+        memset(got, 0, 40 * 36 * sizeof(double));
+        AR_OK(dagger_array_collect_to(a, root, me == root ? got : NULL));
+        for (int i = 0; me == root && i < 40 * 36; i++)
+            cr_assert_eq(got[i], host[i] + add, "root %d, element %d", root, i);
+    }
+    AR_OK(dagger_array_collect_box(a, (size_t[]){3, 2}, (size_t[]){35, 33}, DAGGER_ALL_RANKS, got));
+    for (int j = 0; j < 33; j++)
+        for (int i = 0; i < 35; i++)
+            cr_assert_eq(got[i + 35 * j], host[(i + 3) + 40 * (j + 2)] + add, "box (%d,%d)", i, j);
+    dagger_array_t *v;
+    AR_OK(dagger_array_view(a, (size_t[]){5, 4}, (size_t[]){30, 30}, &v));
+    for (int k = 0; k < reps; k++) {
+        memset(got, 0, 30 * 30 * sizeof(double));
+        AR_OK(dagger_array_collect(v, got));
+        for (int j = 0; j < 30; j++)
+            for (int i = 0; i < 30; i++)
+                cr_assert_eq(got[i + 30 * j], host[(i + 5) + 40 * (j + 4)] + add, "view (%d,%d)",
+                             i, j);
+    }
+    AR_DESTROY(v);
+}
+
 #endif

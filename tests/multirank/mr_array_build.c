@@ -2,6 +2,7 @@
  * serial references, with several block sizes (dividing and not). */
 #include "array_util.h"
 #include "core/array/collect_bundle.h"
+#include "core/array/collect_pull.h"
 
 static const dagger_dtype_t all_types[] = {DAGGER_F32, DAGGER_F64, DAGGER_I32, DAGGER_I64};
 
@@ -289,8 +290,9 @@ static uint64_t bundled_transfers(dagger_array_t *a, int n, uint64_t bundles[4])
  * repeated collect is planned once. */
 Test(array_build, collect_bundles)
 {
+    setenv("DAGGER_COLLECT_PULL", "0", 1); /* repeated collects would pull (collect_pull) */
     dagger_runtime_t *rt = ar_init();
-    int me = dagger_rank(rt), n = dagger_nranks(rt);
+    int n = dagger_nranks(rt);
     /* 40 x 36 in 4 x 3 blocks: 120 tiles, 30-120 per owner. */
     dagger_array_desc_t d = AR_D2(DAGGER_F64, 40, 36, 4, 3);
     double *host = malloc(40 * 36 * sizeof(double)), *got = malloc(40 * 36 * sizeof(double));
@@ -324,26 +326,10 @@ Test(array_build, collect_bundles)
             AR_OK(dagger_array_scalar(NULL, DAGGER_OP_ADD, a, a, 1.0));
         }
     }
-    for (int root = 0; root < n; root++) {
-        memset(got, 0, 40 * 36 * sizeof(double));
-        AR_OK(dagger_array_collect_to(a, root, me == root ? got : NULL));
-        for (int i = 0; me == root && i < 40 * 36; i++)
-            cr_assert_eq(got[i], host[i] + 1, "root %d, element %d", root, i);
-    }
-    /* The box [3, 38) x [2, 35): partial tiles on every edge. */
-    AR_OK(dagger_array_collect_box(a, (size_t[]){3, 2}, (size_t[]){35, 33}, DAGGER_ALL_RANKS, got));
-    for (int j = 0; j < 33; j++)
-        for (int i = 0; i < 35; i++)
-            cr_assert_eq(got[i + 35 * j], host[(i + 3) + 40 * (j + 2)] + 1, "box (%d,%d)", i, j);
-    dagger_array_t *v;
-    AR_OK(dagger_array_view(a, (size_t[]){5, 4}, (size_t[]){30, 30}, &v));
-    AR_OK(dagger_array_collect(v, got));
-    for (int j = 0; j < 30; j++)
-        for (int i = 0; i < 30; i++)
-            cr_assert_eq(got[i + 30 * j], host[(i + 5) + 40 * (j + 4)] + 1, "view (%d,%d)", i, j);
+    ar_check_40x36_collects(rt, a, host, 1, got, 1);
     AR_OK(dagger_array_collect(a, got));
     cr_assert_eq(got[40 * 36 - 1], host[40 * 36 - 1] + 1);
-    AR_DESTROY(v, a);
+    AR_DESTROY(a);
 
     /* Large tiles (288 KiB) beside small ones (32 KiB), the small ones all
      * on the last rank; and a 3-D i32 array. */

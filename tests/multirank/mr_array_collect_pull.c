@@ -1,0 +1,233 @@
+/* collect by pulling (core/array/collect_pull.h): from an array's second
+ * collect on, where the ranks can read each other's memory, a collecting
+ * rank reads the other ranks' tiles straight from their blocks. Checked
+ * here: that it pulls exactly where this job's ranks can read each other
+ * (the test probes that itself), the values against serial references
+ * (every root, boxes of partial tiles, a view, 1-D to 3-D, every dtype),
+ * the order against an owner that writes its blocks late, the job agreeing
+ * when one rank turns it off, and a NULL buffer failing every rank. */
+#include <sys/uio.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "array_util.h"
+#include "core/array/collect_pull.h"
+
+/* Whether every rank of this job can read every other rank's memory, found
+ * without the runtime's table: each rank publishes a word, reads the
+ * others', and the job takes the minimum. */
+static int ranks_read_each_other(dagger_runtime_t *rt)
+{
+    static uint64_t word;
+    word = 0x5eed0000u + (uint64_t)getpid();
+    uint64_t mine[3] = {(uint64_t)getpid(), word, (uint64_t)(uintptr_t)&word};
+    int n = dagger_nranks(rt);
+    size_t *lens = malloc((size_t)n * sizeof(size_t));
+    void *all = NULL;
+    cr_assert(lens);
+    AR_OK(dagger_allgather(rt, mine, sizeof(mine), &all, lens));
+    uint64_t ok = 1;
+    for (int r = 0; r < n; r++) {
+        uint64_t rec[3], v = 0;
+        memcpy(rec, (char *)all + (size_t)r * sizeof(rec), sizeof(rec));
+        struct iovec l = {&v, sizeof(v)}, rm = {(void *)(uintptr_t)rec[2], sizeof(v)};
+        if (process_vm_readv((pid_t)rec[0], &l, 1, &rm, 1, 0) != (ssize_t)sizeof(v) || v != rec[1])
+            ok = 0;
+    }
+    free(all);
+    free(lens);
+    AR_OK(dagger_allreduce(rt, &ok, 1, DAGGER_U64, DAGGER_OP_MIN));
+    return ok == 1;
+}
+
+/* The ranks other than me that own a block of a. */
+static uint64_t other_owners(dagger_array_t *a, int me, int n)
+{
+    int seen[4] = {0};
+    cr_assert(n <= 4);
+    for (size_t b = 0; b < dagger_array_nblocks(a); b++) {
+        dagger_array_block_t bi;
+        AR_OK(dagger_array_block_info(a, b, &bi));
+        seen[bi.owner] = 1;
+    }
+    uint64_t k = 0;
+    for (int r = 0; r < n; r++)
+        k += seen[r] && r != me;
+    return k;
+}
+
+/* A collect of all of a to every rank that pulls plans one transfer (the
+ * probe) for each pair of a collecting rank and another owner, and brings
+ * this rank only the probes' bytes. */
+static void expect_pulled(dagger_runtime_t *rt, dagger_array_t *a, size_t elsize, const char *what)
+{
+    int me = dagger_rank(rt), n = dagger_nranks(rt);
+    dagger_region_stats_t s;
+    AR_OK(dagger_region_stats(rt, &s));
+    uint64_t pairs = 0;
+    for (int q = 0; q < n; q++)
+        pairs += other_owners(a, q, n);
+    cr_assert_eq(s.transfers, pairs, "%s: %llu transfers, want %llu (one probe a pair)", what,
+                 (unsigned long long)s.transfers, (unsigned long long)pairs);
+    cr_assert_eq(s.bytes_received, other_owners(a, me, n) * elsize,
+                 "%s: rank %d received %llu bytes", what, me,
+                 (unsigned long long)s.bytes_received);
+}
+
+Test(array_collect_pull, pulls_where_the_ranks_read_each_other)
+{
+    dagger_runtime_t *rt = ar_init();
+    int me = dagger_rank(rt), n = dagger_nranks(rt);
+    int can = n > 1 && ranks_read_each_other(rt);
+    if (me == 0)
+        printf("collect_pull: %d ranks, %s\n", n,
+               n < 2 ? "one rank (nothing to pull)"
+               : can ? "the ranks read each other's memory: collects pull"
+                     : "the ranks cannot read each other's memory here: collects send");
+    /* 40 x 36 in 4 x 3 blocks: 120 tiles, 30-120 per owner. */
+    dagger_array_desc_t d = AR_D2(DAGGER_F64, 40, 36, 4, 3);
+    double *host = malloc(40 * 36 * sizeof(double)), *got = malloc(40 * 36 * sizeof(double));
+    cr_assert(host && got);
+    for (int i = 0; i < 40 * 36; i++)
+        host[i] = i + 0.25;
+    dagger_array_t *a;
+    AR_OK(dagger_array_from_host(rt, &d, host, &a));
+    for (int round = 0; round < 4; round++) {
+        memset(got, 0, 40 * 36 * sizeof(double));
+        AR_OK(dagger_array_collect(a, got));
+        for (int i = 0; i < 40 * 36; i++)
+            cr_assert_eq(got[i], host[i] + round, "round %d, element %d", round, i);
+        /* The first collect makes no table; the second makes it. */
+        cr_assert(round > 0 || !a->peers, "a first collect made the peer table");
+        if (round > 0 && n > 1) {
+            cr_assert(a->peers, "the second collect made no peer table");
+            cr_assert_eq(a->peers->ok, can, "the table says %d, the ranks' own probe %d",
+                         a->peers->ok, can);
+            if (can)
+                expect_pulled(rt, a, sizeof(double), "collect");
+        }
+        AR_OK(dagger_array_scalar(NULL, DAGGER_OP_ADD, a, a, 1.0));
+    }
+    ar_check_40x36_collects(rt, a, host, 4, got, 2); /* the view pulls through a's table */
+    AR_DESTROY(a);
+
+    /* Every dtype, 1-D to 3-D, blocks that divide and that do not. */
+    static const dagger_dtype_t types[] = {DAGGER_F32, DAGGER_F64, DAGGER_I32, DAGGER_I64};
+    for (int t = 0; t < 4; t++) {
+        dagger_array_desc_t ds[3] = {AR_D1(types[t], 1000, 64), AR_D2(types[t], 33, 17, 8, 5),
+                                     AR_D3(types[t], 9, 8, 7, 2, 3, 2)};
+        for (int k = 0; k < 3; k++) {
+            size_t cnt = ar_count(&ds[k]), es = dagger_dtype_size(types[t]);
+            unsigned char *h = malloc(cnt * es), *g = malloc(cnt * es);
+            cr_assert(h && g);
+            for (size_t i = 0; i < cnt; i++)
+                switch (types[t]) {
+                case DAGGER_F32: ((float *)h)[i] = (float)i * 0.5f; break;
+                case DAGGER_F64: ((double *)h)[i] = (double)i * -0.25; break;
+                case DAGGER_I32: ((int32_t *)h)[i] = 7 * (int32_t)i - 1000; break;
+                default: ((int64_t *)h)[i] = -(int64_t)i * 1000003; break;
+                }
+            AR_OK(dagger_array_from_host(rt, &ds[k], h, &a));
+            for (int rep = 0; rep < 2; rep++) {
+                memset(g, 0, cnt * es);
+                AR_OK(dagger_array_collect(a, g));
+                cr_assert(!memcmp(h, g, cnt * es), "dtype %d, %d-D, collect %d", t, k + 1, rep);
+            }
+            AR_DESTROY(a);
+            free(h);
+            free(g);
+        }
+    }
+    free(host);
+    free(got);
+    AR_OK(dagger_finalize(rt));
+}
+
+/* An owner that writes its blocks (dagger_chunk_data) late, after the other
+ * ranks have entered the collect: they still read the new values. */
+Test(array_collect_pull, waits_for_an_owner_that_writes_late)
+{
+    dagger_runtime_t *rt = ar_init();
+    int me = dagger_rank(rt), n = dagger_nranks(rt);
+    dagger_array_desc_t d = AR_D2(DAGGER_F64, 64, 64, 16, 16);
+    dagger_array_t *a;
+    AR_OK(dagger_array_zeros(rt, &d, &a));
+    double *got = malloc(64 * 64 * sizeof(double));
+    cr_assert(got);
+    for (int round = 1; round <= 4; round++) {
+        if (me == n - 1) {
+            struct timespec ts = {0, 30 * 1000 * 1000};
+            nanosleep(&ts, NULL); /* the others are in the collect by now */
+        }
+        for (size_t b = 0; b < dagger_array_nblocks(a); b++) {
+            dagger_array_block_t bi;
+            AR_OK(dagger_array_block_info(a, b, &bi));
+            if (bi.owner != me)
+                continue;
+            double *data;
+            size_t strides[DAGGER_MAX_DIMS];
+            AR_OK(dagger_chunk_data(rt, bi.chunk, (void **)&data, strides));
+            for (size_t j = 0; j < bi.extent[1]; j++)
+                for (size_t i = 0; i < bi.extent[0]; i++)
+                    data[i + j * strides[1]] =
+                        round * 10000.0 + (double)(bi.offset[0] + i) + 64.0 * (double)(bi.offset[1] + j);
+        }
+        memset(got, 0, 64 * 64 * sizeof(double));
+        AR_OK(dagger_array_collect(a, got));
+        for (int i = 0; i < 64 * 64; i++)
+            cr_assert_eq(got[i], round * 10000.0 + i, "round %d, element %d", round, i);
+    }
+    free(got);
+    AR_DESTROY(a);
+    AR_OK(dagger_finalize(rt));
+}
+
+/* One rank's DAGGER_COLLECT_PULL=0 turns pulling off for the whole job. */
+Test(array_collect_pull, one_rank_off_turns_it_off_everywhere)
+{
+    dagger_runtime_t *rt = ar_init();
+    int me = dagger_rank(rt), n = dagger_nranks(rt);
+    if (me == n - 1)
+        setenv("DAGGER_COLLECT_PULL", "0", 1); /* read when the table is made */
+    dagger_array_desc_t d = AR_D1(DAGGER_F64, 4096, 256);
+    dagger_array_t *a;
+    AR_OK(dagger_array_full(rt, &d, 2.5, &a));
+    double *got = malloc(4096 * sizeof(double));
+    cr_assert(got);
+    for (int k = 0; k < 3; k++) {
+        AR_OK(dagger_array_collect(a, got));
+        for (int i = 0; i < 4096; i++)
+            cr_assert_eq(got[i], 2.5, "collect %d, element %d", k, i);
+    }
+    cr_assert(n < 2 || (a->peers && !a->peers->ok), "rank %d pulls", me);
+    dagger_region_stats_t s;
+    AR_OK(dagger_region_stats(rt, &s));
+    cr_assert(n < 2 || s.bytes_received >= 4096 * sizeof(double) / (size_t)n,
+              "rank %d received %llu bytes", me, (unsigned long long)s.bytes_received);
+    free(got);
+    AR_DESTROY(a);
+    AR_OK(dagger_finalize(rt));
+}
+
+/* A NULL buffer on one collecting rank fails the collect on every rank,
+ * when it pulls as when it does not. */
+Test(array_collect_pull, a_null_buffer_fails_every_rank)
+{
+    dagger_runtime_t *rt = ar_init();
+    int me = dagger_rank(rt), n = dagger_nranks(rt);
+    dagger_array_desc_t d = AR_D2(DAGGER_F64, 32, 32, 8, 8);
+    dagger_array_t *a;
+    AR_OK(dagger_array_ones(rt, &d, &a));
+    double *got = malloc(32 * 32 * sizeof(double));
+    cr_assert(got);
+    for (int k = 0; k < 2; k++)
+        AR_OK(dagger_array_collect(a, got));
+    AR_FAILS(dagger_array_collect(a, me == n - 1 ? NULL : got), DAGGER_ERR_TASK_FAILED,
+             "NULL host buffer");
+    AR_OK(dagger_array_collect(a, got)); /* and the next one works */
+    for (int i = 0; i < 32 * 32; i++)
+        cr_assert_eq(got[i], 1.0, "element %d", i);
+    free(got);
+    AR_DESTROY(a);
+    AR_OK(dagger_finalize(rt));
+}
