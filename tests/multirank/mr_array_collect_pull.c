@@ -125,6 +125,29 @@ Test(array_collect_pull, pulls_where_the_ranks_read_each_other)
     ar_check_40x36_collects(rt, a, host, 4, got, 2); /* the view pulls through a's table */
     AR_DESTROY(a);
 
+    /* Tiles of more lines than one system call takes (1000 lines of 1.6 KiB,
+     * read in place; and 4000 of 96 bytes, staged), neither side contiguous:
+     * the box [7, 207) x [0, 2000) and [3, 15) x [0, 4000) of 300 x 4000
+     * f64 in blocks of 300 x 1000 (four, one per rank on 4 ranks). */
+    dagger_array_desc_t dl = AR_D2(DAGGER_F64, 300, 4000, 300, 1000);
+    double *big = malloc(300 * 4000 * sizeof(double)), *bgot = malloc(300 * 4000 * sizeof(double));
+    cr_assert(big && bgot);
+    for (int i = 0; i < 300 * 4000; i++)
+        big[i] = 0.5 * i;
+    AR_OK(dagger_array_from_host(rt, &dl, big, &a));
+    static const size_t boxes[2][2][2] = {{{7, 0}, {200, 2000}}, {{3, 0}, {12, 4000}}};
+    for (int k = 0; k < 4; k++) {
+        const size_t *bo = boxes[k % 2][0], *be = boxes[k % 2][1];
+        AR_OK(dagger_array_collect_box(a, bo, be, DAGGER_ALL_RANKS, bgot));
+        for (size_t j = 0; j < be[1]; j++)
+            for (size_t i = 0; i < be[0]; i++)
+                cr_assert_eq(bgot[i + be[0] * j], big[(i + bo[0]) + 300 * (j + bo[1])],
+                             "box %d, (%zu,%zu)", k % 2, i, j);
+    }
+    AR_DESTROY(a);
+    free(big);
+    free(bgot);
+
     /* Every dtype, 1-D to 3-D, blocks that divide and that do not. */
     static const dagger_dtype_t types[] = {DAGGER_F32, DAGGER_F64, DAGGER_I32, DAGGER_I64};
     for (int t = 0; t < 4; t++) {
