@@ -165,7 +165,10 @@ dagger_status_t dg_arr_pull_table(dagger_array_t *a, const dg_arr_tiles_t *t,
     if (dagger_nranks(root->rt) < 2)
         return DAGGER_OK;
     if (!root->peers) {
-        if (++root->pull_collects < 2)
+        size_t bytes = a->elsize; /* the box's */
+        for (int k = 0; k < DAGGER_MAX_DIMS; k++)
+            bytes *= t->cuts[k][t->nseg[k]] - t->cuts[k][0];
+        if (++root->pull_collects < 2 && bytes < DG_ARR_PULL_FIRST_BYTES)
             return DAGGER_OK;
         dagger_status_t st = make_table(root);
         if (st != DAGGER_OK)

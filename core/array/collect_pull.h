@@ -19,8 +19,9 @@
  *   block while another rank reads it.
  *
  * The peer table (each rank's process id, and where each block's storage
- * lies on its owner) is made at an array's second collect that could pull
- * (a one-off collect pays nothing for it): one allgather, a test read of
+ * lies on its owner) is made at an array's second collect that could pull,
+ * or at its first when that one's box has DG_ARR_PULL_FIRST_BYTES or more
+ * (a small one-off collect pays nothing for it): one allgather, a test read of
  * every other rank's memory, and one allreduce, so every rank decides
  * alike. It lasts as long as the array: a block's home storage on its
  * owner stays where it is while the chunk exists (core/plan: a home buffer
@@ -31,6 +32,10 @@
 
 #include "core/array/params.h"
 #include "core/array/tiles.h"
+
+/* A collect of a box of at least this many bytes pulls already when it is
+ * the array's first (the table's two collectives are small beside it). */
+#define DG_ARR_PULL_FIRST_BYTES ((size_t)4 << 20)
 
 /* A pull task takes up to this many tiles of one owner, and about this
  * many bytes (the owner's tiles are shared out evenly). */
@@ -55,9 +60,10 @@ typedef struct dg_arr_peers {
 
 /* The peer table to pull this collect's tiles (t, of a or of its parent)
  * with, or NULL (*table) when they travel as transfers: one rank; a's
- * first collect; a job whose ranks cannot read each other; a block of the
- * box whose home is not host memory. Call outside regions only, on every
- * rank alike (it may make the table: two collectives). */
+ * first collect, when its box is small; a job whose ranks cannot read
+ * each other; a block of the box whose home is not host memory. Call
+ * outside regions only, on every rank alike (it may make the table: two
+ * collectives). */
 dagger_status_t dg_arr_pull_table(dagger_array_t *a, const dg_arr_tiles_t *t,
                                   const dg_arr_peers_t **table);
 

@@ -1,11 +1,12 @@
 /* collect by pulling (core/array/collect_pull.h): from an array's second
- * collect on, where the ranks can read each other's memory, a collecting
- * rank reads the other ranks' tiles straight from their blocks. Checked
- * here: that it pulls exactly where this job's ranks can read each other
- * (the test probes that itself), the values against serial references
- * (every root, boxes of partial tiles, a view, 1-D to 3-D, every dtype),
- * the order against an owner that writes its blocks late, the job agreeing
- * when one rank turns it off, and a NULL buffer failing every rank. */
+ * collect on (its first when that is 4 MiB or more), where the ranks can
+ * read each other's memory, a collecting rank reads the other ranks' tiles
+ * straight from their blocks. Checked here: that it pulls exactly where
+ * this job's ranks can read each other (the test probes that itself) and
+ * from which collect on, the values against serial references (every root,
+ * boxes of partial tiles, a view, 1-D to 3-D, every dtype), the order
+ * against an owner that writes its blocks late, the job agreeing when one
+ * rank turns it off, and a NULL buffer failing every rank. */
 #include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
@@ -177,6 +178,35 @@ Test(array_collect_pull, pulls_where_the_ranks_read_each_other)
     }
     free(host);
     free(got);
+    AR_OK(dagger_finalize(rt));
+}
+
+/* A first collect of 4 MiB or more pulls already (the table is made then);
+ * a smaller first one does not. */
+Test(array_collect_pull, a_large_first_collect_pulls)
+{
+    dagger_runtime_t *rt = ar_init();
+    int n = dagger_nranks(rt);
+    int can = n > 1 && ranks_read_each_other(rt);
+    static const size_t cols[2] = {511, 512}; /* 1024 x 512 f64 is 4 MiB */
+    for (int c = 0; c < 2; c++) {
+        dagger_array_desc_t d = AR_D2(DAGGER_F64, 1024, cols[c], 256, 160);
+        dagger_array_t *a;
+        AR_OK(dagger_array_full(rt, &d, 1.5, &a));
+        double *got = malloc(1024 * cols[c] * sizeof(double));
+        cr_assert(got);
+        AR_OK(dagger_array_collect(a, got));
+        for (size_t i = 0; i < 1024 * cols[c]; i++)
+            cr_assert_eq(got[i], 1.5, "%zu columns, element %zu", cols[c], i);
+        int big = 1024 * cols[c] * sizeof(double) >= DG_ARR_PULL_FIRST_BYTES;
+        cr_assert_eq(big, c == 1);
+        cr_assert_eq(a->peers != NULL, n > 1 && big, "%zu columns: the first collect %s a table",
+                     cols[c], a->peers ? "made" : "made no");
+        if (big && can)
+            expect_pulled(rt, a, sizeof(double), "a large first collect");
+        free(got);
+        AR_DESTROY(a);
+    }
     AR_OK(dagger_finalize(rt));
 }
 
