@@ -35,7 +35,7 @@ struct dagger_array {
     struct dg_arr_bundles *bundles; /* collect's bundle chunks (collect_bundle.h), or NULL */
     /* collect by pulling (collect_pull.h), on an array (never a view):
      * the collects that could have pulled, and the peer table made at the
-     * second of them (NULL before). */
+     * second of them or at a large first one (NULL before). */
     uint32_t pull_collects;
     struct dg_arr_peers *peers;
 };

@@ -21,9 +21,9 @@
  * The peer table (each rank's process id, and where each block's storage
  * lies on its owner) is made at an array's second collect that could pull,
  * or at its first when that one's box has DG_ARR_PULL_FIRST_BYTES or more
- * (a small one-off collect pays nothing for it): one allgather, a test read of
- * every other rank's memory, and one allreduce, so every rank decides
- * alike. It lasts as long as the array: a block's home storage on its
+ * (a small one-off collect pays nothing for it): one allgather, a test
+ * read of every other rank's memory, and one allreduce, so every rank
+ * decides alike. It lasts as long as the array: a block's home storage on its
  * owner stays where it is while the chunk exists (core/plan: a home buffer
  * is freed only with its chunk). Blocks whose home is a device, and jobs
  * over several hosts, keep the transfers. */
@@ -45,9 +45,9 @@
 /* Tiles whose lines (dimension 0) are shorter than this many bytes are
  * read into a staging buffer in one piece and then copied to their places
  * in the host buffer: the kernel's copy into many short pieces costs more
- * than the second copy. Measured on 4 ranks x 1 thread (docs/arrays.md):
- * staging was faster at 128- and 512-byte lines, reading in place at 1, 2
- * and 4 KiB. */
+ * than the second copy. Measured on 4 ranks x 1 thread (docs/benchmarks.md,
+ * "Collects that pull"): staging was faster at 128- and 512-byte lines,
+ * reading in place at 1, 2 and 4 KiB. */
 #define DG_ARR_PULL_STAGE_BELOW 1024
 
 typedef struct dg_arr_peers {
