@@ -33,9 +33,10 @@ struct dagger_array {
     size_t origin[DAGGER_MAX_DIMS];
     size_t nviews;
     struct dg_arr_bundles *bundles; /* collect's bundle chunks (collect_bundle.h), or NULL */
-    /* collect by pulling (collect_pull.h), on an array (never a view):
-     * the collects that could have pulled, and the peer table made at the
-     * second of them or at a large first one (NULL before). */
+    /* collect and scatter by pulling and pushing (collect_pull.h), on an
+     * array (never a view): the collects and scatters that could have, and
+     * the peer table made at the second of them or at a large first one
+     * (NULL before). */
     uint32_t pull_collects;
     struct dg_arr_peers *peers;
 };
@@ -128,6 +129,7 @@ typedef enum dg_arr_cl {
     DG_ARR_CL_BUNDLE,      /* a rank's tiles packed into one chunk (collect) */
     DG_ARR_CL_UNBUNDLE,    /* a bundle's tiles into a bound host buffer (collect) */
     DG_ARR_CL_PULL,        /* another rank's tiles read into a bound host buffer (collect) */
+    DG_ARR_CL_PUSH,        /* another rank's blocks written from a bound host buffer (scatter) */
     DG_ARR_CL_COUNT
 } dg_arr_cl_t;
 
@@ -153,6 +155,7 @@ int dg_arr_reddim_comb_impl(dagger_task_t *t);
 int dg_arr_bundle_impl(dagger_task_t *t);
 int dg_arr_unbundle_impl(dagger_task_t *t);
 int dg_arr_pull_impl(dagger_task_t *t);
+int dg_arr_push_impl(dagger_task_t *t);
 
 /* 1 when a slot's elements are one contiguous run in column-major order
  * (a whole chunk, or full leading dimensions), so it can be walked as one line. */

@@ -41,6 +41,7 @@ static const cl_def_t defs[DG_ARR_CL_COUNT] = {
     [DG_ARR_CL_BUNDLE] = {"dagger.array.bundle", dg_arr_bundle_impl, 0, NULL},
     [DG_ARR_CL_UNBUNDLE] = {"dagger.array.unbundle", dg_arr_unbundle_impl, 0, NULL},
     [DG_ARR_CL_PULL] = {"dagger.array.pull", dg_arr_pull_impl, 0, NULL},
+    [DG_ARR_CL_PUSH] = {"dagger.array.push", dg_arr_push_impl, 0, NULL},
 };
 
 dagger_status_t dg_arr_codelet(dagger_runtime_t *rt, dg_arr_cl_t which, dagger_codelet_t *out)

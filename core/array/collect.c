@@ -2,8 +2,11 @@
  * buffer). Both are regions of tasks. collect's tasks on the receiving rank
  * read tiles (In) and copy them into the bound host buffer, so the planner
  * moves exactly the tiles' bytes; small tiles travel packed in bundles
- * (collect_bundle.h). scatter's tasks run on rank 0 and write the blocks
- * (Out), which the region's end copies home to their owners. */
+ * (collect_bundle.h), or, where the ranks read each other's memory, the
+ * tiles are read straight from their owners' blocks (collect_pull.h).
+ * scatter's tasks run on rank 0 and write the blocks (Out), which the
+ * region's end copies home to their owners; or, likewise, they write the
+ * other ranks' blocks straight from the buffer (push). */
 #include <string.h>
 
 #include "core/array/collect_bundle.h"
@@ -244,7 +247,10 @@ static void patch_offset(void *value, const dg_arr_tile_t *tile)
     memcpy(value, &x, sizeof(x));
 }
 
-static dagger_status_t scatter_tasks(dagger_region_t *r, dagger_array_t *a, uint64_t key)
+/* Rank 0's tasks: one per block it writes from its host buffer (all, or
+ * with push its own only), then the tasks that push the others'. */
+static dagger_status_t scatter_tasks(dagger_region_t *r, dagger_array_t *a, uint64_t key,
+                                     const dg_arr_pull_job_t *push)
 {
     dagger_codelet_t cl;
     dagger_status_t st = dg_arr_codelet(a->rt, DG_ARR_CL_TAKE, &cl);
@@ -253,6 +259,8 @@ static dagger_status_t scatter_tasks(dagger_region_t *r, dagger_array_t *a, uint
         x.box[k] = a->dims[k];
     dagger_task_opts_t o = {.scope = &DAGGER_SCOPE_RANK(0)};
     for (size_t b = 0; b < a->nblocks && st == DAGGER_OK; b++) {
+        if (push && a->owners[b] != 0)
+            continue; /* pushed */
         dg_arr_tile_t tile;
         size_t idx[DAGGER_MAX_DIMS];
         dg_arr_block_box(a, b, idx, tile.off, tile.ext);
@@ -261,6 +269,8 @@ static dagger_status_t scatter_tasks(dagger_region_t *r, dagger_array_t *a, uint
                                 DAGGER_VALUE(&x, sizeof(x))};
         st = dagger_submit(r, cl, 2, args, &o, NULL, NULL);
     }
+    if (push && st == DAGGER_OK)
+        st = dg_arr_pull_submit(r, push, 0);
     return st;
 }
 
@@ -273,15 +283,42 @@ dagger_status_t dagger_array_scatter(dagger_array_t *arr, const void *host)
     dagger_status_t st = dg_arr_no_view(a, fn);
     if (st != DAGGER_OK)
         return st;
-    uint64_t key;
+    /* Pushing (collect_pull.h): the other ranks' blocks written straight
+     * from rank 0's buffer, outside a region only (the region's own begin
+     * says what is wrong inside one). */
+    const dagger_array_t *ops[1] = {a};
+    dg_arr_tiles_t t;
+    if ((st = dg_arr_tiles_init(&t, 1, ops, NULL, NULL, NULL)) != DAGGER_OK)
+        return st;
+    dagger_region_t *open = NULL;
+    const dg_arr_peers_t *peers = NULL;
+    if (dagger_region_current(a->rt, &open) == DAGGER_OK && !open)
+        st = dg_arr_pull_table(a, &t, &peers);
+    uint64_t key = 0, peers_key = 0;
     /* Only rank 0 runs the tasks; the binding elsewhere is never read. */
-    st = dg_arr_bind(a, (void *)(uintptr_t)host, &key);
+    if (st == DAGGER_OK)
+        st = dg_arr_bind(a, (void *)(uintptr_t)host, &key);
+    static const size_t zero[DAGGER_MAX_DIMS];
+    dg_arr_pull_job_t push = {.t = &t, .table = peers, .key = key, .off = zero};
+    if (st == DAGGER_OK && peers) {
+        for (int k = 0; k < DAGGER_MAX_DIMS; k++)
+            push.box[k] = a->dims[k];
+        st = dg_arr_codelet(a->rt, DG_ARR_CL_PUSH, &push.cl);
+        if (st == DAGGER_OK)
+            st = dg_arr_bind(a, (void *)(uintptr_t)peers, &peers_key);
+        push.peers_key = peers_key;
+        if (st == DAGGER_OK)
+            st = dg_arr_pull_order(&push, dagger_nranks(a->rt));
+    }
     dg_arr_sub_t sub;
     if (st == DAGGER_OK)
         st = dg_arr_open(a->rt, NULL, &sub, fn);
     if (st == DAGGER_OK)
-        st = dg_arr_close(&sub, scatter_tasks(sub.r, a, key));
+        st = dg_arr_close(&sub, scatter_tasks(sub.r, a, key, peers ? &push : NULL));
+    dg_arr_pull_job_free(&push);
+    dg_arr_unbind(peers_key);
     dg_arr_unbind(key);
+    dg_arr_tiles_cleanup(&t);
     return st;
 }
 

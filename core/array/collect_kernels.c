@@ -188,11 +188,12 @@ int dg_arr_unbundle_impl(dagger_task_t *t)
     return DAGGER_OK;
 }
 
-/* PULL: the spans to read, as two lists that the kernel walks side by side
- * (the bytes of the remote list land in order in the local list). Each
- * list joins a span to its last one where it continues it: a tile of a
- * dense block is one remote span, however many lines it has in the host
- * box, and the kernel pins the owner's pages once per remote span. */
+/* PULL and PUSH: the spans to read (pull: collect) or write (push:
+ * scatter), as two lists that the kernel walks side by side (the bytes of
+ * one list land in order in the other). Each list joins a span to its last
+ * one where it continues it: a tile of a dense block is one remote span,
+ * however many lines it has in the host box, and the kernel pins the
+ * owner's pages once per remote span. */
 #define IOV_BATCH 512
 
 typedef struct pull_batch {
@@ -200,13 +201,17 @@ typedef struct pull_batch {
     int nl, nr;
     size_t bytes;
     pid_t pid;
+    int push;            /* 1: write the remote spans (process_vm_writev) */
 } pull_batch_t;
 
 static int pull_flush(pull_batch_t *b)
 {
     if (!b->bytes)
         return 0;
-    ssize_t got = process_vm_readv(b->pid, b->l, (unsigned long)b->nl, b->r, (unsigned long)b->nr, 0);
+    ssize_t got = b->push ? process_vm_writev(b->pid, b->l, (unsigned long)b->nl, b->r,
+                                              (unsigned long)b->nr, 0)
+                          : process_vm_readv(b->pid, b->l, (unsigned long)b->nl, b->r,
+                                             (unsigned long)b->nr, 0);
     int ok = got == (ssize_t)b->bytes;
     b->nl = b->nr = 0;
     b->bytes = 0;
@@ -221,7 +226,7 @@ static void iov_add(struct iovec *v, int *n, char *p, size_t len)
         v[(*n)++] = (struct iovec){p, len};
 }
 
-/* Adds one span (len bytes from remote to local). */
+/* Adds one span (len bytes between local and remote). */
 static int pull_span(pull_batch_t *b, char *local, const char *remote, size_t len)
 {
     if (b->nl == IOV_BATCH || b->nr == IOV_BATCH) {
@@ -264,7 +269,8 @@ typedef struct pull_ctx {
     int rc;
 } pull_ctx_t;
 
-static void read_line(void *ctx, uint64_t hi, uint64_t bi, size_t len)
+/* A line's span between the host buffer (or the stage) and the block. */
+static void span_line(void *ctx, uint64_t hi, uint64_t bi, size_t len)
 {
     pull_ctx_t *c = ctx;
     if (c->rc)
@@ -274,11 +280,16 @@ static void read_line(void *ctx, uint64_t hi, uint64_t bi, size_t len)
     c->at += len;
 }
 
+/* Staged: a line between its place in the host buffer and the stage (after
+ * a pull; before a push). */
 static void place_line(void *ctx, uint64_t hi, uint64_t bi, size_t len)
 {
     pull_ctx_t *c = ctx;
     (void)bi;
-    memcpy(c->host + hi * c->es, c->stage + c->at, len);
+    if (c->b->push)
+        memcpy(c->stage + c->at, c->host + hi * c->es, len);
+    else
+        memcpy(c->host + hi * c->es, c->stage + c->at, len);
     c->at += len;
 }
 
@@ -310,31 +321,45 @@ static char *stage_get(size_t n)
     return p;
 }
 
-/* PULL: argument 0 the probe (only ordering: see collect_pull.h), 1 the
- * value naming the owner's tiles. */
-int dg_arr_pull_impl(dagger_task_t *t)
+/* Every tile's lines (fn) in the order of the entries. */
+static void all_lines(const dg_arr_pulls_t *h, const unsigned char *entries, const dg_arr_peers_t *p,
+                      pull_ctx_t *c, pull_line_fn fn)
 {
+    c->at = 0;
+    for (uint64_t i = 0; i < h->ntiles && !c->rc; i++) {
+        dg_arr_pull_tile_t e;
+        memcpy(&e, entries + i * sizeof(e), sizeof(e));
+        c->base = (const char *)(uintptr_t)p->addr[e.block];
+        tile_lines(h, &e, fn, c);
+    }
+}
+
+/* PULL (push 0) and PUSH (1): argument 0 the probe (only ordering: see
+ * collect_pull.h), 1 the value naming the owner's tiles. */
+static int pull_or_push(dagger_task_t *t, int push)
+{
+    const char *api = push ? "dagger_array_scatter" : "dagger_array_collect";
     dagger_slot_t v = dagger_task_arg(t, 1);
     dg_arr_pulls_t h;
     if (dagger_task_nargs(t) != 2 || !v.data || v.ndims || v.bytes < sizeof(h))
-        return dagger_task_fail(t, "malformed collect parameters");
+        return dagger_task_fail(t, "malformed %s parameters", api);
     memcpy(&h, v.data, sizeof(h));
     const dg_arr_peers_t *p = dg_arr_bound(h.peers);
     if (h.ntiles < 1 || h.ntiles > DG_ARR_PULL_TILES ||
         v.bytes != sizeof(h) + h.ntiles * sizeof(dg_arr_pull_tile_t) || !p ||
         h.owner >= (uint64_t)p->nranks)
-        return dagger_task_fail(t, "malformed collect parameters");
-    char *host = bound_buffer(t, h.key, 1);
+        return dagger_task_fail(t, "malformed %s parameters", api);
+    char *host = bound_buffer(t, h.key, !push);
     if (!host)
         return -1;
     const unsigned char *entries = (const unsigned char *)v.data + sizeof(h);
-    dg_arr_pull_tile_t e;
     size_t bytes = 0;
     int shortl = 0;
     for (uint64_t i = 0; i < h.ntiles; i++) {
+        dg_arr_pull_tile_t e;
         memcpy(&e, entries + i * sizeof(e), sizeof(e));
         if (e.block >= p->nblocks || !p->addr[e.block])
-            return dagger_task_fail(t, "malformed collect parameters");
+            return dagger_task_fail(t, "malformed %s parameters", api);
         size_t n = (size_t)h.elsize;
         for (int k = 0; k < DAGGER_MAX_DIMS; k++)
             n *= (size_t)e.ext[k];
@@ -345,25 +370,30 @@ int dg_arr_pull_impl(dagger_task_t *t)
     batch.nl = batch.nr = 0;
     batch.bytes = 0;
     batch.pid = (pid_t)p->pid[h.owner];
+    batch.push = push;
     pull_ctx_t c = {.b = &batch, .host = host, .es = (size_t)h.elsize,
                     .stage = shortl ? stage_get(bytes) : NULL};
-    for (uint64_t i = 0; i < h.ntiles && !c.rc; i++) {
-        memcpy(&e, entries + i * sizeof(e), sizeof(e));
-        c.base = (const char *)(uintptr_t)p->addr[e.block];
-        tile_lines(&h, &e, read_line, &c);
-    }
+    if (c.stage && push)
+        all_lines(&h, entries, p, &c, place_line);
+    all_lines(&h, entries, p, &c, span_line);
     if (!c.rc)
         c.rc = pull_flush(&batch);
     if (c.rc)
-        return dagger_task_fail(t, "dagger_array_collect: reading rank %llu's tiles from its "
-                                "memory failed (%s); set DAGGER_COLLECT_PULL=0 to send them instead",
-                                (unsigned long long)h.owner, c.rc > 0 ? strerror(c.rc) : "a short read");
-    if (c.stage) {
-        c.at = 0;
-        for (uint64_t i = 0; i < h.ntiles; i++) {
-            memcpy(&e, entries + i * sizeof(e), sizeof(e));
-            tile_lines(&h, &e, place_line, &c);
-        }
-    }
+        return dagger_task_fail(t, "%s: %s rank %llu's blocks in its memory failed (%s); set "
+                                "DAGGER_COLLECT_PULL=0 to send them instead", api,
+                                push ? "writing" : "reading", (unsigned long long)h.owner,
+                                c.rc > 0 ? strerror(c.rc) : "a short copy");
+    if (c.stage && !push)
+        all_lines(&h, entries, p, &c, place_line);
     return DAGGER_OK;
+}
+
+int dg_arr_pull_impl(dagger_task_t *t)
+{
+    return pull_or_push(t, 0);
+}
+
+int dg_arr_push_impl(dagger_task_t *t)
+{
+    return pull_or_push(t, 1);
 }

@@ -1,4 +1,5 @@
-/* collect by pulling (collect_pull.h): the peer table, and the tasks. */
+/* collect by pulling and scatter by pushing (collect_pull.h): the peer
+ * table, and the tasks. */
 #include <dagger/coll.h>
 #include <stdlib.h>
 #include <string.h>

@@ -93,9 +93,10 @@
       "regions of at most this many tasks are recorded; a region that repeats one's planning " \
       "inputs replays its plan instead of planning it again; 0 = plan every region")          \
     X(collect_pull, "DAGGER_COLLECT_PULL", BOOL, "1",                                         \
-      "from an array's second dagger_array_collect on (its first of 4 MiB or more), where "   \
-      "every rank can read every other's memory (one host, process_vm_readv allowed), a "     \
-      "collecting rank reads the tiles others own straight into its buffer; 0 = they "       \
-      "always travel as transfers (the job agrees: any rank's 0 turns it off)")
+      "from an array's second dagger_array_collect or _scatter on (its first of 4 MiB or "    \
+      "more), where every rank can read every other's memory (one host, process_vm_readv "    \
+      "allowed), a collecting rank reads the tiles others own straight into its buffer, and " \
+      "a scatter's rank 0 writes theirs straight from its own; 0 = they always travel as "   \
+      "transfers (the job agrees: any rank's 0 turns it off)")
 
 #endif

@@ -141,6 +141,7 @@ Test(array_build, from_fn_3d)
 /* Rank 0's buffer reaches every block; only the blocks held elsewhere move. */
 Test(array_build, from_host_and_scatter)
 {
+    setenv("DAGGER_COLLECT_PULL", "0", 1); /* the transfers' bytes below; pushing: collect_pull */
     dagger_runtime_t *rt = ar_init();
     int me = dagger_rank(rt), n = dagger_nranks(rt);
     double host[11 * 6];

@@ -1,12 +1,14 @@
-/* collect by pulling (core/array/collect_pull.h): from an array's second
- * collect on (its first when that is 4 MiB or more), where the ranks can
- * read each other's memory, a collecting rank reads the other ranks' tiles
- * straight from their blocks. Checked here: that it pulls exactly where
+/* collect by pulling and scatter by pushing (core/array/collect_pull.h):
+ * from an array's second collect or scatter on (its first when that is 4
+ * MiB or more), where the ranks can read each other's memory, a collecting
+ * rank reads the other ranks' tiles straight from their blocks, and a
+ * scatter's rank 0 writes them. Checked here: that it pulls exactly where
  * this job's ranks can read each other (the test probes that itself) and
- * from which collect on, the values against serial references (every root,
- * boxes of partial tiles, a view, 1-D to 3-D, every dtype), the order
- * against an owner that writes its blocks late, the job agreeing when one
- * rank turns it off, and a NULL buffer failing every rank. */
+ * from which call on, the values against serial references (every root,
+ * boxes of partial tiles, a view, 1-D to 3-D, every dtype; each owner's
+ * blocks after a scatter), the order against an owner that writes its
+ * blocks late (collect) or reads them late (scatter), the job agreeing
+ * when one rank turns it off, and a NULL buffer failing every rank. */
 #include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
@@ -98,10 +100,10 @@ Test(array_collect_pull, pulls_where_the_ranks_read_each_other)
         AR_OK(dagger_array_collect(a, got));
         for (int i = 0; i < 40 * 36; i++)
             cr_assert_eq(got[i], host[i] + round, "round %d, element %d", round, i);
-        /* The first collect makes no table; the second makes it. */
-        cr_assert(round > 0 || !a->peers, "a first collect made the peer table");
-        if (round > 0 && n > 1) {
-            cr_assert(a->peers, "the second collect made no peer table");
+        /* dagger_array_from_host's scatter was the array's first (small:
+         * no table); this collect, its second, makes the table. */
+        if (n > 1) {
+            cr_assert(a->peers, "the second collect or scatter made no peer table");
             cr_assert_eq(a->peers->ok, can, "the table says %d, the ranks' own probe %d",
                          a->peers->ok, can);
             if (can)
@@ -207,6 +209,110 @@ Test(array_collect_pull, a_large_first_collect_pulls)
         free(got);
         AR_DESTROY(a);
     }
+    AR_OK(dagger_finalize(rt));
+}
+
+/* Every block of a owned by this rank holds f(global index), checked in
+ * place (dagger_chunk_data): what a scatter wrote, without a collect. */
+static void expect_own_blocks(dagger_runtime_t *rt, dagger_array_t *a, size_t rows, double base,
+                              const char *what)
+{
+    int me = dagger_rank(rt);
+    for (size_t b = 0; b < dagger_array_nblocks(a); b++) {
+        dagger_array_block_t bi;
+        AR_OK(dagger_array_block_info(a, b, &bi));
+        if (bi.owner != me)
+            continue;
+        double *data;
+        size_t strides[DAGGER_MAX_DIMS];
+        AR_OK(dagger_chunk_data(rt, bi.chunk, (void **)&data, strides));
+        for (size_t j = 0; j < bi.extent[1]; j++)
+            for (size_t i = 0; i < bi.extent[0]; i++)
+                cr_assert_eq(data[i + j * strides[1]],
+                             base + (double)(bi.offset[0] + i) + (double)rows * (double)(bi.offset[1] + j),
+                             "%s: rank %d, block %zu, (%zu,%zu)", what, me, b, i, j);
+    }
+}
+
+static void fill_host(double *h, size_t count, double base)
+{
+    for (size_t i = 0; i < count; i++)
+        h[i] = base + (double)i;
+}
+
+/* Scatters push: from an array's second collect or scatter on (its first
+ * when that is 4 MiB or more), rank 0 writes the other ranks' blocks
+ * straight from its buffer, with one probe transfer from each owner. */
+Test(array_collect_pull, scatters_push)
+{
+    dagger_runtime_t *rt = ar_init();
+    int me = dagger_rank(rt), n = dagger_nranks(rt);
+    int can = n > 1 && ranks_read_each_other(rt);
+    dagger_array_desc_t d = AR_D2(DAGGER_F64, 40, 36, 4, 3);
+    double *host = malloc(40 * 36 * sizeof(double));
+    cr_assert(host);
+    dagger_array_t *a;
+    AR_OK(dagger_array_zeros(rt, &d, &a));
+    for (int round = 0; round < 4; round++) {
+        fill_host(host, 40 * 36, 1000.0 * round);
+        AR_OK(dagger_array_scatter(a, me == 0 ? host : NULL));
+        expect_own_blocks(rt, a, 40, 1000.0 * round, "scatter");
+        cr_assert_eq(a->peers != NULL, n > 1 && round > 0, "round %d: table %s", round,
+                     a->peers ? "made" : "not made");
+        if (round > 0 && can) {
+            dagger_region_stats_t s;
+            AR_OK(dagger_region_stats(rt, &s));
+            uint64_t others = other_owners(a, 0, n);
+            cr_assert_eq(s.transfers, others, "round %d: %llu transfers, want %llu (one probe an "
+                         "owner)", round, (unsigned long long)s.transfers,
+                         (unsigned long long)others);
+            cr_assert_eq(s.bytes_received, me == 0 ? others * sizeof(double) : 0,
+                         "round %d: rank %d received %llu bytes", round, me,
+                         (unsigned long long)s.bytes_received);
+        }
+    }
+    AR_FAILS(dagger_array_scatter(a, NULL), DAGGER_ERR_TASK_FAILED, "NULL host buffer");
+    AR_DESTROY(a);
+    /* A first scatter of 4 MiB or more (dagger_array_from_host's) pushes. */
+    double *big = malloc(1024 * 512 * sizeof(double));
+    cr_assert(big);
+    fill_host(big, 1024 * 512, 0.5);
+    dagger_array_desc_t db = AR_D2(DAGGER_F64, 1024, 512, 256, 160);
+    AR_OK(dagger_array_from_host(rt, &db, me == 0 ? big : NULL, &a));
+    cr_assert_eq(a->peers != NULL, n > 1, "a large first scatter made %s table",
+                 a->peers ? "a" : "no");
+    expect_own_blocks(rt, a, 1024, 0.5, "large from_host");
+    AR_DESTROY(a);
+    free(big);
+    free(host);
+    AR_OK(dagger_finalize(rt));
+}
+
+/* An owner that reads its blocks (dagger_chunk_data) late, after rank 0 has
+ * entered the scatter: it still reads the values from before, and the new
+ * ones after. */
+Test(array_collect_pull, push_waits_for_an_owner_that_reads_late)
+{
+    dagger_runtime_t *rt = ar_init();
+    int me = dagger_rank(rt), n = dagger_nranks(rt);
+    dagger_array_desc_t d = AR_D2(DAGGER_F64, 64, 64, 16, 16);
+    double *host = malloc(64 * 64 * sizeof(double));
+    cr_assert(host);
+    fill_host(host, 64 * 64, 0);
+    dagger_array_t *a;
+    AR_OK(dagger_array_from_host(rt, &d, me == 0 ? host : NULL, &a));
+    for (int round = 1; round <= 4; round++) {
+        if (me == n - 1) {
+            struct timespec ts = {0, 30 * 1000 * 1000};
+            nanosleep(&ts, NULL); /* rank 0 is in the scatter by now */
+            expect_own_blocks(rt, a, 64, 10000.0 * (round - 1), "before the scatter");
+        }
+        fill_host(host, 64 * 64, 10000.0 * round);
+        AR_OK(dagger_array_scatter(a, me == 0 ? host : NULL));
+        expect_own_blocks(rt, a, 64, 10000.0 * round, "after the scatter");
+    }
+    free(host);
+    AR_DESTROY(a);
     AR_OK(dagger_finalize(rt));
 }
 

@@ -151,8 +151,9 @@ typedef struct dagger_region_stats {
     uint64_t copies;         /* copies between memory spaces of one rank (all ranks) */
     uint64_t slots;          /* temporary buffers this rank allocated for remote data */
     uint64_t bytes_sent;     /* bytes this rank sends */
-    uint64_t bytes_received; /* (neither counts what a collect's tasks read straight from
-                                another rank's memory: docs/arrays.md, pulling) */
+    uint64_t bytes_received; /* (neither counts what a collect's or scatter's tasks copy
+                                straight from or to another rank's memory: docs/arrays.md,
+                                pulling) */
     uint64_t tasks_replayed; /* tasks whose plan this rank replayed from an earlier region
                                 with the same planning inputs (DAGGER_PLAN_REPLAY) */
 } dagger_region_stats_t;
