@@ -288,10 +288,20 @@ Test(array_collect_pull, scatters_push)
     AR_OK(dagger_finalize(rt));
 }
 
-/* An owner that reads its blocks (dagger_chunk_data) late, after rank 0 has
- * entered the scatter: it still reads the values from before, and the new
- * ones after. */
-Test(array_collect_pull, push_waits_for_an_owner_that_reads_late)
+/* The last rank, 30 ms after the others: they are in the call by then. */
+static void late(int me, int n)
+{
+    if (me == n - 1) {
+        struct timespec ts = {0, 30 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+    }
+}
+
+/* An owner late by 30 ms: one that reads its blocks (dagger_chunk_data)
+ * after rank 0 has entered a scatter still reads the values from before,
+ * and the new ones after; one that writes its blocks after the other ranks
+ * have entered a collect has them collect the new values. */
+Test(array_collect_pull, waits_for_an_owner_that_is_late)
 {
     dagger_runtime_t *rt = ar_init();
     int me = dagger_rank(rt), n = dagger_nranks(rt);
@@ -301,37 +311,16 @@ Test(array_collect_pull, push_waits_for_an_owner_that_reads_late)
     fill_host(host, 64 * 64, 0);
     dagger_array_t *a;
     AR_OK(dagger_array_from_host(rt, &d, me == 0 ? host : NULL, &a));
-    for (int round = 1; round <= 4; round++) {
-        if (me == n - 1) {
-            struct timespec ts = {0, 30 * 1000 * 1000};
-            nanosleep(&ts, NULL); /* rank 0 is in the scatter by now */
+    for (int round = 1; round <= 4; round++) { /* scatters push from the second */
+        late(me, n);
+        if (me == n - 1)
             expect_own_blocks(rt, a, 64, 10000.0 * (round - 1), "before the scatter");
-        }
         fill_host(host, 64 * 64, 10000.0 * round);
         AR_OK(dagger_array_scatter(a, me == 0 ? host : NULL));
         expect_own_blocks(rt, a, 64, 10000.0 * round, "after the scatter");
     }
-    free(host);
-    AR_DESTROY(a);
-    AR_OK(dagger_finalize(rt));
-}
-
-/* An owner that writes its blocks (dagger_chunk_data) late, after the other
- * ranks have entered the collect: they still read the new values. */
-Test(array_collect_pull, waits_for_an_owner_that_writes_late)
-{
-    dagger_runtime_t *rt = ar_init();
-    int me = dagger_rank(rt), n = dagger_nranks(rt);
-    dagger_array_desc_t d = AR_D2(DAGGER_F64, 64, 64, 16, 16);
-    dagger_array_t *a;
-    AR_OK(dagger_array_zeros(rt, &d, &a));
-    double *got = malloc(64 * 64 * sizeof(double));
-    cr_assert(got);
-    for (int round = 1; round <= 4; round++) {
-        if (me == n - 1) {
-            struct timespec ts = {0, 30 * 1000 * 1000};
-            nanosleep(&ts, NULL); /* the others are in the collect by now */
-        }
+    for (int round = 5; round <= 8; round++) { /* collects pull */
+        late(me, n);
         for (size_t b = 0; b < dagger_array_nblocks(a); b++) {
             dagger_array_block_t bi;
             AR_OK(dagger_array_block_info(a, b, &bi));
@@ -342,15 +331,15 @@ Test(array_collect_pull, waits_for_an_owner_that_writes_late)
             AR_OK(dagger_chunk_data(rt, bi.chunk, (void **)&data, strides));
             for (size_t j = 0; j < bi.extent[1]; j++)
                 for (size_t i = 0; i < bi.extent[0]; i++)
-                    data[i + j * strides[1]] =
-                        round * 10000.0 + (double)(bi.offset[0] + i) + 64.0 * (double)(bi.offset[1] + j);
+                    data[i + j * strides[1]] = round * 10000.0 + (double)(bi.offset[0] + i) +
+                                               64.0 * (double)(bi.offset[1] + j);
         }
-        memset(got, 0, 64 * 64 * sizeof(double));
-        AR_OK(dagger_array_collect(a, got));
+        memset(host, 0, 64 * 64 * sizeof(double));
+        AR_OK(dagger_array_collect(a, host));
         for (int i = 0; i < 64 * 64; i++)
-            cr_assert_eq(got[i], round * 10000.0 + i, "round %d, element %d", round, i);
+            cr_assert_eq(host[i], round * 10000.0 + i, "round %d, element %d", round, i);
     }
-    free(got);
+    free(host);
     AR_DESTROY(a);
     AR_OK(dagger_finalize(rt));
 }
