@@ -212,10 +212,11 @@ Test(array_collect_pull, a_large_first_collect_pulls)
     AR_OK(dagger_finalize(rt));
 }
 
-/* Every block of a owned by this rank holds f(global index), checked in
- * place (dagger_chunk_data): what a scatter wrote, without a collect. */
-static void expect_own_blocks(dagger_runtime_t *rt, dagger_array_t *a, size_t rows, double base,
-                              const char *what)
+/* Every block of a owned by this rank, in place (dagger_chunk_data): set to
+ * (write) or checked against base + its global index (column-major over
+ * rows rows), so what a scatter wrote is seen without a collect. */
+static void own_blocks(dagger_runtime_t *rt, dagger_array_t *a, size_t rows, double base,
+                       int write, const char *what)
 {
     int me = dagger_rank(rt);
     for (size_t b = 0; b < dagger_array_nblocks(a); b++) {
@@ -227,11 +228,22 @@ static void expect_own_blocks(dagger_runtime_t *rt, dagger_array_t *a, size_t ro
         size_t strides[DAGGER_MAX_DIMS];
         AR_OK(dagger_chunk_data(rt, bi.chunk, (void **)&data, strides));
         for (size_t j = 0; j < bi.extent[1]; j++)
-            for (size_t i = 0; i < bi.extent[0]; i++)
-                cr_assert_eq(data[i + j * strides[1]],
-                             base + (double)(bi.offset[0] + i) + (double)rows * (double)(bi.offset[1] + j),
-                             "%s: rank %d, block %zu, (%zu,%zu)", what, me, b, i, j);
+            for (size_t i = 0; i < bi.extent[0]; i++) {
+                double want = base + (double)(bi.offset[0] + i) +
+                              (double)rows * (double)(bi.offset[1] + j);
+                if (write)
+                    data[i + j * strides[1]] = want;
+                else
+                    cr_assert_eq(data[i + j * strides[1]], want, "%s: rank %d, block %zu, (%zu,%zu)",
+                                 what, me, b, i, j);
+            }
     }
+}
+
+static void expect_own_blocks(dagger_runtime_t *rt, dagger_array_t *a, size_t rows, double base,
+                              const char *what)
+{
+    own_blocks(rt, a, rows, base, 0, what);
 }
 
 static void fill_host(double *h, size_t count, double base)
@@ -321,19 +333,7 @@ Test(array_collect_pull, waits_for_an_owner_that_is_late)
     }
     for (int round = 5; round <= 8; round++) { /* collects pull */
         late(me, n);
-        for (size_t b = 0; b < dagger_array_nblocks(a); b++) {
-            dagger_array_block_t bi;
-            AR_OK(dagger_array_block_info(a, b, &bi));
-            if (bi.owner != me)
-                continue;
-            double *data;
-            size_t strides[DAGGER_MAX_DIMS];
-            AR_OK(dagger_chunk_data(rt, bi.chunk, (void **)&data, strides));
-            for (size_t j = 0; j < bi.extent[1]; j++)
-                for (size_t i = 0; i < bi.extent[0]; i++)
-                    data[i + j * strides[1]] = round * 10000.0 + (double)(bi.offset[0] + i) +
-                                               64.0 * (double)(bi.offset[1] + j);
-        }
+        own_blocks(rt, a, 64, 10000.0 * round, 1, NULL);
         memset(host, 0, 64 * 64 * sizeof(double));
         AR_OK(dagger_array_collect(a, host));
         for (int i = 0; i < 64 * 64; i++)
