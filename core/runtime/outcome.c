@@ -27,15 +27,22 @@ struct dg_fail_log {
 };
 
 dagger_status_t dg_tasks_agree_failure(dg_tasks_t *t, uint64_t *task, dagger_status_t *status,
-                                       char *msg, size_t len)
+                                       char *msg, size_t len, uint64_t *carry, size_t ncarry)
 {
     dg_exec_t *ex = t->exec;
-    uint64_t key[2] = {atomic_load(&ex->failed) ? ex->fail_task : UINT64_MAX, 0};
+    /* key[0] the failure, then the carried words (MIN too: carry.c). */
+    uint64_t key[2 + DG_CARRY_WORDS] = {atomic_load(&ex->failed) ? ex->fail_task : UINT64_MAX, 0};
+    if (ncarry > DG_CARRY_WORDS)
+        ncarry = 0;
+    if (ncarry)
+        memcpy(key + 1, carry, ncarry * sizeof(*carry));
     /* Its signature carries the hash of what this rank planned: ranks that
      * submitted different work learn it here (transport/coll_foresee.c). */
-    dagger_status_t st = t->tx ? dg_coll_allreduce_plan(t->tx, key, 1, DAGGER_U64, DAGGER_OP_MIN,
-                                                        dg_plan_shape_hash(t->plan))
+    dagger_status_t st = t->tx ? dg_coll_allreduce_plan(t->tx, key, 1 + ncarry, DAGGER_U64,
+                                                        DAGGER_OP_MIN, dg_plan_shape_hash(t->plan))
                                : DAGGER_OK;
+    if (ncarry)
+        memcpy(carry, key + 1, ncarry * sizeof(*carry));
     *task = key[0];
     if (st != DAGGER_OK || key[0] == UINT64_MAX)
         return st;
@@ -115,7 +122,7 @@ dagger_status_t dg_tasks_data_status(dg_tasks_t *t, uint64_t id, const char *fn,
         uint64_t first;
         dagger_status_t status;
         char msg[512];
-        dagger_status_t st = dg_tasks_agree_failure(t, &first, &status, msg, sizeof(msg));
+        dagger_status_t st = dg_tasks_agree_failure(t, &first, &status, msg, sizeof(msg), NULL, 0);
         if (st != DAGGER_OK)
             return st;
         if (first != UINT64_MAX && writer >= first)

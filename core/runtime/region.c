@@ -64,6 +64,7 @@ dagger_status_t dagger_region_begin(dagger_runtime_t *rt, const dagger_scope_t *
     r->limits_ranks = scope && (scope->nranks > 0 || scope->nprocs > 0 || scope->has_proc ||
                                 scope->nparts > 0);
     r->id = ++t->regions; /* the same on every rank */
+    dg_carry_region_begin(t);
     dg_tx_note_region(t->tx, r->id);
     if (DG_TRACE_ON())
         dg_trace_phase(DG_TRP_REGION_BEGIN, r->id, 0, DAGGER_OK);
@@ -301,13 +302,17 @@ dagger_status_t dagger_spawn(dagger_region_t *r, dagger_codelet_t cl, ...)
 /* ------------------------------------------------------------ end */
 
 /* Every rank learns the first failure (lowest task id) and its message, and
- * remembers which tasks' data it spoiled (fetch reports it). */
-static dagger_status_t agree_on_status(dg_tasks_t *t)
+ * remembers which tasks' data it spoiled (fetch reports it); the same
+ * agreement carries the values of the region's few small futures (ncarry
+ * words: carry.c). */
+static dagger_status_t agree_on_status(dg_tasks_t *t, size_t ncarry)
 {
-    uint64_t first;
+    uint64_t first, carry[DG_CARRY_WORDS];
     dagger_status_t status;
     char msg[512];
-    dagger_status_t st = dg_tasks_agree_failure(t, &first, &status, msg, sizeof(msg));
+    dg_carry_fill(t, carry, ncarry);
+    dagger_status_t st = dg_tasks_agree_failure(t, &first, &status, msg, sizeof(msg), carry, ncarry);
+    dg_carry_agreed(t, carry, st == DAGGER_OK && first == UINT64_MAX);
     dg_exec_t *ex = t->exec;
     /* No agreement: a rank was lost. This rank's own failure of the same
      * kind says more (which transfer from which rank could not arrive). */
@@ -347,7 +352,8 @@ dagger_status_t dagger_region_end(dagger_region_t *r)
     /* What agree_on_status will call: a peer that calls something else
      * meanwhile (it left this region, or planned other work) ends the wait
      * for transfers it will never send (transport/coll_foresee.c). */
-    dg_coll_expect(t->tx, 1, DAGGER_U64, DAGGER_OP_MIN, dg_plan_shape_hash(t->plan));
+    size_t ncarry = dg_carry_plan(t);
+    dg_coll_expect(t->tx, 1 + ncarry, DAGGER_U64, DAGGER_OP_MIN, dg_plan_shape_hash(t->plan));
     dg_exec_wait_all(t->exec);
     dg_coll_expect_none(t->tx);
     tr = DG_TRACE_ON() ? dg_trace_phase(DG_TRP_REGION_WAIT, r->id, tr, DAGGER_OK) : 0;
@@ -360,7 +366,7 @@ dagger_status_t dagger_region_end(dagger_region_t *r)
     t->stats.slots = t->exec->n_slots;
     t->stats.bytes_sent = t->exec->bytes_sent;
     t->stats.bytes_received = t->exec->bytes_received;
-    dagger_status_t agreed = agree_on_status(t);
+    dagger_status_t agreed = agree_on_status(t, ncarry);
     if (DG_TRACE_ON())
         dg_trace_phase(DG_TRP_REGION_AGREE, r->id, tr, agreed);
     t->region = NULL;

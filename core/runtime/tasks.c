@@ -256,6 +256,8 @@ dagger_status_t dg_tasks_future_add(dg_tasks_t *t, uint64_t id, int owner, size_
         t->nfutures++;
     }
     *r = (dg_future_rec_t){id, owner, size};
+    if (t->region)
+        dg_carry_made(t, id);
     return DAGGER_OK;
 }
 
@@ -279,6 +281,7 @@ void dg_tasks_future_remove(dg_tasks_t *t, uint64_t id)
     r->id = DG_FUTURE_TOMB;
     t->nfutures--;
     t->nfuture_tombs++;
+    dg_carry_freed(t, id);
 }
 
 /* ------------------------------------------------------------ collectives */

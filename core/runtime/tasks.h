@@ -14,6 +14,23 @@ struct dg_act_system;
 struct dg_tx;
 struct dg_fail_log;
 
+/* Small futures carried by a region's end agreement (carry.c): at most
+ * this many, in this many 8-byte words in all. */
+#define DG_CARRY_MAX 4
+#define DG_CARRY_WORDS 8
+
+typedef struct dg_carry {
+    uint64_t first, last;       /* the first and last future id the open region made */
+    uint64_t alive;             /* how many of those are not freed */
+    size_t n;                   /* the futures the region's end carries */
+    uint64_t id[DG_CARRY_MAX];  /* 0: freed since */
+    size_t size[DG_CARRY_MAX];
+    int owner[DG_CARRY_MAX];
+    size_t word0[DG_CARRY_MAX]; /* each one's first word in the agreement */
+    unsigned char value[DG_CARRY_MAX][DG_CARRY_WORDS * 8];
+    int valid;                  /* the values are the agreed ones (no failure) */
+} dg_carry_t;
+
 typedef struct dg_tasks {
     dagger_runtime_t *rt;
     int rank, nranks;
@@ -38,6 +55,7 @@ typedef struct dg_tasks {
     struct dg_future_rec *futures;
     size_t nfuture_slots, nfutures, nfuture_tombs;
     struct dg_fail_log *fails;        /* failed regions (outcome.c) */
+    dg_carry_t carry;                 /* small futures of the last region's end (carry.c) */
 } dg_tasks_t;
 
 struct dagger_region {
@@ -85,15 +103,36 @@ dagger_status_t dg_tasks_check(dg_tasks_t *t, const dg_check_point_t *mine);
 
 /* Failures (outcome.c). agree_failure is collective: every rank gets the
  * lowest failed task id of the open region (UINT64_MAX: none) with its status
- * and message. note_failure records the failure of an ended region (whose
- * tasks from `first` on are suspect) and has the planner mark their data. data_status (collective inside a region) returns the error of
- * the failed task behind chunk or future `id`, or DAGGER_OK. */
+ * and message; the same allreduce takes the MIN of the ncarry words at
+ * carry (dg_carry_fill), which may be NULL with 0. note_failure records the
+ * failure of an ended region (whose tasks from `first` on are suspect) and
+ * has the planner mark their data. data_status (collective inside a region)
+ * returns the error of the failed task behind chunk or future `id`, or
+ * DAGGER_OK. */
 dagger_status_t dg_tasks_agree_failure(dg_tasks_t *t, uint64_t *task, dagger_status_t *status,
-                                       char *msg, size_t len);
+                                       char *msg, size_t len, uint64_t *carry, size_t ncarry);
 dagger_status_t dg_tasks_note_failure(dg_tasks_t *t, uint64_t first, dagger_status_t status,
                                       const char *msg);
 dagger_status_t dg_tasks_data_status(dg_tasks_t *t, uint64_t id, const char *fn, const char *what);
 void dg_tasks_fail_log_free(dg_tasks_t *t);
+
+/* The home storage of chunk or future id on this rank, or NULL (fetch.c). */
+const unsigned char *dg_tasks_home_bytes(dg_tasks_t *t, uint64_t id);
+
+/* Carrying small futures in a region's end agreement (carry.c): begin
+ * forgets the last region's; made and freed follow the futures a region
+ * makes and frees; plan (at the region's end, before its agreement) picks
+ * those to carry and returns their words (0: none); fill writes this rank's
+ * part of them (all ones but the futures it owns); agreed keeps the values
+ * the agreement gave (ok: it found no failure); fetch copies a kept value
+ * (1) outside a region. */
+void dg_carry_region_begin(dg_tasks_t *t);
+void dg_carry_made(dg_tasks_t *t, uint64_t id);
+void dg_carry_freed(dg_tasks_t *t, uint64_t id);
+size_t dg_carry_plan(dg_tasks_t *t);
+void dg_carry_fill(dg_tasks_t *t, uint64_t *words, size_t nwords);
+void dg_carry_agreed(dg_tasks_t *t, const uint64_t *words, int ok);
+int dg_carry_fetch(dg_tasks_t *t, uint64_t id, void *buf, size_t size);
 
 /* A public view as the planner's (chunk.c); ndims 0 stays 0 (invalid). */
 dg_plan_view_t dg_view_to_plan(dagger_view_t v);
