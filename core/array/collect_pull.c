@@ -194,33 +194,30 @@ dagger_status_t dg_arr_pull_table(dagger_array_t *a, const dg_arr_tiles_t *t,
 dagger_status_t dg_arr_pull_order(dg_arr_pull_job_t *j, int nranks)
 {
     const dg_arr_tiles_t *t = j->t;
-    j->by_owner = dg_malloc((t->count ? t->count : 1) * sizeof(size_t));
+    size_t count = t->count ? t->count : 1;
+    j->by_owner = dg_malloc(count * sizeof(size_t));
     j->first = dg_calloc((size_t)nranks + 1, sizeof(size_t));
-    int *own = dg_malloc((t->count ? t->count : 1) * sizeof(int));
-    if (!j->by_owner || !j->first || !own) {
-        free(own);
-        dg_arr_pull_job_free(j);
-        return dg_error(DAGGER_ERR_NO_MEMORY, "dagger_array_collect: out of memory");
-    }
-    for (size_t n = 0; n < t->count; n++) {
-        dg_arr_tile_t tile;
-        dg_arr_tile_get(t, n, &tile);
-        own[n] = dg_arr_tile_owner(t, 0, &tile);
-        j->first[own[n] + 1]++;
-    }
-    for (int r = 0; r < nranks; r++)
-        j->first[r + 1] += j->first[r];
+    int *own = dg_malloc(count * sizeof(int));
     size_t *at = dg_calloc((size_t)nranks, sizeof(size_t));
-    if (!at) {
-        free(own);
+    dagger_status_t st = DAGGER_OK;
+    if (!j->by_owner || !j->first || !own || !at) {
         dg_arr_pull_job_free(j);
-        return dg_error(DAGGER_ERR_NO_MEMORY, "dagger_array_collect: out of memory");
+        st = dg_error(DAGGER_ERR_NO_MEMORY, "dagger_array_collect: out of memory");
+    } else {
+        for (size_t n = 0; n < t->count; n++) {
+            dg_arr_tile_t tile;
+            dg_arr_tile_get(t, n, &tile);
+            own[n] = dg_arr_tile_owner(t, 0, &tile);
+            j->first[own[n] + 1]++;
+        }
+        for (int r = 0; r < nranks; r++)
+            j->first[r + 1] += j->first[r];
+        for (size_t n = 0; n < t->count; n++)
+            j->by_owner[j->first[own[n]] + at[own[n]]++] = n;
     }
-    for (size_t n = 0; n < t->count; n++)
-        j->by_owner[j->first[own[n]] + at[own[n]]++] = n;
     free(at);
     free(own);
-    return DAGGER_OK;
+    return st;
 }
 
 void dg_arr_pull_job_free(dg_arr_pull_job_t *j)

@@ -242,6 +242,33 @@ static inline void ar_ref_sum(const double *x, double *y, int nd, const size_t *
             }
 }
 
+/* The 40 x 36 f64 test array of the collect tests, in 4 x 3 blocks (120
+ * tiles, 30-120 per owner), made from *host, which holds i + base; *got
+ * holds 40 x 36 doubles (free both). */
+static inline dagger_array_t *ar_40x36(dagger_runtime_t *rt, double base, double **host,
+                                       double **got)
+{
+    dagger_array_desc_t d = ar_desc(DAGGER_F64, 2, (size_t[]){40, 36}, (size_t[]){4, 3});
+    *host = malloc(40 * 36 * sizeof(double));
+    *got = malloc(40 * 36 * sizeof(double));
+    cr_assert(*host && *got);
+    for (int i = 0; i < 40 * 36; i++)
+        (*host)[i] = i + base;
+    dagger_array_t *a;
+    AR_OK(dagger_array_from_host(rt, &d, *host, &a));
+    return a;
+}
+
+/* Collects all of a (ar_40x36's) into got on every rank and checks that it
+ * holds host + add. */
+static inline void ar_collect_40x36(dagger_array_t *a, double *got, const double *host, double add)
+{
+    memset(got, 0, 40 * 36 * sizeof(double));
+    AR_OK(dagger_array_collect(a, got));
+    for (int i = 0; i < 40 * 36; i++)
+        cr_assert_eq(got[i], host[i] + add, "+%g: element %d", add, i);
+}
+
 /* Collects of the 40 x 36 f64 array a, which holds host + add: to every
  * root, of the box [3, 38) x [2, 35) (partial tiles on every edge), and
  * reps times of the view [5, 35) x [4, 34); got holds 40 x 36 doubles. */

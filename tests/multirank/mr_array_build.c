@@ -294,19 +294,10 @@ Test(array_build, collect_bundles)
     setenv("DAGGER_COLLECT_PULL", "0", 1); /* repeated collects would pull (collect_pull) */
     dagger_runtime_t *rt = ar_init();
     int n = dagger_nranks(rt);
-    /* 40 x 36 in 4 x 3 blocks: 120 tiles, 30-120 per owner. */
-    dagger_array_desc_t d = AR_D2(DAGGER_F64, 40, 36, 4, 3);
-    double *host = malloc(40 * 36 * sizeof(double)), *got = malloc(40 * 36 * sizeof(double));
-    cr_assert(host && got);
-    for (int i = 0; i < 40 * 36; i++)
-        host[i] = i + 0.5;
-    dagger_array_t *a;
-    AR_OK(dagger_array_from_host(rt, &d, host, &a));
+    double *host, *got;
+    dagger_array_t *a = ar_40x36(rt, 0.5, &host, &got);
     for (int round = 0; round < 2; round++) {
-        memset(got, 0, 40 * 36 * sizeof(double));
-        AR_OK(dagger_array_collect(a, got));
-        for (int i = 0; i < 40 * 36; i++)
-            cr_assert_eq(got[i], host[i] + round, "round %d, element %d", round, i);
+        ar_collect_40x36(a, got, host, round);
         dagger_region_stats_t s;
         AR_OK(dagger_region_stats(rt, &s));
         uint64_t per_owner[4];

@@ -87,19 +87,10 @@ Test(array_collect_pull, pulls_where_the_ranks_read_each_other)
                n < 2 ? "one rank (nothing to pull)"
                : can ? "the ranks read each other's memory: collects pull"
                      : "the ranks cannot read each other's memory here: collects send");
-    /* 40 x 36 in 4 x 3 blocks: 120 tiles, 30-120 per owner. */
-    dagger_array_desc_t d = AR_D2(DAGGER_F64, 40, 36, 4, 3);
-    double *host = malloc(40 * 36 * sizeof(double)), *got = malloc(40 * 36 * sizeof(double));
-    cr_assert(host && got);
-    for (int i = 0; i < 40 * 36; i++)
-        host[i] = i + 0.25;
-    dagger_array_t *a;
-    AR_OK(dagger_array_from_host(rt, &d, host, &a));
+    double *host, *got;
+    dagger_array_t *a = ar_40x36(rt, 0.25, &host, &got);
     for (int round = 0; round < 4; round++) {
-        memset(got, 0, 40 * 36 * sizeof(double));
-        AR_OK(dagger_array_collect(a, got));
-        for (int i = 0; i < 40 * 36; i++)
-            cr_assert_eq(got[i], host[i] + round, "round %d, element %d", round, i);
+        ar_collect_40x36(a, got, host, round);
         /* dagger_array_from_host's scatter was the array's first (small:
          * no table); this collect, its second, makes the table. */
         if (n > 1) {
@@ -115,13 +106,11 @@ Test(array_collect_pull, pulls_where_the_ranks_read_each_other)
              * eighth, docs/planner.md section 11). */
             dagger_region_stats_t s;
             for (int k = 0; k < 10; k++)
-                AR_OK(dagger_array_collect(a, got));
+                ar_collect_40x36(a, got, host, round);
             AR_OK(dagger_region_stats(rt, &s));
             cr_assert_eq(s.tasks_replayed, s.tasks, "a repeated pulling collect is not replayed "
                          "(%llu of %llu tasks)", (unsigned long long)s.tasks_replayed,
                          (unsigned long long)s.tasks);
-            for (int i = 0; i < 40 * 36; i++)
-                cr_assert_eq(got[i], host[i] + round, "replayed, element %d", i);
         }
         AR_OK(dagger_array_scalar(NULL, DAGGER_OP_ADD, a, a, 1.0));
     }
