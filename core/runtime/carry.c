@@ -54,8 +54,14 @@ size_t dg_carry_plan(dg_tasks_t *t)
     c->valid = 0;
     if (!c->alive || c->alive > DG_CARRY_MAX)
         return 0;
+    /* From the newest id down: what a region leaves alive is mostly what it
+     * made last (a reduction's root), and the scan stops when it has found
+     * them all. A freed id costs a miss in the futures' table, which probes
+     * to the end of its run of tombs (sequential ids sit side by side): 127
+     * of them from the oldest id up were about 84k instructions, a tenth of
+     * a 4-rank tiny tree's region on each rank. */
     size_t words = 0;
-    for (uint64_t id = c->first; id && id <= c->last && c->n < c->alive; id++) {
+    for (uint64_t id = c->last; id && id >= c->first && c->n < c->alive; id--) {
         int owner;
         size_t size;
         if (!dg_tasks_future_find(t, id, &owner, &size))
