@@ -33,15 +33,15 @@ void dg_plan_mem_cleanup(dg_plan_mem_t *m)
     memset(m, 0, sizeof(*m));
 }
 
+/* The class whose blocks hold size bytes (size at most the largest class's):
+ * the bit length of size - 1 past the smallest class's. One instruction for
+ * the loop it replaces (a 200-byte block went round four times, three times
+ * for each alloc and free). */
 static unsigned size_class(size_t size)
 {
-    unsigned c = 0;
-    size_t s = (size_t)1 << DG_PLAN_MEM_MIN_SHIFT;
-    while (s < size) {
-        s <<= 1;
-        c++;
-    }
-    return c;
+    if (size <= ((size_t)1 << DG_PLAN_MEM_MIN_SHIFT))
+        return 0;
+    return (unsigned)(64 - __builtin_clzll((unsigned long long)(size - 1))) - DG_PLAN_MEM_MIN_SHIFT;
 }
 
 /* zero: calloc, whose large blocks come zeroed from the system untouched. */
