@@ -1,6 +1,8 @@
 /* Layout and view validation, sub-view composition against brute force. */
 #include <criterion/criterion.h>
+#include <string.h>
 
+#include "core/plan/planner_internal.h"
 #include "core/plan/view.h"
 #include "tests/core/plan/plan_fixture.h"
 
@@ -34,6 +36,25 @@ Test(view, layout_checks)
     g = geom(3, 4, 5);
     cr_assert_eq(g.extent, 20);
     cr_assert_eq(g.strides[1], 4);
+}
+
+/* A future's geometry, written out for speed, is what the check makes of a
+ * one-dimensional byte array of its size. */
+Test(view, future_geometry_is_the_checked_one)
+{
+    static const uint32_t sizes[] = {0, 1, 3, 8, 64, 4096, 1u << 20, UINT32_MAX};
+    for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+        dg_plan_geom_t fast, want = {.dtype = DAGGER_U8, .ndims = 1, .dims = {sizes[i]}};
+        char why[256];
+        dg_plan_geom_check(&want, why, sizeof(why));
+        memset(&fast, 0xa5, sizeof(fast));
+        dg_plan_future_geom(sizes[i], &fast);
+        cr_assert(fast.dtype == want.dtype && fast.elsize == want.elsize &&
+                      fast.ndims == want.ndims && fast.extent == want.extent &&
+                      !memcmp(fast.dims, want.dims, sizeof(fast.dims)) &&
+                      !memcmp(fast.strides, want.strides, sizeof(fast.strides)),
+                  "a future of %u bytes", sizes[i]);
+    }
 }
 
 Test(view, view_checks)
