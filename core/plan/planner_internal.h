@@ -136,6 +136,10 @@ struct dg_plan {
     dg_plan_hctx_t hc;
     dg_plan_idmap_t chunks, codelets;
     uint64_t next_chunk, next_task, next_seq;
+    /* Deleted futures kept with their span and currency storage for the next
+     * future (chunks.c): a value-returning task makes one, on every rank. */
+    dg_plan_chunk_t *spare_futures;
+    uint32_t nspare_futures;
     /* The uniformity hash (dg_plan_hash) in two parts: shash over every
      * planning input but by-value bytes, vhash over those (a program's own
      * structs may carry padding that differs between ranks; only checking
