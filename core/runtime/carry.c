@@ -59,7 +59,7 @@ size_t dg_carry_plan(dg_tasks_t *t)
      * them all. A freed id costs a miss in the futures' table, which probes
      * to the end of its run of tombs (sequential ids sit side by side): 127
      * of them from the oldest id up were about 84k instructions, a tenth of
-     * a 4-rank tiny tree's region on each rank. */
+     * a tiny-tree region on one rank. */
     size_t words = 0;
     for (uint64_t id = c->last; id && id >= c->first && c->n < c->alive; id--) {
         int owner;
