@@ -6,8 +6,13 @@
  *   tools/dagger-run -n 2 bench_region_launch [results-file]   (2 threads per rank)
  *   DAGGER_NUM_THREADS=1 tools/dagger-run -n 4 bench_region_launch
  *
- * Each case: 10 warm-up rounds, then 7 timed rounds; the time of a round is
- * the slowest rank's (allreduce max); the median is reported. Dagger.jl's own
+ * Each case: 10 warm-up rounds, then 7 timed rounds (the seeds' protocol;
+ * BENCH_ROUNDS=n times n, up to 1000); the time of a round is the slowest
+ * rank's (allreduce max); the median is reported. BENCH_CASES=tiny,gather
+ * runs only the cases named (heavy, tiny, gather, buffers; default all), so
+ * that one case can be looked at alone, e.g. under callgrind:
+ *   BENCH_CASES=tiny BENCH_ROUNDS=300 valgrind --tool=callgrind bench_region_launch
+ * Dagger.jl's own
  * figures on its machine (2 ranks x 2 threads) are printed beside ours for
  * orientation only; they are not a same-machine reference. The same-run
  * reference is the serial cost of the leaves measured first.
@@ -32,6 +37,7 @@
 #define LEAVES 64
 #define ROUNDS_WARM 10
 #define ROUNDS 7
+#define ROUNDS_MAX 1000
 #define HEAVY_ITERS 200000
 
 static double heavy_work(uint64_t seed)
@@ -185,22 +191,39 @@ static double median(double *t, int n)
     return t[n / 2];
 }
 
-/* Median over ROUNDS of the slowest rank's time, in ms. Each round is
+/* Median over `rounds` of the slowest rank's time, in ms. Each round is
  * followed by one of an empty region (the region-end agreement of the
  * floor), so both see the same machine; *agree_ms gets its median. */
 static double measure(bench_t *b, dagger_status_t (*fn)(bench_t *, dagger_codelet_t),
-                      dagger_codelet_t arg, double *agree_ms)
+                      dagger_codelet_t arg, int rounds, double *agree_ms)
 {
-    double t[ROUNDS], e[ROUNDS];
-    for (int i = 0; i < ROUNDS_WARM + ROUNDS; i++) {
+    double t[ROUNDS_MAX], e[ROUNDS_MAX];
+    for (int i = 0; i < ROUNDS_WARM + rounds; i++) {
         double dt = one_round(b, fn, arg), de = one_round(b, case_empty, arg);
         if (i >= ROUNDS_WARM) {
             t[i - ROUNDS_WARM] = dt;
             e[i - ROUNDS_WARM] = de;
         }
     }
-    *agree_ms = median(e, ROUNDS);
-    return median(t, ROUNDS);
+    *agree_ms = median(e, rounds);
+    return median(t, rounds);
+}
+
+/* BENCH_CASES: whether the case `key` is to run (a comma-separated list;
+ * unset or empty: all). */
+static int case_selected(const char *key)
+{
+    const char *sel = getenv("BENCH_CASES");
+    if (!sel || !*sel)
+        return 1;
+    size_t n = strlen(key);
+    for (const char *p = sel; *p;) {
+        size_t len = strcspn(p, ",");
+        if (len == n && !strncmp(p, key, n))
+            return 1;
+        p += len + (p[len] == ',');
+    }
+    return 0;
 }
 
 static dagger_status_t case_heavy(bench_t *b, dagger_codelet_t u) { (void)u; return value_tree(b, b->heavy); }
@@ -259,43 +282,78 @@ int main(int argc, char **argv)
     }
     b.gathered = malloc(512 * 512 * sizeof(double));
 
-    /* The same-run reference: the leaves' serial compute time. */
-    double t0 = launch_floor_now();
-    double sink = 0;
-    for (int i = 0; i < LEAVES; i++)
-        sink += heavy_work((uint64_t)i);
-    double serial_ms = (launch_floor_now() - t0) * 1e3;
-    if (sink == 42.0) /* keeps the loop from being optimised away */
-        printf(" ");
-    dagger_allreduce(b.rt, &serial_ms, 1, DAGGER_F64, DAGGER_OP_MAX);
+    const char *sel = getenv("BENCH_CASES");
+    for (const char *p = sel ? sel : ""; *p;) { /* every name one of the cases' */
+        size_t len = strcspn(p, ",");
+        static const char *const keys[] = {"heavy", "tiny", "gather", "buffers"};
+        int known = 0;
+        for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++)
+            known |= strlen(keys[k]) == len && !strncmp(p, keys[k], len);
+        if (!known) {
+            if (dagger_rank(b.rt) == 0)
+                fprintf(stderr, "BENCH_CASES=%s: '%.*s' is none of heavy, tiny, gather, "
+                        "buffers\n", sel, (int)len, p);
+            dagger_finalize(b.rt);
+            return 2;
+        }
+        p += len + (p[len] == ',');
+    }
+    const char *rounds_env = getenv("BENCH_ROUNDS");
+    int rounds = rounds_env ? atoi(rounds_env) : ROUNDS;
+    if (rounds < 1 || rounds > ROUNDS_MAX) {
+        if (dagger_rank(b.rt) == 0)
+            fprintf(stderr, "BENCH_ROUNDS=%s: give 1 to %d timed rounds\n", rounds_env,
+                    ROUNDS_MAX);
+        dagger_finalize(b.rt);
+        return 2;
+    }
+
+    /* The same-run reference: the leaves' serial compute time (only when the
+     * compute-heavy tree runs). */
+    double serial_ms = 0;
+    if (case_selected("heavy")) {
+        double t0 = launch_floor_now();
+        double sink = 0;
+        for (int i = 0; i < LEAVES; i++)
+            sink += heavy_work((uint64_t)i);
+        serial_ms = (launch_floor_now() - t0) * 1e3;
+        if (sink == 42.0) /* keeps the loop from being optimised away */
+            printf(" ");
+        dagger_allreduce(b.rt, &serial_ms, 1, DAGGER_F64, DAGGER_OP_MAX);
+    }
 
     struct {
-        const char *name;
+        const char *key, *name;
         dagger_status_t (*fn)(bench_t *, dagger_codelet_t);
         double julia_ms, budget_ms;
         enum floor_kind floor;
     } cases[] = {
-        {"compute-heavy reduction tree (127 tasks)", case_heavy, 163.09, 0, FLOOR_NONE},
-        {"tiny-task reduction tree (127 tasks)", case_tiny, 14.96, 1.0, FLOOR_TREE},
-        {"512x512 tiled gather (64x64 tiles)", case_gather, 24.71, 2.0, FLOOR_GATHER},
-        {"buffer-only region (127 tasks)", case_buffers, 8.94, 0, FLOOR_TREE},
+        {"heavy", "compute-heavy reduction tree (127 tasks)", case_heavy, 163.09, 0, FLOOR_NONE},
+        {"tiny", "tiny-task reduction tree (127 tasks)", case_tiny, 14.96, 1.0, FLOOR_TREE},
+        {"gather", "512x512 tiled gather (64x64 tiles)", case_gather, 24.71, 2.0, FLOOR_GATHER},
+        {"buffers", "buffer-only region (127 tasks)", case_buffers, 8.94, 0, FLOOR_TREE},
     };
     const char *out = argc > 1 ? argv[1] : "/tmp/bench_region_launch.txt";
     FILE *f = dagger_rank(b.rt) == 0 ? fopen(out, "a") : NULL;
     int threads = dagger_num_threads(b.rt);
     if (dagger_rank(b.rt) == 0) {
-        printf("%d ranks x %d threads on %ld cores; serial compute of the 64 heavy leaves "
-               "(measured on every rank at once): %.1f ms\n", b.n, threads,
-               sysconf(_SC_NPROCESSORS_ONLN), serial_ms);
+        printf("%d ranks x %d threads on %ld cores, medians of %d rounds", b.n, threads,
+               sysconf(_SC_NPROCESSORS_ONLN), rounds);
+        if (case_selected("heavy"))
+            printf("; serial compute of the 64 heavy leaves (measured on every rank at once): "
+                   "%.1f ms", serial_ms);
+        printf("\n");
         printf("%-44s %10s %12s %10s\n", "case", "dagger ms", "Dagger.jl ms", "budget");
     }
     for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+        if (!case_selected(cases[c].key))
+            continue;
         /* The floor's parts are measured next to each case (the load drifts). */
         launch_floor_t fl = {0, 0};
         if (b.n > 1 && cases[c].floor != FLOOR_NONE)
             fl = launch_floor_measure(b.rt, launch_floor_now);
         double agree_ms;
-        double ms = measure(&b, cases[c].fn, b.sum, &agree_ms);
+        double ms = measure(&b, cases[c].fn, b.sum, rounds, &agree_ms);
         if (dagger_rank(b.rt) != 0)
             continue;
         char budget[32] = "-";
