@@ -33,7 +33,7 @@ dg_plan_chunk_t *dg_plan_chunk_again(dg_plan_t *p, uint64_t id, const char *fn)
  * a value tree costs no allocation: new and delete were about 1000 of such a
  * task's 3.4k instructions of planning, on every rank; with a kept chunk
  * 340. What it makes is what the general path below makes of the same
- * geometry (test_view.c compares the two). */
+ * geometry (test_chunks.c compares the two). */
 static dg_plan_chunk_t *future_from_spare(dg_plan_t *p, int32_t owner, uint32_t home_space,
                                           const dg_plan_geom_t *g)
 {
