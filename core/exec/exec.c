@@ -142,6 +142,13 @@ void dg_exec_quiet(dg_exec_t *ex)
         ex->dev.quiet(ex->dev.ctx);
 }
 
+void dg_exec_close_arrivals(dg_exec_t *ex)
+{
+    struct dg_xfer *xf = ex ? __atomic_load_n(&ex->xfer, __ATOMIC_ACQUIRE) : NULL;
+    if (xf)
+        dg_xfer_close(xf);
+}
+
 void dg_exec_destroy(dg_exec_t *ex)
 {
     if (!ex)

@@ -203,6 +203,10 @@ void dg_exec_destroy(dg_exec_t *ex);
 /* Before the actor kernel is destroyed (the executor goes after it): the
  * devices stop waking its workers (dg_exec_devices_t.quiet). */
 void dg_exec_quiet(dg_exec_t *ex);
+/* After the last op, before the memory-space actors stop: data from other
+ * ranks is dropped from then on (dg_xfer_close), for only a rank that
+ * diverged or has not yet seen a loss still sends. */
+void dg_exec_close_arrivals(dg_exec_t *ex);
 
 /* The planner's emit callback (ctx = the executor). */
 void dg_exec_emit(void *ctx, const dg_plan_op_t *op);

@@ -2,6 +2,7 @@
 #include "core/exec/xfer.h"
 
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -80,6 +81,8 @@ struct dg_xfer {
     dg_spares_t spare_rv;      /* recycled receive records (dg_rv_t) */
     dg_spares_t spare_send;    /* recycled send contexts (dg_send_ctx_t) */
     dg_staging_t staging;      /* packed sends' and receives' host blocks (staging.h) */
+    _Atomic int closed;        /* dg_xfer_close: arrivals are dropped from then on */
+    _Atomic int arriving;      /* on_data calls under way (dg_xfer_close waits them out) */
 };
 
 /* Every receive makes a record and frees it at the meeting, and every send
@@ -870,12 +873,11 @@ void dg_xfer_arrived(dg_xfer_t *xf, const dg_xfer_arrival_t *a)
     meet_finish(xf, &m);
 }
 
-/* Data channel handler (owner thread): checks that the message is a
- * dagger.mem.rewrap for this rank's memory-space actor and hands it over
+/* An arrival on the data channel (owner thread): checks that the message is
+ * a dagger.mem.rewrap for this rank's memory-space actor and hands it over
  * as that message; the actor's turn usually runs right here. */
-static int on_data(void *ctx, const dg_tx_msg_t *msg)
+static int deliver(dg_xfer_t *xf, const dg_tx_msg_t *msg)
 {
-    dg_xfer_t *xf = ctx;
     if (DG_UNLIKELY(dg_tx_recvs_doomed(xf->tx)) && dg_tx_lost_rank(xf->tx) < 0) {
         /* Diverged: whatever comes was planned by a rank whose plan is not
          * this one's (fail_waiting_recvs). Its sender completes. */
@@ -924,6 +926,35 @@ static int on_data(void *ctx, const dg_tx_msg_t *msg)
         return 0;
     }
     return msg->rndv && !settled ? DG_TX_KEEP : 0;
+}
+
+/* Data channel handler (owner thread). Once the layer is closed
+ * (dg_xfer_close) an arrival is dropped, its sender completes: the
+ * memory-space actors it would go to are stopping, or gone. */
+static int on_data(void *ctx, const dg_tx_msg_t *msg)
+{
+    dg_xfer_t *xf = ctx;
+    atomic_fetch_add_explicit(&xf->arriving, 1, memory_order_seq_cst);
+    int rc = 0;
+    if (DG_UNLIKELY(atomic_load_explicit(&xf->closed, memory_order_seq_cst))) {
+        dg_log(DG_LOG_DEBUG, "dropped a data message from rank %d: this rank is finalizing",
+               msg->src);
+        if (msg->rndv)
+            dg_tx_drop(xf->tx, msg->rndv);
+    } else {
+        rc = deliver(xf, msg);
+    }
+    atomic_fetch_sub_explicit(&xf->arriving, 1, memory_order_release);
+    return rc;
+}
+
+void dg_xfer_close(dg_xfer_t *xf)
+{
+    /* Sequentially consistent on both sides: either on_data sees closed,
+     * or this sees its arriving count and waits for the call to end. */
+    atomic_store_explicit(&xf->closed, 1, memory_order_seq_cst);
+    while (atomic_load_explicit(&xf->arriving, memory_order_seq_cst))
+        sched_yield();
 }
 
 /* Why receives can no longer complete, in the detail: a rank was lost (the

@@ -18,6 +18,11 @@ typedef struct dg_xfer dg_xfer_t;
 /* Registers the data channel handler (every rank, before any transfer). */
 dagger_status_t dg_xfer_create(dg_exec_t *ex, struct dg_tx *tx, dg_xfer_t **out);
 void dg_xfer_destroy(dg_xfer_t *xf);
+/* From now on data that arrives is dropped (its sender completes) instead
+ * of going to a memory-space actor; returns once no arrival is being
+ * handed over. Any thread: dagger_finalize closes it before the actors
+ * stop, as a rank that diverged or has not seen a loss may still send. */
+void dg_xfer_close(dg_xfer_t *xf);
 
 /* Where a transfer from another rank's memory-space actor landed, as the
  * dagger.mem.rewrap handler sees it: the header, and the children as eager

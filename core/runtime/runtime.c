@@ -86,9 +86,10 @@ static dagger_status_t teardown(dagger_runtime_t *rt)
         dg_tx_actors_detach(rt->txa);
         rt->txa = NULL;
     }
-    /* The executor's transfers go with the actors below: data that still
-     * comes (from a rank that diverged, or has not seen a loss yet) is
-     * dropped rather than posted to a memory-space actor that is gone. */
+    /* Data that still comes (from a rank that diverged, or has not seen a
+     * loss yet) has been dropped by the executor's transfer layer since
+     * dg_tasks_drain (the memory-space actors stopped and were freed after
+     * it); from here on the channel drops it, as the layer goes below. */
     if (rt->tx && rt->tasks)
         dg_tx_close_channel(rt->tx, DG_TX_CH_DATA);
     if (rt->actors)

@@ -175,8 +175,13 @@ void dg_tasks_drain(dg_tasks_t *t)
         return;
     if (t->region)
         dagger_region_end(t->region);
-    if (t->exec)
+    if (t->exec) {
         dg_exec_wait_all(t->exec);
+        /* Data still coming (from a rank that diverged, or has not seen a
+         * loss yet) is dropped from here on: the memory-space actors it
+         * would go to are stopped and freed next (dagger_finalize). */
+        dg_exec_close_arrivals(t->exec);
+    }
     dg_planner_unbind(t); /* before the actors stop: a bound actor cannot be joined */
 }
 

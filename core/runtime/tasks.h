@@ -70,7 +70,8 @@ struct dagger_region {
 /* Collective: exchanges processor inventories, creates planner and executor. */
 dagger_status_t dg_tasks_create(dagger_runtime_t *rt, struct dg_act_system *actors,
                                 struct dg_tx *tx, dg_tasks_t **out);
-/* Ends an open region and waits for every op (the workers must run). */
+/* Ends an open region, waits for every op (the workers must run) and
+ * closes the executor to data from other ranks (dg_exec_close_arrivals). */
 void dg_tasks_drain(dg_tasks_t *t);
 /* Before the actor kernel goes: nothing of the task runtime wakes its
  * workers from other threads any more (the devices' streams). */
