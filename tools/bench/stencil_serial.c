@@ -1,6 +1,7 @@
 /* The serial reference of bench_stencil_sweep: the interior as one unrolled
  * loop, the edges with wrapped indices (what a C programmer would write).
- * Built twice under two names (DG_SERIAL_SWEEP; stencil_serial.h). */
+ * Built twice under two names (DG_SERIAL_SWEEP, DG_SERIAL_SWEEP_ROWS;
+ * stencil_serial.h). */
 #include "tools/bench/stencil_serial.h"
 
 /* "vec" also gets the runtime kernel's instruction-set clones
@@ -21,9 +22,9 @@ static double wrap_sum(const double *x, long n, long i, long j)
     return acc;
 }
 
-static DG_SERIAL_ATTR void sweep(const double *x, double *y, long n)
+static DG_SERIAL_ATTR void sweep(const double *x, double *y, long n, long j0, long j1)
 {
-    for (long j = 0; j < n; j++) {
+    for (long j = j0; j < j1; j++) {
         y[j * n] = wrap_sum(x, n, 0, j);
         y[n - 1 + j * n] = wrap_sum(x, n, n - 1, j);
         if (j == 0 || j == n - 1) {
@@ -44,5 +45,10 @@ static DG_SERIAL_ATTR void sweep(const double *x, double *y, long n)
  * 14 does not). */
 void DG_SERIAL_SWEEP(const double *x, double *y, long n)
 {
-    sweep(x, y, n);
+    sweep(x, y, n, 0, n);
+}
+
+void DG_SERIAL_SWEEP_ROWS(const double *x, double *y, long n, long j0, long j1)
+{
+    sweep(x, y, n, j0, j1);
 }

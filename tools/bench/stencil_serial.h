@@ -9,5 +9,9 @@
 /* y = the 3 x 3 neighbour sum of x with wrapped edges, x and y n x n. */
 void dg_bench_serial_sweep_plain(const double *x, double *y, long n);
 void dg_bench_serial_sweep_vec(const double *x, double *y, long n);
+/* The same for the lines j0 .. j1 - 1 of y only (the "par" variant splits
+ * the lines between plain threads). */
+void dg_bench_serial_sweep_rows_plain(const double *x, double *y, long n, long j0, long j1);
+void dg_bench_serial_sweep_rows_vec(const double *x, double *y, long n, long j0, long j1);
 
 #endif
