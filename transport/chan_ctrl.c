@@ -89,13 +89,16 @@ static int on_hello(void *ctx, const dg_tx_msg_t *msg)
     return 0;
 }
 
-/* The hello carries this rank's record when that goes eagerly (on_hello
- * keeps only an eager payload; records are a few hundred bytes). */
+/* The hello carries this rank's record, eagerly whatever DAGGER_EAGER_LIMIT
+ * says (on_hello keeps only an eager payload, and the rank that needs the
+ * record cannot pull it; records are a few hundred bytes). With the record
+ * left out of hellos above a small limit, a rank whose PMIx Gets went
+ * unanswered waited for records that never came (transport_mr_boot with
+ * DAGGER_EAGER_LIMIT=64, 2026-12-07). */
 static dagger_status_t say_hello(dg_tx_t *tx, int r, const unsigned char *me)
 {
-    int carry = tx->my_record && tx->my_record_len <= tx->eager_limit;
-    return dg_tx_send(tx, r, DG_TX_CH_CTRL, me, DG_TX_HELLO_LEN, carry ? tx->my_record : NULL,
-                      carry ? tx->my_record_len : 0, 0, NULL, NULL);
+    return dg_tx_send(tx, r, DG_TX_CH_CTRL, me, DG_TX_HELLO_LEN, tx->my_record,
+                      tx->my_record ? tx->my_record_len : 0, DG_TX_EAGER, NULL, NULL);
 }
 
 /* Rank r's record again; on a fresh one, a new endpoint and a new hello. */

@@ -67,7 +67,9 @@ typedef int (*dg_tx_handler_fn)(void *ctx, const dg_tx_msg_t *msg);
 typedef void (*dg_tx_done_fn)(void *arg, dagger_status_t status);
 
 /* dg_tx_send flags. */
-#define DG_TX_COPY 1u /* copy the payload now: the caller may reuse it at once */
+#define DG_TX_COPY 1u  /* copy the payload now: the caller may reuse it at once */
+#define DG_TX_EAGER 2u /* send the payload eagerly whatever its size (DAGGER_EAGER_LIMIT
+                          aside): for a receiver that cannot pull yet (a hello at start-up) */
 
 typedef struct dg_tx_params {
     dg_boot_t *boot;            /* required: identity, start-up exchange, launcher events */
@@ -122,7 +124,8 @@ dagger_status_t dg_tx_close_channel(dg_tx_t *tx, unsigned channel);
 
 /* Sends hdr (hdr_len <= DG_TX_MAX_HDR, copied) and payload to rank dest on
  * channel. Payloads up to DAGGER_EAGER_LIMIT go eagerly, larger ones by
- * rendezvous (the receiver pulls them into its buffer). Without DG_TX_COPY
+ * rendezvous (the receiver pulls them into its buffer) unless DG_TX_EAGER
+ * says otherwise. Without DG_TX_COPY
  * the payload must stay valid until done runs. done may be NULL. Messages
  * from one sender to one receiver on one channel arrive in send order. */
 dagger_status_t dg_tx_send(dg_tx_t *tx, int dest, unsigned channel, const void *hdr,

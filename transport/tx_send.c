@@ -65,7 +65,7 @@ dagger_status_t dg_tx_send(dg_tx_t *tx, int dest, unsigned channel, const void *
     op->hdr_len = DG_WIRE_FRAME_LEN + hdr_len;
     op->channel = channel;
     op->len = len;
-    op->large = len > tx->eager_limit;
+    op->large = len > tx->eager_limit && !(flags & DG_TX_EAGER);
     op->buf = payload;
     if (copied) {
         memcpy(op->hdr + op->hdr_len, payload, len);

@@ -253,8 +253,9 @@ Test(boot, a_lost_answer_is_asked_again, .timeout = 45)
  * too (bootstrap_get.c), so only another source helps. The others read its
  * record, wire up to it and say hello with their own records; it takes
  * theirs from the hellos, and the transport starts on every rank. Then an
- * allgather over the transport shows every pair can talk. */
-Test(boot, a_rank_left_unanswered_starts_from_hellos, .timeout = 60)
+ * allgather over the transport shows every pair can talk. eager_limit: the
+ * transport's DAGGER_EAGER_LIMIT (0: the setting as it is). */
+static void unanswered_rank_starts(size_t eager_limit)
 {
     dgt_env_t *e = &dgt_env;
     boot_unless_singleton(e);
@@ -262,7 +263,12 @@ Test(boot, a_rank_left_unanswered_starts_from_hellos, .timeout = 60)
     unsigned long before = dg_boot_abandoned_gets();
     if (e->rank == deaf && e->size > 1)
         dg_boot_inject_lost_get(-1, 0.3);
-    dgt_connect(e, NULL, NULL);
+    dg_config_t cfg;
+    DGT_OK(dg_config_load(&cfg, NULL));
+    if (eager_limit)
+        cfg.eager_limit = eager_limit;
+    dg_tx_params_t p = {.cfg = &cfg};
+    dgt_connect(e, NULL, &p);
     dg_boot_inject_lost_get(0, 0);
     if (e->rank == deaf && e->size > 1)
         cr_assert_geq(dg_boot_abandoned_gets() - before, (unsigned long)(e->size - 1),
@@ -276,6 +282,19 @@ Test(boot, a_rank_left_unanswered_starts_from_hellos, .timeout = 60)
         cr_assert_eq(((const int *)all)[r], 300 + r, "rank %d's value on rank %d", r, e->rank);
     free(all);
     dgt_down(e);
+}
+
+Test(boot, a_rank_left_unanswered_starts_from_hellos, .timeout = 60)
+{
+    unanswered_rank_starts(0);
+}
+
+/* The hellos carry the records eagerly whatever the eager limit: with the
+ * records left out above a 64-byte limit, the unanswered rank waited for
+ * ever (the handshake's 120 s). */
+Test(boot, a_rank_left_unanswered_starts_under_a_small_eager_limit, .timeout = 60)
+{
+    unanswered_rank_starts(64);
 }
 
 /* A server that answers nothing any more (two ranks of a soak run waited
