@@ -127,10 +127,25 @@ dagger_status_t dg_tx_close_channel(dg_tx_t *tx, unsigned channel);
  * rendezvous (the receiver pulls them into its buffer) unless DG_TX_EAGER
  * says otherwise. Without DG_TX_COPY
  * the payload must stay valid until done runs. done may be NULL. Messages
- * from one sender to one receiver on one channel arrive in send order. */
+ * from one sender to one receiver on one channel arrive in send order
+ * (except ordered ones, below). */
 dagger_status_t dg_tx_send(dg_tx_t *tx, int dest, unsigned channel, const void *hdr,
                            size_t hdr_len, const void *payload, size_t len, unsigned flags,
                            dg_tx_done_fn done, void *arg);
+
+/* dg_tx_send with the send's place in a plan that sender and receiver
+ * share (order > 0; the executor passes the transfer's tag), for sends
+ * whose completion may wait on the receiver (a rendezvous pulled only once
+ * the receive is planned). Past the per-peer bounds such a send still
+ * starts when a send to the same peer with a higher order is in flight,
+ * overtaking what waits in the queue: else the one in flight, waiting for
+ * a receive the peer plans after this one's, and this one, held back by
+ * it, wait for each other (docs/transport.md, "Flow control"). Ordered
+ * sends of one order keep their send order; across orders, none. */
+dagger_status_t dg_tx_send_ordered(dg_tx_t *tx, int dest, unsigned channel, const void *hdr,
+                                   size_t hdr_len, const void *payload, size_t len,
+                                   unsigned flags, uint64_t order, dg_tx_done_fn done,
+                                   void *arg);
 
 /* The owner's fast path for a small message: sends it now and returns 1
  * when UCX completed it at once (the payload may be reused or freed right
@@ -204,6 +219,7 @@ int dg_tx_recvs_doomed(const dg_tx_t *tx);
 /* Counters for tests and benchmarks. */
 typedef struct dg_tx_stats {
     uint64_t sends, recvs, queued;   /* sends started, messages handled, sends that waited */
+    uint64_t overtook;               /* ordered sends started past the bound (tx_ops.c) */
     int max_inflight;                /* most operations in flight to one peer at once */
 } dg_tx_stats_t;
 void dg_tx_get_stats(const dg_tx_t *tx, dg_tx_stats_t *out);

@@ -30,6 +30,8 @@ typedef struct dg_tx_op {
     unsigned channel;
     int large;                  /* counts against DG_TX_LARGE_INFLIGHT */
     int posted;                 /* counts against the peer's in-flight bound */
+    uint64_t order;             /* a send's place in the plan (0: none; dg_tx_send_ordered) */
+    struct dg_tx_op *fprev, *fnext; /* the peer's posted ordered sends (owner) */
     dagger_status_t status;
     const void *buf;            /* payload, or the receive buffer */
     size_t len;
@@ -61,6 +63,9 @@ typedef struct dg_tx_peer {
     int inflight;               /* posted operations not yet complete */
     int large_inflight;         /* of which large ones */
     dg_tx_queue_t pending;      /* operations waiting for room, in order */
+    dg_tx_op_t *flying;         /* posted sends with an order (fprev/fnext) */
+    uint64_t order_hi;          /* the highest order among them (0: none) */
+    int rescan;                 /* pending may hold a send that can overtake now */
     const char *hostname;       /* points into the start-up exchange */
     const void *inventory;
     size_t inventory_len;

@@ -1,6 +1,6 @@
 /* Operation life cycle: creation, hand-over to the owner (outbox), flow
  * control per peer (bounded in-flight operations, the rest queued in
- * order), completion and done callbacks. */
+ * order, ordered sends overtaking), completion and done callbacks. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -80,6 +80,46 @@ static int has_room(const dg_tx_t *tx, const dg_tx_peer_t *p, const dg_tx_op_t *
     return !op->large || p->large_inflight < DG_TX_LARGE_INFLIGHT;
 }
 
+/* Whether op, an ordered send, may start past the bounds: a send to the
+ * same peer planned after it is in flight, and may be waiting for a
+ * receive its peer plans only once this one has arrived. (A send planned
+ * before it completes without this one: the peer planned its receive
+ * earlier.) So the one with the lowest order always starts, and the plan's
+ * earliest unfinished op, on whichever rank, always gets its data. */
+static int may_overtake(const dg_tx_peer_t *p, const dg_tx_op_t *op)
+{
+    return op->order && op->order < p->order_hi;
+}
+
+static void fly(dg_tx_peer_t *p, dg_tx_op_t *op)
+{
+    op->fprev = NULL;
+    op->fnext = p->flying;
+    if (p->flying)
+        p->flying->fprev = op;
+    p->flying = op;
+    if (op->order > p->order_hi) {
+        p->order_hi = op->order;
+        p->rescan = p->pending.head != NULL; /* more queued sends may overtake now */
+    }
+}
+
+static void land(dg_tx_peer_t *p, dg_tx_op_t *op)
+{
+    if (op->fprev)
+        op->fprev->fnext = op->fnext;
+    else
+        p->flying = op->fnext;
+    if (op->fnext)
+        op->fnext->fprev = op->fprev;
+    if (op->order == p->order_hi) { /* the next highest: the list is short (the bounds) */
+        p->order_hi = 0;
+        for (const dg_tx_op_t *o = p->flying; o; o = o->fnext)
+            if (o->order > p->order_hi)
+                p->order_hi = o->order;
+    }
+}
+
 static void start(dg_tx_t *tx, dg_tx_op_t *op)
 {
     dg_tx_peer_t *p = &tx->peers[op->peer];
@@ -90,6 +130,8 @@ static void start(dg_tx_t *tx, dg_tx_op_t *op)
     op->posted = 1;
     p->inflight++;
     p->large_inflight += op->large;
+    if (op->order)
+        fly(p, op);
     if (p->inflight > tx->stats.max_inflight)
         tx->stats.max_inflight = p->inflight;
     dg_tx_post(tx, op);
@@ -103,6 +145,13 @@ void dg_tx_start_or_queue(dg_tx_t *tx, dg_tx_op_t *op)
     }
     dg_tx_peer_t *p = &tx->peers[op->peer];
     if (p->pending.head || !has_room(tx, p, op)) {
+        if (!p->pending.head && may_overtake(p, op)) {
+            tx->stats.overtook++;
+            start(tx, op);
+            return;
+        }
+        /* Behind others: start_queued takes it past them, in queue order. */
+        p->rescan |= may_overtake(p, op);
         dg_tx_queue_push(&p->pending, op);
         tx->stats.queued++;
         tx->queued_ops++;
@@ -161,8 +210,41 @@ void dg_tx_op_finished(dg_tx_op_t *op, dagger_status_t status)
         p->inflight--;
         p->large_inflight -= op->large;
         op->posted = 0;
+        if (op->order)
+            land(p, op);
     }
     dg_tx_queue_push(&tx->completed, op);
+}
+
+/* Starts the queued sends of p that may overtake (may_overtake), in
+ * queue order; those left keep theirs. Starting one does not raise
+ * order_hi (its order is lower), so one pass finds them all. */
+static int overtake_queued(dg_tx_t *tx, dg_tx_peer_t *p)
+{
+    int n = 0;
+    dg_tx_op_t *prev = NULL, *op = p->pending.head;
+    p->rescan = 0;
+    while (op) {
+        dg_tx_op_t *next = op->next;
+        if (!may_overtake(p, op)) {
+            prev = op;
+            op = next;
+            continue;
+        }
+        if (prev)
+            prev->next = next;
+        else
+            p->pending.head = next;
+        if (p->pending.tail == op)
+            p->pending.tail = prev;
+        op->next = NULL;
+        tx->queued_ops--;
+        tx->stats.overtook++;
+        start(tx, op);
+        n++;
+        op = next;
+    }
+    return n;
 }
 
 /* Starts queued operations of every peer that has room again. */
@@ -176,6 +258,8 @@ static int start_queued(dg_tx_t *tx)
             tx->queued_ops--;
             n++;
         }
+        if (p->rescan && p->pending.head)
+            n += overtake_queued(tx, p);
     }
     return n;
 }

@@ -43,6 +43,15 @@ dagger_status_t dg_tx_send(dg_tx_t *tx, int dest, unsigned channel, const void *
                            size_t hdr_len, const void *payload, size_t len, unsigned flags,
                            dg_tx_done_fn done, void *arg)
 {
+    return dg_tx_send_ordered(tx, dest, channel, hdr, hdr_len, payload, len, flags, 0, done,
+                              arg);
+}
+
+dagger_status_t dg_tx_send_ordered(dg_tx_t *tx, int dest, unsigned channel, const void *hdr,
+                                   size_t hdr_len, const void *payload, size_t len,
+                                   unsigned flags, uint64_t order, dg_tx_done_fn done,
+                                   void *arg)
+{
     DG_CHECK_ARG(tx && dest >= 0 && dest < tx->size,
                  "dg_tx_send: NULL transport or destination rank %d outside 0..%d", dest,
                  tx ? tx->size - 1 : -1);
@@ -66,6 +75,7 @@ dagger_status_t dg_tx_send(dg_tx_t *tx, int dest, unsigned channel, const void *
     op->channel = channel;
     op->len = len;
     op->large = len > tx->eager_limit && !(flags & DG_TX_EAGER);
+    op->order = order;
     op->buf = payload;
     if (copied) {
         memcpy(op->hdr + op->hdr_len, payload, len);

@@ -202,10 +202,14 @@ static void send_done(void *arg, dagger_status_t st)
 /* A data-channel message: the message header of a dagger.mem.rewrap or
  * dagger.mem.piece from this rank's memory-space actor to the peer's (the
  * same id on every rank: each spawns it first), then body (the move_rewrap
- * header or the piece's), then the payload (eager or by rendezvous). */
-static dagger_status_t send_data(dg_xfer_t *xf, int peer, uint32_t type, const void *body,
-                                 size_t body_len, const void *payload, size_t len,
-                                 dg_tx_done_fn done, void *arg)
+ * header or the piece's), then the payload (eager or by rendezvous). Its
+ * transfer's tag is its order (dg_tx_send_ordered): tags grow in the plan's
+ * order, the same on both ranks, so a rendezvous that waits for its receive
+ * to be planned cannot hold back, at the flow-control bound, the send of
+ * data that an earlier op on the receiver waits for. */
+static dagger_status_t send_data(dg_xfer_t *xf, int peer, uint64_t tag, uint32_t type,
+                                 const void *body, size_t body_len, const void *payload,
+                                 size_t len, dg_tx_done_fn done, void *arg)
 {
     unsigned char hdr[sizeof(dg_msg_hdr_t) + DG_REWRAP_HDR_LEN];
     dagger_actor_addr_t self = xf->ex->space_actor[0];
@@ -213,8 +217,8 @@ static dagger_status_t send_data(dg_xfer_t *xf, int peer, uint32_t type, const v
                        .size = (uint32_t)body_len};
     memcpy(hdr, &mh, sizeof(mh));
     memcpy(hdr + sizeof(mh), body, body_len);
-    return dg_tx_send(xf->tx, peer, DG_TX_CH_DATA, hdr, sizeof(mh) + body_len, payload, len, 0,
-                      done, arg);
+    return dg_tx_send_ordered(xf->tx, peer, DG_TX_CH_DATA, hdr, sizeof(mh) + body_len, payload,
+                              len, 0, tag, done, arg);
 }
 
 /* op's move_rewrap message: the header (pieces: how many piece messages
@@ -230,7 +234,8 @@ static dagger_status_t send_rewrap(dg_xfer_t *xf, const dg_xop_t *op, uint32_t p
     h.piece = piece;
     unsigned char body[DG_REWRAP_HDR_LEN];
     dg_rewrap_encode(&h, body);
-    return send_data(xf, x->peer, xf->ex->msg.rewrap, body, sizeof(body), payload, len, done, arg);
+    return send_data(xf, x->peer, x->tag, xf->ex->msg.rewrap, body, sizeof(body), payload, len,
+                     done, arg);
 }
 
 void dg_xfer_send(dg_xfer_t *xf, dg_xop_t *op)
@@ -297,8 +302,8 @@ void dg_xfer_send_piece(dg_xfer_t *xf, const dg_xop_t *op, const dg_rewrap_piece
 {
     unsigned char body[DG_REWRAP_PIECE_LEN];
     dg_rewrap_piece_encode(p, body);
-    dagger_status_t st = send_data(xf, op->u.xfer.peer, xf->ex->msg.piece, body, sizeof(body),
-                                   buf, p->bytes, done, arg);
+    dagger_status_t st = send_data(xf, op->u.xfer.peer, op->u.xfer.tag, xf->ex->msg.piece, body,
+                                   sizeof(body), buf, p->bytes, done, arg);
     if (st != DAGGER_OK)
         done(arg, st);
 }
