@@ -46,8 +46,11 @@ int dg_coll_on_msg(void *ctx, const dg_tx_msg_t *msg)
         dg_tx_drop(c->tx, msg->rndv);
         return 0;
     }
-    if (m->hdr.phase == DG_COLL_NOTE) { /* not a part: never taken */
-        dg_coll_foresee_note(c, msg->src, msg->data, msg->data ? msg->len : 0);
+    if (m->hdr.phase >= DG_COLL_NOTE) { /* not a part: never taken */
+        if (m->hdr.phase == DG_COLL_NOTE)
+            dg_coll_foresee_note(c, msg->src, msg->data, msg->data ? msg->len : 0);
+        else
+            dg_coll_probe_on_msg(c, msg->src, &m->hdr);
         free(m);
         free(data);
         dg_tx_drop(c->tx, msg->rndv);

@@ -36,6 +36,21 @@ void dg_tx_note_region(dg_tx_t *tx, uint64_t region);
  * of after the wait (which may never end). _none: the wait is over. */
 void dg_coll_expect(dg_tx_t *tx, size_t count, dagger_dtype_t type, dagger_op_t op, uint64_t plan);
 void dg_coll_expect_none(dg_tx_t *tx);
+/* Marks the divergence (why: how it was found), says so and tells every
+ * other rank, as the foresight does when it proves one. Any thread. */
+void dg_tx_diverge(dg_tx_t *tx, const char *why);
+
+/* Asking a peer what it sent (coll_probe.c). The runtime sets both hooks:
+ * sent gives how many data messages this rank sent peer so far (answered
+ * only while this rank waits in a region end's agreement); answer receives
+ * a peer's count for the asker's current region (owner thread). */
+typedef uint64_t (*dg_tx_probe_sent_fn)(void *ctx, int peer);
+typedef void (*dg_tx_probe_answer_fn)(void *ctx, int peer, uint64_t sent);
+void dg_tx_set_probe(dg_tx_t *tx, dg_tx_probe_sent_fn sent, dg_tx_probe_answer_fn answer,
+                     void *ctx);
+/* Asks peer, when it waits at the end of this rank's current region, for its
+ * count. Any thread. */
+dagger_status_t dg_tx_probe(dg_tx_t *tx, int peer);
 dagger_status_t dg_coll_bcast(dg_tx_t *tx, void *buf, size_t len, int root);
 dagger_status_t dg_coll_allgather(dg_tx_t *tx, const void *mine, size_t len, void **all,
                                   size_t *lens);

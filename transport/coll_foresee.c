@@ -102,6 +102,12 @@ static void check(dg_coll_t *c, const dg_coll_msg_t *only)
         diverge(tx, why, 1);
 }
 
+void dg_tx_diverge(dg_tx_t *tx, const char *why)
+{
+    if (tx && !dg_tx_recvs_doomed(tx))
+        diverge(tx, why, 1);
+}
+
 void dg_coll_foresee_note(dg_coll_t *c, int src, const void *text, size_t len)
 {
     char why[768];

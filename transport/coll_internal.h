@@ -49,6 +49,8 @@ void dg_coll_msg_free(dg_coll_msg_t *m);
 void dg_coll_foresee_msg(dg_coll_t *c, const dg_coll_msg_t *m);
 /* A NOTE from src: it found the programs diverged, saying how in text. */
 void dg_coll_foresee_note(dg_coll_t *c, int src, const void *text, size_t len);
+/* coll_probe.c: a PROBE or ANSWER from src (owner thread). */
+void dg_coll_probe_on_msg(dg_coll_t *c, int src, const dg_coll_hdr_t *h);
 /* coll.c: whether two calls match; what s calls, in words, with the
  * details in which it differs from other (NULL: none but its own). */
 int dg_coll_same_sig(const dg_coll_sig_t *a, const dg_coll_sig_t *b);

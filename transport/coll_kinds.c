@@ -140,6 +140,8 @@ dagger_status_t dg_coll_allreduce_plan(dg_tx_t *tx, void *buf, size_t count, dag
                                        dagger_op_t op, uint64_t plan)
 {
     DG_CHECK_ARG(tx, "dagger_allreduce: NULL transport");
+    if (plan) /* a region's end: every op of the region finished (coll_probe.c) */
+        atomic_store(&tx->agreeing, atomic_load(&tx->regions));
     dg_coll_call_t call;
     dg_coll_call_init(&call, tx, &(dg_coll_sig_t){.kind = DG_COLL_ALLREDUCE, .op = (uint8_t)op,
                                                   .type = (uint8_t)type, .size = count,

@@ -37,7 +37,7 @@ int dg_coll_hdr_decode(const void *buf, size_t len, dg_coll_hdr_t *h)
     h->sig.size = dg_wire_get_u64(&c);
     h->sig.regions = dg_wire_get_u64(&c);
     h->sig.plan = dg_wire_get_u64(&c);
-    return c.bad || c.left || h->phase > DG_COLL_NOTE ? -1 : 0;
+    return c.bad || c.left || h->phase > DG_COLL_ANSWER ? -1 : 0;
 }
 
 dagger_status_t dg_coll_unpack_gathered(const void *bytes, size_t len, int nranks, void **all,

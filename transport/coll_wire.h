@@ -20,6 +20,11 @@ enum { DG_COLL_UP = 0, DG_COLL_DOWN = 1, DG_COLL_FLAT = 2 };
 /* Not a collective's part: a rank found the programs diverged (the payload
  * says how) and tells every other rank (coll_foresee.c). */
 #define DG_COLL_NOTE 3
+/* Not a collective's part either: a rank whose wait for a peer's data does
+ * not end asks the peer what it sent, and the peer answers (coll_probe.c).
+ * seq: the asker's region count; an answer's sig.size: the count. */
+#define DG_COLL_PROBE 4
+#define DG_COLL_ANSWER 5
 
 /* A barrier's op: dagger_finalize's. */
 #define DG_COLL_OP_FINAL 1

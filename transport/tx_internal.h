@@ -137,6 +137,11 @@ struct dg_tx {
     double lost_grace_s;
     struct dg_tx_liveness *liveness;
     _Atomic(uint64_t) regions;  /* regions this rank began (coll_foresee.c) */
+    _Atomic(uint64_t) agreeing; /* regions begun when it last called dg_coll_allreduce_plan:
+                                   equal to regions while in a region end's agreement */
+    uint64_t (*probe_sent)(void *ctx, int peer); /* coll_probe.c (dg_tx_set_probe) */
+    void (*probe_answer)(void *ctx, int peer, uint64_t sent);
+    void *probe_ctx;
     _Atomic(int) diverged;      /* the ranks' programs diverged (dg_tx_mark_diverged) */
     _Atomic(int) diverged_ready; /* diverged_why is complete */
     char diverged_why[768];

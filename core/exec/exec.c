@@ -353,11 +353,18 @@ static void spin_briefly(dg_exec_t *ex, int (*cond)(dg_exec_t *, const void *), 
     while (!cond(ex, arg) && !dg_readyq_busy(&ex->shared) && dg_now_ns() - t0 < DG_WAIT_SPIN_NS);
 }
 
+/* How long a wait goes before it asks the ranks its receives wait for
+ * whether they will still send (dg_xfer_probe_stuck), and again after as
+ * long while it lasts. A correct run's waits that last this long cost one
+ * small message per such rank; nothing is decided by the clock. */
+#define DG_PROBE_AFTER_NS 1000000000ull
+
 /* Waits until cond(ex, arg) holds, checking for hangs. */
 static dagger_status_t wait_until(dg_exec_t *ex, int (*cond)(dg_exec_t *, const void *),
                                   const void *arg)
 {
     int spun = 0;
+    uint64_t probe_at = 0;
     while (!cond(ex, arg)) {
         /* The waiting thread is a processor too: with one core per rank it
          * would otherwise sit on that core while ready tasks wait for the
@@ -376,6 +383,15 @@ static dagger_status_t wait_until(dg_exec_t *ex, int (*cond)(dg_exec_t *, const 
             spun = 1;
             spin_briefly(ex, cond, arg);
             continue;
+        }
+        if (ex->xfer) {
+            uint64_t now = dg_now_ns();
+            if (!probe_at) {
+                probe_at = now + DG_PROBE_AFTER_NS;
+            } else if (now >= probe_at) {
+                dg_xfer_probe_stuck(ex->xfer);
+                probe_at = now + DG_PROBE_AFTER_NS;
+            }
         }
         pthread_mutex_lock(&ex->wait_lock);
         ex->wait_fn = cond;

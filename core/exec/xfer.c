@@ -18,6 +18,7 @@
 #include "core/base/status_internal.h"
 #include "core/trace/trace.h"
 #include "core/exec/exec_trace.h"
+#include "transport/coll.h"
 #include "transport/tx.h"
 
 /* A transfer in pieces whose RECV and header have met: where its pieces
@@ -83,6 +84,10 @@ struct dg_xfer {
     dg_staging_t staging;      /* packed sends' and receives' host blocks (staging.h) */
     _Atomic int closed;        /* dg_xfer_close: arrivals are dropped from then on */
     _Atomic int arriving;      /* on_data calls under way (dg_xfer_close waits them out) */
+    /* Per rank, for the probe (transport/coll_probe.c): transfers sent to it
+     * (their move_rewrap headers; any thread) and arrived from it (lock). */
+    _Atomic uint64_t *sent;
+    uint64_t *arrived;
 };
 
 /* Every receive makes a record and frees it at the meeting, and every send
@@ -234,6 +239,8 @@ static dagger_status_t send_rewrap(dg_xfer_t *xf, const dg_xop_t *op, uint32_t p
     h.piece = piece;
     unsigned char body[DG_REWRAP_HDR_LEN];
     dg_rewrap_encode(&h, body);
+    if (xf->sent && x->peer >= 0 && x->peer < xf->ex->nranks)
+        atomic_fetch_add_explicit(&xf->sent[x->peer], 1, memory_order_relaxed);
     return send_data(xf, x->peer, x->tag, xf->ex->msg.rewrap, body, sizeof(body), payload, len,
                      done, arg);
 }
@@ -839,6 +846,11 @@ static int rv_keep_header(dg_rv_t *rv, const dg_xfer_arrival_t *a)
 void dg_xfer_arrived(dg_xfer_t *xf, const dg_xfer_arrival_t *a)
 {
     pthread_mutex_lock(&xf->lock);
+    /* Counted where the header becomes visible to waiting_from, under the
+     * same lock: a count that includes it never meets its receive still
+     * looking unanswered (probe_answer). */
+    if (a->src >= 0 && a->src < xf->ex->nranks)
+        xf->arrived[a->src]++;
     dg_rv_t *rv = rv_find(xf, a->hdr.tag);
     if (rv && rv->op && !rv->has_hdr && !rv->early && !a->hdr.pieces && !rv->op->u.xfer.pipe) {
         rv_take(xf, a->hdr.tag); /* the usual meeting: a whole message for its RECV */
@@ -1149,6 +1161,69 @@ int dg_xfer_poll(dg_xfer_t *xf)
     return n;
 }
 
+/* ------------------------------------------------------------ waits that cannot end */
+
+/* A receive from peer posted and still without its header. Lock held. */
+static dg_rv_t *waiting_from(dg_xfer_t *xf, int peer)
+{
+    for (int b = 0; b < DG_RV_BUCKETS; b++)
+        for (dg_rv_t *rv = xf->buckets[b]; rv; rv = rv->next)
+            if (rv->op && !rv->has_hdr && rv->op->u.xfer.peer == peer)
+                return rv;
+    return NULL;
+}
+
+void dg_xfer_probe_stuck(dg_xfer_t *xf)
+{
+    int n = xf->ex->nranks;
+    unsigned char *ask = dg_tx_recvs_doomed(xf->tx) ? NULL : dg_calloc((size_t)n, 1);
+    if (!ask)
+        return; /* (out of memory: asked again after the next second) */
+    pthread_mutex_lock(&xf->lock);
+    for (int b = 0; b < DG_RV_BUCKETS; b++)
+        for (dg_rv_t *rv = xf->buckets[b]; rv; rv = rv->next)
+            if (rv->op && !rv->has_hdr && rv->op->u.xfer.peer >= 0 &&
+                rv->op->u.xfer.peer < n && rv->op->u.xfer.peer != xf->ex->rank)
+                ask[rv->op->u.xfer.peer] = 1;
+    pthread_mutex_unlock(&xf->lock);
+    for (int r = 0; r < n; r++)
+        if (ask[r])
+            dg_tx_probe(xf->tx, r);
+    free(ask);
+}
+
+static uint64_t probe_sent(void *ctx, int peer)
+{
+    dg_xfer_t *xf = ctx;
+    return atomic_load_explicit(&xf->sent[peer], memory_order_relaxed);
+}
+
+/* peer waits at the end of this rank's current region, having sent this
+ * rank `sent` transfers in all (owner thread). When every one of them has
+ * arrived, a receive from it that still waits has no send: the ranks
+ * planned different work. */
+static void probe_answer(void *ctx, int peer, uint64_t sent)
+{
+    dg_xfer_t *xf = ctx;
+    if (peer < 0 || peer >= xf->ex->nranks)
+        return;
+    char why[600];
+    pthread_mutex_lock(&xf->lock);
+    /* Fewer: some are still on their way (asked again later). */
+    dg_rv_t *rv = xf->arrived[peer] == sent ? waiting_from(xf, peer) : NULL;
+    if (rv)
+        snprintf(why, sizeof(why), "rank %d waits for transfer tag %llx (chunk %llu) from rank %d, "
+                 "but rank %d finished the region having sent rank %d %llu transfers, all of "
+                 "which arrived: the ranks' programs diverged (they planned different work in "
+                 "the same region; DAGGER_CHECK_UNIFORMITY=1 names the first submission that "
+                 "differs)", xf->ex->rank, (unsigned long long)rv->tag,
+                 (unsigned long long)rv->op->u.xfer.chunk, peer, peer, xf->ex->rank,
+                 (unsigned long long)sent);
+    pthread_mutex_unlock(&xf->lock);
+    if (rv)
+        dg_tx_diverge(xf->tx, why);
+}
+
 /* ------------------------------------------------------------ lifecycle */
 
 dagger_status_t dg_xfer_create(dg_exec_t *ex, struct dg_tx *tx, dg_xfer_t **out)
@@ -1162,8 +1237,17 @@ dagger_status_t dg_xfer_create(dg_exec_t *ex, struct dg_tx *tx, dg_xfer_t **out)
     dg_spares_init(&xf->spare_rv, DG_XFER_SPARE_KEEP);
     dg_spares_init(&xf->spare_send, DG_XFER_SPARE_KEEP);
     dg_staging_init(&xf->staging, ex->bufs.spaces[0].huge);
-    dagger_status_t st = dg_tx_set_handler(tx, DG_TX_CH_DATA, on_data, xf);
+    int n = ex->nranks > 0 ? ex->nranks : 1;
+    xf->sent = dg_calloc((size_t)n, sizeof(*xf->sent));
+    xf->arrived = dg_calloc((size_t)n, sizeof(*xf->arrived));
+    dagger_status_t st = xf->sent && xf->arrived
+                             ? dg_tx_set_handler(tx, DG_TX_CH_DATA, on_data, xf)
+                             : DAGGER_ERR_NO_MEMORY;
+    if (st == DAGGER_OK)
+        dg_tx_set_probe(tx, probe_sent, probe_answer, xf);
     if (st != DAGGER_OK) {
+        free(xf->sent);
+        free(xf->arrived);
         dg_spares_destroy(&xf->spare_rv);
         dg_spares_destroy(&xf->spare_send);
         dg_staging_cleanup(&xf->staging);
@@ -1186,6 +1270,8 @@ void dg_xfer_destroy(dg_xfer_t *xf)
     dg_spares_destroy(&xf->spare_send);
     dg_staging_cleanup(&xf->staging);
     pthread_mutex_destroy(&xf->lock);
+    free(xf->sent);
+    free(xf->arrived);
     free(xf);
 }
 

@@ -23,6 +23,12 @@ void dg_xfer_destroy(dg_xfer_t *xf);
  * handed over. Any thread: dagger_finalize closes it before the actors
  * stop, as a rank that diverged or has not seen a loss may still send. */
 void dg_xfer_close(dg_xfer_t *xf);
+/* The submitting thread has waited long for ops that wait for receives:
+ * asks each rank those receives wait for what it sent (dg_tx_probe; a rank
+ * that finished the region answers, and a receive whose sender finished
+ * without it fails the region with DAGGER_ERR_DIVERGENCE on every rank:
+ * transport/coll_probe.c). Any thread. */
+void dg_xfer_probe_stuck(dg_xfer_t *xf);
 
 /* Where a transfer from another rank's memory-space actor landed, as the
  * dagger.mem.rewrap handler sees it: the header, and the children as eager

@@ -90,8 +90,10 @@ static dagger_status_t teardown(dagger_runtime_t *rt)
      * loss yet) has been dropped by the executor's transfer layer since
      * dg_tasks_drain (the memory-space actors stopped and were freed after
      * it); from here on the channel drops it, as the layer goes below. */
-    if (rt->tx && rt->tasks)
+    if (rt->tx && rt->tasks) {
         dg_tx_close_channel(rt->tx, DG_TX_CH_DATA);
+        dg_tx_set_probe(rt->tx, NULL, NULL, NULL); /* the transfer layer's counts go too */
+    }
     if (rt->actors)
         dg_act_system_destroy(rt->actors);
     rt->actors = NULL;
