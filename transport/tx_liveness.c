@@ -4,7 +4,11 @@
  *  - a thread that looks at the processes of the peers on this host every
  *    DG_LIVE_PERIOD_MS (Slurm and Open MPI's mpirun send no event);
  *  - a SIGTERM handler: Open MPI 4.1's mpirun (and srun -K) kill the other
- *    ranks as soon as one fails, so say which one before dying;
+ *    ranks as soon as one fails, so say which one before dying; and a
+ *    SIGABRT one: UCX aborts a rank whose shared-memory transfer meets a
+ *    peer's dead process (cma's process_vm_readv: "No such process"; peer
+ *    errors are fatal without DAGGER_PEER_ERRORS), printing only its own
+ *    backtrace, so say which rank of this host is gone before dying;
  *  - the same thread looks at the launcher's process (mpirun, orted, prted,
  *    slurmstepd): killed, it leaves the ranks running as orphans that nobody
  *    ends and whose output goes nowhere, so a rank that finds it gone exits.
@@ -39,8 +43,8 @@ struct dg_tx_liveness {
     pthread_mutex_t lock;
     pthread_cond_t cond;
     int stop;
-    int term_installed;
-    struct sigaction old_term;
+    int term_installed, abrt_installed;
+    struct sigaction old_term, old_abrt;
     int have_launcher;
     dg_proc_id_t launcher;
     char launcher_name[32];
@@ -179,14 +183,19 @@ static void *watch(void *arg)
 }
 
 /* Async-signal-safe: names local peers that are gone, then dies of the
- * signal as it would have without us (SA_RESETHAND restored the default). */
+ * signal as it would have without us (SA_RESETHAND restored the default).
+ * An abort says something only when a peer is gone (or was found lost):
+ * an abort of the program's own has nothing to do with the peers. */
 static void on_sigterm(int sig)
 {
     char line[1024] = "dagger[rank ";
     dg_tx_t *tx = atomic_load(&dg_term_tx);
     dg_str_append_int(line, sizeof(line), tx ? tx->rank : -1);
-    dg_str_append(line, sizeof(line), "] error: terminated by SIGTERM (launchers end every rank "
-                                      "when one fails)");
+    dg_str_append(line, sizeof(line),
+                  sig == SIGABRT ? "] error: aborted (SIGABRT; UCX aborts a rank whose "
+                                   "transfer meets a dead peer's process)"
+                                 : "] error: terminated by SIGTERM (launchers end every rank "
+                                   "when one fails)");
     int found = 0;
     for (int r = 0; tx && r < tx->size; r++) {
         const dg_tx_peer_t *p = &tx->peers[r];
@@ -201,47 +210,67 @@ static void on_sigterm(int sig)
         dg_str_append(line, sizeof(line), ") ");
         dg_proc_describe(line, sizeof(line), state, ws);
     }
-    if (tx && !found && atomic_load(&tx->lost_ready)) {
+    int lost = tx && !found && atomic_load(&tx->lost_ready);
+    if (lost) {
         dg_str_append(line, sizeof(line), ": ");
         dg_str_append(line, sizeof(line), tx->lost_why);
     } else if (tx && !found) {
         dg_str_append(line, sizeof(line), ": every rank on this host is still running");
     }
     dg_str_append(line, sizeof(line) - 1, "\n");
-    ssize_t rc = write(STDERR_FILENO, line, strlen(line));
-    (void)rc;
+    if (sig != SIGABRT || found || lost) {
+        ssize_t rc = write(STDERR_FILENO, line, strlen(line));
+        (void)rc;
+    }
     raise(sig);
 }
 
-/* Only when nobody else handles SIGTERM, and for one transport. */
-static void install_sigterm(dg_tx_t *tx, struct dg_tx_liveness *lv)
+/* Installs on_sigterm for sig when nobody else handles it (an application's
+ * handler wins); 1 when installed. */
+static int install_for(int sig, struct sigaction *old)
 {
-    struct sigaction cur;
-    dg_tx_t *none = NULL;
-    if ((tx->boot->effects & DG_BOOT_NO_SIGNALS) || sigaction(SIGTERM, NULL, &cur) || cur.sa_handler != SIG_DFL ||
-        !atomic_compare_exchange_strong(&dg_term_tx, &none, tx))
-        return;
-    struct sigaction sa;
+    struct sigaction cur, sa;
+    if (sigaction(sig, NULL, &cur) || cur.sa_handler != SIG_DFL)
+        return 0;
     memset(&sa, 0, sizeof(sa));
     sa.sa_handler = on_sigterm;
     sa.sa_flags = SA_RESETHAND;
     sigemptyset(&sa.sa_mask);
-    if (sigaction(SIGTERM, &sa, &lv->old_term) == 0)
-        lv->term_installed = 1;
-    else
+    return sigaction(sig, &sa, old) == 0;
+}
+
+static void remove_for(int sig, const struct sigaction *old)
+{
+    struct sigaction cur;
+    if (sigaction(sig, NULL, &cur) == 0 && cur.sa_handler == on_sigterm)
+        sigaction(sig, old, NULL);
+}
+
+/* SIGTERM's and SIGABRT's, each only when nobody else handles it, and for
+ * one transport. */
+static void install_sigterm(dg_tx_t *tx, struct dg_tx_liveness *lv)
+{
+    dg_tx_t *none = NULL;
+    if ((tx->boot->effects & DG_BOOT_NO_SIGNALS) ||
+        !atomic_compare_exchange_strong(&dg_term_tx, &none, tx))
+        return;
+    lv->term_installed = install_for(SIGTERM, &lv->old_term);
+    lv->abrt_installed = install_for(SIGABRT, &lv->old_abrt);
+    if (!lv->term_installed && !lv->abrt_installed)
         atomic_store(&dg_term_tx, NULL);
 }
 
 static void remove_sigterm(dg_tx_t *tx, struct dg_tx_liveness *lv)
 {
-    if (!lv->term_installed)
+    if (!lv->term_installed && !lv->abrt_installed)
         return;
-    struct sigaction cur;
-    if (sigaction(SIGTERM, NULL, &cur) == 0 && cur.sa_handler == on_sigterm)
-        sigaction(SIGTERM, &lv->old_term, NULL);
+    if (lv->term_installed)
+        remove_for(SIGTERM, &lv->old_term);
+    if (lv->abrt_installed)
+        remove_for(SIGABRT, &lv->old_abrt);
     dg_tx_t *mine = tx;
     atomic_compare_exchange_strong(&dg_term_tx, &mine, NULL);
-    lv->term_installed = 0;
+    lv->term_installed = lv->abrt_installed = 0;
 }
 
 /* A report about a rank of this host whose process is running concerns an

@@ -88,12 +88,14 @@ static int victim_main(const char *how)
     time_t start = time(NULL);
     for (long i = 0; time(NULL) - start < 30; i++) {
         if (boot.rank == 1 && i == 20) {
-            if (!strcmp(how, "kill"))
+            if (!strcmp(how, "kill") || !strcmp(how, "abort"))
                 raise(SIGKILL);
             _exit(0); /* leaves without finalizing */
         }
         int64_t v = i;
         st = dg_coll_allreduce(tx, &v, 1, DAGGER_I64, DAGGER_OP_ADD);
+        if (st != DAGGER_OK && !strcmp(how, "abort"))
+            abort(); /* as UCX does when a transfer meets the dead peer's process */
         if (st != DAGGER_OK) {
             fprintf(stderr, "dagger[rank %d] error: %s: %s\n", boot.rank, dagger_strerror(st),
                     dagger_error_detail());
@@ -190,6 +192,29 @@ Test(lost, detected_without_the_launchers_help, .timeout = 120)
     check_survivors_named_rank_1(&o);
     cr_assert(strstr(o.out, "DAGGER_ERR_PEER_LOST"), "the survivors' waits did not fail with "
               "DAGGER_ERR_PEER_LOST:\n%s", o.out);
+}
+
+/* Rank 1 is killed and the survivors abort, as UCX makes a rank abort when
+ * its shared-memory transfer meets the dead process (cma: "process_vm_readv
+ * ... No such process", fatal without DAGGER_PEER_ERRORS): the SIGABRT
+ * handler names rank 1 before the rank dies (seen under
+ * DAGGER_EAGER_LIMIT=64, where every transfer is a rendezvous). */
+Test(lost, an_abort_after_a_peer_died_names_it, .timeout = 120)
+{
+    DG_NEED_LAUNCHER("mpirun", launcher_available(),
+                     "no launcher (prterun, mpirun or a Slurm controller)");
+    outcome_t o;
+    launch("abort", NULL, 60, &o);
+    check_failed(&o, "was killed");
+    int named = 0;
+    for (const char *line = strstr(o.out, "] error: aborted (SIGABRT"); line && !named;
+         line = strstr(line + 1, "] error: aborted (SIGABRT")) {
+        const char *end = strchr(line, '\n');
+        const char *hit = strstr(line, "rank 1 (pid ");
+        named = hit && (!end || hit < end);
+    }
+    /* (The launcher may end the other survivor first, with SIGTERM.) */
+    cr_assert(named, "no survivor's abort named the dead rank 1:\n%s", o.out);
 }
 
 /* Rank 1 leaves inside the closing barrier after rank 2 left normally
