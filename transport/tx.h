@@ -137,10 +137,10 @@ dagger_status_t dg_tx_send(dg_tx_t *tx, int dest, unsigned channel, const void *
  * share (order > 0; the executor passes the transfer's tag), for sends
  * whose completion may wait on the receiver (a rendezvous pulled only once
  * the receive is planned). Past the per-peer bounds such a send still
- * starts when a send to the same peer with a higher order is in flight,
- * overtaking what waits in the queue: else the one in flight, waiting for
- * a receive the peer plans after this one's, and this one, held back by
- * it, wait for each other (docs/transport.md, "Flow control"). Ordered
+ * starts when every ordered send in flight to the same peer has a higher
+ * order, overtaking what waits in the queue: else those in flight, waiting
+ * for receives the peer plans after this one's, and this one, held back by
+ * them, wait for each other (docs/transport.md, "Flow control"). Ordered
  * sends of one order keep their send order; across orders, none. */
 dagger_status_t dg_tx_send_ordered(dg_tx_t *tx, int dest, unsigned channel, const void *hdr,
                                    size_t hdr_len, const void *payload, size_t len,

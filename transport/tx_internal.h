@@ -64,7 +64,7 @@ typedef struct dg_tx_peer {
     int large_inflight;         /* of which large ones */
     dg_tx_queue_t pending;      /* operations waiting for room, in order */
     dg_tx_op_t *flying;         /* posted sends with an order (fprev/fnext) */
-    uint64_t order_hi;          /* the highest order among them (0: none) */
+    uint64_t order_lo;          /* the lowest order among them (when flying) */
     int rescan;                 /* pending may hold a send that can overtake now */
     const char *hostname;       /* points into the start-up exchange */
     const void *inventory;

@@ -80,28 +80,32 @@ static int has_room(const dg_tx_t *tx, const dg_tx_peer_t *p, const dg_tx_op_t *
     return !op->large || p->large_inflight < DG_TX_LARGE_INFLIGHT;
 }
 
-/* Whether op, an ordered send, may start past the bounds: a send to the
- * same peer planned after it is in flight, and may be waiting for a
- * receive its peer plans only once this one has arrived. (A send planned
- * before it completes without this one: the peer planned its receive
- * earlier.) So the one with the lowest order always starts, and the plan's
- * earliest unfinished op, on whichever rank, always gets its data. */
+/* Whether op, an ordered send, may start past the bounds: every ordered
+ * send to the same peer in flight was planned after it, and each may be
+ * waiting for a receive its peer plans only once this one has arrived. (A
+ * send planned before it completes without this one, since the peer
+ * planned its receive earlier, and then frees its place: until then op
+ * waits its turn as before.) So the queued send with the lowest order
+ * always starts, and the plan's earliest unfinished op, on whichever rank,
+ * always gets its data. */
 static int may_overtake(const dg_tx_peer_t *p, const dg_tx_op_t *op)
 {
-    return op->order && op->order < p->order_hi;
+    return op->order && p->flying && op->order < p->order_lo;
 }
 
 static void fly(dg_tx_peer_t *p, dg_tx_op_t *op)
 {
+    if (!p->flying) { /* queued sends with a lower order may overtake from now on */
+        p->order_lo = op->order;
+        p->rescan |= p->pending.head != NULL;
+    } else if (op->order < p->order_lo) { /* (fewer may: no rescan) */
+        p->order_lo = op->order;
+    }
     op->fprev = NULL;
     op->fnext = p->flying;
     if (p->flying)
         p->flying->fprev = op;
     p->flying = op;
-    if (op->order > p->order_hi) {
-        p->order_hi = op->order;
-        p->rescan = p->pending.head != NULL; /* more queued sends may overtake now */
-    }
 }
 
 static void land(dg_tx_peer_t *p, dg_tx_op_t *op)
@@ -112,11 +116,13 @@ static void land(dg_tx_peer_t *p, dg_tx_op_t *op)
         p->flying = op->fnext;
     if (op->fnext)
         op->fnext->fprev = op->fprev;
-    if (op->order == p->order_hi) { /* the next highest: the list is short (the bounds) */
-        p->order_hi = 0;
+    if (op->order == p->order_lo && p->flying) { /* the list is short (the bounds) */
+        uint64_t lo = UINT64_MAX;
         for (const dg_tx_op_t *o = p->flying; o; o = o->fnext)
-            if (o->order > p->order_hi)
-                p->order_hi = o->order;
+            if (o->order < lo)
+                lo = o->order;
+        p->order_lo = lo;
+        p->rescan |= p->pending.head != NULL; /* more queued sends may overtake now */
     }
 }
 
@@ -217,8 +223,9 @@ void dg_tx_op_finished(dg_tx_op_t *op, dagger_status_t status)
 }
 
 /* Starts the queued sends of p that may overtake (may_overtake), in
- * queue order; those left keep theirs. Starting one does not raise
- * order_hi (its order is lower), so one pass finds them all. */
+ * queue order; those left keep theirs. Each one started lowers order_lo to
+ * its own order, so a later one in the queue overtakes only with a lower
+ * order still. */
 static int overtake_queued(dg_tx_t *tx, dg_tx_peer_t *p)
 {
     int n = 0;
