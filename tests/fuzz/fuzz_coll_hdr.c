@@ -10,7 +10,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     dg_coll_hdr_t h;
     if (dg_coll_hdr_decode(data, size, &h))
         return 0;
-    DG_FUZZ_CHECK(size == DG_COLL_HDR_LEN && h.phase <= DG_COLL_NOTE);
+    DG_FUZZ_CHECK(size == DG_COLL_HDR_LEN && h.phase <= DG_COLL_ANSWER);
     unsigned char back[DG_COLL_HDR_LEN];
     dg_coll_hdr_encode(&h, back);
     DG_FUZZ_CHECK(!memcmp(back, data, sizeof(back)));
@@ -37,4 +37,10 @@ void dg_fuzz_seeds(dg_fuzz_emit_fn emit)
                            .sig = {.kind = DG_COLL_BARRIER, .op = DG_COLL_OP_FINAL, .regions = 2}};
     dg_coll_hdr_encode(&final, buf);
     emit("finalize_up", buf, sizeof(buf));
+    dg_coll_hdr_t probe = {.seq = 4, .phase = DG_COLL_PROBE};
+    dg_coll_hdr_encode(&probe, buf);
+    emit("probe", buf, sizeof(buf));
+    dg_coll_hdr_t answer = {.seq = 4, .phase = DG_COLL_ANSWER, .sig = {.size = 17}};
+    dg_coll_hdr_encode(&answer, buf);
+    emit("answer", buf, sizeof(buf));
 }
