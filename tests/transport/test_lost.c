@@ -163,22 +163,26 @@ static int launcher_available(void)
                    "|| scontrol ping >/dev/null 2>&1");
 }
 
-Test(lost, killed_rank_ends_the_job_and_is_named, .timeout = 120)
+/* Under whichever launcher dagger-run finds (a test skips without one). */
+static void launch_under_any_launcher(const char *how, outcome_t *o)
 {
     DG_NEED_LAUNCHER("mpirun", launcher_available(),
                      "no launcher (prterun, mpirun or a Slurm controller)");
+    launch(how, NULL, 60, o);
+}
+
+Test(lost, killed_rank_ends_the_job_and_is_named, .timeout = 120)
+{
     outcome_t o;
-    launch("kill", NULL, 60, &o);
+    launch_under_any_launcher("kill", &o);
     check_failed(&o, "was killed");
     check_survivors_named_rank_1(&o);
 }
 
 Test(lost, rank_leaving_early_ends_the_job_and_is_named, .timeout = 120)
 {
-    DG_NEED_LAUNCHER("mpirun", launcher_available(),
-                     "no launcher (prterun, mpirun or a Slurm controller)");
     outcome_t o;
-    launch("exit", NULL, 60, &o);
+    launch_under_any_launcher("exit", &o);
     check_failed(&o, "left early");
     check_survivors_named_rank_1(&o);
 }
@@ -201,10 +205,8 @@ Test(lost, detected_without_the_launchers_help, .timeout = 120)
  * DAGGER_EAGER_LIMIT=64, where every transfer is a rendezvous). */
 Test(lost, an_abort_after_a_peer_died_names_it, .timeout = 120)
 {
-    DG_NEED_LAUNCHER("mpirun", launcher_available(),
-                     "no launcher (prterun, mpirun or a Slurm controller)");
     outcome_t o;
-    launch("abort", NULL, 60, &o);
+    launch_under_any_launcher("abort", &o);
     check_failed(&o, "was killed");
     int named = 0;
     for (const char *line = strstr(o.out, "] error: aborted (SIGABRT"); line && !named;
