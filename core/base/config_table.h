@@ -82,7 +82,8 @@
       "start-up record tag: set one per test where a runner forks a process per test and rank")\
     X(task_window, "DAGGER_TASK_WINDOW", INT, "16384",                                        \
       "ops (launches, transfers, allocations) planned but not finished per rank before "      \
-      "submission waits (back-pressure): the executor's ring of 512-byte slots")             \
+      "submission waits (back-pressure): the executor's ring of 512-byte slots (rounded up "  \
+      "to a power of two, at least 64)")                                                     \
     X(slot_cache, "DAGGER_SLOT_CACHE", SIZE, "268435456",                                     \
       "bytes of temporary slots kept between regions per memory space")                       \
     X(huge_pages, "DAGGER_HUGE_PAGES", BOOL, "1",                                             \
