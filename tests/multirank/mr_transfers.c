@@ -177,9 +177,9 @@ static int add_into(dagger_task_t *t)
  * rank): with one send in flight per peer the second, ready at once, is
  * posted first and completes only when the receiver has planned its
  * receive, while the receiver's op window (64, the smallest) fills up
- * behind the first receive, which was queued behind it. The transport lets a send planned
- * earlier than one stuck in flight to the same peer start past the bound
- * (docs/transport.md, "Flow control"); before, this hung. */
+ * behind the first receive, whose send was queued behind it. The transport
+ * lets a send planned before every send in flight to the same peer start
+ * past the bound (docs/transport.md, "Flow control"); before, this hung. */
 Test(transfers, a_send_planned_earlier_overtakes_one_stuck_in_flight, .timeout = 120)
 {
     setenv("DAGGER_TASK_WINDOW", "64", 1);
