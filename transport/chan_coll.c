@@ -134,6 +134,10 @@ dagger_status_t dg_coll_create(dg_tx_t *tx)
         return dg_error(DAGGER_ERR_NO_MEMORY, "dg_tx_create: out of memory");
     c->tx = tx;
     c->flat_max = DG_COLL_FLAT_MAX;
+    if (tx->size > 1 && dg_coll_planned_init(c) != DAGGER_OK) {
+        free(c);
+        return dg_error(DAGGER_ERR_NO_MEMORY, "dg_tx_create: out of memory");
+    }
     pthread_mutex_init(&c->lock, NULL);
     tx->coll = c;
     return dg_tx_set_handler(tx, DG_TX_CH_COLL, dg_coll_on_msg, c);
@@ -150,6 +154,7 @@ void dg_coll_destroy(dg_tx_t *tx)
         dg_coll_msg_free(m);
     }
     pthread_mutex_destroy(&c->lock);
+    free((void *)c->planned.ring);
     free(c);
     tx->coll = NULL;
 }

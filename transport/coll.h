@@ -15,6 +15,8 @@
 #define DG_COLL_H
 
 #include <dagger/coll.h>
+#include <stdatomic.h>
+#include <stdint.h>
 
 #include "transport/tx.h"
 
@@ -49,8 +51,35 @@ typedef void (*dg_tx_probe_answer_fn)(void *ctx, int peer, uint64_t sent);
 void dg_tx_set_probe(dg_tx_t *tx, dg_tx_probe_sent_fn sent, dg_tx_probe_answer_fn answer,
                      void *ctx);
 /* Asks peer, when it waits at the end of this rank's current region, for its
- * count. Any thread. */
+ * count; and tells it the last task this rank planned with the plan's hash
+ * there, which the peer compares with its own (dg_tx_note_planned). Any
+ * thread. */
 dagger_status_t dg_tx_probe(dg_tx_t *tx, int peer);
+
+/* What this rank planned, for the probes (coll_probe.c): ring[t mod
+ * DG_TX_PLANNED] holds task t's id in its high bits and the low
+ * DG_TX_PLANNED_BITS bits of the plan's shape hash after it below, as one
+ * word, so a reader sees both together; last: the latest such word (0:
+ * none yet). */
+#define DG_TX_PLANNED (1u << 16)
+#define DG_TX_PLANNED_BITS 24
+typedef struct dg_tx_planned {
+    _Atomic uint64_t *ring;
+    _Atomic uint64_t last;
+} dg_tx_planned_t;
+/* This rank's record; NULL alone. */
+dg_tx_planned_t *dg_tx_planned(dg_tx_t *tx);
+/* This rank planned task `task` (ids from 1 in submission order: ranks that
+ * planned the same work give each task the same id) and the shape hash
+ * (dg_plan_shape_hash) after it is `hash`. One thread at a time. */
+static inline void dg_tx_note_planned(dg_tx_planned_t *pl, uint64_t task, uint64_t hash)
+{
+    if (task >> (64 - DG_TX_PLANNED_BITS))
+        return; /* (2^40 tasks) */
+    uint64_t e = task << DG_TX_PLANNED_BITS | (hash & ((1ull << DG_TX_PLANNED_BITS) - 1));
+    atomic_store_explicit(&pl->ring[task % DG_TX_PLANNED], e, memory_order_relaxed);
+    atomic_store_explicit(&pl->last, e, memory_order_relaxed);
+}
 dagger_status_t dg_coll_bcast(dg_tx_t *tx, void *buf, size_t len, int root);
 dagger_status_t dg_coll_allgather(dg_tx_t *tx, const void *mine, size_t len, void **all,
                                   size_t *lens);

@@ -37,6 +37,7 @@ struct dg_coll {
     _Atomic uint64_t wait_seq;
     _Atomic int wait_src;
     _Atomic long long wait_since_ms; /* CLOCK_MONOTONIC; 0: not waiting */
+    dg_tx_planned_t planned;    /* for probes (coll.h); its ring NULL on one rank */
 };
 
 /* chan_coll.c: the COLL channel's handler and waiting for one message. */
@@ -49,8 +50,10 @@ void dg_coll_msg_free(dg_coll_msg_t *m);
 void dg_coll_foresee_msg(dg_coll_t *c, const dg_coll_msg_t *m);
 /* A NOTE from src: it found the programs diverged, saying how in text. */
 void dg_coll_foresee_note(dg_coll_t *c, int src, const void *text, size_t len);
-/* coll_probe.c: a PROBE or ANSWER from src (owner thread). */
+/* coll_probe.c: a PROBE or ANSWER from src (owner thread); the planned
+ * tasks' ring (DG_TX_PLANNED entries, zeroed). */
 void dg_coll_probe_on_msg(dg_coll_t *c, int src, const dg_coll_hdr_t *h);
+dagger_status_t dg_coll_planned_init(dg_coll_t *c);
 /* coll.c: whether two calls match; what s calls, in words, with the
  * details in which it differs from other (NULL: none but its own). */
 int dg_coll_same_sig(const dg_coll_sig_t *a, const dg_coll_sig_t *b);

@@ -22,7 +22,9 @@ enum { DG_COLL_UP = 0, DG_COLL_DOWN = 1, DG_COLL_FLAT = 2 };
 #define DG_COLL_NOTE 3
 /* Not a collective's part either: a rank whose wait for a peer's data does
  * not end asks the peer what it sent, and the peer answers (coll_probe.c).
- * seq: the asker's region count; an answer's sig.size: the count. */
+ * seq: the asker's region count; an answer's sig.size: the count; a
+ * probe's sig.size: the last task the asker planned (0: none) and sig.plan:
+ * the low 24 bits of its plan's shape hash after that task. */
 #define DG_COLL_PROBE 4
 #define DG_COLL_ANSWER 5
 

@@ -15,6 +15,7 @@
 #include "core/base/asym_fence.h"
 #include "core/runtime/runtime.h"
 #include "core/base/status_internal.h"
+#include "transport/coll.h"
 
 /* The fast path's pieces, inlined into each public call so that a bound
  * turn is a handful of plain loads and stores around the planner's call. */
@@ -103,12 +104,19 @@ static dagger_status_t plan(dg_plan_t *p, int k, dg_plan_req_t *r)
 }
 
 /* dagger.plan.*: each calls the pure planner (the actor's state is the
- * rank's task runtime) and replies. */
+ * rank's task runtime) and replies. A planned task's id and the plan's hash
+ * after it go to the transport, whose probes compare them with other ranks'
+ * (transport/coll_probe.c). */
 DG_HOT dagger_status_t handle(dagger_ctx_t *ctx, int k)
 {
     dg_plan_req_t *r;
     memcpy(&r, ctx->msg->payload, sizeof(r));
-    return reply(r, plan(((dg_tasks_t *)ctx->actor->user_state)->plan, k, r));
+    dg_tasks_t *t = ctx->actor->user_state;
+    dagger_status_t st = plan(t->plan, k, r);
+    if (k == K_SUBMIT && st == DAGGER_OK && t->planned && r->out)
+        dg_tx_note_planned(t->planned, ((const dg_plan_submitted_t *)r->out)->task,
+                           dg_plan_shape_hash(t->plan));
+    return reply(r, st);
 }
 
 static dagger_status_t on_chunk_create(dagger_ctx_t *ctx) { return handle(ctx, K_CHUNK_CREATE); }

@@ -104,6 +104,7 @@ dagger_status_t dg_tasks_create(dagger_runtime_t *rt, struct dg_act_system *acto
     t->rank = rt->rank;
     t->nranks = rt->nranks;
     t->tx = rt->nranks > 1 ? tx : NULL;
+    t->planned = dg_tx_planned(t->tx);
     t->uniformity = rt->cfg.check_uniformity;
     t->nfuture_slots = 64;
     t->futures = dg_calloc(t->nfuture_slots, sizeof(*t->futures));

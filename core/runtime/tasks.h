@@ -35,6 +35,7 @@ typedef struct dg_tasks {
     dagger_runtime_t *rt;
     int rank, nranks;
     struct dg_tx *tx;                 /* NULL when alone */
+    struct dg_tx_planned *planned;    /* what this rank planned, for probes; NULL alone */
     dg_plan_t *plan;
     struct dg_planner *planner;       /* the planner actor (planner.h) */
     dg_exec_t *exec;

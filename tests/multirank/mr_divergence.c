@@ -5,6 +5,7 @@
  * rank that skips a region, ranks that submit different work. Run with
  * 1..4 ranks; alone there is nobody to diverge from. */
 #include <stdio.h>
+#include <unistd.h>
 
 #include "mr_util.h"
 
@@ -159,6 +160,116 @@ Test(divergence, a_skipped_region_ends_a_wait_on_back_pressure, .timeout = 120)
     setenv("DAGGER_TASK_WINDOW", "64", 1);
     skip_a_region();
     unsetenv("DAGGER_TASK_WINDOW");
+}
+
+static int read_only(dagger_task_t *t)
+{
+    (void)t;
+    return DAGGER_OK;
+}
+
+/* A region of 200 tasks on rank `on`, each reading chunk c. */
+static dagger_status_t reads_on(dagger_runtime_t *rt, dagger_codelet_t cl, int on, dagger_chunk_t c)
+{
+    dagger_region_t *r;
+    dagger_status_t st = dagger_region_begin(rt, NULL, &r);
+    if (st != DAGGER_OK)
+        return st;
+    for (int i = 0; i < 200 && st == DAGGER_OK; i++)
+        st = mr_spawn_on(r, cl, on, 1, (dagger_arg_t[]){DAGGER_IN_CHUNK(c)}, NULL);
+    dagger_status_t end = dagger_region_end(r);
+    return st != DAGGER_OK ? st : end;
+}
+
+/* Two ranks that both block on back-pressure, each behind a receive from
+ * the other that the other never planned: rank EARLY skips a region whose
+ * tasks on rank 0 read its chunk, and in its next region its own tasks read
+ * rank 0's. Neither reaches a region end, so neither can answer as above;
+ * each asks the other after a second, with the last task it planned and
+ * its plan's hash there, and the one that planned that task too finds its
+ * own hash differs (transport/coll_probe.c). Before, this hung. */
+Test(divergence, two_ranks_blocked_on_each_other_end_the_wait, .timeout = 120)
+{
+    setenv("DAGGER_TASK_WINDOW", "64", 1);
+    dagger_runtime_t *rt = mr_init();
+    unsetenv("DAGGER_TASK_WINDOW");
+    int n = dagger_nranks(rt), me = dagger_rank(rt);
+    if (n == 1) {
+        MR_OK(dagger_finalize(rt));
+        return;
+    }
+    dagger_codelet_t cl = mr_reg(rt, "read_only", read_only, 0);
+    dagger_chunk_t c0 = mr_chunk2(rt, 4, 4, 0, NULL), c1 = mr_chunk2(rt, 4, 4, EARLY, NULL);
+    dagger_status_t st = DAGGER_OK;
+    if (me != EARLY)
+        st = reads_on(rt, cl, 0, c1);
+    if (st == DAGGER_OK)
+        st = reads_on(rt, cl, EARLY, c0);
+    MR_DIVERGED(st, me, "the ranks submitted different work");
+    MR_OK(dagger_finalize(rt));
+}
+
+/* Sleeps the milliseconds its value says, then sets its chunk to 5. */
+static int fill_after(dagger_task_t *t)
+{
+    dagger_slot_t c = dagger_task_arg(t, 0), ms = dagger_task_arg(t, 1);
+    int wait;
+    memcpy(&wait, ms.data, sizeof(wait));
+    usleep((useconds_t)wait * 1000);
+    for (size_t i = 0; i < c.bytes / sizeof(double); i++)
+        ((double *)c.data)[i] = 5.0;
+    return DAGGER_OK;
+}
+
+static int expect_five(dagger_task_t *t)
+{
+    dagger_slot_t c = dagger_task_arg(t, 0);
+    for (size_t i = 0; i < c.bytes / sizeof(double); i++)
+        if (((const double *)c.data)[i] != 5.0)
+            return dagger_task_fail(t, "element %zu is %g, not 5", i, ((const double *)c.data)[i]);
+    return DAGGER_OK;
+}
+
+/* A region where rank `slow` fills its chunk after 2.5 s and rank `fast`
+ * at once, then 200 tasks on `fast` read the slow chunk (more than the
+ * 64-op window: its submitting thread blocks on back-pressure) and 200 on
+ * `slow` read the fast one. */
+static void wait_for_slow(dagger_runtime_t *rt, dagger_codelet_t fill, dagger_codelet_t check,
+                          int slow, int fast)
+{
+    dagger_chunk_t cs = mr_chunk2(rt, 4, 4, slow, NULL), cf = mr_chunk2(rt, 4, 4, fast, NULL);
+    int long_ms = 2500, no_ms = 0;
+    dagger_region_t *r;
+    MR_OK(dagger_region_begin(rt, NULL, &r));
+    MR_OK(mr_spawn_on(r, fill, slow, 2,
+                      (dagger_arg_t[]){DAGGER_OUT_CHUNK(cs), DAGGER_VALUE(&long_ms, sizeof(int))},
+                      NULL));
+    MR_OK(mr_spawn_on(r, fill, fast, 2,
+                      (dagger_arg_t[]){DAGGER_OUT_CHUNK(cf), DAGGER_VALUE(&no_ms, sizeof(int))},
+                      NULL));
+    for (int i = 0; i < 200; i++)
+        MR_OK(mr_spawn_on(r, check, fast, 1, (dagger_arg_t[]){DAGGER_IN_CHUNK(cs)}, NULL));
+    for (int i = 0; i < 200; i++)
+        MR_OK(mr_spawn_on(r, check, slow, 1, (dagger_arg_t[]){DAGGER_IN_CHUNK(cf)}, NULL));
+    MR_OK(dagger_region_end(r));
+}
+
+/* The same work on every rank, where a rank blocks on back-pressure for
+ * seconds behind a receive of what a slow task on another writes, once
+ * rank 0 and once EARLY: their probes, carrying the last task each planned,
+ * find the same plan there (or a task not planned yet), and the regions
+ * end well. */
+Test(divergence, slow_senders_are_not_a_divergence, .timeout = 120)
+{
+    setenv("DAGGER_TASK_WINDOW", "64", 1);
+    dagger_runtime_t *rt = mr_init();
+    unsetenv("DAGGER_TASK_WINDOW");
+    int other = dagger_nranks(rt) > 1 ? EARLY : 0;
+    dagger_codelet_t fill = mr_reg(rt, "fill_after", fill_after, 0);
+    dagger_codelet_t check = mr_reg(rt, "expect_five", expect_five, 0);
+    wait_for_slow(rt, fill, check, other, 0);
+    wait_for_slow(rt, fill, check, 0, other);
+    MR_OK(dagger_finalize(rt));
 }
 
 /* Every rank submits the same tasks, but their by-value bytes differ
