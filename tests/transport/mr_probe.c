@@ -1,0 +1,92 @@
+/* The probe's comparison of what two ranks planned (transport/coll_probe.c):
+ * a rank that gets a PROBE looks up the asker's last planned task in its own
+ * record and marks the divergence only when it has that very task with
+ * another hash. Rank 1 asks rank 0; the other ranks only take part in the
+ * barriers. Run with 1..4 ranks; alone there is nobody to ask. */
+#include <string.h>
+
+#include "transport/coll.h"
+#include "tx_test.h"
+
+DGT_SUITE(probe);
+
+/* The hash a rank notes after task t: every rank's alike, or another. */
+static uint64_t hash_of(uint64_t t, int other)
+{
+    return t * 0x9e3779b97f4a7c15ull ^ (other ? 0x5a5a5aull : 0);
+}
+
+static void note(dg_tx_t *tx, uint64_t lo, uint64_t hi, int other)
+{
+    dg_tx_planned_t *pl = dg_tx_planned(tx);
+    cr_assert(pl, "more than one rank, yet no record of planned tasks");
+    for (uint64_t t = lo; t <= hi; t++)
+        dg_tx_note_planned(pl, t, hash_of(t, other));
+}
+
+/* Rank 1 asks rank 0, then every rank enters two barriers. Rank 1's part
+ * of the first comes after the probe on the same channel, so rank 0 has
+ * compared (and told the others what it found) before the first ends for
+ * it; its part of the second comes after what it told them, so every rank
+ * knows the outcome when the second ends. Returns whether the ranks
+ * diverged (dg_tx_divergence). */
+static dagger_status_t ask_rank0(dgt_env_t *e)
+{
+    if (e->rank == 1)
+        DGT_OK(dg_tx_probe(e->tx, 0));
+    DGT_OK(dg_coll_barrier(e->tx)); /* collectives go on after a divergence */
+    DGT_OK(dg_coll_barrier(e->tx));
+    return dg_tx_divergence(e->tx);
+}
+
+/* Alike, not planned yet, or planned so long ago that the record holds a
+ * later task in its place: none of them is a divergence. */
+static void nothing_to_decide(void)
+{
+    dgt_env_t *e = &dgt_env;
+    dgt_up(e, NULL);
+    if (e->size < 2) {
+        cr_assert_null(dg_tx_planned(e->tx), "one rank keeps no record");
+        dgt_down(e);
+        return;
+    }
+    if (e->rank == 0)
+        note(e->tx, 1, DG_TX_PLANNED + 1000, 0);
+    if (e->rank == 1)
+        note(e->tx, 1, 10, 0); /* the same plan, rank 0 ahead */
+    DGT_OK(ask_rank0(e));
+    if (e->rank == 1)
+        note(e->tx, 11, DG_TX_PLANNED + 5000, 0); /* rank 1 ahead of rank 0 */
+    DGT_OK(ask_rank0(e));
+    if (e->rank == 1) /* task 5 with another hash, but rank 0 keeps task DG_TX_PLANNED + 5 there */
+        dg_tx_note_planned(dg_tx_planned(e->tx), 5, hash_of(5, 1));
+    DGT_OK(ask_rank0(e));
+    dgt_down(e);
+}
+
+Test(probe, alike_ahead_or_forgotten_decide_nothing) { nothing_to_decide(); }
+
+/* Rank 1's last task has another hash than rank 0's same task: rank 0 marks
+ * the divergence and every rank is told, naming the task. */
+static void another_hash_is_a_divergence(void)
+{
+    dgt_env_t *e = &dgt_env;
+    dgt_up(e, NULL);
+    if (e->size < 2) {
+        dgt_down(e);
+        return;
+    }
+    if (e->rank == 0)
+        note(e->tx, 1, 20, 0);
+    if (e->rank == 1) {
+        note(e->tx, 1, 11, 0);
+        note(e->tx, 12, 12, 1);
+    }
+    dagger_status_t st = ask_rank0(e);
+    cr_assert_eq(st, DAGGER_ERR_DIVERGENCE, "rank %d: %s", e->rank, dagger_strerror(st));
+    cr_assert(strstr(dagger_error_detail(), "planned different work by task 12"), "rank %d: %s",
+              e->rank, dagger_error_detail());
+    dgt_down(e);
+}
+
+Test(probe, another_hash_is_a_divergence) { another_hash_is_a_divergence(); }
