@@ -117,8 +117,10 @@ dagger_status_t dg_tx_probe(dg_tx_t *tx, int peer)
 void dg_coll_probe_on_msg(dg_coll_t *c, int src, const dg_coll_hdr_t *h)
 {
     dg_tx_t *tx = c->tx;
-    if (h->phase == DG_COLL_PROBE)
+    if (h->phase == DG_COLL_PROBE) {
+        tx->stats.probes++;
         compare_planned(c, src, h->sig.size, h->sig.plan);
+    }
     uint64_t mine = atomic_load(&tx->regions);
     if (h->seq != mine || !tx->probe_sent || !tx->probe_answer)
         return; /* another region's: stale, or the asker is ahead (it asks again) */

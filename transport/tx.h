@@ -220,6 +220,7 @@ int dg_tx_recvs_doomed(const dg_tx_t *tx);
 typedef struct dg_tx_stats {
     uint64_t sends, recvs, queued;   /* sends started, messages handled, sends that waited */
     uint64_t overtook;               /* ordered sends started past the bound (tx_ops.c) */
+    uint64_t probes;                 /* PROBEs from peers handled (coll_probe.c) */
     int max_inflight;                /* most operations in flight to one peer at once */
 } dg_tx_stats_t;
 void dg_tx_get_stats(const dg_tx_t *tx, dg_tx_stats_t *out);
