@@ -50,9 +50,9 @@ static int handled(dgt_env_t *e, uint64_t want)
 }
 
 /* Rank 1 asks rank 0 (its `n`th probe) once every rank has noted what it
- * planned (a barrier: rank 0's transport may handle the probe on another
- * thread at once); returns once rank 0 has compared, with whether this rank
- * knows of a divergence (dg_tx_divergence). */
+ * planned (a barrier: rank 0 handles a probe in whichever progress call
+ * meets it, its start-up's included); returns once rank 0 has compared,
+ * with whether this rank knows of a divergence (dg_tx_divergence). */
 static dagger_status_t ask_rank0(dgt_env_t *e, uint64_t n)
 {
     DGT_OK(dg_coll_barrier(e->tx));
