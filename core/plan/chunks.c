@@ -34,8 +34,8 @@ dg_plan_chunk_t *dg_plan_chunk_again(dg_plan_t *p, uint64_t id, const char *fn)
  * task's 3.4k instructions of planning, on every rank; with a kept chunk
  * 340. What it makes is what the general path below makes of the same
  * geometry (test_chunks.c compares the two). */
-static dg_plan_chunk_t *future_from_spare(dg_plan_t *p, int32_t owner, uint32_t home_space,
-                                          const dg_plan_geom_t *g)
+static dg_plan_chunk_t *future_from_spare(dg_plan_t *p, uint64_t id, int32_t owner,
+                                          uint32_t home_space, const dg_plan_geom_t *g)
 {
     dg_plan_chunk_t *c = p->spare_futures;
     p->spare_futures = c->tnext;
@@ -44,7 +44,7 @@ static dg_plan_chunk_t *future_from_spare(dg_plan_t *p, int32_t owner, uint32_t 
     uint32_t all_cap = c->all.cap, home_cap = c->cur[0].cur.cap, capcur = c->capcur;
     dg_plan_cur_t *cur = c->cur;
     memset(c, 0, sizeof(*c));
-    c->id = ++p->next_chunk;
+    c->id = id;
     c->owner = owner;
     c->home_space = home_space;
     c->is_future = 1;
@@ -75,13 +75,22 @@ static int future_keepable(const dg_plan_t *p, const dg_plan_chunk_t *c)
 dg_plan_chunk_t *dg_plan_chunk_new(dg_plan_t *p, int32_t owner, uint32_t home_space,
                                    const dg_plan_geom_t *g, int is_future)
 {
+    dg_plan_chunk_t *c = dg_plan_chunk_make(p, p->next_chunk + 1, owner, home_space, g, is_future);
+    if (c)
+        p->next_chunk++;
+    return c;
+}
+
+dg_plan_chunk_t *dg_plan_chunk_make(dg_plan_t *p, uint64_t id, int32_t owner,
+                                    uint32_t home_space, const dg_plan_geom_t *g, int is_future)
+{
     if (is_future && p->spare_futures && g->ndims == 1 && g->strides[0] == 1 && g->dims[0])
-        return future_from_spare(p, owner, home_space, g);
+        return future_from_spare(p, id, owner, home_space, g);
     dg_plan_chunk_t *c = dg_plan_mem_alloc(&p->mem, sizeof(*c));
     if (!c)
         return NULL;
     memset(c, 0, sizeof(*c));
-    c->id = ++p->next_chunk;
+    c->id = id;
     c->owner = owner;
     c->home_space = home_space;
     c->is_future = (uint32_t)is_future;

@@ -111,6 +111,7 @@ typedef struct dg_plan_submitted {
     int32_t rank;                  /* where it runs */
     uint32_t proc;                 /* global processor id or DG_PLAN_ANY_CPU */
     uint32_t space;
+    uint32_t bytes;                /* the size of its future (0: none) */
 } dg_plan_submitted_t;
 
 /* ---- the op stream ---- */

@@ -88,7 +88,7 @@ void dg_plan_destroy(dg_plan_t *p)
 const dg_plan_geom_t *dg_plan_chunk_geom(const dg_plan_t *p, uint64_t id)
 {
     const dg_plan_chunk_t *c = p ? dg_plan_chunk_get(p, id) : NULL;
-    return c ? &c->g : NULL;
+    return c ? &c->g : p && p->rp ? dg_plan_rp_vgeom(p, id, NULL) : NULL;
 }
 
 const dg_plan_geom_t *dg_plan_data_chunk_geom(const dg_plan_t *p, uint64_t id)
@@ -155,7 +155,7 @@ dagger_status_t dg_plan_chunk_free(dg_plan_t *p, uint64_t id)
     if (st != DAGGER_OK)
         return st;
     dg_plan_chunk_t *c = dg_plan_chunk_get(p, id);
-    if (!c)
+    if (!c && !(p->rp && dg_plan_rp_vgeom(p, id, NULL))) /* a replayed future: no chunk yet */
         return dg_error(DAGGER_ERR_NOT_FOUND,
                         "dg_plan_chunk_free: chunk %llu is unknown or already freed",
                         (unsigned long long)id);

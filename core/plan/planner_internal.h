@@ -246,6 +246,11 @@ dg_plan_chunk_t *dg_plan_chunk_get(const dg_plan_t *p, uint64_t id);
 dg_plan_chunk_t *dg_plan_chunk_again(dg_plan_t *p, uint64_t id, const char *fn);
 dg_plan_chunk_t *dg_plan_chunk_new(dg_plan_t *p, int32_t owner, uint32_t home_space,
                                    const dg_plan_geom_t *g, int is_future);
+/* The same with the id given (one the counter handed out already, whose
+ * chunk was not made then: a replayed region's future, replay.c); the
+ * counter stays. */
+dg_plan_chunk_t *dg_plan_chunk_make(dg_plan_t *p, uint64_t id, int32_t owner,
+                                    uint32_t home_space, const dg_plan_geom_t *g, int is_future);
 void dg_plan_chunk_touch(dg_plan_t *p, dg_plan_chunk_t *c);
 void dg_plan_chunk_untouch(dg_plan_t *p, dg_plan_chunk_t *c);
 void dg_plan_chunk_delete(dg_plan_t *p, dg_plan_chunk_t *c);

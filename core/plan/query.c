@@ -15,6 +15,8 @@ static const dg_plan_chunk_t *live(const dg_plan_t *p, uint64_t id)
 
 dagger_status_t dg_plan_chunk_owner(const dg_plan_t *p, uint64_t id, int32_t *owner)
 {
+    if (!dg_plan_chunk_get(p, id) && dg_plan_rp_vgeom(p, id, owner))
+        return DAGGER_OK; /* a replayed future without its chunk */
     const dg_plan_chunk_t *c = live(p, id);
     if (c)
         *owner = c->owner;
@@ -47,6 +49,10 @@ void dg_plan_taint(dg_plan_t *p, uint64_t first, uint32_t tag)
 
 dagger_status_t dg_plan_chunk_taint(const dg_plan_t *p, uint64_t id, uint32_t *tag)
 {
+    if (!dg_plan_chunk_get(p, id) && dg_plan_rp_vgeom(p, id, NULL)) {
+        *tag = 0; /* a replayed future without its chunk: made in this region, untainted */
+        return DAGGER_OK;
+    }
     const dg_plan_chunk_t *c = live(p, id);
     if (c)
         *tag = c->taint;
@@ -60,7 +66,7 @@ dagger_status_t dg_plan_chunk_sync_home(dg_plan_t *p, uint64_t id)
         return dg_error(DAGGER_ERR_NO_MEMORY, "dg_plan_chunk_sync_home: the planner ran out of "
                         "memory earlier");
     dg_plan_chunk_t *c = dg_plan_chunk_get(p, id);
-    if (!c)
+    if (!c && !dg_plan_rp_vgeom(p, id, NULL)) /* a replayed future: chunkless until settled */
         return dg_error(DAGGER_ERR_NOT_FOUND, "chunk %llu is unknown or freed",
                         (unsigned long long)id);
     if (!p->in_region)

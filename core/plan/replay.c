@@ -48,6 +48,16 @@ typedef struct rp_future {
     uint32_t buf1, nbuf1;          /* this rank's buffers (bufs[]) */
 } rp_future_t;
 
+/* A future a replayed task made that has no chunk (yet): most of a replayed
+ * region's futures are made and freed inside it without the planner ever
+ * reading their chunk, so replaying makes one only when asked (vf_chunk).
+ * Indexed by the id relative to the region's chunk counter, minus one. */
+typedef struct rp_vfut {
+    dg_plan_geom_t g;              /* its layout (dg_plan_future_geom) */
+    int32_t rank;                  /* where it lives */
+    uint32_t live;                 /* 0: no such future (freed, given its chunk, or none) */
+} rp_vfut_t;
+
 typedef struct rp_op {
     dg_plan_op_t op;               /* pointers cleared */
     uint32_t dep0;                 /* u64[] */
@@ -105,6 +115,10 @@ struct dg_plan_replay {
     uint64_t replayed, replanned;  /* dg_plan_rp_counts */
     uint64_t switches;             /* recordings that took over from the chosen one */
     uint64_t misses;               /* regions in a row not replayed whole */
+    /* CANDIDATE: the futures replayed tasks made without a chunk */
+    rp_vfut_t *vf;
+    uint32_t n_vf, cap_vf;         /* entries this region (ids chunk0 + 1 ..), room */
+    uint32_t nvirtual;             /* of them live */
 };
 
 /* ---- vectors ---- */
@@ -389,8 +403,75 @@ void dg_plan_rp_destroy(dg_plan_t *p)
     free(rp->cp);
     free(rp->dv);
     free(rp->seen);
+    free(rp->vf);
     free(rp);
     p->rp = NULL;
+}
+
+/* ---- futures without a chunk ---- */
+
+/* The live chunkless future id, or NULL. */
+static rp_vfut_t *vf_find(const dg_plan_replay_t *rp, uint64_t id)
+{
+    if (!rp || !rp->nvirtual || id <= rp->chunk0 || id - rp->chunk0 > rp->n_vf)
+        return NULL;
+    rp_vfut_t *v = &rp->vf[id - rp->chunk0 - 1];
+    return v->live ? v : NULL;
+}
+
+const dg_plan_geom_t *dg_plan_rp_vgeom(const dg_plan_t *p, uint64_t id, int32_t *owner)
+{
+    const rp_vfut_t *v = vf_find(p->rp, id);
+    if (v && owner)
+        *owner = v->rank;
+    return v ? &v->g : NULL;
+}
+
+/* Future id (the counter's next) made chunkless; -1 when there is no room
+ * for it (the caller makes its chunk). */
+static int vf_add(dg_plan_replay_t *rp, uint64_t id, int32_t rank, uint32_t ret)
+{
+    uint64_t rel = id - rp->chunk0;
+    if (rel > UINT32_MAX || grow((void **)&rp->vf, &rp->cap_vf, rel, sizeof(*rp->vf)))
+        return -1;
+    for (uint64_t i = rp->n_vf; i + 1 < rel; i++) /* ids between: chunks of their own */
+        rp->vf[i].live = 0;
+    rp_vfut_t *v = &rp->vf[rel - 1];
+    dg_plan_future_geom(ret, &v->g);
+    v->rank = rank;
+    v->live = 1;
+    rp->n_vf = (uint32_t)rel;
+    rp->nvirtual++;
+    return 0;
+}
+
+/* Gives chunkless future id its chunk, as replay_task would have made it
+ * (the region changes its futures' state only at its end, so it is still
+ * in that state). NULL when id is none, or out of memory (the state lost). */
+static dg_plan_chunk_t *vf_chunk(dg_plan_t *p, uint64_t id)
+{
+    dg_plan_replay_t *rp = p->rp;
+    rp_vfut_t *v = vf_find(rp, id);
+    if (!v)
+        return NULL;
+    dg_plan_chunk_t *c = dg_plan_chunk_make(p, id, v->rank, 0, &v->g, 1);
+    if (!c || p->mem.failed) {
+        p->mem.failed = 1;
+        dg_error(DAGGER_ERR_NO_MEMORY, "planner: out of memory while replaying region %llu",
+                 (unsigned long long)p->region);
+        return NULL;
+    }
+    v->live = 0;
+    rp->nvirtual--;
+    p->st.live_chunks--; /* the recorded counters count it */
+    return c;
+}
+
+/* Forgets every chunkless future (catching up makes them anew). */
+static void vf_forget(dg_plan_replay_t *rp)
+{
+    rp->n_vf = 0;
+    rp->nvirtual = 0;
 }
 
 /* ---- recording ---- */
@@ -669,6 +750,7 @@ void dg_plan_rp_region_begin(dg_plan_t *p)
     rp->task0 = p->next_task;
     rp->seq0 = p->next_seq;
     rp->chunk0 = p->next_chunk;
+    vf_forget(rp);
     if (p->tainted)
         return;
     for (int i = 0; i < NREC; i++) {
@@ -778,7 +860,8 @@ static void emit_recorded(dg_plan_t *p, const rp_rec_t *r, uint32_t a, uint32_t 
                 } else if (x->kind == DG_PLAN_ARG_FUTURE) {
                     x->buf.chunk = moved_chunk(rp, r, x->buf.chunk);
                     const dg_plan_chunk_t *f = dg_plan_chunk_get(p, x->buf.chunk);
-                    x->geom = f ? &f->g : NULL; /* made by replay_task, live while read */
+                    /* made by replay_task, live while read; mostly chunkless */
+                    x->geom = f ? &f->g : dg_plan_rp_vgeom(p, x->buf.chunk, NULL);
                 } else {
                     x->geom = &rp->cp[r->argci[k->arg0 + j]]->g;
                 }
@@ -834,18 +917,22 @@ static int replay_task(dg_plan_t *p, const dg_plan_codelet_t *cl, const dg_plan_
     p->next_task = tid;
     dg_plan_hash_task_shaped(p, tid, k->shape, t); /* same_task: the shape is as recorded */
     uint64_t future = 0;
-    if (k->ret) { /* its future, as plan_task makes it (the counters below count it) */
-        dg_plan_geom_t g;
-        dg_plan_future_geom(k->ret, &g);
-        dg_plan_chunk_t *f = dg_plan_chunk_new(p, k->rank, 0, &g, 1);
-        if (!f || p->mem.failed) {
-            p->mem.failed = 1;
-            dg_error(DAGGER_ERR_NO_MEMORY, "planner: out of memory while replaying task %llu",
-                     (unsigned long long)tid);
-            return -1;
+    if (k->ret) { /* its future, chunkless (vf_chunk); the counters below count it */
+        future = p->next_chunk + 1;
+        if (vf_add(rp, future, k->rank, k->ret)) { /* no room: a chunk now */
+            dg_plan_geom_t g;
+            dg_plan_future_geom(k->ret, &g);
+            dg_plan_chunk_t *f = dg_plan_chunk_new(p, k->rank, 0, &g, 1);
+            if (!f || p->mem.failed) {
+                p->mem.failed = 1;
+                dg_error(DAGGER_ERR_NO_MEMORY, "planner: out of memory while replaying task %llu",
+                         (unsigned long long)tid);
+                return -1;
+            }
+            p->st.live_chunks--;
+        } else {
+            p->next_chunk = future;
         }
-        future = f->id;
-        p->st.live_chunks--;
     }
     emit_recorded(p, r, k->op0, k->op0 + k->nops, t, k);
     stats_add(&p->st, &k->dst);
@@ -861,7 +948,7 @@ static int replay_task(dg_plan_t *p, const dg_plan_codelet_t *cl, const dg_plan_
         p->prm.on_task(p->prm.task_ctx, &info);
     }
     if (out)
-        *out = (dg_plan_submitted_t){tid, future, k->rank, k->proc, k->space};
+        *out = (dg_plan_submitted_t){tid, future, k->rank, k->proc, k->space, k->ret};
     rp->matched++;
     rp->replayed++;
     return 0;
@@ -902,12 +989,17 @@ static void replay_free(dg_plan_t *p, uint64_t id)
     dg_plan_replay_t *rp = p->rp;
     const rp_rec_t *r = rp->chosen;
     const rp_task_t *k = &r->tasks[rp->matched];
-    dg_plan_chunk_t *c = dg_plan_chunk_get(p, id);
+    rp_vfut_t *v = vf_find(rp, id);
     dg_plan_hash_free(p, id);
     emit_recorded(p, r, k->op0, k->op0 + k->nops, NULL, NULL);
     stats_add(&p->st, &k->dst);
-    dg_plan_chunk_delete(p, c);
-    p->st.live_chunks++; /* the recorded counters count it */
+    if (v) { /* never given a chunk: nothing to delete */
+        v->live = 0;
+        rp->nvirtual--;
+    } else {
+        dg_plan_chunk_delete(p, dg_plan_chunk_get(p, id));
+        p->st.live_chunks++; /* the recorded counters count it */
+    }
     rp->matched++;
 }
 
@@ -916,7 +1008,7 @@ static void replay_free(dg_plan_t *p, uint64_t id)
 /* Plans the `matched` replayed tasks (and frees) again from the region's
  * start without emitting, recording them into another recording, so that
  * normal planning can go on. The futures replaying made are freed first
- * and made again. */
+ * (those still chunkless forgotten) and made again. */
 static int catch_up(dg_plan_t *p)
 {
     dg_plan_replay_t *rp = p->rp;
@@ -924,6 +1016,7 @@ static int catch_up(dg_plan_t *p)
     uint32_t n = rp->matched;
     rp->mode = RP_IDLE;
     rp->chosen = NULL;
+    vf_forget(rp); /* the chunkless futures: planned again below, with chunks */
     if (worth_recording(rp))
         rec_start(p, old);
     if (!n)
@@ -1191,6 +1284,8 @@ int dg_plan_rp_region_end(dg_plan_t *p)
     for (uint32_t i = 0; i < r->n_futs; i++) { /* the region's futures still alive */
         const rp_future_t *fu = &r->futs[i];
         dg_plan_chunk_t *c = dg_plan_chunk_get(p, rp->chunk0 + fu->rel);
+        if (!c)
+            c = vf_chunk(p, rp->chunk0 + fu->rel);
         if (!c) {
             p->mem.failed = 1;
             dg_error(DAGGER_ERR_INTERNAL, "planner: replayed region %llu lost future %llu",
@@ -1202,6 +1297,12 @@ int dg_plan_rp_region_end(dg_plan_t *p)
         for (uint32_t j = 0; j < fu->nbuf1; j++)
             if (!dg_plan_buf_restore(p, c, r->bufs[fu->buf1 + j] & ~(1u << 31)))
                 return -1;
+    }
+    if (rp->nvirtual) { /* a live future the recording did not keep: cannot be */
+        p->mem.failed = 1;
+        dg_error(DAGGER_ERR_INTERNAL, "planner: replayed region %llu left %u futures without "
+                 "their state", (unsigned long long)p->region, rp->nvirtual);
+        return -1;
     }
     if (cache_set(p, r->cache1))
         return -1;

@@ -25,9 +25,10 @@
  * Futures made inside the region are part of the plan: a task that returns
  * a value, a task that reads such a future and the free of one are
  * recorded and replayed, their chunk ids moved by the difference of the
- * regions' chunk counters. Replaying makes and frees the future chunks
- * themselves (so that the runtime can ask for their layout); catching up
- * frees the ones it made and plans them again.
+ * regions' chunk counters. Replaying makes no chunk for them: their owner
+ * and layout answer the questions asked (dg_plan_rp_vgeom), the region's end
+ * gives the survivors their chunks, and catching up forgets them and plans
+ * them again with chunks.
  *
  * Not recorded (planned normally every time): regions with a task that
  * reads a future made before the region, explicit dependencies inside the
@@ -79,6 +80,12 @@ void dg_plan_rp_free_end(dg_plan_t *p);
  * -1 if that failed); with `changes` (chunk create, free, sync, taint) the
  * region is not recorded either. */
 int dg_plan_rp_settle(dg_plan_t *p, int changes);
+
+/* The layout (and *owner, when not NULL) of live future id when it is one a
+ * replayed task made and nothing asked for its chunk yet (replaying makes
+ * none: the region's end gives the survivors theirs); NULL otherwise. Only
+ * while a region is being replayed; a catch-up plans them again with chunks. */
+const dg_plan_geom_t *dg_plan_rp_vgeom(const dg_plan_t *p, uint64_t id, int32_t *owner);
 
 /* Since the planner began: tasks replayed, replayed tasks planned again, and
  * recordings that took over from the one a region chose first. */

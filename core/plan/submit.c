@@ -422,7 +422,8 @@ static dagger_status_t plan_task(dg_plan_t *p, uint64_t tid, const dg_plan_codel
     if (p->prm.on_task && !p->silent)
         p->prm.on_task(p->prm.task_ctx, &info);
     if (out)
-        *out = (dg_plan_submitted_t){tid, future, loc.rank, proc, loc.space};
+        *out = (dg_plan_submitted_t){tid, future, loc.rank, proc, loc.space,
+                                     future ? dg_plan_ret_size(cl, t) : 0};
     return DAGGER_OK;
 }
 

@@ -260,8 +260,7 @@ dagger_status_t dagger_submit(dagger_region_t *r, dagger_codelet_t cl, int nargs
     if (st != DAGGER_OK)
         return st;
     if (sub.future) {
-        const dg_plan_geom_t *g = dg_plan_chunk_geom(t->plan, sub.future);
-        st = dg_tasks_future_add(t, sub.future, sub.rank, g ? (size_t)g->extent : 0);
+        st = dg_tasks_future_add(t, sub.future, sub.rank, sub.bytes);
         if (st != DAGGER_OK)
             return st;
     }

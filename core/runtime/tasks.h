@@ -83,7 +83,8 @@ void dg_tasks_destroy(dg_tasks_t *t);
 /* The task runtime of a live runtime handle, or NULL (with an error detail). */
 dg_tasks_t *dg_tasks_get(dagger_runtime_t *rt, const char *fn);
 
-/* Futures: where a future's value lives. */
+/* Futures: where a future's value lives. An added id is a new future's
+ * (the planner's chunk counter gives each id once). */
 dagger_status_t dg_tasks_future_add(dg_tasks_t *t, uint64_t id, int owner, size_t size);
 int dg_tasks_future_find(const dg_tasks_t *t, uint64_t id, int *owner, size_t *size);
 void dg_tasks_future_remove(dg_tasks_t *t, uint64_t id);

@@ -135,6 +135,15 @@ static void rnd_task(pair_t *p, btask_t *t, uint32_t pos)
     t->srank = (int32_t)below(p, (uint64_t)p->w[0]->P);
 }
 
+static int geom_eq(const dg_plan_geom_t *a, const dg_plan_geom_t *b)
+{
+    if (!a || !b)
+        return a == b;
+    return a->dtype == b->dtype && a->ndims == b->ndims &&
+           !memcmp(a->dims, b->dims, sizeof(a->dims)) &&
+           !memcmp(a->strides, b->strides, sizeof(a->strides)) && a->extent == b->extent;
+}
+
 /* Submits task t on both worlds; by-value bytes are fresh every time. A
  * future argument reads fut[fsrc]; one that does not exist (never made, or
  * freed) is a by-value argument instead. Returns the task's future (0: none). */
@@ -169,8 +178,24 @@ static uint64_t both_submit(pair_t *p, const btask_t *bt, const uint64_t *fut)
     cr_assert_eq(st0, st1, "seed %llu: statuses differ", (unsigned long long)g_seed);
     if (st0 == DAGGER_OK)
         cr_assert(s0.task == s1.task && s0.future == s1.future && s0.rank == s1.rank &&
-                  s0.proc == s1.proc && s0.space == s1.space, "seed %llu: task %llu placed differently",
+                  s0.proc == s1.proc && s0.space == s1.space && s0.bytes == s1.bytes,
+                  "seed %llu: task %llu placed differently",
                   (unsigned long long)g_seed, (unsigned long long)s0.task);
+    if (st0 == DAGGER_OK && s0.future) /* a replayed future answers as a planned one */
+        for (int r = 0; r < p->w[0]->P; r++) {
+            const dg_plan_geom_t *g0 = dg_plan_chunk_geom(p->w[0]->pl[r], s0.future);
+            const dg_plan_geom_t *g1 = dg_plan_chunk_geom(p->w[1]->pl[r], s0.future);
+            int32_t o0 = -1, o1 = -2;
+            uint32_t t0 = 1, t1 = 2;
+            cr_assert(g0 && g1 && geom_eq(g0, g1) && g0->extent == s0.bytes &&
+                      dg_plan_chunk_owner(p->w[0]->pl[r], s0.future, &o0) == DAGGER_OK &&
+                      dg_plan_chunk_owner(p->w[1]->pl[r], s0.future, &o1) == DAGGER_OK &&
+                      o0 == o1 && o0 == s0.rank &&
+                      dg_plan_chunk_taint(p->w[0]->pl[r], s0.future, &t0) == DAGGER_OK &&
+                      dg_plan_chunk_taint(p->w[1]->pl[r], s0.future, &t1) == DAGGER_OK &&
+                      t0 == t1, "seed %llu: future %llu of task %llu differs", (unsigned long long)g_seed,
+                      (unsigned long long)s0.future, (unsigned long long)s0.task);
+        }
     cr_assert_eq(dg_plan_hash(p->w[0]->pl[0]), dg_plan_hash(p->w[1]->pl[0]),
                  "seed %llu: uniformity hashes differ", (unsigned long long)g_seed);
     return st0 == DAGGER_OK ? s0.future : 0;
@@ -183,15 +208,6 @@ static void both_free(pair_t *p, uint64_t id)
         w_free(p->w[k], id);
     cr_assert_eq(dg_plan_hash(p->w[0]->pl[0]), dg_plan_hash(p->w[1]->pl[0]),
                  "seed %llu: uniformity hashes differ after a free", (unsigned long long)g_seed);
-}
-
-static int geom_eq(const dg_plan_geom_t *a, const dg_plan_geom_t *b)
-{
-    if (!a || !b)
-        return a == b;
-    return a->dtype == b->dtype && a->ndims == b->ndims &&
-           !memcmp(a->dims, b->dims, sizeof(a->dims)) &&
-           !memcmp(a->strides, b->strides, sizeof(a->strides)) && a->extent == b->extent;
 }
 
 static int view_eq(const dg_plan_view_t *a, const dg_plan_view_t *b)
