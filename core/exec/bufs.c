@@ -56,22 +56,28 @@ void dg_bufs_cleanup(dg_bufs_t *b)
     memset(b, 0, sizeof(*b));
 }
 
-static dg_buf_entry_t *probe(dg_bufs_t *b, uint64_t chunk, uint32_t space, int for_insert)
+/* The entry of (chunk, space), or NULL. */
+static dg_buf_entry_t *probe(dg_bufs_t *b, uint64_t chunk, uint32_t space)
 {
     size_t mask = b->cap - 1;
-    dg_buf_entry_t *tomb = NULL;
     for (size_t i = slot_hash(chunk, space) & mask;; i = (i + 1) & mask) {
         dg_buf_entry_t *e = &b->slots[i];
         if (e->chunk == 0)
-            return for_insert ? (tomb ? tomb : e) : NULL;
-        if (e->chunk == DG_TOMB) {
-            if (!tomb)
-                tomb = e;
-            continue;
-        }
+            return NULL;
         if (e->chunk == chunk && e->space == space)
             return e;
     }
+}
+
+/* The first free slot (empty or a tomb) on the probe path of a (chunk,
+ * space) that is not in the table (dg_bufs_insert's callers know). */
+static dg_buf_entry_t *free_slot(dg_bufs_t *b, uint64_t chunk, uint32_t space)
+{
+    size_t mask = b->cap - 1;
+    size_t i = slot_hash(chunk, space) & mask;
+    while (b->slots[i].chunk && b->slots[i].chunk != DG_TOMB)
+        i = (i + 1) & mask;
+    return &b->slots[i];
 }
 
 static int grow(dg_bufs_t *b)
@@ -86,7 +92,7 @@ static int grow(dg_bufs_t *b)
     for (size_t i = 0; i < b->cap; i++) {
         dg_buf_entry_t *e = &b->slots[i];
         if (e->chunk && e->chunk != DG_TOMB) {
-            *probe(&nb, e->chunk, e->space, 1) = *e;
+            *free_slot(&nb, e->chunk, e->space) = *e;
             nb.used++;
         }
     }
@@ -169,10 +175,15 @@ dagger_status_t dg_bufs_insert(dg_bufs_t *b, uint64_t chunk, uint32_t space, int
                                size_t bytes)
 {
     DG_ASSERT(chunk != 0 && chunk != DG_TOMB);
-    if ((b->used + b->tombs + 1) * 4 > b->cap * 3 && grow(b))
+    /* At most half the slots in use or tombs: a missed lookup (an ALLOC
+     * looks first) walks to an empty slot, and at three quarters the runs
+     * of a value tree's buffers, made and freed with every task, came to
+     * 40-60 slots (1 x 1 tiny tree: 330 instructions a lookup, 960 an
+     * insertion, a quarter of the submitting thread's). */
+    if ((b->used + b->tombs + 1) * 2 > b->cap && grow(b))
         return dg_error(DAGGER_ERR_NO_MEMORY, "buffer table: out of memory");
-    dg_buf_entry_t *e = probe(b, chunk, space, 1);
-    DG_ASSERT(e->chunk == 0 || e->chunk == DG_TOMB);
+    DG_ASSERT(!probe(b, chunk, space));
+    dg_buf_entry_t *e = free_slot(b, chunk, space);
     if (e->chunk == DG_TOMB)
         b->tombs--;
     *e = (dg_buf_entry_t){chunk, space, (uint32_t)home, ptr, bytes};
@@ -197,12 +208,12 @@ dagger_status_t dg_bufs_alloc(dg_bufs_t *b, uint64_t chunk, uint32_t space, size
 
 dg_buf_entry_t *dg_bufs_find(dg_bufs_t *b, uint64_t chunk, uint32_t space)
 {
-    return probe(b, chunk, space, 0);
+    return probe(b, chunk, space);
 }
 
 void *dg_bufs_remove(dg_bufs_t *b, uint64_t chunk, uint32_t space, size_t *bytes)
 {
-    dg_buf_entry_t *e = probe(b, chunk, space, 0);
+    dg_buf_entry_t *e = probe(b, chunk, space);
     if (!e)
         return NULL;
     void *ptr = e->ptr;
