@@ -178,8 +178,8 @@ dagger_status_t dg_bufs_insert(dg_bufs_t *b, uint64_t chunk, uint32_t space, int
     /* At most half the slots in use or tombs: a missed lookup (an ALLOC
      * looks first) walks to an empty slot, and at three quarters the runs
      * of a value tree's buffers, made and freed with every task, came to
-     * 40-60 slots (1 x 1 tiny tree: 330 instructions a lookup, 960 an
-     * insertion, a quarter of the submitting thread's). */
+     * about 50 slots (1 x 1 tiny tree: 330 instructions a lookup, 960 an
+     * insertion, a quarter of the submitting thread's; docs/benchmarks.md). */
     if ((b->used + b->tombs + 1) * 2 > b->cap && grow(b))
         return dg_error(DAGGER_ERR_NO_MEMORY, "buffer table: out of memory");
     DG_ASSERT(!probe(b, chunk, space));
