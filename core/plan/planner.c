@@ -154,8 +154,10 @@ dagger_status_t dg_plan_chunk_free(dg_plan_t *p, uint64_t id)
     dagger_status_t st = usable(p, __func__);
     if (st != DAGGER_OK)
         return st;
-    dg_plan_chunk_t *c = dg_plan_chunk_get(p, id);
-    if (!c && !(p->rp && dg_plan_rp_vgeom(p, id, NULL))) /* a replayed future: no chunk yet */
+    /* A replayed future has no chunk yet (replay.c); then c stays NULL. */
+    int chunkless = p->rp && dg_plan_rp_vgeom(p, id, NULL);
+    dg_plan_chunk_t *c = chunkless ? NULL : dg_plan_chunk_get(p, id);
+    if (!c && !chunkless)
         return dg_error(DAGGER_ERR_NOT_FOUND,
                         "dg_plan_chunk_free: chunk %llu is unknown or already freed",
                         (unsigned long long)id);

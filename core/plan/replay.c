@@ -859,9 +859,12 @@ static void emit_recorded(dg_plan_t *p, const rp_rec_t *r, uint32_t a, uint32_t 
                     x->value = t->args[j].value;
                 } else if (x->kind == DG_PLAN_ARG_FUTURE) {
                     x->buf.chunk = moved_chunk(rp, r, x->buf.chunk);
-                    const dg_plan_chunk_t *f = dg_plan_chunk_get(p, x->buf.chunk);
                     /* made by replay_task, live while read; mostly chunkless */
-                    x->geom = f ? &f->g : dg_plan_rp_vgeom(p, x->buf.chunk, NULL);
+                    x->geom = dg_plan_rp_vgeom(p, x->buf.chunk, NULL);
+                    if (!x->geom) {
+                        const dg_plan_chunk_t *f = dg_plan_chunk_get(p, x->buf.chunk);
+                        x->geom = f ? &f->g : NULL;
+                    }
                 } else {
                     x->geom = &rp->cp[r->argci[k->arg0 + j]]->g;
                 }
