@@ -1287,8 +1287,8 @@ int dg_plan_rp_region_end(dg_plan_t *p)
     for (uint32_t i = 0; i < r->n_futs; i++) { /* the region's futures still alive */
         const rp_future_t *fu = &r->futs[i];
         dg_plan_chunk_t *c = dg_plan_chunk_get(p, rp->chunk0 + fu->rel);
-        if (!c)
-            c = vf_chunk(p, rp->chunk0 + fu->rel);
+        if (!c && !(c = vf_chunk(p, rp->chunk0 + fu->rel)) && p->mem.failed)
+            return -1; /* out of memory making it (said) */
         if (!c) {
             p->mem.failed = 1;
             dg_error(DAGGER_ERR_INTERNAL, "planner: replayed region %llu lost future %llu",
