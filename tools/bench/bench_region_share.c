@@ -13,13 +13,13 @@
  *   rank0   every chunk, so every task, on rank 0: rank 0 plans and runs
  *           its tasks, every other rank only plans them
  *   spread  chunk i, so task i, on rank i mod P
- * BENCH_CASES=rank0 or spread runs one (for callgrind: its instructions per
- * dagger_submit call are then the case's). Each rank times its submission loop in thread CPU time
+ * BENCH_CASES=rank0 or spread runs one (under callgrind the instructions per
+ * dagger_submit call are then that case's; docs/planner.md, "Left out").
+ * Each rank times its submission loop in thread CPU time
  * (CLOCK_THREAD_CPUTIME_ID: waiting is not counted, so a shared machine's
  * other load matters less) and reports it per submitted task, with the share
- * of tasks that were its own and replayed. Region ends (running the tasks,
- * the agreement) are outside the timing. Under callgrind the same split
- * comes out in instructions (docs/planner.md, "Left out"). Every chunk is
+ * of tasks that were its own and of those that replayed. Region ends
+ * (running the tasks, the agreement) are outside the timing. Every chunk is
  * checked at the end (each task incremented it once per region): a wrong
  * run times nothing and exits 1. */
 #include <dagger.h>
@@ -39,7 +39,7 @@ static int bump(dagger_task_t *t)
     if (!x || !y)
         return dagger_task_fail(t, "bench_region_share: missing argument data");
     for (int i = 0; i < ELEMS; i++)
-        x[i] += 1.0 + 0.0 * y[i];
+        x[i] += 1.0;
     return DAGGER_OK;
 }
 
@@ -62,7 +62,8 @@ static int fail(const char *what)
     return 1;
 }
 
-/* One case: chunks owned by owner(i), regions x tasks submissions. */
+/* One case (spread 0: every chunk on rank 0; 1: chunk i on rank i mod P),
+ * regions x ntasks submissions. */
 static int run_case(dagger_runtime_t *rt, dagger_codelet_t cl, int spread, int regions, int ntasks,
                     result_t *out)
 {
