@@ -74,13 +74,15 @@ static long near_iter(const tb_opts_t *o, const fake_t *f)
     return 1;
 }
 
-/* Two runs at one point were descheduled: with two runs a point, the sweep
- * stops there, too early; with -min-time the point runs until its runs add
- * up to that long, and the fastest of them counts. */
+/* Two runs at one point were descheduled: with two runs a point (and no
+ * second timing of a point below 50 %), the sweep stops there, too early;
+ * with -min-time the point runs until its runs add up to that long, and the
+ * fastest of them counts. */
 Test(tb_sweep, min_time_runs_a_short_point_again)
 {
     tb_opts_t o = opts();
     o.reps = 2;
+    o.retries = 0;
     fake_t f = {.rate = 1e10, .per_task = 2e-6, .slow_iter = -1, .fast_iter = -1};
     f.noisy_iter = near_iter(&o, &f);
     tb_metg_t m;
@@ -92,16 +94,59 @@ Test(tb_sweep, min_time_runs_a_short_point_again)
     cr_expect(fabs(m.metg_us - 4.0) < 0.4, "METG %.3f us, want about 4", m.metg_us);
 }
 
-Test(tb_sweep, min_time_is_checked)
+/* A slow spell as long as a point's runs (its first two runs 3 times as
+ * long): the point falls below 50 %, is timed again (-retries, default 1),
+ * reaches 50 % then, and the sweep goes on to where the fixed cost puts the
+ * crossing. Without the second timing it ends one halving early. */
+Test(tb_sweep, a_point_below_half_is_timed_again)
 {
-    char *argv[] = {"t", "-min-time", "-1"};
+    tb_opts_t o = opts();
+    o.reps = 2;
+    cr_expect_eq(o.retries, 1);
+    fake_t f = {.rate = 1e10, .per_task = 2e-6, .slow_iter = -1, .fast_iter = -1};
+    f.noisy_iter = near_iter(&o, &f);
+    tb_metg_t m;
+    cr_assert_eq(tb_sweep(&o, 1, fake_run, &f, NULL, &m), 0);
+    cr_expect(fabs(m.metg_us - 4.0) < 0.4, "METG %.3f us, want about 4", m.metg_us);
+    cr_expect_eq(f.noisy_runs, 4, "the noisy point ran %d times, want 2 + 2", f.noisy_runs);
+    f.noisy_runs = 0;
+    o.retries = 0;
+    cr_assert_eq(tb_sweep(&o, 1, fake_run, &f, NULL, &m), 0);
+    cr_expect(m.metg_us > 6.0, "METG %.3f us: the noisy point did not stop the sweep", m.metg_us);
+}
+
+/* A point that stays below 50 % ends the sweep after its second timing, at
+ * the same crossing as without it. */
+Test(tb_sweep, the_second_timing_does_not_move_a_true_crossing)
+{
+    tb_opts_t o = opts();
+    fake_t f = {.rate = 1e10, .per_task = 2e-6, .slow_iter = -1, .noisy_iter = -1, .fast_iter = -1};
+    tb_metg_t a, b;
+    cr_assert_eq(tb_sweep(&o, 1, fake_run, &f, NULL, &a), 0);
+    o.retries = 0;
+    cr_assert_eq(tb_sweep(&o, 1, fake_run, &f, NULL, &b), 0);
+    cr_expect(fabs(a.metg_us - b.metg_us) < 1e-9, "METG %.4f with, %.4f without", a.metg_us,
+              b.metg_us);
+}
+
+/* Whether tb_parse takes `option value`. */
+static int parses(const char *option, const char *value, tb_opts_t *o)
+{
+    char *argv[] = {"t", (char *)option, (char *)value};
+    return tb_parse(3, argv, o) == 0;
+}
+
+Test(tb_sweep, min_time_and_retries_are_checked)
+{
     tb_opts_t o;
-    cr_expect_neq(tb_parse(3, argv, &o), 0);
-    argv[2] = "0.05x";
-    cr_expect_neq(tb_parse(3, argv, &o), 0);
-    argv[2] = "0.05";
-    cr_assert_eq(tb_parse(3, argv, &o), 0);
+    cr_expect(!parses("-min-time", "-1", &o));
+    cr_expect(!parses("-min-time", "0.05x", &o));
+    cr_assert(parses("-min-time", "0.05", &o));
     cr_expect(o.min_time == 0.05);
+    cr_expect(!parses("-retries", "9", &o));
+    cr_expect(!parses("-retries", "-1", &o));
+    cr_assert(parses("-retries", "0", &o));
+    cr_expect_eq(o.retries, 0);
 }
 
 /* One of the first points ran in a fast spell, at twice the rate: the peak

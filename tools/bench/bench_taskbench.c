@@ -2,7 +2,8 @@
  * taskbench_core.c).
  *
  *   dagger-run -n P bench_taskbench [-steps N -width W -type P -radix R
- *       -kernel K -iter I] [-sweep -max-iter I -reps N -min-time S -label S] [-region-steps S]
+ *       -kernel K -iter I] [-sweep -max-iter I -reps N -min-time S -retries N -label S]
+ *       [-region-steps S]
  *
  * Data: each column i has two chunks of one tb_out_t, one per step parity,
  * owned by rank i*P/width (block placement). Point (t, i) is a task with Out

@@ -57,6 +57,9 @@ typedef struct tb_opts {
     double min_time;   /* -min-time: seconds; more runs per point (up to
                           TB_MAX_REPS) until their walls add up to this: short
                           runs are at the mercy of one descheduling */
+    int retries;       /* -retries: a sweep point below 50 % efficiency is timed again
+                          this many times (default 1) before the sweep ends there;
+                          the fastest wall of all its runs counts */
     long region_steps; /* -region-steps: timesteps per region (Dagger-C; 0 = whole run) */
     const char *label; /* -label: the config name printed in the sweep's line */
 } tb_opts_t;
@@ -64,8 +67,8 @@ typedef struct tb_opts {
 #define TB_MAX_REPS 64
 
 /* Parses -steps -width -type -radix -kernel -iter -sweep -max-iter -reps
- * -min-time -region-steps -label. Returns 0, or -1 after printing to stderr, prefixed
- * with argv[0], what to change. */
+ * -min-time -retries -region-steps -label. Returns 0, or -1 after printing
+ * to stderr, prefixed with argv[0], what to change. */
 int tb_parse(int argc, char **argv, tb_opts_t *o);
 const char *tb_pattern_name(tb_pattern_t p);
 const char *tb_kernel_name(tb_kernel_t k);
@@ -128,7 +131,8 @@ typedef struct tb_metg {
 /* Runs the sweep: iter = max_iter, then halved until efficiency (work/s over
  * the peak, the second highest rate so far, so that neither one point in a
  * slow spell nor one in a fast spell sets it) falls below 50% (or iter
- * reaches 1). Prints one line
+ * reaches 1); a point below 50% is timed again o->retries times first, and
+ * the sweep ends there only if none of its runs reached 50%. Prints one line
  * per point to log (NULL: none). Returns 0 or -1 (a run failed). */
 int tb_sweep(const tb_opts_t *o, int cores, tb_run_fn run, void *ctx, FILE *log, tb_metg_t *res);
 

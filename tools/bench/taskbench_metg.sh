@@ -28,8 +28,10 @@
 # the fastest counts), MINTIME (0.05: seconds; a sweep point runs again, up
 # to 64 times, until its runs add up to this: at the smallest tasks a run
 # of 500 steps takes about a millisecond, and one descheduling in it would
-# end the sweep there), RSTEPS (64: Dagger-C timesteps per region in the sweep;
-# see the regions mode), OUT.
+# end the sweep there), RETRIES (1: a point below 50 % efficiency is timed
+# again that many times before the sweep ends there; a slow spell of the
+# machine can outlast a point's runs), RSTEPS (64: Dagger-C timesteps per
+# region in the sweep; see the regions mode), OUT.
 # Needs build/tools/bench/bench_taskbench; taskbench_mpi (libopenmpi-dev) and
 # taskbench_starpu (libstarpu-dev) and taskbench_starpu_mpi (both) for their
 # columns, else those read n/a.
@@ -37,7 +39,7 @@ set -euo pipefail
 here="$(cd "$(dirname "$0")/../.." && pwd)"
 bin="${BUILD:-$here/build}/tools/bench"
 rsteps="${RSTEPS:-64}" steps="${STEPS:-500}" rounds="${ROUNDS:-3}" reps="${REPS:-2}"
-mintime="${MINTIME:-0.05}"
+mintime="${MINTIME:-0.05}" retries="${RETRIES:-1}"
 kernel="${KERNEL:-compute_bound}"
 case "$kernel" in
   compute_bound) maxiter="${MAXITER:-32768}" ;;
@@ -155,7 +157,8 @@ for r in $(seq "$rounds"); do
     for k in $(seq 0 $((n - 1))); do
       v=${variants[$(((k + r) % n))]}
       run "$v" -sweep -type "$p" -radix 3 -kernel "$kernel" -width 4 -steps "$steps" \
-        -max-iter "$maxiter" -reps "$reps" -min-time "$mintime" -label "$v" |
+        -max-iter "$maxiter" -reps "$reps" -min-time "$mintime" -retries "$retries" \
+        -label "$v" |
         grep '^RESULT' >> "$raw" || true
     done
   done
