@@ -74,4 +74,5 @@ function(dg_layer name)
 endfunction()
 
 message(STATUS "Dagger-C: CUDA ${DAGGER_HAVE_CUDA} (${DAGGER_CUDA_ARCHS_SHOWN}; linalg ${DAGGER_HAVE_CUDA_LINALG}), HIP ${DAGGER_HAVE_HIP} (${DAGGER_HIP_ARCHS_SHOWN}), "
-               "StarPU ${DAGGER_HAVE_STARPU} (benchmarks only), tracing ${DAGGER_TRACE}")
+               "StarPU ${DAGGER_HAVE_STARPU} (benchmarks only), tracing ${DAGGER_TRACE}, "
+               "link-time optimisation ${DAGGER_LTO_USED}")

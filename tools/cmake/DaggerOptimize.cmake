@@ -1,0 +1,55 @@
+# How the optimised build types compile (RelWithDebInfo, the default, and
+# Release); Debug stays as CMake makes it.
+#
+# -O3 instead of CMake's -O2 for RelWithDebInfo (Release is -O3 already):
+# the runtime's per-task path is many small functions over several files
+# (the submission, the planner's replay, the executor's ops, the actor
+# calls), and -O3 inlines more of them. RelWithDebInfo keeps -g.
+#
+# DAGGER_LTO (AUTO, ON or OFF): link-time optimisation of libdagger.so with
+# GCC, so that those calls are inlined across files too. The library's
+# objects then carry GCC's intermediate code beside their machine code
+# (-ffat-lto-objects): libdagger.a, the tests and the tools link the machine
+# code as before (each file optimised alone, at -O3), and only the link of
+# libdagger.so optimises the whole library. AUTO turns it on with GCC in an
+# optimised build without sanitizers; ON insists (an error elsewhere).
+# docs/benchmarks.md ("-O3 and link-time optimisation") has what they gain.
+set(DAGGER_LTO "AUTO" CACHE STRING "Link-time optimisation of libdagger.so (GCC): AUTO, ON or OFF")
+set_property(CACHE DAGGER_LTO PROPERTY STRINGS AUTO ON OFF)
+
+set(dg_opt_config "$<CONFIG:RelWithDebInfo,Release>")
+add_compile_options("$<$<AND:$<COMPILE_LANGUAGE:C>,${dg_opt_config}>:-O3>")
+
+set(DAGGER_LTO_USED OFF)
+if(NOT DAGGER_LTO MATCHES "^(AUTO|ON|OFF)$")
+  message(FATAL_ERROR "DAGGER_LTO is AUTO, ON or OFF, not '${DAGGER_LTO}'")
+endif()
+set(dg_lto_why "")
+if(NOT CMAKE_C_COMPILER_ID STREQUAL "GNU")
+  set(dg_lto_why "it needs GCC, and the C compiler is ${CMAKE_C_COMPILER_ID}")
+elseif(DAGGER_SANITIZE)
+  set(dg_lto_why "not with sanitizers (DAGGER_SANITIZE=${DAGGER_SANITIZE})")
+elseif(NOT CMAKE_BUILD_TYPE MATCHES "^(RelWithDebInfo|Release)$")
+  set(dg_lto_why "only in the optimised build types, not '${CMAKE_BUILD_TYPE}'")
+endif()
+if(DAGGER_LTO STREQUAL "ON" AND dg_lto_why)
+  message(FATAL_ERROR "DAGGER_LTO=ON, but ${dg_lto_why}: configure with -DDAGGER_LTO=AUTO or OFF")
+endif()
+if(NOT DAGGER_LTO STREQUAL "OFF" AND NOT dg_lto_why)
+  set(DAGGER_LTO_USED ON)
+endif()
+
+# dagger_lto_objects(target): target's C objects carry the intermediate code
+# too (the library's object libraries); dagger_lto_link(target): target's
+# link optimises across them (libdagger.so). No-ops when DAGGER_LTO_USED is
+# off.
+function(dagger_lto_objects target)
+  if(DAGGER_LTO_USED)
+    target_compile_options(${target} PRIVATE "$<$<COMPILE_LANGUAGE:C>:-flto=auto;-ffat-lto-objects>")
+  endif()
+endfunction()
+function(dagger_lto_link target)
+  if(DAGGER_LTO_USED)
+    target_link_options(${target} PRIVATE -flto=auto -O3)
+  endif()
+endfunction()
