@@ -9,9 +9,12 @@
 # DAGGER_LTO (AUTO, ON or OFF): link-time optimisation of libdagger.so with
 # GCC, so that those calls are inlined across files too. The library's
 # objects then carry GCC's intermediate code beside their machine code
-# (-ffat-lto-objects): libdagger.a, the tests and the tools link the machine
-# code as before (each file optimised alone, at -O3), and only the link of
-# libdagger.so optimises the whole library. AUTO turns it on with GCC in an
+# (-ffat-lto-objects), and only the link of libdagger.so optimises the whole
+# library: every other link of the project passes -fno-lto (GCC's linker
+# plugin would otherwise optimise any link that meets such an object, 15-25
+# s a test program), and libdagger.a holds the machine code alone (the
+# intermediate code is removed from it once it is archived), so that a
+# program linking it links as fast as before. AUTO turns it on with GCC in an
 # optimised build without sanitizers; ON insists (an error elsewhere).
 # docs/benchmarks.md ("-O3 and link-time optimisation") has what they gain.
 set(DAGGER_LTO "AUTO" CACHE STRING "Link-time optimisation of libdagger.so (GCC): AUTO, ON or OFF")
@@ -35,14 +38,20 @@ endif()
 if(DAGGER_LTO STREQUAL "ON" AND dg_lto_why)
   message(FATAL_ERROR "DAGGER_LTO=ON, but ${dg_lto_why}: configure with -DDAGGER_LTO=AUTO or OFF")
 endif()
+if(NOT DAGGER_LTO STREQUAL "OFF" AND NOT dg_lto_why AND NOT CMAKE_OBJCOPY)
+  set(dg_lto_why "objcopy was not found (binutils)")
+endif()
 if(NOT DAGGER_LTO STREQUAL "OFF" AND NOT dg_lto_why)
   set(DAGGER_LTO_USED ON)
+  add_link_options(-fno-lto)
 endif()
 
 # dagger_lto_objects(target): target's C objects carry the intermediate code
 # too (the library's object libraries); dagger_lto_link(target): target's
-# link optimises across them (libdagger.so). No-ops when DAGGER_LTO_USED is
-# off.
+# link optimises across them (libdagger.so; its -flto comes after the
+# -fno-lto of every link, and the later one counts); dagger_lto_strip(target):
+# the static library target holds machine code only. No-ops when
+# DAGGER_LTO_USED is off.
 function(dagger_lto_objects target)
   if(DAGGER_LTO_USED)
     target_compile_options(${target} PRIVATE "$<$<COMPILE_LANGUAGE:C>:-flto=auto;-ffat-lto-objects>")
@@ -51,5 +60,12 @@ endfunction()
 function(dagger_lto_link target)
   if(DAGGER_LTO_USED)
     target_link_options(${target} PRIVATE -flto=auto -O3)
+  endif()
+endfunction()
+function(dagger_lto_strip target)
+  if(DAGGER_LTO_USED)
+    add_custom_command(TARGET ${target} POST_BUILD
+                       COMMAND ${CMAKE_OBJCOPY} -R .gnu.lto_* -R .gnu.debuglto_* $<TARGET_FILE:${target}>
+                       VERBATIM)
   endif()
 endfunction()
